@@ -1,0 +1,9 @@
+export {
+  type ErrorBody,
+  type ErrorDetail,
+  errorBody,
+  isKeywardError,
+  KeywardError,
+  toKeywardError,
+} from './error.js'
+export { ERROR_STATUS, ErrorType } from './types.js'

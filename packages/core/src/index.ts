@@ -1,0 +1,60 @@
+/**
+ * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
+ * the store interface with an in-memory store, and the key service.
+ *
+ * @packageDocumentation
+ */
+
+export {
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorDetail,
+  ErrorType,
+  errorBody,
+  isKeywardError,
+  KeywardError,
+  toKeywardError,
+} from './errors/index.js'
+export { hashKey } from './hash/digest.js'
+export {
+  KEY_ALPHABET,
+  KEY_LENGTH,
+  KEY_PATTERN,
+  KEY_PREFIX,
+  KEY_PREFIX_LENGTH,
+  KEY_RANDOM_LENGTH,
+  KEY_SCAN_PATTERN,
+  LEGACY_DEVELOPER_KEY_PREFIX,
+  MIN_KEY_LENGTH,
+} from './key/constants.js'
+export { displayKey, keyPrefix } from './key/display.js'
+export {
+  checkKeyFormat,
+  KEY_HEADER,
+  type KeyFormatOptions,
+  type KeyKind,
+  type LegacyDeveloperKeyPolicy,
+} from './key/format.js'
+export { generateKey } from './key/generate.js'
+export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
+export {
+  createKeyward,
+  type IssuedKey,
+  type IssueKeyOptions,
+  type Keyward,
+  type KeywardOptions,
+} from './service/keyward.js'
+export { checkName, MAX_NAME_LENGTH } from './service/name.js'
+export type {
+  AuthContext,
+  AuthContextFor,
+  Credentials,
+  DeveloperAuth,
+  ElevatedAuth,
+  KeyRef,
+  ProjectAuth,
+  Requirement,
+} from './service/requirements.js'
+export { limitExceededError } from './store/limit.js'
+export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
+export type { KeyOwner, KeyRecord, KeyStore } from './store/types.js'

@@ -1,0 +1,64 @@
+import type { KeyKind } from '../key/format.js'
+
+/** Why an authentication failed, more precisely than the public `type` says. */
+export type AuthFailureReason =
+  | 'missing'
+  | 'malformed'
+  | 'legacy_prefix'
+  | 'unknown_key'
+  | 'inactive_key'
+  | 'wrong_type'
+  | 'project_mismatch'
+  | 'not_project_owner'
+  | 'project_not_found'
+  | 'store_unavailable'
+
+/**
+ * What Keyward reports to the host's `onEvent` hook. Events carry key ids and 8-character
+ * prefixes only, never a full key. Failures carry the precise reason (an unknown key and an
+ * inactive one both answer `key_invalid`, but the hook can tell them apart).
+ */
+export type KeywardEvent =
+  | {
+      readonly type: 'key.issued' | 'key.deactivated' | 'key.activated'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+    }
+  | {
+      readonly type: 'key.limit_exceeded'
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      readonly activeLimit: number
+    }
+  | {
+      readonly type: 'auth.failed'
+      readonly reason: AuthFailureReason
+      /** The header the failing credential came from. */
+      readonly header: string
+      /** The error type the caller receives. */
+      readonly errorType: string
+      readonly keyId?: string
+      readonly keyPrefix?: string
+    }
+  | {
+      readonly type: 'store.error'
+      readonly operation: string
+      readonly error: unknown
+    }
+
+/** The host's event hook. Its exceptions are swallowed: a hook never breaks authentication. */
+export type KeywardEventHook = (event: KeywardEvent) => void
+
+/** @internal Calls the hook, if any, and ignores what it throws. */
+export function emitter(hook: KeywardEventHook | undefined): (event: KeywardEvent) => void {
+  if (!hook) return () => {}
+  return (event) => {
+    try {
+      hook(event)
+    } catch {
+      // The host's hook must not change the outcome of a request.
+    }
+  }
+}

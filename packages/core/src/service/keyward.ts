@@ -1,0 +1,366 @@
+import { isKeywardError, KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import { sha256Hex } from '../hash/digest.js'
+import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
+import { keyPrefix } from '../key/display.js'
+import { KEY_HEADER, type KeyKind, keyFormatProblem, type LegacyDeveloperKeyPolicy } from '../key/format.js'
+import { generateKey } from '../key/generate.js'
+import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
+import { type AuthFailureReason, emitter, type KeywardEventHook } from './events.js'
+import { checkName } from './name.js'
+import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
+
+/** Options of {@link createKeyward}. Checked once, when the service is built. */
+export interface KeywardOptions {
+  /** Where key records live. */
+  readonly store: KeyStore
+  /** Most active developer keys per developer. Default 10, the specification's limit. */
+  readonly developerKeyLimit?: number
+  /** Policy for legacy `dk_` developer keys. Default `reject`. */
+  readonly legacyDeveloperKeys?: LegacyDeveloperKeyPolicy
+  /**
+   * Returns the `developer_id` that owns a project, or `null` if there is no such project.
+   * Needed for `elevated` requirements and `developer` requirements that name a project.
+   */
+  readonly projectOwner?: (projectId: string) => Promise<string | null> | string | null
+  /** Receives what happens (issued keys, failures with precise reasons), with key prefixes only. */
+  readonly onEvent?: KeywardEventHook
+  /** The clock, for tests. Default `() => new Date()`. */
+  readonly now?: () => Date
+}
+
+/** Options of the issue methods. */
+export interface IssueKeyOptions {
+  /** A descriptive name, 1 to 100 characters. */
+  readonly name?: string | null
+}
+
+/** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
+export interface IssuedKey {
+  readonly key: string
+  readonly record: KeyRecord
+}
+
+/** The key service that {@link createKeyward} builds. */
+export interface Keyward {
+  readonly store: KeyStore
+  readonly developerKeyLimit: number
+  readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
+  issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
+  /** Issues an API key for a project (no limit). */
+  issueProjectKey(projectId: string, options?: IssueKeyOptions): Promise<IssuedKey>
+  /** The owner's keys, active or not, oldest first. */
+  listKeys(owner: KeyOwner): Promise<KeyRecord[]>
+  /** A key record by id, or `null`. */
+  findKey(id: string): Promise<KeyRecord | null>
+  /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
+  deactivateKey(id: string): Promise<KeyRecord | null>
+  /** Re-activates a key, within the owner's limit. `null` if there is no such key. */
+  activateKey(id: string): Promise<KeyRecord | null>
+  /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
+  projectOwner(projectId: string): Promise<string | null>
+  /**
+   * Verifies the presented keys against a requirement and returns who is calling.
+   * Throws a {@link KeywardError} at the first failed check, in the specification's order.
+   */
+  authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
+}
+
+const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
+
+function checkOptions(options: KeywardOptions): void {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('createKeyward: options are required.')
+  const { store } = options
+  for (const method of [
+    'insertKey',
+    'findKeyByHash',
+    'findKeyById',
+    'listKeysByOwner',
+    'setKeyActive',
+  ] as const) {
+    if (typeof store?.[method] !== 'function') {
+      throw new TypeError(
+        `createKeyward: option \`store\` must implement KeyStore (no \`${method}\` method).`,
+      )
+    }
+  }
+  const limit = options.developerKeyLimit
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw new TypeError(
+      `createKeyward: option \`developerKeyLimit\` must be a positive integer, got ${String(limit)}.`,
+    )
+  }
+  const legacy = options.legacyDeveloperKeys
+  if (legacy !== undefined && !LEGACY_POLICIES.includes(legacy)) {
+    throw new TypeError(
+      `createKeyward: option \`legacyDeveloperKeys\` must be 'reject' or 'accept', got ${String(legacy)}.`,
+    )
+  }
+  for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
+    if (options[fn] !== undefined && typeof options[fn] !== 'function') {
+      throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)
+    }
+  }
+}
+
+const KIND_LABEL: Readonly<Record<KeyKind, string>> = { developer: 'developer key', project: 'API key' }
+const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
+const CAPITALIZED_HEADER: Readonly<Record<KeyKind, string>> = {
+  developer: 'X-Developer-Key',
+  project: 'X-API-Key',
+}
+
+const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
+
+/**
+ * Builds the key service over a store: issuing, listing, (de)activating and verifying keys.
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({
+ *   store: new MemoryKeyStore(),
+ *   projectOwner: async (projectId) => (await db.projects.find(projectId))?.developerId ?? null,
+ *   onEvent: (event) => logger.info(event), // prefixes only, never a full key
+ * })
+ * const { key } = await keyward.issueDeveloperKey('dev_1', { name: 'laptop' })
+ * const auth = await keyward.authenticate({ developerKey: key }, { scope: 'developer' })
+ * auth.developerId // 'dev_1'
+ * ```
+ */
+export function createKeyward(options: KeywardOptions): Keyward {
+  checkOptions(options)
+  const store = options.store
+  const developerKeyLimit = options.developerKeyLimit ?? 10
+  const legacy = options.legacyDeveloperKeys ?? 'reject'
+  const emit = emitter(options.onEvent)
+  const now = options.now ?? (() => new Date())
+  const ownerLookup = options.projectOwner
+
+  const storeUnavailable = (operation: string, error: unknown) => {
+    emit({ type: 'store.error', operation, error })
+    return new KeywardError(
+      ErrorType.storeUnavailable,
+      'The key store is unavailable. Try again later.',
+      [],
+      {
+        cause: error,
+      },
+    )
+  }
+
+  async function storeCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (error) {
+      if (isKeywardError(error)) throw error
+      throw storeUnavailable(operation, error)
+    }
+  }
+
+  function failed(
+    kind: KeyKind,
+    reason: AuthFailureReason,
+    error: KeywardError,
+    record?: KeyRecord,
+  ): KeywardError {
+    emit({
+      type: 'auth.failed',
+      reason,
+      header: KEY_HEADER[kind],
+      errorType: error.type,
+      ...(record ? { keyId: record.id, keyPrefix: record.keyPrefix } : {}),
+    })
+    return error
+  }
+
+  async function verify(value: string | null | undefined, kind: KeyKind): Promise<KeyRecord> {
+    if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
+      const problem = keyFormatProblem(value, kind, legacy)
+      if (problem) {
+        const reason =
+          problem.type === ErrorType.keyMissing
+            ? 'missing'
+            : problem.type === ErrorType.keyLegacyPrefix
+              ? 'legacy_prefix'
+              : 'malformed'
+        throw failed(kind, reason, problem)
+      }
+    }
+    const digest = sha256Hex(value as string)
+    const hash = typeof digest === 'string' ? digest : await digest
+    let record: KeyRecord | null
+    try {
+      record = await store.findKeyByHash(hash)
+    } catch (error) {
+      throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
+    }
+    const loc = ['header', KEY_HEADER[kind]]
+    if (record === null || !record.active) {
+      const error = new KeywardError(
+        ErrorType.keyInvalid,
+        `The ${KIND_LABEL[kind]} is not valid: it is unknown or no longer active.`,
+        loc,
+      )
+      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
+    }
+    if (record.ownerType !== kind) {
+      const other = OTHER_KIND[kind]
+      const error = new KeywardError(
+        ErrorType.keyWrongType,
+        `This is ${other === 'project' ? 'an API key' : 'a developer key'}, not ${kind === 'project' ? 'an API key' : 'a developer key'}; send it in the ${CAPITALIZED_HEADER[other]} header.`,
+        loc,
+      )
+      throw failed(kind, 'wrong_type', error, record)
+    }
+    return record
+  }
+
+  async function projectOwner(projectId: string): Promise<string | null> {
+    if (!ownerLookup) {
+      throw new TypeError(
+        'createKeyward: option `projectOwner` is required for requirements that name a project owner.',
+      )
+    }
+    return storeCall('projectOwner', async () => ownerLookup(projectId))
+  }
+
+  async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
+    const owner = await projectOwner(projectId)
+    if (owner === null) {
+      const error = new KeywardError(
+        ErrorType.notFound,
+        `Project ${JSON.stringify(projectId)} was not found.`,
+        ['path', 'project_id'],
+      )
+      throw failed('developer', 'project_not_found', error, developer)
+    }
+    if (owner !== developer.ownerId) {
+      const error = new KeywardError(
+        ErrorType.notProjectOwner,
+        'The developer key does not belong to the owner of this project.',
+        ['header', KEY_HEADER.developer],
+      )
+      throw failed('developer', 'not_project_owner', error, developer)
+    }
+  }
+
+  function checkProject(key: KeyRecord, projectId: string): void {
+    if (key.ownerId !== projectId) {
+      const error = new KeywardError(
+        ErrorType.projectMismatch,
+        `The API key is not a key of project ${JSON.stringify(projectId)}.`,
+        ['header', KEY_HEADER.project],
+      )
+      throw failed('project', 'project_mismatch', error, key)
+    }
+  }
+
+  async function issue(
+    ownerType: KeyKind,
+    ownerId: string,
+    issueOptions: IssueKeyOptions = {},
+  ): Promise<IssuedKey> {
+    if (typeof ownerId !== 'string' || ownerId === '') {
+      throw new TypeError(
+        `issue${ownerType === 'developer' ? 'Developer' : 'Project'}Key: the owner id must be a non-empty string.`,
+      )
+    }
+    const name = checkName(issueOptions.name)
+    const key = generateKey()
+    const digest = sha256Hex(key)
+    const record: KeyRecord = {
+      id: crypto.randomUUID(),
+      hash: typeof digest === 'string' ? digest : await digest,
+      keyPrefix: keyPrefix(key),
+      ownerType,
+      ownerId,
+      name,
+      active: true,
+      createdAt: now(),
+    }
+    const limit = ownerType === 'developer' ? developerKeyLimit : undefined
+    const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
+      (error: unknown) => {
+        if (isKeywardError(error) && error.type === ErrorType.limitExceeded && limit !== undefined) {
+          emit({ type: 'key.limit_exceeded', ownerType, ownerId, activeLimit: limit })
+        }
+        throw error
+      },
+    )
+    emit({ type: 'key.issued', keyId: stored.id, keyPrefix: stored.keyPrefix, ownerType, ownerId })
+    return { key, record: stored }
+  }
+
+  async function setActive(id: string, active: boolean): Promise<KeyRecord | null> {
+    const current = await storeCall('findKeyById', () => store.findKeyById(id))
+    if (!current) return null
+    const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
+    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit))
+    if (updated && updated.active === active && current.active !== active) {
+      emit({
+        type: active ? 'key.activated' : 'key.deactivated',
+        keyId: updated.id,
+        keyPrefix: updated.keyPrefix,
+        ownerType: updated.ownerType,
+        ownerId: updated.ownerId,
+      })
+    }
+    return updated
+  }
+
+  async function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
+    switch (requirement.scope) {
+      case 'project': {
+        const key = await verify(credentials.projectKey, 'project')
+        checkProject(key, requirement.projectId)
+        return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
+      }
+      case 'developer': {
+        const key = await verify(credentials.developerKey, 'developer')
+        if (requirement.projectId === undefined) {
+          return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+        }
+        await checkOwner(key, requirement.projectId)
+        return {
+          scope: 'developer',
+          developerId: key.ownerId,
+          projectId: requirement.projectId,
+          developerKey: ref(key),
+        }
+      }
+      case 'elevated': {
+        const developer = await verify(credentials.developerKey, 'developer')
+        const project = await verify(credentials.projectKey, 'project')
+        checkProject(project, requirement.projectId)
+        await checkOwner(developer, requirement.projectId)
+        return {
+          scope: 'elevated',
+          developerId: developer.ownerId,
+          projectId: project.ownerId,
+          developerKey: ref(developer),
+          projectKey: ref(project),
+        }
+      }
+      default:
+        throw new TypeError(
+          `authenticate: unknown requirement scope ${JSON.stringify((requirement as { scope: unknown }).scope)}.`,
+        )
+    }
+  }
+
+  return {
+    store,
+    developerKeyLimit,
+    legacyDeveloperKeys: legacy,
+    issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
+    issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
+    listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
+    findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
+    deactivateKey: (id) => setActive(id, false),
+    activateKey: (id) => setActive(id, true),
+    projectOwner,
+    authenticate: authenticate as Keyward['authenticate'],
+  }
+}

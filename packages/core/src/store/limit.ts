@@ -1,0 +1,21 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyOwner } from './types.js'
+
+/**
+ * The error a store throws when an owner's active-key limit refuses an insert or an
+ * activation (409 `limit_exceeded`).
+ *
+ * @example
+ * ```ts
+ * if (activeCount >= activeLimit) throw limitExceededError(owner, activeLimit)
+ * ```
+ */
+export function limitExceededError(owner: KeyOwner, activeLimit: number): KeywardError {
+  const whose = owner.type === 'developer' ? 'This developer' : 'This project'
+  return new KeywardError(
+    ErrorType.limitExceeded,
+    `${whose} already has ${activeLimit} active keys, the most allowed. Deactivate one before creating or activating another.`,
+    [],
+  )
+}

@@ -1,0 +1,64 @@
+import type { KeyKind } from '../key/format.js'
+
+/**
+ * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
+ * The owner is a developer (`ownerType: 'developer'`, the spec's `developer_id`) or a
+ * project (`ownerType: 'project'`, `project_id`); the owner decides the key's type.
+ */
+export interface KeyRecord {
+  /** Stable identifier of the record (a UUID for the stores Keyward ships). */
+  readonly id: string
+  /** SHA-256 of the full key, 64 lower-case hex characters. Unique. */
+  readonly hash: string
+  /** The first 8 characters of the key, for display. Not unique. */
+  readonly keyPrefix: string
+  /** Whether the key belongs to a developer or to a project. */
+  readonly ownerType: KeyKind
+  /** The `developer_id` or `project_id` the key belongs to. */
+  readonly ownerId: string
+  /** The descriptive name given at creation, or `null`. */
+  readonly name: string | null
+  /** Only active keys pass authentication. */
+  readonly active: boolean
+  /** When the key was issued. */
+  readonly createdAt: Date
+}
+
+/** Whose keys: a developer's or a project's. */
+export interface KeyOwner {
+  readonly type: KeyKind
+  readonly id: string
+}
+
+/**
+ * Where Keyward keeps key records, and nothing else. Methods are async and return `null`
+ * for "not found". A store never sees a full key.
+ *
+ * The limit rule: when `activeLimit` is given, `insertKey` (of an active record) and
+ * `setKeyActive(id, true)` must, atomically, refuse to make the owner's active keys more
+ * than `activeLimit`, by throwing the error of {@link limitExceededError}. Two concurrent
+ * calls can never make `activeLimit + 1`.
+ *
+ * Every store proves itself with the conformance suite `runStoreConformance` of the
+ * testkit, which third-party stores can run too.
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({ store: new MemoryKeyStore() })
+ * ```
+ */
+export interface KeyStore {
+  /** Inserts a new record and returns it. Throws `limit_exceeded` when the limit refuses it. */
+  insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord>
+  /** The record with this hash, or `null`. Must be O(1) or indexed: it is the hot path. */
+  findKeyByHash(hash: string): Promise<KeyRecord | null>
+  /** The record with this id, or `null`. */
+  findKeyById(id: string): Promise<KeyRecord | null>
+  /** The owner's records, active or not, oldest first. */
+  listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]>
+  /**
+   * Sets a record active or not and returns it, or `null` if there is no such record.
+   * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
+   */
+  setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null>
+}

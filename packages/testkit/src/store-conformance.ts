@@ -1,0 +1,261 @@
+import {
+  createKeyward,
+  ErrorType,
+  hashKey,
+  KEY_ALPHABET,
+  type KeyRecord,
+  type KeyStore,
+  keyPrefix,
+} from '@keyward/core'
+import { afterEach, describe, expect, it } from 'vitest'
+
+/** A store under test plus a way to read what it really wrote, bypassing its methods. */
+export interface StoreHarness {
+  readonly store: KeyStore
+  /** Every stored key record as raw rows (objects), read straight from storage. */
+  readRaw(): Promise<readonly Record<string, unknown>[]>
+  /** Releases connections; called after each test. */
+  close?(): Promise<void>
+}
+
+/** Options of {@link runStoreConformance}. */
+export interface StoreConformanceOptions {
+  /** Name of the describe block. */
+  readonly name: string
+  /** Makes a fresh, empty store for each test. */
+  readonly makeStore: () => StoreHarness | Promise<StoreHarness>
+  /** How many times each race is run. Default 10. */
+  readonly repeats?: number
+}
+
+let counter = 0
+const uniqueOwner = (label: string) => `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}`
+
+function randomPart(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length))
+  return Array.from(bytes, (b) => KEY_ALPHABET[b & 63]).join('')
+}
+
+async function recordFor(
+  key: string,
+  ownerType: 'developer' | 'project',
+  ownerId: string,
+): Promise<KeyRecord> {
+  return {
+    id: crypto.randomUUID(),
+    hash: await hashKey(key),
+    keyPrefix: keyPrefix(key),
+    ownerType,
+    ownerId,
+    name: null,
+    active: true,
+    createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+  }
+}
+
+function settle<T>(promises: Promise<T>[]) {
+  return Promise.allSettled(promises).then((results) => ({
+    fulfilled: results.filter((r) => r.status === 'fulfilled').length,
+    rejectedTypes: results.flatMap((r) =>
+      r.status === 'rejected' ? [(r.reason as { type?: string }).type] : [],
+    ),
+  }))
+}
+
+/**
+ * The conformance suite every {@link KeyStore} runs, Keyward's own and third parties'.
+ * Call it at the top level of a vitest test file. It checks the behaviour of every
+ * method, the atomic active-key limit under races, and, by reading raw storage, that no
+ * record or field ever holds a full key.
+ *
+ * @example
+ * ```ts
+ * import { runStoreConformance } from '@keyward/testkit'
+ * runStoreConformance({
+ *   name: 'MyStore',
+ *   makeStore: async () => ({ store: new MyStore(db), readRaw: () => db.query('select * from keys') }),
+ * })
+ * ```
+ */
+export function runStoreConformance(options: StoreConformanceOptions): void {
+  const repeats = options.repeats ?? 10
+
+  describe(`KeyStore conformance: ${options.name}`, () => {
+    let open: StoreHarness[] = []
+    const make = async () => {
+      const harness = await options.makeStore()
+      open.push(harness)
+      return harness
+    }
+    afterEach(async () => {
+      const closing = open
+      open = []
+      for (const h of closing) await h.close?.()
+    })
+
+    it('inserts a record and finds it by hash and by id, field for field', async () => {
+      const { store } = await make()
+      const record = {
+        ...(await recordFor(`ak_${randomPart(32)}`, 'developer', uniqueOwner('dev'))),
+        name: 'laptop',
+      }
+      const inserted = await store.insertKey(record)
+      expect(inserted).toEqual(record)
+      expect(await store.findKeyByHash(record.hash)).toEqual(record)
+      expect(await store.findKeyById(record.id)).toEqual(record)
+    })
+
+    it('returns null for an unknown hash or id', async () => {
+      const { store } = await make()
+      expect(await store.findKeyByHash('0'.repeat(64))).toBeNull()
+      expect(await store.findKeyById(crypto.randomUUID())).toBeNull()
+      expect(await store.setKeyActive(crypto.randomUUID(), false)).toBeNull()
+    })
+
+    it('refuses a second record with the same hash', async () => {
+      const { store } = await make()
+      const key = `ak_${randomPart(32)}`
+      await store.insertKey(await recordFor(key, 'project', uniqueOwner('proj')))
+      await expect(store.insertKey(await recordFor(key, 'project', uniqueOwner('proj')))).rejects.toThrow()
+    })
+
+    it("lists only the owner's keys, active or not, oldest first", async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('dev')
+      const ids: string[] = []
+      for (let i = 0; i < 3; i++) {
+        const record = {
+          ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)),
+          createdAt: new Date(1_700_000_000_000 + i * 1000),
+        }
+        await store.insertKey(record)
+        ids.push(record.id)
+      }
+      await store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', uniqueOwner('other')))
+      await store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'project', owner))
+      await store.setKeyActive(ids[1]!, false)
+      const listed = await store.listKeysByOwner({ type: 'developer', id: owner })
+      expect(listed.map((r) => r.id)).toEqual(ids)
+      expect(listed.map((r) => r.active)).toEqual([true, false, true])
+    })
+
+    it('deactivates and re-activates, and a no-op change returns the record', async () => {
+      const { store } = await make()
+      const record = await recordFor(`ak_${randomPart(32)}`, 'project', uniqueOwner('proj'))
+      await store.insertKey(record)
+      expect((await store.setKeyActive(record.id, false))?.active).toBe(false)
+      expect((await store.findKeyByHash(record.hash))?.active).toBe(false)
+      expect((await store.setKeyActive(record.id, false))?.active).toBe(false)
+      expect((await store.setKeyActive(record.id, true))?.active).toBe(true)
+      expect((await store.findKeyById(record.id))?.active).toBe(true)
+    })
+
+    it('enforces the active limit on insert and on re-activation; inactive keys do not count', async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('dev')
+      const records: KeyRecord[] = []
+      for (let i = 0; i < 3; i++) {
+        const record = await recordFor(`ak_${randomPart(32)}`, 'developer', owner)
+        await store.insertKey(record, 3)
+        records.push(record)
+      }
+      const extra = await recordFor(`ak_${randomPart(32)}`, 'developer', owner)
+      await expect(store.insertKey(extra, 3)).rejects.toMatchObject({
+        type: ErrorType.limitExceeded,
+        status: 409,
+      })
+      expect(await store.findKeyByHash(extra.hash)).toBeNull()
+      await store.setKeyActive(records[0]!.id, false)
+      await store.insertKey(extra, 3)
+      await expect(store.setKeyActive(records[0]!.id, true, 3)).rejects.toMatchObject({
+        type: ErrorType.limitExceeded,
+      })
+      expect((await store.findKeyById(records[0]!.id))?.active).toBe(false)
+    })
+
+    it('100 concurrent developer-key creations give exactly 10 active and 90 limit_exceeded, every time', async () => {
+      const harness = await make()
+      const keyward = createKeyward({ store: harness.store })
+      for (let round = 0; round < repeats; round++) {
+        const developer = uniqueOwner('race')
+        const { fulfilled, rejectedTypes } = await settle(
+          Array.from({ length: 100 }, () => keyward.issueDeveloperKey(developer)),
+        )
+        expect(fulfilled).toBe(10)
+        expect(rejectedTypes).toEqual(Array(90).fill(ErrorType.limitExceeded))
+        const listed = await harness.store.listKeysByOwner({ type: 'developer', id: developer })
+        expect(listed.filter((r) => r.active)).toHaveLength(10)
+        const raw = await harness.readRaw()
+        expect(raw.filter((row) => Object.values(row).includes(developer))).toHaveLength(10)
+      }
+    })
+
+    it('re-activation races with creation never exceed the limit', async () => {
+      const harness = await make()
+      const keyward = createKeyward({ store: harness.store })
+      for (let round = 0; round < repeats; round++) {
+        const developer = uniqueOwner('reactivate')
+        const issued = []
+        for (let i = 0; i < 10; i++) issued.push(await keyward.issueDeveloperKey(developer))
+        for (const { record } of issued) await keyward.deactivateKey(record.id)
+        for (let i = 0; i < 5; i++) await keyward.issueDeveloperKey(developer)
+        // 5 free places; 10 re-activations and 10 creations race for them.
+        const { fulfilled, rejectedTypes } = await settle<unknown>([
+          ...issued.map(({ record }) => keyward.activateKey(record.id)),
+          ...Array.from({ length: 10 }, () => keyward.issueDeveloperKey(developer)),
+        ])
+        expect(fulfilled).toBe(5)
+        expect(rejectedTypes).toEqual(Array(15).fill(ErrorType.limitExceeded))
+        const listed = await harness.store.listKeysByOwner({ type: 'developer', id: developer })
+        expect(listed.filter((r) => r.active)).toHaveLength(10)
+      }
+    })
+
+    it('1,000 concurrent project-key creations all succeed', async () => {
+      const harness = await make()
+      const keyward = createKeyward({ store: harness.store })
+      const project = uniqueOwner('proj')
+      const { fulfilled } = await settle(Array.from({ length: 1000 }, () => keyward.issueProjectKey(project)))
+      expect(fulfilled).toBe(1000)
+      expect(await harness.store.listKeysByOwner({ type: 'project', id: project })).toHaveLength(1000)
+    })
+
+    it('two keys sharing their first 8 characters both verify, as different keys', async () => {
+      const { store } = await make()
+      const keyward = createKeyward({ store })
+      const project = uniqueOwner('proj')
+      const shared = `ak_${randomPart(5)}`
+      const keys = [`${shared}${randomPart(27)}`, `${shared}${randomPart(27)}`]
+      const records = await Promise.all(keys.map((key) => recordFor(key, 'project', project)))
+      for (const record of records) await store.insertKey(record)
+      expect(records[0]!.keyPrefix).toBe(records[1]!.keyPrefix)
+      const auths = await Promise.all(
+        keys.map((projectKey) =>
+          keyward.authenticate({ projectKey }, { scope: 'project', projectId: project }),
+        ),
+      )
+      expect(auths.map((a) => a.projectKey.id)).toEqual(records.map((r) => r.id))
+    })
+
+    it('no record or field holds a full key or its random part', async () => {
+      const harness = await make()
+      const keyward = createKeyward({ store: harness.store })
+      const issued = [
+        await keyward.issueDeveloperKey(uniqueOwner('dev'), { name: 'a' }),
+        await keyward.issueProjectKey(uniqueOwner('proj'), { name: 'b' }),
+      ]
+      const raw = await harness.readRaw()
+      expect(raw.length).toBeGreaterThanOrEqual(2)
+      const text = raw
+        .map((row) => JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+        .join('\n')
+      for (const { key, record } of issued) {
+        expect(text).not.toContain(key)
+        expect(text).not.toContain(key.slice(3))
+        expect(text).not.toContain(key.slice(8))
+        expect(text).toContain(record.hash)
+        expect(text).toContain(record.keyPrefix)
+      }
+    })
+  })
+}
