@@ -21,6 +21,7 @@ export {
   type BearerAuth,
   type BearerGuardOptions,
   type BodySource,
+  type ByteStream,
   bearerGuard,
   type CreateProject,
   type CreateProjectInput,

@@ -1,6 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import type { KeywardRequest } from './types.js'
+import type { ByteStream, KeywardRequest } from './types.js'
 
 /** The largest request body the key routes read, in bytes, unless told otherwise. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024
@@ -11,13 +11,29 @@ const tooLarge = (limit: number) =>
   new KeywardError(ErrorType.payloadTooLarge, `The request body is larger than ${limit} bytes.`, BODY_LOC)
 const notJson = () => new KeywardError(ErrorType.jsonInvalid, 'The request body is not valid JSON.', BODY_LOC)
 
-async function readText(source: AsyncIterable<Uint8Array | string>, limit: number): Promise<string> {
+async function* chunksOf(source: AsyncIterable<Uint8Array | string> | ByteStream) {
+  if (Symbol.asyncIterator in source) {
+    yield* source
+    return
+  }
+  const reader = source.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return
+    if (value) yield value
+  }
+}
+
+async function readText(
+  source: AsyncIterable<Uint8Array | string> | ByteStream,
+  limit: number,
+): Promise<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true })
   let text = ''
   let size = 0
   // Past the limit the rest is still drained, not read into memory: stopping a Node request
   // stream part way would destroy its socket before the 413 could be sent.
-  for await (const chunk of source) {
+  for await (const chunk of chunksOf(source)) {
     size += typeof chunk === 'string' ? chunk.length : chunk.byteLength
     if (size > limit) continue
     try {

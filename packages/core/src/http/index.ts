@@ -28,6 +28,7 @@ export {
 export type {
   BearerAuth,
   BodySource,
+  ByteStream,
   Guard,
   GuardResult,
   KeywardContext,

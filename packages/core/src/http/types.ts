@@ -1,11 +1,17 @@
 import type { AuthContext } from '../service/requirements.js'
 
+/** A Web `ReadableStream` of bytes, as far as Keyward reads it. */
+export interface ByteStream {
+  getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array | undefined }> }
+}
+
 /**
  * A request body as the framework holds it: `raw` bytes that Keyward reads itself (with a
  * size limit) and parses as JSON, or a value that a body parser of the host already `parsed`.
+ * Raw bytes come as a Web `ReadableStream` or any async iterable (a Node request).
  */
 export type BodySource =
-  | { readonly raw: AsyncIterable<Uint8Array | string> | null | undefined }
+  | { readonly raw: AsyncIterable<Uint8Array | string> | ByteStream | null | undefined }
   | { readonly parsed: unknown }
 
 /**
