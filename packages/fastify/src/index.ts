@@ -47,13 +47,16 @@ export type KeywardHook<A extends KeywardContext> = ((
 const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
   typeof body === 'object' && body !== null && Symbol.asyncIterator in body
 
-/** Converts a Fastify request into Keyward's neutral request. Node keeps repeated headers apart. */
+/**
+ * Converts a Fastify request into Keyward's neutral request. Node keeps repeated headers apart
+ * in `headersDistinct`; `inject()` requests have only `headers`.
+ */
 export function toKeywardRequest(request: FastifyRequest): KeywardRequest {
   return {
     method: request.method,
     url: request.url,
     params: request.params as Record<string, string | undefined>,
-    header: (name) => request.raw.headersDistinct[name],
+    header: (name) => (request.raw.headersDistinct ?? request.headers)[name],
     body: () =>
       request.body === undefined || isStream(request.body) ? { raw: request.body } : { parsed: request.body },
   }

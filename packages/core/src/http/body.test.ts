@@ -31,6 +31,19 @@ describe('readJsonBody', () => {
     expect(body).toEqual({ name: 'café' })
   })
 
+  it('reads a Web ReadableStream through its reader', async () => {
+    const parts = ['{"na', 'me":"web"}']
+    const stream = {
+      getReader: () => ({
+        read: async () => {
+          const part = parts.shift()
+          return part === undefined ? { done: true } : { done: false, value: encoder.encode(part) }
+        },
+      }),
+    }
+    expect(await readJsonBody(request({ raw: stream }), 100)).toEqual({ name: 'web' })
+  })
+
   it('treats no body, a null stream and whitespace as absent', async () => {
     expect(await readJsonBody(request(), 100)).toBeUndefined()
     expect(await readJsonBody(request({ raw: null }), 100)).toBeUndefined()
