@@ -1,10 +1,26 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
- * the store interface with an in-memory store, and the key service.
+ * the store interface with an in-memory store, the key service, and client configuration.
  *
  * @packageDocumentation
  */
 
+export {
+  type CheckClientSettingOptions,
+  CLIENT_ENV,
+  type ClientConfig,
+  ClientConfigError,
+  type ClientConfigFor,
+  type ClientConfigProblem,
+  type ClientEnv,
+  type ClientMode,
+  type ClientSetting,
+  type ConsoleClientConfig,
+  checkClientSetting,
+  type ProjectClientConfig,
+  type ReadClientConfigOptions,
+  readClientConfig,
+} from './client-config/index.js'
 export {
   ERROR_STATUS,
   type ErrorBody,
