@@ -36,7 +36,14 @@ describe('the keyward binary', () => {
 
   it('exits 3 when the store cannot be opened', () => {
     // A server that refuses connections: unavailable both before and after a driver is wired in.
-    const result = keyward(['keys', 'list', '--developer', 'dev_1', '--pg-url', 'postgres://127.0.0.1:1/none'])
+    const result = keyward([
+      'keys',
+      'list',
+      '--developer',
+      'dev_1',
+      '--pg-url',
+      'postgres://127.0.0.1:1/none',
+    ])
     expect(result.status).toBe(3)
     expect(result.stderr).toContain('keyward: Cannot open the store:')
   })

@@ -169,104 +169,71 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     return { authorization: `Bearer ${token}` }
   }
 
-  // Header checks run before anything is sent; a call without the key it needs never leaves.
-  const call = async <T>(build: () => Call): Promise<T> => send<T>(transport, build())
+  const request = <T>(
+    method: Call['method'],
+    path: string,
+    headers: Call['headers'],
+    options: CallOptions | undefined,
+    body?: unknown,
+  ): Promise<T> => send<T>(transport, { method, path, headers, body, signal: options?.signal })
+  const projectPath = (projectId: string) => `/api/v1/projects/${segment('projectId', projectId)}`
+  const generations = '/api/v1/generation/generations-v2'
 
+  // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
     baseUrl,
     developerKeys: {
-      create: (body = {}, options = {}) =>
-        call(() => ({
-          method: 'POST',
-          path: '/api/v1/auth/developer-keys',
-          headers: developer('developerKeys.create'),
-          body,
-          signal: options.signal,
-        })),
-      list: (options = {}) =>
-        call(() => ({
-          method: 'GET',
-          path: '/api/v1/auth/developer-keys',
-          headers: developer('developerKeys.list'),
-          signal: options.signal,
-        })),
-      deactivate: (keyId, options = {}) =>
-        call(() => ({
-          method: 'DELETE',
-          path: `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`,
-          headers: developer('developerKeys.deactivate'),
-          signal: options.signal,
-        })),
+      create: async (body = {}, options) =>
+        request('POST', '/api/v1/auth/developer-keys', developer('developerKeys.create'), options, body),
+      list: async (options) =>
+        request('GET', '/api/v1/auth/developer-keys', developer('developerKeys.list'), options),
+      deactivate: async (keyId, options) =>
+        request(
+          'DELETE',
+          `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`,
+          developer('developerKeys.deactivate'),
+          options,
+        ),
     },
     projects: {
-      create: (body, options = {}) =>
-        call(() => ({
-          method: 'POST',
-          path: '/api/v1/projects',
-          headers: developer('projects.create'),
-          body,
-          signal: options.signal,
-        })),
-      delete: (projectId, options = {}) =>
-        call(() => ({
-          method: 'DELETE',
-          path: `/api/v1/projects/${segment('projectId', projectId)}`,
-          headers: { ...developer('projects.delete'), ...project('projects.delete') },
-          signal: options.signal,
-        })),
+      create: async (body, options) =>
+        request('POST', '/api/v1/projects', developer('projects.create'), options, body),
+      delete: async (projectId, options) =>
+        request(
+          'DELETE',
+          projectPath(projectId),
+          { ...developer('projects.delete'), ...project('projects.delete') },
+          options,
+        ),
     },
     apiKeys: {
-      create: (projectId, body = {}, options = {}) =>
-        call(() => ({
-          method: 'POST',
-          path: `/api/v1/projects/${segment('projectId', projectId)}/api-keys`,
-          headers: developer('apiKeys.create'),
-          body,
-          signal: options.signal,
-        })),
-      list: (projectId, options = {}) =>
-        call(() => ({
-          method: 'GET',
-          path: `/api/v1/projects/${segment('projectId', projectId)}/api-keys`,
-          headers: developer('apiKeys.list'),
-          signal: options.signal,
-        })),
-      deactivate: (projectId, keyId, options = {}) =>
-        call(() => ({
-          method: 'DELETE',
-          path: `/api/v1/projects/${segment('projectId', projectId)}/api-keys/${segment('keyId', keyId)}`,
-          headers: developer('apiKeys.deactivate'),
-          signal: options.signal,
-        })),
+      create: async (projectId, body = {}, options) =>
+        request('POST', `${projectPath(projectId)}/api-keys`, developer('apiKeys.create'), options, body),
+      list: async (projectId, options) =>
+        request('GET', `${projectPath(projectId)}/api-keys`, developer('apiKeys.list'), options),
+      deactivate: async (projectId, keyId, options) =>
+        request(
+          'DELETE',
+          `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`,
+          developer('apiKeys.deactivate'),
+          options,
+        ),
     },
     accessTokens: {
-      create: (projectId, options = {}) =>
-        call(() => ({
-          method: 'POST',
-          path: `/api/v1/projects/${segment('projectId', projectId)}/access-tokens`,
-          headers: project('accessTokens.create'),
-          signal: options.signal,
-        })),
+      create: async (projectId, options) =>
+        request('POST', `${projectPath(projectId)}/access-tokens`, project('accessTokens.create'), options),
     },
     generations: {
-      create: (body, options) =>
-        call(() => ({
-          method: 'POST',
-          path: '/api/v1/generation/generations-v2',
-          headers: bearer(options),
-          body,
-          signal: options.signal,
-        })),
-      delete: (generationId, options) =>
-        call(() => ({
-          method: 'DELETE',
-          path: `/api/v1/generation/generations-v2/${segment('generationId', generationId)}`,
-          headers: bearer(options),
-          signal: options.signal,
-        })),
+      create: async (body, options) => request('POST', generations, bearer(options), options, body),
+      delete: async (generationId, options) =>
+        request(
+          'DELETE',
+          `${generations}/${segment('generationId', generationId)}`,
+          bearer(options),
+          options,
+        ),
     },
-    health: (options = {}) =>
-      call(() => ({ method: 'GET', path: '/healthz', headers: {}, signal: options.signal })),
+    health: async (options) => request('GET', '/healthz', {}, options),
     withProjectKey: (newProjectKey) =>
       buildClient({ ...settings, names: { ...names, projectKey: 'projectKey' }, projectKey: newProjectKey }),
   }
