@@ -59,7 +59,8 @@ async function main(format: string): Promise<void> {
   console.log(`@keyward/core (${format}): issued, authenticated, refused with 403 project_mismatch`)
 }
 
-main(typeof module === 'object' ? 'CommonJS' : 'ESM').catch((error: unknown) => {
+// The runner names the format and runtime: `node out/core.mjs ESM`.
+main(process.argv.slice(2).join(' ') || 'unnamed').catch((error: unknown) => {
   console.error(error)
   process.exit(1)
 })

@@ -49,7 +49,7 @@ function smokeFixture(packages) {
     "import assert from 'node:assert/strict'",
     ...imports,
     '',
-    "const format = typeof module === 'object' ? 'CommonJS' : 'ESM'",
+    "const format = process.argv.slice(2).join(' ') || 'unnamed'",
     ...checks,
     `console.log(\`every package loads (\${format}): ${names}\`)`,
     '',
