@@ -14,11 +14,11 @@ export function readJson(path) {
 }
 
 /**
- * Every public package as `{ name, version, folder, dir, manifest }`, dependencies before
- * their dependents (core first), then by name.
+ * Every public package of the workspace at `root` as `{ name, version, folder, dir, manifest }`,
+ * dependencies before their dependents (core first), then by name.
  */
-export function publicPackages() {
-  const packagesDir = join(ROOT, 'packages')
+export function publicPackages(root = ROOT) {
+  const packagesDir = join(root, 'packages')
   const found = readdirSync(packagesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, 'package.json')))
     .map((entry) => {
