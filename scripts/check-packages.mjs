@@ -35,15 +35,15 @@ export function manifestProblems(manifest, files, folder, repositoryUrl) {
   need(typeof manifest.engines?.node === 'string', 'no "engines.node"')
   need(Array.isArray(manifest.files) && manifest.files.length > 0, 'no "files" list')
   const repo = manifest.repository
-  need(
-    typeof repo === 'object' && typeof repo?.url === 'string' && repo?.type === 'git',
-    'no "repository" { type: "git", url, directory }',
-  )
-  need(repo?.directory === `packages/${folder}`, `"repository.directory" is not "packages/${folder}"`)
-  need(
-    repositoryUrl === undefined || repo?.url === repositoryUrl,
-    `"repository.url" differs from the other packages' (${repositoryUrl})`,
-  )
+  if (typeof repo !== 'object' || repo?.type !== 'git' || typeof repo?.url !== 'string') {
+    problems.push(`no "repository": { "type": "git", "url", "directory": "packages/${folder}" }`)
+  } else {
+    need(repo.directory === `packages/${folder}`, `"repository.directory" is not "packages/${folder}"`)
+    need(
+      repositoryUrl === undefined || repo.url === repositoryUrl,
+      `"repository.url" differs from the other packages' (${repositoryUrl})`,
+    )
+  }
   need(files.includes('README.md'), 'README.md is not in the tarball')
   need(!files.some((file) => /\.test\.[cm]?[jt]s$/.test(file)), 'the tarball contains test files')
   const exportsMap = manifest.exports

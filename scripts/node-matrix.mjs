@@ -9,7 +9,7 @@ import { homedir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CommandError, run, script, seconds, tempDir } from './lib/commands.mjs'
-import { prepareConsumer } from './lib/consumer.mjs'
+import { prepareConsumer, runFixtures } from './lib/consumer.mjs'
 import { publicPackages, ROOT } from './lib/workspace.mjs'
 
 const RUNTIMES = {
@@ -66,17 +66,8 @@ function runSuite(bin) {
 }
 
 /** Runs the consumer fixtures' ESM and CommonJS outputs, and the digest check, on Bun or Deno. */
-function runFixtures(runtime, bin, version, consumer) {
-  for (const name of consumer.fixtures) {
-    for (const [extension, format] of [
-      ['mjs', 'ESM'],
-      ['cjs', 'CommonJS'],
-    ]) {
-      run(bin, [...runtime.exec, join('out', `${name}.${extension}`), format, 'on', runtime.label, version], {
-        cwd: consumer.project,
-      })
-    }
-  }
+function runOnRuntime(runtime, bin, version, consumer) {
+  runFixtures(consumer, bin, { args: runtime.exec, label: ['on', runtime.label, version] })
   const digest = run(bin, [...runtime.exec, join('scripts', 'runtime', 'digest-path.ts')], {
     cwd: ROOT,
     capture: true,
@@ -114,7 +105,7 @@ await script('test:matrix', () => {
           packages.filter((pkg) => needed.some((n) => n === pkg || deps(n).includes(pkg.name))),
         )
       }
-      result = runFixtures(runtime, installed.bin, installed.version, consumer)
+      result = runOnRuntime(runtime, installed.bin, installed.version, consumer)
     }
     rows.push([runtime.label, installed.version, result, seconds(start)])
   }

@@ -105,3 +105,18 @@ export function prepareConsumer(packages) {
   console.log(`compiled under node16, typechecked under bundler in ${seconds(start)}\n`)
   return { project, fixtures }
 }
+
+/**
+ * Runs every compiled fixture of a consumer project, ESM then CommonJS, with `command` (node, bun,
+ * deno) and its `args`; the fixture prints the format and `label` it ran under.
+ */
+export function runFixtures({ project, fixtures }, command, { args = [], label = [] } = {}) {
+  for (const name of fixtures) {
+    for (const [extension, format] of [
+      ['mjs', 'ESM'],
+      ['cjs', 'CommonJS'],
+    ]) {
+      run(command, [...args, join('out', `${name}.${extension}`), format, ...label], { cwd: project })
+    }
+  }
+}
