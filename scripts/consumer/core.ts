@@ -14,8 +14,9 @@ import {
   MemoryKeyStore,
   type ProjectAuth,
 } from '@keyward/core'
+import { runFixture } from './fixture.js'
 
-async function main(format: string): Promise<void> {
+runFixture('@keyward/core', async () => {
   const events: KeywardEvent[] = []
   const keyward = createKeyward({
     store: new MemoryKeyStore(),
@@ -56,11 +57,5 @@ async function main(format: string): Promise<void> {
     [...`log: ${projectKey}.`.matchAll(KEY_SCAN_PATTERN)].map((m) => m[0]),
     [projectKey],
   )
-  console.log(`@keyward/core (${format}): issued, authenticated, refused with 403 project_mismatch`)
-}
-
-// The runner names the format and runtime: `node out/core.mjs ESM`.
-main(process.argv.slice(2).join(' ') || 'unnamed').catch((error: unknown) => {
-  console.error(error)
-  process.exit(1)
+  return 'issued, authenticated, refused with 403 project_mismatch'
 })

@@ -1,7 +1,7 @@
 // A consumer project: a fresh folder outside the workspace where the packed tarballs are
 // installed with plain npm, as a user would, and the fixtures of scripts/consumer/ are compiled.
 // The consumer test runs it on Node; the runtime matrix runs the same outputs on Bun and Deno.
-import { copyFileSync, existsSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packPackages } from '../pack.mjs'
 import { run, seconds, tempDir } from './commands.mjs'
@@ -62,7 +62,8 @@ function writeJson(path, value) {
 
 /**
  * Packs `packages`, installs them in a new consumer project and compiles the fixtures:
- * scripts/consumer/FOLDER.ts for each packed package that has one, and the smoke fixture.
+ * scripts/consumer/FOLDER.ts for each packed package that has one, and the smoke fixture, with
+ * the support file they share (scripts/consumer/support/fixture.ts).
  * Each fixture is written as NAME.mts and NAME.cts (compiled under node16 to out/NAME.mjs and
  * out/NAME.cjs) and as NAME.ts (typechecked under bundler). Returns `{ project, fixtures }`.
  */
@@ -82,11 +83,21 @@ export function prepareConsumer(packages) {
   const smokeOnly = packages.filter((pkg) => !own.includes(pkg)).map((pkg) => pkg.name)
   if (smokeOnly.length > 0) console.log(`no fixture of their own, smoke only: ${smokeOnly.join(', ')}\n`)
   const fixtures = ['smoke', ...own.map((pkg) => pkg.folder)]
-  for (const name of fixtures) {
-    for (const extension of ['mts', 'cts', 'ts']) {
-      const target = join(project, `${name}.${extension}`)
-      if (name === 'smoke') writeFileSync(target, smokeFixture(packages))
-      else copyFileSync(join(FIXTURES, `${name}.ts`), target)
+  // Each copy imports the shared support file of its own format: ./fixture.mjs from NAME.mts,
+  // ./fixture.cjs from NAME.cts, ./fixture.js (resolved to fixture.ts by the bundler) from NAME.ts.
+  for (const [extension, output] of [
+    ['mts', 'mjs'],
+    ['cts', 'cjs'],
+    ['ts', 'js'],
+  ]) {
+    copyFileSync(join(FIXTURES, 'support', 'fixture.ts'), join(project, `fixture.${extension}`))
+    for (const name of fixtures) {
+      const source =
+        name === 'smoke' ? smokeFixture(packages) : readFileSync(join(FIXTURES, `${name}.ts`), 'utf8')
+      writeFileSync(
+        join(project, `${name}.${extension}`),
+        source.replaceAll("'./fixture.js'", `'./fixture.${output}'`),
+      )
     }
   }
   writeJson(join(project, 'tsconfig.node16.json'), {
