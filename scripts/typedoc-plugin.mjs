@@ -3,6 +3,8 @@
 //   not private, after typedoc.json is read (entry points given on the command line still win);
 // - warns for every exported function or class without an `@example` in its TSDoc. With
 //   `treatWarningsAsErrors`, a missing example fails `pnpm run docs` like a missing comment does.
+//   (typedoc.json's `requiredToBeDocumented` covers the other exports; it leaves out "Function"
+//   because that kind would also demand a comment on every method signature of an interface.)
 import { ReflectionKind } from 'typedoc'
 import { publicPackages } from './lib/workspace.mjs'
 
