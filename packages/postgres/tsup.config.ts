@@ -25,6 +25,8 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
+  // One copy of the shared code in CJS too, so `PostgresKeyStore` is one class for every entry point.
+  splitting: true,
   sourcemap: true,
   target: 'es2022',
   tsconfig: 'tsconfig.json',

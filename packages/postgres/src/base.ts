@@ -171,7 +171,9 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.#db.transaction((tx) => fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }))
+    return this.#db.transaction((tx) =>
+      fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }),
+    )
   }
 
   /** Closes what the driver opened itself (a pool made from a connection string). */
@@ -190,7 +192,11 @@ export class PostgresKeyStore implements KeyStore {
 
 const recordOrNull = (row: KeyRow | undefined): KeyRecord | null => (row ? toRecord(row) : null)
 
-async function first<R>(db: SqlQueryable, { name, text }: Statement, params: readonly unknown[]): Promise<R | undefined> {
+async function first<R>(
+  db: SqlQueryable,
+  { name, text }: Statement,
+  params: readonly unknown[],
+): Promise<R | undefined> {
   const rows = await db.query(text, params, { name })
   return rows[0] as R | undefined
 }

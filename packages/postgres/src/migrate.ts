@@ -1,6 +1,6 @@
 import { DEFAULT_SCHEMA, PostgresKeyStore, type PostgresKeyStoreOptions } from './base.js'
 import type { SqlDriver } from './driver.js'
-import { MIGRATIONS, statementsOf } from './schema.js'
+import { MIGRATIONS, type Migration, statementsOf } from './schema.js'
 import { checkSchema } from './statements.js'
 
 /** Options of {@link migrate}. */
@@ -38,7 +38,7 @@ export async function migrate(driver: SqlDriver, options: MigrateOptions = {}): 
   const schema = checkSchema('migrate', options.schema ?? DEFAULT_SCHEMA)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await migrateOnce(driver, schema)
+      return await applyMigrations(driver, schema, MIGRATIONS)
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code
       if (attempt >= ATTEMPTS || !RACE_CODES.has(code as string)) throw error
@@ -46,7 +46,12 @@ export async function migrate(driver: SqlDriver, options: MigrateOptions = {}): 
   }
 }
 
-async function migrateOnce(driver: SqlDriver, schema: string): Promise<MigrateResult> {
+/** @internal Applies the `migrations` (oldest first) that `schema` has not recorded yet. */
+export async function applyMigrations(
+  driver: SqlDriver,
+  schema: string,
+  migrations: readonly Migration[],
+): Promise<MigrateResult> {
   const table = `"${schema}".keyward_migrations`
   return driver.transaction(async (tx) => {
     const [found] = await tx.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [
@@ -59,7 +64,7 @@ async function migrateOnce(driver: SqlDriver, schema: string): Promise<MigrateRe
       version = row?.version ?? 0
     }
     const applied: number[] = []
-    for (const migration of MIGRATIONS) {
+    for (const migration of migrations) {
       if (migration.version <= version) continue
       for (const statement of statementsOf(migration.sql, schema)) await tx.query(statement)
       await tx.query(

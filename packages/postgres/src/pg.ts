@@ -72,7 +72,11 @@ const reportedByServer = (error: unknown) => typeof (error as { severity?: unkno
  * connection included). When the time passes first, the caller gets a
  * {@link QueryTimeoutError} at once.
  */
-function leased<T>(acquire: () => Promise<Lease>, timeoutMs: number, use: (run: Run) => Promise<T>): Promise<T> {
+function leased<T>(
+  acquire: () => Promise<Lease>,
+  timeoutMs: number,
+  use: (run: Run) => Promise<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let lease: Lease | undefined
     let broken: Error | undefined

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createKeyward, ErrorType, errorBody } from '@keyward/core'
 import { runStoreConformance } from '@keyward/testkit'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -28,10 +31,34 @@ describe('PGlite driver', () => {
     })
   })
 
+  it('keeps keys in a data directory across restarts, migrating only once', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'keyward-pglite-'))
+    try {
+      const first = await createPGliteKeyStore({ dataDir })
+      const { key, record } = await createKeyward({ store: first }).issueDeveloperKey('dev-1', {
+        name: 'laptop',
+      })
+      await first.close()
+
+      const second = await createPGliteKeyStore({ dataDir })
+      const auth = await createKeyward({ store: second }).authenticate(
+        { developerKey: key },
+        { scope: 'developer' },
+      )
+      expect(auth.developerKey).toEqual({ id: record.id, keyPrefix: record.keyPrefix })
+      expect(await second.query('SELECT version FROM keyward.keyward_migrations')).toEqual([{ version: 1 }])
+      await second.close()
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
   it('checks its options when built', () => {
     expect(() => pgliteDriver({} as never)).toThrow('pgliteDriver: expected a PGlite database.')
-    expect(() => pgliteDriver({ query: async () => ({}), transaction: async () => ({}) } as never, { queryTimeoutMs: 0 })).toThrow(
-      'pgliteDriver: option `queryTimeoutMs` must be a positive integer, got 0.',
-    )
+    expect(() =>
+      pgliteDriver({ query: async () => ({}), transaction: async () => ({}) } as never, {
+        queryTimeoutMs: 0,
+      }),
+    ).toThrow('pgliteDriver: option `queryTimeoutMs` must be a positive integer, got 0.')
   })
 })

@@ -55,7 +55,11 @@ export function pgliteDriver(db: PGliteLike, options: PGliteDriverOptions = {}):
   const direct = queryable(db)
   return {
     query: (text, params) => withTimeout(direct.query(text, params), timeoutMs),
-    transaction: (fn) => withTimeout(db.transaction((tx) => fn(queryable(tx))), timeoutMs),
+    transaction: (fn) =>
+      withTimeout(
+        db.transaction((tx) => fn(queryable(tx))),
+        timeoutMs,
+      ),
   }
 }
 

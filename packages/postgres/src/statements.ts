@@ -48,6 +48,13 @@ const byKind = (make: (kind: KeyKind, column: string) => Statement) => ({
   project: make('project', OWNER_COLUMN.project),
 })
 
+/** 32-bit FNV-1a of a string, as 8 hex digits. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(16).padStart(8, '0')
+}
+
 const cache = new Map<string, Statements>()
 
 /** @internal The store's statements for `schema`, built once per schema. */
@@ -56,8 +63,10 @@ export function statementsFor(schema: string): Statements {
   if (cached) return cached
   const keys = `"${schema}".api_keys`
   const owners = `"${schema}".api_key_owners`
-  // Prepared statement names are per connection; the schema keeps two stores on one pool apart.
-  const named = (name: string, text: string): Statement => ({ name: `keyward.${schema}.${name}`, text })
+  // A prepared statement's name is per connection and at most 63 characters; a digest of the
+  // schema keeps the statements of two stores on one pool apart.
+  const prefix = `keyward_${fnv1a(schema)}`
+  const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
   const statements: Statements = {
     findByHash: named('find_by_hash', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = $1`),
     findById: named('find_by_id', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1`),

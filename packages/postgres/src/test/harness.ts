@@ -61,8 +61,7 @@ export async function pgHarness(options: PgKeyStoreOptions & { max?: number } = 
   )
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
-  const sql = async <R>(text: string, params?: unknown[]) =>
-    (await admin.query(text, params)).rows as R[]
+  const sql = async <R>(text: string, params?: unknown[]) => (await admin.query(text, params)).rows as R[]
   return {
     store,
     schema,

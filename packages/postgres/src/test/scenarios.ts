@@ -6,7 +6,9 @@ import type { Harness } from './harness.js'
 
 const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   id: crypto.randomUUID(),
-  hash: Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join(''),
+  hash: Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  ),
   keyPrefix: 'ak_Ab3xY',
   ownerType: 'developer',
   ownerId: `dev-${crypto.randomUUID()}`,
@@ -18,7 +20,7 @@ const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
 
 export function runPostgresScenarios(name: string, makeHarness: () => Promise<Harness>): void {
   describe(`PostgresKeyStore on ${name}`, () => {
-    let open: Harness[] = []
+    const open: Harness[] = []
     const make = async () => {
       const harness = await makeHarness()
       open.push(harness)
@@ -61,8 +63,12 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
       )
       const byName = Object.fromEntries(indexes.map((i) => [i.indexname, i.indexdef]))
       expect(byName.api_keys_hash_key).toMatch(/^CREATE UNIQUE INDEX .* \(hash\)$/)
-      expect(byName.api_keys_developer_idx).toMatch(/\(developer_id, created_at\) WHERE \(developer_id IS NOT NULL\)/)
-      expect(byName.api_keys_project_idx).toMatch(/\(project_id, created_at\) WHERE \(project_id IS NOT NULL\)/)
+      expect(byName.api_keys_developer_idx).toMatch(
+        /\(developer_id, created_at\) WHERE \(developer_id IS NOT NULL\)/,
+      )
+      expect(byName.api_keys_project_idx).toMatch(
+        /\(project_id, created_at\) WHERE \(project_id IS NOT NULL\)/,
+      )
     })
 
     it('refuses rows that could hold a key: a prefix longer than 8, a hash that is not SHA-256 hex', async () => {

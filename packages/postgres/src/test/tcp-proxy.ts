@@ -1,6 +1,6 @@
 // A TCP proxy in front of the database, for tests of what the store does when the database
 // goes away (stop), hangs (stall) and comes back (restart, resume).
-import { createServer, type Server, type Socket, connect } from 'node:net'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 
 export class TcpProxy {
   #server: Server | undefined
