@@ -1,4 +1,4 @@
-import { type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
+import { type KeyKind, type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
 
@@ -19,7 +19,7 @@ export interface PostgresTransaction {
 /** The default schema of Keyward's tables. */
 export const DEFAULT_SCHEMA = 'keyward'
 
-interface KeyRow {
+type KeyRow = {
   id: string
   hash: string
   key_prefix: string
@@ -90,57 +90,48 @@ export class PostgresKeyStore implements KeyStore {
       record.createdAt,
     ]
     if (!record.active || activeLimit === undefined) {
-      return toRecord((await first<KeyRow>(this.#db, this.#sql.insert, values))!)
+      return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
     }
     const owner = { type: record.ownerType, id: record.ownerId }
     return this.#db.transaction(async (tx) => {
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-      const row = await first<KeyRow>(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit])
-      if (!row) throw limitExceededError(owner, activeLimit)
-      return toRecord(row)
+      const inserted = firstRecord(
+        await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
+      )
+      if (!inserted) throw limitExceededError(owner, activeLimit)
+      return inserted
     })
   }
 
-  async findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    return recordOrNull(await first<KeyRow>(this.#db, this.#sql.findByHash, [hash]))
+  // The hot path: one prepared statement, one promise on top of the driver's.
+  findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    return run(this.#db, this.#sql.findByHash, [hash]).then(firstRecord)
   }
 
   async findKeyById(id: string): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    return recordOrNull(await first<KeyRow>(this.#db, this.#sql.findById, [id]))
+    return run(this.#db, this.#sql.findById, [id]).then(firstRecord)
   }
 
   async listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]> {
-    const { name, text } = this.#sql.listByOwner[owner.type]
-    const rows = await this.#db.query<KeyRow & SqlRow>(text, [owner.id], { name })
+    const rows = await run(this.#db, this.#sql.listByOwner[owner.type], [owner.id])
     return rows.map(toRecord)
   }
 
   async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
-      const statement = active ? this.#sql.activate : this.#sql.deactivate
-      return recordOrNull(await first<KeyRow>(this.#db, statement, [id]))
+      return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
     }
     return this.#db.transaction(async (tx) => {
-      const current = await first<{ developer_id: string | null; project_id: string | null }>(
-        tx,
-        this.#sql.ownerOf,
-        [id],
-      )
-      if (!current) return null
-      const owner: KeyOwner =
-        current.developer_id === null
-          ? { type: 'project', id: current.project_id as string }
-          : { type: 'developer', id: current.developer_id }
+      const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
+      if (!owner) return null
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-      const row = await first<KeyRow>(tx, this.#sql.activateWithinLimit[owner.type], [
-        id,
-        owner.id,
-        activeLimit,
-      ])
-      if (!row) throw limitExceededError(owner, activeLimit)
-      return toRecord(row)
+      const activated = firstRecord(
+        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+      )
+      if (!activated) throw limitExceededError(owner, activeLimit)
+      return activated
     })
   }
 
@@ -190,17 +181,12 @@ export class PostgresKeyStore implements KeyStore {
   }
 }
 
-const recordOrNull = (row: KeyRow | undefined): KeyRecord | null => (row ? toRecord(row) : null)
+const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null => (rows[0] ? toRecord(rows[0]) : null)
 
-async function first<R>(
+function run<R extends SqlRow = KeyRow>(
   db: SqlQueryable,
   { name, text }: Statement,
   params: readonly unknown[],
-): Promise<R | undefined> {
-  const rows = await db.query(text, params, { name })
-  return rows[0] as R | undefined
-}
-
-async function run(db: SqlQueryable, { name, text }: Statement, params: readonly unknown[]): Promise<void> {
-  await db.query(text, params, { name })
+): Promise<R[]> {
+  return db.query<R>(text, params, { name })
 }

@@ -8,12 +8,13 @@ import type { PostgresKeyStore, PostgresKeyStoreOptions } from './base.js'
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
-  QueryTimeoutError,
   type SqlDriver,
   type SqlQueryable,
+  type SqlQueryOptions,
   type SqlRow,
 } from './driver.js'
 import { openStore } from './migrate.js'
+import { leased, leasesOf, type Query } from './pg-lease.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
@@ -23,110 +24,6 @@ export interface PgDriverOptions {
    * answers 503 `store_unavailable`) and the connection it held is closed.
    */
   readonly queryTimeoutMs?: number
-}
-
-/** A connection checked out for one operation. */
-interface Lease {
-  readonly client: pg.ClientBase
-  /**
-   * Whether an operation that timed out gives the connection up at once (a pool's: it is
-   * closed and replaced) or keeps it until the operation ends (a lone client: the next
-   * operation must not start in the middle of this one).
-   */
-  readonly closeOnTimeout: boolean
-  /** Gives the connection back; with `broken`, a pool closes it instead of reusing it. */
-  release(broken?: Error): void
-}
-
-const isPool = (db: pg.Pool | pg.ClientBase): db is pg.Pool => typeof (db as pg.Pool).totalCount === 'number'
-
-function poolLeases(pool: pg.Pool): () => Promise<Lease> {
-  return async () => {
-    const client = await pool.connect()
-    return { client, closeOnTimeout: true, release: (broken) => client.release(broken) }
-  }
-}
-
-// One connection runs one operation at a time: a lookup must never run inside another
-// caller's open transaction. Operations take turns, in order.
-function clientLeases(client: pg.ClientBase): () => Promise<Lease> {
-  let tail: Promise<void> = Promise.resolve()
-  return () => {
-    const previous = tail
-    let release!: () => void
-    tail = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    return previous.then(() => ({ client, closeOnTimeout: false, release }))
-  }
-}
-
-type Run = (text: string, values?: readonly unknown[], name?: string) => Promise<SqlRow[]>
-
-// Errors the server reports carry a severity; after any other error (a lost connection,
-// a reset, a timeout) the connection is not reused.
-const reportedByServer = (error: unknown) => typeof (error as { severity?: unknown })?.severity === 'string'
-
-/**
- * Runs `use` on a leased connection, bounded by `timeoutMs` from the start (waiting for the
- * connection included). When the time passes first, the caller gets a
- * {@link QueryTimeoutError} at once.
- */
-function leased<T>(
-  acquire: () => Promise<Lease>,
-  timeoutMs: number,
-  use: (run: Run) => Promise<T>,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let lease: Lease | undefined
-    let broken: Error | undefined
-    let expired: QueryTimeoutError | undefined
-    let released = false
-    const onError = (error: Error) => {
-      broken ??= error
-    }
-    const release = () => {
-      if (released || !lease) return
-      released = true
-      lease.client.removeListener('error', onError)
-      lease.release(broken)
-    }
-    const timer = setTimeout(() => {
-      expired = new QueryTimeoutError(timeoutMs)
-      reject(expired)
-      if (lease?.closeOnTimeout) {
-        broken ??= expired
-        release()
-      }
-    }, timeoutMs)
-    const run: Run = async (text, values, name) => {
-      if (expired || broken) throw expired ?? broken
-      try {
-        return (await lease!.client.query({ text, values: values as unknown[] | undefined, name })).rows
-      } catch (error) {
-        if (!reportedByServer(error)) broken ??= error as Error
-        throw error
-      }
-    }
-    const settle = (outcome: () => void) => {
-      clearTimeout(timer)
-      release()
-      outcome()
-    }
-    acquire().then(
-      (acquired) => {
-        lease = acquired
-        // Too late: the caller has its answer. The connection itself is fine.
-        if (expired) return release()
-        lease.client.on('error', onError)
-        use(run).then(
-          (value) => settle(() => resolve(value)),
-          (error: unknown) => settle(() => reject(error)),
-        )
-      },
-      (error: unknown) => settle(() => reject(error)),
-    )
-  })
 }
 
 /**
@@ -154,27 +51,33 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
     throw new TypeError('pgDriver: expected a pg Pool or Client.')
   }
   const timeoutMs = checkTimeout('pgDriver', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-  const acquire = isPool(db) ? poolLeases(db) : clientLeases(db)
+  const acquire = leasesOf(db)
   return {
-    query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: { name?: string }) =>
-      leased(acquire, timeoutMs, (run) => run(text, params, queryOptions?.name) as Promise<R[]>),
+    query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
+      leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
+        query(text, params, queryOptions?.name, done),
+      ) as Promise<R[]>,
     transaction: <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
-      leased(acquire, timeoutMs, async (run) => {
-        await run('BEGIN ISOLATION LEVEL READ COMMITTED')
-        const tx: SqlQueryable = {
-          query: <R extends SqlRow>(text: string, params?: readonly unknown[], o?: { name?: string }) =>
-            run(text, params, o?.name) as Promise<R[]>,
-        }
-        try {
-          const result = await fn(tx)
-          await run('COMMIT')
-          return result
-        } catch (error) {
-          // On a broken connection there is nothing to roll back: closing it aborts the transaction.
-          await run('ROLLBACK').catch(() => {})
-          throw error
-        }
+      leased<T>(acquire, timeoutMs, (query, done) => {
+        inTransaction(query, fn).then((value) => done(undefined, value), done)
       }),
+  }
+}
+
+async function inTransaction<T>(query: Query, fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+  const run = <R extends SqlRow>(text: string, params?: readonly unknown[], options?: SqlQueryOptions) =>
+    new Promise<R[]>((resolve, reject) =>
+      query(text, params, options?.name, (error, rows) => (error ? reject(error) : resolve(rows as R[]))),
+    )
+  await run('BEGIN ISOLATION LEVEL READ COMMITTED')
+  try {
+    const result = await fn({ query: run })
+    await run('COMMIT')
+    return result
+  } catch (error) {
+    // On a broken connection there is nothing to roll back: closing it aborts the transaction.
+    await run('ROLLBACK').catch(() => {})
+    throw error
   }
 }
 

@@ -70,7 +70,12 @@ export function statementsFor(schema: string): Statements {
   const statements: Statements = {
     findByHash: named('find_by_hash', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = $1`),
     findById: named('find_by_id', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1`),
-    ownerOf: named('owner_of', `SELECT developer_id, project_id FROM ${keys} WHERE id = $1`),
+    ownerOf: named(
+      'owner_of',
+      `SELECT CASE WHEN developer_id IS NULL THEN 'project' ELSE 'developer' END AS type,
+              coalesce(developer_id, project_id) AS id
+       FROM ${keys} WHERE id = $1`,
+    ),
     listByOwner: byKind((kind, column) =>
       named(`list_${kind}`, `SELECT ${COLUMNS} FROM ${keys} WHERE ${column} = $1 ORDER BY created_at, id`),
     ),
