@@ -8,6 +8,7 @@ import { migrate, PostgresKeyStore } from '@keyward/postgres'
 import { pgDriver } from '@keyward/postgres/pg'
 import { pgliteDriver } from '@keyward/postgres/pglite'
 import pg from 'pg'
+import { machineLine, table } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 500)
@@ -126,21 +127,29 @@ if (url) await benchPostgres(url)
 await benchPGlite()
 
 const format = (n) => Math.round(n).toLocaleString('en-US')
-console.log(
-  '| database | in flight | floor: raw prepared lookup (ops/s) | Keyward verification (ops/s) | ratio | CPU per op, floor / Keyward (µs) |',
+table(
+  [
+    'database',
+    'in flight',
+    'floor: raw prepared lookup (ops/s)',
+    'Keyward verification (ops/s)',
+    'ratio',
+    'CPU per op, floor / Keyward (µs)',
+  ],
+  rows.map(([database, inFlight, { floor, keyward, ratio }]) => [
+    database,
+    inFlight,
+    format(floor.opsPerSecond),
+    format(keyward.opsPerSecond),
+    `${ratio.toFixed(2)}x`,
+    `${floor.cpuPerOp.toFixed(1)} / ${keyward.cpuPerOp.toFixed(1)}`,
+  ]),
 )
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
-for (const [database, inFlight, { floor, keyward, ratio }] of rows) {
-  const cpu = `${floor.cpuPerOp.toFixed(1)} / ${keyward.cpuPerOp.toFixed(1)}`
-  console.log(
-    `| ${database} | ${inFlight} | ${format(floor.opsPerSecond)} | ${format(keyward.opsPerSecond)} | ${ratio.toFixed(2)}x | ${cpu} |`,
-  )
-}
 console.log(
-  `\nMedians of ${ROUNDS} pairs of rounds of ${ROUND_MS} ms (ratio: median of the pairs' ratios; CPU: of this` +
-    ` process, the database's not included), ${KEYS} keys.` +
-    ' The floor looks up the' +
-    ' precomputed hash with a prepared statement; Keyward verification checks the format, hashes the key,' +
-    ' looks it up through the store (prepared, with a timeout) and checks active and scope.' +
+  `\n${machineLine()} ${ROUNDS} pairs of rounds of ${ROUND_MS} ms, floor and Keyward in alternating order;` +
+    " ratio: median of the pairs' ratios; CPU: of this process, the database's not included." +
+    ` ${KEYS} keys. The floor looks up the precomputed hash with a prepared statement; Keyward verification` +
+    ' checks the format, hashes the key, looks it up through the store (prepared, with a timeout) and' +
+    ' checks active and scope.' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
 )
