@@ -16,7 +16,15 @@ export interface PostgresTransaction {
   readonly store: PostgresKeyStore
 }
 
-/** The default schema of Keyward's tables. */
+/**
+ * The default schema of Keyward's tables: `keyward.api_keys`, `keyward.api_key_owners`,
+ * `keyward.keyward_migrations`.
+ *
+ * @example
+ * ```ts
+ * await store.query(`SELECT count(*) FROM ${DEFAULT_SCHEMA}.api_keys WHERE active`)
+ * ```
+ */
 export const DEFAULT_SCHEMA = 'keyward'
 
 type KeyRow = {
@@ -45,7 +53,7 @@ const toRecord = (row: KeyRow): KeyRecord => ({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
- * The {@link KeyStore} on PostgreSQL, over a small {@link SqlDriver}: node-postgres
+ * The `KeyStore` of `@keyward/core` on PostgreSQL, over a small {@link SqlDriver}: node-postgres
  * (`@keyward/postgres/pg`) or embedded PGlite (`@keyward/postgres/pglite`), one schema and
  * the same SQL for both. Lookups by hash are one indexed, prepared statement.
  *

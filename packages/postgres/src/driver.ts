@@ -37,9 +37,11 @@ export interface SqlQueryable {
  *
  * @example
  * ```ts
+ * // Another client (here postgres.js) behind the same store. Bound its queries in time too:
+ * // a statement_timeout on the connection, and a timer around each call.
  * const driver: SqlDriver = {
- *   query: async (text, params) => (await sql.unsafe(text, params)) as any,
- *   transaction: (fn) => sql.begin((tx) => fn({ query: async (t, p) => (await tx.unsafe(t, p)) as any })),
+ *   query: (text, params = []) => sql.unsafe(text, [...params]),
+ *   transaction: (fn) => sql.begin((tx) => fn({ query: (text, params = []) => tx.unsafe(text, [...params]) })),
  * }
  * const store = new PostgresKeyStore(driver)
  * ```
@@ -54,7 +56,20 @@ export interface SqlDriver extends SqlQueryable {
   close?(): Promise<void>
 }
 
-/** The error of a query that took longer than the driver's timeout. */
+/**
+ * The error of a store operation that took longer than the driver's `queryTimeoutMs`. The
+ * key service reports it through `onEvent` (`store.error`) and answers 503 `store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({
+ *   store,
+ *   onEvent: (event) => {
+ *     if (event.type === 'store.error' && event.error instanceof QueryTimeoutError) metrics.increment('db.timeout')
+ *   },
+ * })
+ * ```
+ */
 export class QueryTimeoutError extends Error {
   constructor(timeoutMs: number) {
     super(`The database did not answer within ${timeoutMs} ms.`)
@@ -101,5 +116,13 @@ export function checkTimeout(who: string, value: number | undefined, fallback: n
   return value
 }
 
-/** Default bound on a query, in milliseconds. */
+/**
+ * The default bound on one store operation, in milliseconds: long enough for a busy pool,
+ * short enough that a request does not hang on a database that does not answer.
+ *
+ * @example
+ * ```ts
+ * pgDriver(pool, { queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS * 2 })
+ * ```
+ */
 export const DEFAULT_QUERY_TIMEOUT_MS = 3000

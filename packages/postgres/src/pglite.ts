@@ -24,7 +24,16 @@ export interface PGliteDriverOptions {
   readonly queryTimeoutMs?: number
 }
 
-type PGliteLike = Pick<PGliteInterface, 'query' | 'transaction'>
+/**
+ * What the driver needs of a PGlite database: `query` and `transaction` (a `PGlite`
+ * instance, or one of its worker or extension variants).
+ *
+ * @example
+ * ```ts
+ * const db: PGliteDatabase = await PGlite.create('./.keyward')
+ * ```
+ */
+export type PGliteDatabase = Pick<PGliteInterface, 'query' | 'transaction'>
 
 /**
  * A {@link SqlDriver} over an open PGlite database. PGlite is one connection in this
@@ -43,12 +52,12 @@ type PGliteLike = Pick<PGliteInterface, 'query' | 'transaction'>
  * const store = new PostgresKeyStore(driver)
  * ```
  */
-export function pgliteDriver(db: PGliteLike, options: PGliteDriverOptions = {}): SqlDriver {
+export function pgliteDriver(db: PGliteDatabase, options: PGliteDriverOptions = {}): SqlDriver {
   if (typeof db?.query !== 'function' || typeof db.transaction !== 'function') {
     throw new TypeError('pgliteDriver: expected a PGlite database.')
   }
   const timeoutMs = checkTimeout('pgliteDriver', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-  const queryable = (on: Pick<PGliteLike, 'query'>): SqlQueryable => ({
+  const queryable = (on: Pick<PGliteDatabase, 'query'>): SqlQueryable => ({
     query: async <R extends SqlRow>(text: string, params?: readonly unknown[]) =>
       (await on.query<R>(text, params as unknown[] | undefined)).rows,
   })
@@ -69,7 +78,7 @@ export type PGliteKeyStoreSource =
       /** A directory for the data (created if missing); in memory when omitted. */
       readonly dataDir?: string
     }
-  | { readonly db: PGliteLike }
+  | { readonly db: PGliteDatabase }
 
 /** Options of {@link createPGliteKeyStore}. */
 export interface PGliteKeyStoreOptions extends PostgresKeyStoreOptions, PGliteDriverOptions {
