@@ -25,8 +25,17 @@ export interface Harness extends StoreHarness {
   close(): Promise<void>
 }
 
-const rawReader = (harness: Pick<Harness, 'sql' | 'schema'>) => () =>
-  harness.sql(`SELECT * FROM "${harness.schema}".api_keys`)
+function harness(store: PostgresKeyStore, driver: SqlDriver, close: () => Promise<void>): Harness {
+  const sql = <R>(text: string, params?: unknown[]) => driver.query(text, params) as Promise<R[]>
+  return {
+    store,
+    schema: store.schema,
+    driver,
+    sql,
+    readRaw: () => sql(`SELECT * FROM "${store.schema}".api_keys`),
+    close,
+  }
+}
 
 // PGlite takes a second to start: the tests share one database, each on its own schema.
 let sharedPGlite: Promise<PGlite> | undefined
@@ -39,17 +48,9 @@ export async function pgliteHarness(): Promise<Harness> {
   const db = await pgliteDatabase()
   const schema = uniqueSchema()
   const store = await createPGliteKeyStore({ db }, { schema, queryTimeoutMs: 30_000 })
-  const sql = async <R>(text: string, params?: unknown[]) => (await db.query<R>(text, params)).rows
-  return {
-    store,
-    schema,
-    driver: pgliteDriver(db),
-    sql,
-    readRaw: rawReader({ sql, schema }),
-    close: async () => {
-      await db.query(`DROP SCHEMA "${schema}" CASCADE`)
-    },
-  }
+  return harness(store, pgliteDriver(db), async () => {
+    await db.query(`DROP SCHEMA "${schema}" CASCADE`)
+  })
 }
 
 export async function pgHarness(options: PgKeyStoreOptions & { max?: number } = {}): Promise<Harness> {
@@ -61,17 +62,9 @@ export async function pgHarness(options: PgKeyStoreOptions & { max?: number } = 
   )
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
-  const sql = async <R>(text: string, params?: unknown[]) => (await admin.query(text, params)).rows as R[]
-  return {
-    store,
-    schema,
-    driver: pgDriver(admin),
-    sql,
-    readRaw: rawReader({ sql, schema }),
-    close: async () => {
-      await store.close()
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      await admin.end()
-    },
-  }
+  return harness(store, pgDriver(admin), async () => {
+    await store.close()
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await admin.end()
+  })
 }
