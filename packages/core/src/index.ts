@@ -1,11 +1,28 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
- * the store interface with an in-memory store, the key service, and framework-neutral HTTP
- * handling (guards and key-management endpoints) that the framework adapters translate.
+ * the store interface with an in-memory store, the key service, client configuration, and
+ * framework-neutral HTTP handling (guards and key-management endpoints) that the framework
+ * adapters translate.
  *
  * @packageDocumentation
  */
 
+export {
+  type CheckClientSettingOptions,
+  CLIENT_ENV,
+  type ClientConfig,
+  ClientConfigError,
+  type ClientConfigFor,
+  type ClientConfigProblem,
+  type ClientEnv,
+  type ClientMode,
+  type ClientSetting,
+  type ConsoleClientConfig,
+  checkClientSetting,
+  type ProjectClientConfig,
+  type ReadClientConfigOptions,
+  readClientConfig,
+} from './client-config/index.js'
 export {
   ERROR_STATUS,
   type ErrorBody,

@@ -39,7 +39,7 @@ export class MemoryKeyStore implements KeyStore {
     }
     if (record.active && activeLimit !== undefined)
       this.#checkLimit(record.ownerType, record.ownerId, activeLimit)
-    const stored = Object.freeze({ ...record })
+    const stored = { ...record }
     this.#records.set(stored.id, stored)
     this.#index(stored)
     return stored
@@ -62,7 +62,7 @@ export class MemoryKeyStore implements KeyStore {
     if (!current) return null
     if (current.active === active) return current
     if (active && activeLimit !== undefined) this.#checkLimit(current.ownerType, current.ownerId, activeLimit)
-    const updated = Object.freeze({ ...current, active })
+    const updated = { ...current, active }
     this.#records.set(id, updated)
     this.#byHash.set(updated.hash, updated)
     const list = this.#byOwner.get(ownerKey(updated.ownerType, updated.ownerId))!

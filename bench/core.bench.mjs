@@ -1,0 +1,57 @@
+// authenticate() on MemoryKeyStore against a hand-written floor: the least work a correct
+// verifier can do (format regex, SHA-256, one Map lookup), in the same process and run.
+import { hash } from 'node:crypto'
+import { createKeyward, generateKey, KEY_PATTERN, MemoryKeyStore } from '@keyward/core'
+import { machineLine, measure, table } from './harness.mjs'
+
+const store = new MemoryKeyStore()
+const keyward = createKeyward({ store })
+const projectId = 'proj_bench'
+const valid = []
+for (let i = 0; i < 1000; i++) valid.push((await keyward.issueProjectKey(projectId)).key)
+for (let i = 0; i < 10_000; i++) await keyward.issueProjectKey(`proj_${i}`) // a store that is not tiny
+const unknown = Array.from({ length: 1000 }, () => generateKey())
+const malformed = unknown.map((k) => k.slice(0, 34))
+
+// The floor: a Map from hash to record, as the memory store keeps it.
+const floorMap = new Map()
+for (const key of valid) floorMap.set(hash('sha256', key, 'hex'), { ownerId: projectId, active: true })
+function floor(key) {
+  if (!KEY_PATTERN.test(key)) throw new Error('malformed')
+  const record = floorMap.get(hash('sha256', key, 'hex'))
+  if (record === undefined) throw new Error('unknown')
+  return record
+}
+
+const requirement = { scope: 'project', projectId }
+const swallow = () => {}
+const results = await measure([
+  { name: 'floor: regex + crypto.hash + Map (valid key)', fn: (i) => floor(valid[i % 1000]) },
+  {
+    name: 'authenticate, valid key',
+    fn: (i) => keyward.authenticate({ projectKey: valid[i % 1000] }, requirement),
+    async: true,
+  },
+  {
+    name: 'authenticate, unknown key (key_invalid)',
+    fn: (i) => keyward.authenticate({ projectKey: unknown[i % 1000] }, requirement).catch(swallow),
+    async: true,
+  },
+  {
+    name: 'authenticate, malformed key (key_malformed)',
+    fn: (i) => keyward.authenticate({ projectKey: malformed[i % 1000] }, requirement).catch(swallow),
+    async: true,
+  },
+  { name: 'generateKey', fn: () => generateKey() },
+])
+
+const floorNs = results.get('floor: regex + crypto.hash + Map (valid key)')
+const rows = []
+for (const [name, ns] of results) {
+  if (name === 'generateKey') continue
+  rows.push([name, ns.toFixed(0), (ns / floorNs).toFixed(2)])
+}
+table(['case', 'ns/op', 'ratio to floor'], rows)
+const gen = results.get('generateKey')
+console.log(`\ngenerateKey: ${gen.toFixed(0)} ns/op, ${Math.round(1e9 / gen).toLocaleString('en')} keys/s`)
+console.log(`Target: valid-key authenticate within 2x the floor. ${machineLine()}`)

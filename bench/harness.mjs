@@ -1,0 +1,57 @@
+// A small, honest micro-benchmark harness: cases run interleaved, round after round, each
+// round long enough to drown the timer; the median round is reported. Async cases are awaited
+// one after another, as a request handler would.
+
+const now = () => process.hrtime.bigint()
+
+async function timeBatch(fn, iterations, isAsync) {
+  const start = now()
+  if (isAsync) for (let i = 0; i < iterations; i++) await fn(i)
+  else for (let i = 0; i < iterations; i++) fn(i)
+  return Number(now() - start) / iterations
+}
+
+/**
+ * @param {{ name: string, fn: (i: number) => unknown, async?: boolean }[]} cases
+ * @param {{ rounds?: number, roundMs?: number }} [options]
+ * @returns {Promise<Map<string, number>>} median ns/op by case name
+ */
+export async function measure(cases, { rounds = 15, roundMs = 60 } = {}) {
+  const plan = []
+  for (const c of cases) {
+    // Warm up and calibrate: iterations that take about roundMs.
+    let iterations = 1000
+    for (;;) {
+      const ns = await timeBatch(c.fn, iterations, c.async)
+      if (ns * iterations > (roundMs * 1e6) / 4 || iterations > 1e7) {
+        iterations = Math.max(1000, Math.round((roundMs * 1e6) / ns))
+        break
+      }
+      iterations *= 4
+    }
+    plan.push({ ...c, iterations, samples: [] })
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const c of plan) {
+      globalThis.gc?.()
+      c.samples.push(await timeBatch(c.fn, c.iterations, c.async))
+    }
+  }
+  const result = new Map()
+  for (const c of plan) {
+    const sorted = [...c.samples].sort((a, b) => a - b)
+    result.set(c.name, sorted[Math.floor(sorted.length / 2)])
+  }
+  return result
+}
+
+/** Prints a markdown table. */
+export function table(headers, rows) {
+  const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`]
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
+  console.log(lines.join('\n'))
+}
+
+export function machineLine() {
+  return `Node ${process.version}, ${process.platform}/${process.arch}; median of interleaved rounds.`
+}

@@ -1,0 +1,518 @@
+import {
+  createKeyward,
+  generateKey,
+  hashKey,
+  KEY_PATTERN,
+  type KeyRecord,
+  type KeyStore,
+  MemoryKeyStore,
+} from '@keyward/core'
+import { describe, expect, it } from 'vitest'
+import { EXIT } from './exit.js'
+import type { CliIO } from './io.js'
+import { run } from './run.js'
+import type { StoreLocation } from './store.js'
+
+interface HarnessOptions {
+  readonly stdin?: string
+  readonly tty?: boolean
+  readonly env?: Record<string, string>
+  /** Replaces the store the CLI opens, e.g. to make it fail. */
+  readonly store?: (records: Map<string, KeyRecord>) => KeyStore
+  readonly openFails?: Error
+}
+
+/** A CLI world in memory: one store (shared by every run of the harness), captured output. */
+function harness(options: HarnessOptions = {}) {
+  const records = new Map<string, KeyRecord>()
+  const opened: StoreLocation[] = []
+  let closed = 0
+  let stdout = ''
+  let stderr = ''
+  const io: CliIO = {
+    stdin: {
+      isTTY: options.tty ?? false,
+      async *[Symbol.asyncIterator]() {
+        if (options.stdin !== undefined) yield new TextEncoder().encode(options.stdin)
+      },
+    },
+    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    env: options.env ?? {},
+    openStore: async (location) => {
+      opened.push(location)
+      if (options.openFails) throw options.openFails
+      const store = options.store?.(records) ?? new MemoryKeyStore({ records })
+      return Object.assign(store, { close: async () => void closed++ })
+    },
+  }
+  return {
+    records,
+    opened,
+    closed: () => closed,
+    /** Runs the CLI and returns its exit code and what it printed during this run. */
+    async run(...argv: string[]) {
+      const before = { out: stdout.length, err: stderr.length }
+      const code = await run(argv, io)
+      return { code, stdout: stdout.slice(before.out), stderr: stderr.slice(before.err) }
+    },
+    /** A key service over the same records, to arrange and verify. */
+    keyward: () => createKeyward({ store: new MemoryKeyStore({ records }) }),
+  }
+}
+
+const STORE = ['--data-dir', '/var/lib/keyward'] as const
+
+describe('keyward developers register', () => {
+  it('prints the first developer key once, and stores only its hash and prefix', async () => {
+    const cli = harness()
+    const result = await cli.run('developers', 'register', 'dev_1', '--name', 'laptop', ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stderr).toBe('')
+    const key = /Developer key {2}(\S+)/.exec(result.stdout)?.[1]
+    expect(key).toMatch(KEY_PATTERN)
+    expect(result.stdout).toContain('This key will not be shown again')
+    expect(result.stdout.split(key!)).toHaveLength(2) // printed exactly once
+    const [record] = [...cli.records.values()]
+    expect(record).toMatchObject({ ownerType: 'developer', ownerId: 'dev_1', name: 'laptop', active: true })
+    expect(record!.hash).toBe(await hashKey(key!))
+    expect(JSON.stringify([...cli.records.values()])).not.toContain(key!.slice(8))
+    const auth = await cli.keyward().authenticate({ developerKey: key }, { scope: 'developer' })
+    expect(auth.developerId).toBe('dev_1')
+    expect(cli.opened).toEqual([{ dataDir: '/var/lib/keyward' }])
+    expect(cli.closed()).toBe(1)
+  })
+
+  it('--json prints the key creation object with the notice as a field', async () => {
+    const cli = harness()
+    const result = await cli.run('developers', 'register', 'dev_1', '--json', ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    const body = JSON.parse(result.stdout)
+    const [record] = [...cli.records.values()]
+    expect(body).toEqual({
+      id: record!.id,
+      key: expect.stringMatching(KEY_PATTERN),
+      key_prefix: record!.keyPrefix,
+      display: `${record!.keyPrefix}...`,
+      name: null,
+      developer_id: 'dev_1',
+      active: true,
+      created_at: record!.createdAt.toISOString(),
+      notice: expect.stringContaining('will not be shown again'),
+    })
+    expect(await hashKey(body.key)).toBe(record!.hash)
+  })
+
+  it('refuses a developer that already has an active key (exit 1), and stores nothing', async () => {
+    const cli = harness()
+    await cli.run('developers', 'register', 'dev_1', ...STORE)
+    const again = await cli.run('developers', 'register', 'dev_1', ...STORE)
+    expect(again.code).toBe(EXIT.failed)
+    expect(again.stdout).toBe('')
+    expect(again.stderr).toContain('Developer dev_1 is already registered (1 active key)')
+    expect(cli.records.size).toBe(1)
+    const asJson = await cli.run('developers', 'register', 'dev_1', '--json', ...STORE)
+    expect(JSON.parse(asJson.stderr).detail[0].type).toBe('already_registered')
+  })
+
+  it('registers a developer again once all their keys are revoked', async () => {
+    const cli = harness()
+    await cli.run('developers', 'register', 'dev_1', ...STORE)
+    const [first] = [...cli.records.values()]
+    expect((await cli.run('keys', 'revoke', first!.id, ...STORE)).code).toBe(EXIT.ok)
+    const again = await cli.run('developers', 'register', 'dev_1', ...STORE)
+    expect(again.code).toBe(EXIT.ok)
+    expect([...cli.records.values()].filter((r) => r.active)).toHaveLength(1)
+  })
+
+  it('checks --name before opening the store (exit 2)', async () => {
+    const cli = harness()
+    const result = await cli.run('developers', 'register', 'dev_1', '--name', 'x'.repeat(101), ...STORE)
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toBe('keyward: --name: String should have at most 100 characters, got 101.\n')
+    expect(cli.opened).toEqual([])
+  })
+
+  it.each([
+    [['developers', 'register', ...STORE], 'keyward developers register takes <developer-id>.'],
+    [['developers', 'register', 'a', 'b', ...STORE], 'keyward developers register takes <developer-id>.'],
+    [['developers', 'register', ' dev_1', ...STORE], '<developer-id> has leading or trailing whitespace.'],
+    [['developers', 'register', 'dev\u001b[2J', ...STORE], '<developer-id> contains a control character.'],
+    [['developers', 'register', 'dev_1', '--name'], "Option '--name <value>' argument missing"],
+    [['developers', 'register', 'dev_1', '--bogus', ...STORE], "Unknown option '--bogus'."],
+  ])('refuses %j as a usage error (exit 2)', async (argv, message) => {
+    const cli = harness()
+    const result = await cli.run(...argv)
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain(message)
+    expect(cli.records.size).toBe(0)
+  })
+})
+
+describe('store location', () => {
+  it('needs --data-dir, --pg-url or their variables (exit 2)', async () => {
+    const cli = harness()
+    const result = await cli.run('keys', 'list', '--developer', 'dev_1')
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain('--data-dir DIR')
+    expect(result.stderr).toContain('KEYWARD_DATA_DIR or KEYWARD_PG_URL')
+    expect(cli.opened).toEqual([])
+  })
+
+  it('refuses --data-dir and --pg-url together (exit 2)', async () => {
+    const cli = harness()
+    const result = await cli.run(
+      'keys',
+      'list',
+      '--developer',
+      'd',
+      '--data-dir',
+      'a',
+      '--pg-url',
+      'postgres://x',
+    )
+    expect([result.code, result.stderr]).toEqual([
+      EXIT.usage,
+      'keyward: Give either --data-dir or --pg-url, not both.\n',
+    ])
+  })
+
+  it('reads KEYWARD_PG_URL, then KEYWARD_DATA_DIR, and an option overrides both', async () => {
+    const env = { KEYWARD_PG_URL: 'postgres://db/keys', KEYWARD_DATA_DIR: '/data' }
+    const cli = harness({ env })
+    await cli.run('keys', 'list', '--developer', 'd')
+    await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/elsewhere')
+    const dataDirOnly = harness({ env: { KEYWARD_DATA_DIR: '/data' } })
+    await dataDirOnly.run('keys', 'list', '--developer', 'd')
+    expect(cli.opened).toEqual([{ pgUrl: 'postgres://db/keys' }, { dataDir: '/elsewhere' }])
+    expect(dataDirOnly.opened).toEqual([{ dataDir: '/data' }])
+  })
+
+  it('exits 3 when the store cannot be opened', async () => {
+    const cli = harness({ openFails: new Error('connect ECONNREFUSED 127.0.0.1:5432') })
+    const result = await cli.run('keys', 'list', '--developer', 'dev_1', ...STORE)
+    expect(result.code).toBe(EXIT.storeUnavailable)
+    expect(result.stderr).toBe('keyward: Cannot open the store: connect ECONNREFUSED 127.0.0.1:5432\n')
+  })
+
+  it('exits 3 when the store fails during a command, and still closes it', async () => {
+    const broken = (records: Map<string, KeyRecord>) => {
+      const store = new MemoryKeyStore({ records })
+      store.listKeysByOwner = async () => {
+        throw new Error('connection terminated')
+      }
+      return store
+    }
+    const cli = harness({ store: broken })
+    const result = await cli.run('developers', 'register', 'dev_1', '--json', ...STORE)
+    expect(result.code).toBe(EXIT.storeUnavailable)
+    expect(JSON.parse(result.stderr)).toEqual({
+      detail: [
+        { loc: [], msg: 'The key store is unavailable: connection terminated', type: 'store_unavailable' },
+      ],
+    })
+    expect(cli.closed()).toBe(1)
+  })
+
+  it('the default store factory says that it is not available yet (exit 3)', async () => {
+    const io: CliIO = {
+      stdin: { async *[Symbol.asyncIterator]() {} },
+      stdout: { write: () => true },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      env: {},
+    }
+    let stderr = ''
+    const code = await run(['keys', 'list', '--developer', 'd', '--pg-url', 'postgres://x'], io)
+    expect(code).toBe(EXIT.storeUnavailable)
+    expect(stderr).toBe(
+      'keyward: Cannot open the store: The PostgreSQL (--pg-url) store is not wired into this build of keyward yet.\n',
+    )
+  })
+})
+
+describe('keyward keys list', () => {
+  async function arranged() {
+    const cli = harness()
+    const keyward = cli.keyward()
+    const a = await keyward.issueDeveloperKey('dev_1', { name: 'laptop' })
+    const b = await keyward.issueDeveloperKey('dev_1', { name: 'ci\u001b[31m' })
+    await keyward.deactivateKey(b.record.id)
+    const p = await keyward.issueProjectKey('proj_1', { name: 'default' })
+    return { cli, a, b, p }
+  }
+
+  it('prints a table of the keys, by prefix, never a full key', async () => {
+    const { cli, a, b, p } = await arranged()
+    const result = await cli.run('keys', 'list', '--developer', 'dev_1', ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    const lines = result.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}CREATED$/)
+    expect(lines[1]).toContain(`${a.record.id}  ${a.record.keyPrefix}...  laptop`)
+    expect(lines[1]).toMatch(/ {2}yes {5}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(lines[2]).toContain(`${b.record.keyPrefix}...  ci?[31m`)
+    expect(lines[2]).toMatch(/ {2}no {6}\d{4}-/)
+    expect(lines.at(-1)).toBe('2 keys, 1 active.')
+    for (const issued of [a, b, p]) expect(result.stdout).not.toContain(issued.key.slice(8))
+    expect(result.stdout).not.toContain(p.record.id)
+    expect(result.stdout).not.toContain('\u001b')
+  })
+
+  it('--json prints the listing the HTTP API returns, without keys or hashes', async () => {
+    const { cli, p } = await arranged()
+    const result = await cli.run('keys', 'list', '--project', 'proj_1', '--json', ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    expect(JSON.parse(result.stdout)).toEqual({
+      keys: [
+        {
+          id: p.record.id,
+          key_prefix: p.record.keyPrefix,
+          display: `${p.record.keyPrefix}...`,
+          name: 'default',
+          project_id: 'proj_1',
+          active: true,
+          created_at: p.record.createdAt.toISOString(),
+        },
+      ],
+    })
+  })
+
+  it('says so when there are no keys (exit 0)', async () => {
+    const cli = harness()
+    expect(await cli.run('keys', 'list', '--project', 'nobody', ...STORE)).toEqual({
+      code: EXIT.ok,
+      stdout: 'No keys for project nobody.\n',
+      stderr: '',
+    })
+    expect((await cli.run('keys', 'list', '--project', 'nobody', '--json', ...STORE)).stdout).toBe(
+      '{"keys":[]}\n',
+    )
+  })
+
+  it.each([[[]], [['--developer', 'd', '--project', 'p']]])(
+    'needs exactly one owner (%j, exit 2)',
+    async (owner) => {
+      const result = await harness().run('keys', 'list', ...owner, ...STORE)
+      expect(result.code).toBe(EXIT.usage)
+      expect(result.stderr).toBe('keyward: Give exactly one of --developer ID or --project ID.\n')
+    },
+  )
+})
+
+describe('keyward keys revoke', () => {
+  it('deactivates the key, which then fails authentication', async () => {
+    const cli = harness()
+    const { key, record } = await cli.keyward().issueProjectKey('proj_1')
+    const result = await cli.run('keys', 'revoke', record.id, ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stdout).toBe(`Revoked key ${record.id} (${record.keyPrefix}..., project proj_1).\n`)
+    expect(cli.records.get(record.id)!.active).toBe(false)
+    await expect(
+      cli.keyward().authenticate({ projectKey: key }, { scope: 'project', projectId: 'proj_1' }),
+    ).rejects.toMatchObject({ type: 'key_invalid' })
+  })
+
+  it('succeeds on a key that is already inactive, and says so', async () => {
+    const cli = harness()
+    const { record } = await cli.keyward().issueDeveloperKey('dev_1')
+    await cli.run('keys', 'revoke', record.id, ...STORE)
+    const again = await cli.run('keys', 'revoke', record.id, '--json', ...STORE)
+    expect(again.code).toBe(EXIT.ok)
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: record.id, active: false, developer_id: 'dev_1' })
+    const text = await cli.run('keys', 'revoke', record.id, ...STORE)
+    expect(text.stdout).toBe(
+      `Key ${record.id} (${record.keyPrefix}..., developer dev_1) was already inactive.\n`,
+    )
+  })
+
+  it('exits 1 for an unknown key id', async () => {
+    const cli = harness()
+    const result = await cli.run('keys', 'revoke', 'no-such-id', ...STORE)
+    expect([result.code, result.stdout, result.stderr]).toEqual([
+      EXIT.failed,
+      '',
+      'keyward: No key with id no-such-id.\n',
+    ])
+    const asJson = await cli.run('keys', 'revoke', 'no-such-id', '--json', ...STORE)
+    expect(JSON.parse(asJson.stderr).detail[0].type).toBe('not_found')
+  })
+})
+
+describe('keyward generate', () => {
+  it('prints a new well-formed key, different each time', async () => {
+    const cli = harness()
+    const first = await cli.run('generate')
+    const second = await cli.run('generate')
+    expect(first.code).toBe(EXIT.ok)
+    expect(first.stdout).toMatch(/^ak_[A-Za-z0-9_-]{32}\n$/)
+    expect(first.stdout).not.toBe(second.stdout)
+    expect(cli.opened).toEqual([])
+  })
+
+  it('--json adds the prefix, display form and hash', async () => {
+    const { stdout } = await harness().run('generate', '--json')
+    const body = JSON.parse(stdout)
+    expect(body).toEqual({
+      key: expect.stringMatching(KEY_PATTERN),
+      key_prefix: body.key.slice(0, 8),
+      display: `${body.key.slice(0, 8)}...`,
+      hash: await hashKey(body.key),
+    })
+  })
+})
+
+describe('keyward check', () => {
+  const key = generateKey()
+
+  it('accepts a well-formed key from stdin, one trailing newline trimmed', async () => {
+    const result = await harness({ stdin: `${key}\n` }).run('check')
+    expect(result).toEqual({
+      code: EXIT.ok,
+      stdout: `${key.slice(0, 8)}... is a well-formed developer key.\n`,
+      stderr: '',
+    })
+  })
+
+  it.each([
+    [key.slice(0, 34), 'Expected 35 characters, got 34. (key_malformed)'],
+    ['ak_tooShort', 'Expected at least 16 characters, got 11. (key_malformed)'],
+    [`sk_${key.slice(3)}`, 'Expected a developer key starting with ak_. (key_malformed)'],
+    [
+      `${key.slice(0, 10)}.${key.slice(11)}`,
+      "Character 11 is not allowed: keys use only A-Z, a-z, 0-9, '-' and '_'. (key_malformed)",
+    ],
+    [`${key} `, 'Expected 35 characters, got 36. (key_malformed)'],
+    [`dk_${key.slice(3)}`, 'Developer keys with the dk_ prefix are no longer accepted.'],
+  ])('explains which rule %j breaks (exit 1), without echoing it', async (value, why) => {
+    const result = await harness({ stdin: `${value}\n` }).run('check')
+    expect(result.code).toBe(EXIT.failed)
+    expect(result.stdout).toContain(`Not a well-formed developer key: ${why}`)
+    expect(result.stdout).not.toContain(value.slice(3, 16))
+  })
+
+  it('applies the legacy policy and the kind', async () => {
+    const legacy = `dk_${key.slice(3)}`
+    expect((await harness({ stdin: legacy }).run('check', '--legacy-developer-keys', 'accept')).code).toBe(
+      EXIT.ok,
+    )
+    const asProject = await harness({ stdin: legacy }).run('check', '--kind', 'project', '--json')
+    expect(asProject.code).toBe(EXIT.failed)
+    expect(JSON.parse(asProject.stdout)).toEqual({
+      valid: false,
+      kind: 'project',
+      type: 'key_malformed',
+      msg: 'API keys start with ak_; dk_ is the legacy prefix of developer keys.',
+    })
+    const valid = await harness({ stdin: key }).run('check', '--kind', 'project', '--json')
+    expect(JSON.parse(valid.stdout)).toEqual({
+      valid: true,
+      kind: 'project',
+      display: `${key.slice(0, 8)}...`,
+    })
+  })
+
+  it.each([
+    [{ tty: true }, 'keyward check reads the key from stdin, not from the terminal'],
+    [{ stdin: '' }, 'Expected a key on stdin, got nothing.'],
+    [{ stdin: '\n' }, 'Expected a key on stdin, got nothing.'],
+    [{ stdin: `${key}\n${key}\n` }, 'Expected one key on one line of stdin, got several lines.'],
+  ])('refuses unusable input as a usage error (%j)', async (options, message) => {
+    const result = await harness(options).run('check')
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain(message)
+    expect(result.stderr).not.toContain(key)
+  })
+
+  it('refuses an unknown --kind (exit 2)', async () => {
+    const result = await harness({ stdin: key }).run('check', '--kind', 'admin')
+    expect([result.code, result.stderr]).toEqual([
+      EXIT.usage,
+      'keyward: --kind must be one of developer, project.\n',
+    ])
+  })
+})
+
+describe('keyward hash', () => {
+  const key = generateKey()
+
+  it('prints the SHA-256 a store keeps, for a key on stdin (CRLF trimmed once)', async () => {
+    const result = await harness({ stdin: `${key}\r\n` }).run('hash')
+    expect(result).toEqual({ code: EXIT.ok, stdout: `${await hashKey(key)}\n`, stderr: '' })
+    const asJson = await harness({ stdin: key }).run('hash', '--json')
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      hash: await hashKey(key),
+      key_prefix: key.slice(0, 8),
+      display: `${key.slice(0, 8)}...`,
+    })
+  })
+
+  it('refuses a terminal with a hint, so the key stays out of history', async () => {
+    const result = await harness({ tty: true }).run('hash')
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain('so that it stays out of your shell history and scrollback')
+    expect(result.stderr).toContain('keyward hash < key.txt')
+  })
+
+  it('hashes a malformed value all the same, with a warning that does not echo it', async () => {
+    const value = 'not-a-key-but-long-enough'
+    const result = await harness({ stdin: value }).run('hash')
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stdout).toBe(`${await hashKey(value)}\n`)
+    expect(result.stderr).toBe(
+      'warning: not a well-formed key: Expected a developer key starting with ak_.\n',
+    )
+  })
+})
+
+describe('help, version and usage errors', () => {
+  it('prints the command list for --help (exit 0) and for no arguments (stderr, exit 2)', async () => {
+    const cli = harness()
+    const help = await cli.run('--help')
+    expect(help.code).toBe(EXIT.ok)
+    for (const name of ['developers register', 'keys list', 'keys revoke', 'generate', 'check', 'hash']) {
+      expect(help.stdout).toContain(`  ${name} `)
+    }
+    const none = await cli.run()
+    expect([none.code, none.stdout]).toEqual([EXIT.usage, ''])
+    expect(none.stderr).toBe(help.stdout)
+  })
+
+  it.each([['developers register'], ['keys list'], ['keys revoke'], ['generate'], ['check'], ['hash']])(
+    'keyward %s --help and keyward help %s describe the command and its exit codes',
+    async (name) => {
+      const cli = harness()
+      const result = await cli.run(...name.split(' '), '--help')
+      expect(result.code).toBe(EXIT.ok)
+      expect(result.stdout).toMatch(new RegExp(`^Usage: keyward ${name}`))
+      expect(result.stdout).toContain('Exit codes: 0 ')
+      expect(result.stdout).toContain('--json')
+      expect(await cli.run('help', ...name.split(' '))).toEqual(result)
+    },
+  )
+
+  it('prints the commands of a group for keyward keys --help, and exits 2 for keyward keys', async () => {
+    const cli = harness()
+    const help = await cli.run('keys', '--help')
+    expect(help.code).toBe(EXIT.ok)
+    expect(help.stdout).toContain('Usage: keyward keys <command> [options]')
+    expect(help.stdout).toContain('keys revoke')
+    expect(help.stdout).not.toContain('developers register')
+    const bare = await cli.run('keys')
+    expect([bare.code, bare.stderr]).toEqual([EXIT.usage, help.stdout])
+  })
+
+  it.each([
+    [['deploy'], "Unknown command: keyward deploy. Run 'keyward --help'."],
+    [['keys', 'delete', 'x'], "Unknown command: keyward keys delete. Run 'keyward keys --help'."],
+    [['generate', 'extra'], 'keyward generate takes no arguments.'],
+    [['generate', '--count', '2'], "Unknown option '--count'."],
+  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    const result = await harness().run(...argv)
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain(message)
+  })
+
+  it('--version prints the package version', async () => {
+    const { version } = await import('../package.json')
+    expect(await harness().run('--version')).toEqual({ code: EXIT.ok, stdout: `${version}\n`, stderr: '' })
+  })
+})

@@ -1,0 +1,533 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { inspect } from 'node:util'
+import {
+  ClientConfigError,
+  createKeyward,
+  displayKey,
+  ErrorType,
+  errorBody,
+  generateKey,
+  type KeyRecord,
+  KeywardError,
+  MemoryKeyStore,
+} from '@keyward/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createClient, type KeywardClient } from './client.js'
+import { KeywardApiError, KeywardNetworkError } from './errors.js'
+
+interface Seen {
+  readonly method: string
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+interface Reply {
+  readonly status: number
+  readonly body?: unknown
+  readonly raw?: string
+  readonly headers?: Record<string, string>
+}
+
+interface FakeServer {
+  readonly baseUrl: string
+  readonly seen: Seen[]
+}
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))))
+})
+
+/** A server on 127.0.0.1 (ephemeral port) that records each request and answers with `respond`. */
+async function fakeServer(respond: (request: Seen) => Reply | Promise<Reply> | null): Promise<FakeServer> {
+  const seen: Seen[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => {
+      body += chunk
+    })
+    req.on('end', async () => {
+      const request = { method: req.method!, path: req.url!, headers: req.headers, body }
+      seen.push(request)
+      const reply = await respond(request)
+      if (reply === null) return // never answer
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+      res.end(reply.raw ?? JSON.stringify(reply.body))
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { baseUrl: `http://127.0.0.1:${port}`, seen }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to reject')
+}
+
+const developerKey = generateKey()
+const projectKey = generateKey()
+const accessToken = 'eyJhbGciOiJIUzI1NiJ9.e30.signature'
+const listed = {
+  id: 'k1',
+  key_prefix: 'ak_Ab3xY',
+  display: 'ak_Ab3xY...',
+  name: 'ci',
+  active: true,
+  created_at: '2025-01-01T00:00:00.000Z',
+}
+
+// Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
+const endpoints: {
+  name: string
+  call: (client: KeywardClient) => Promise<unknown>
+  method: string
+  path: string
+  send: { developer?: true; project?: true; bearer?: true }
+  body?: unknown
+  reply: Reply
+}[] = [
+  {
+    name: 'developerKeys.create',
+    call: (c) => c.developerKeys.create({ name: 'laptop' }),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys',
+    send: { developer: true },
+    body: { name: 'laptop' },
+    reply: { status: 201, body: { ...listed, key: generateKey(), developer_id: 'dev_1' } },
+  },
+  {
+    name: 'developerKeys.create without a name',
+    call: (c) => c.developerKeys.create(),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys',
+    send: { developer: true },
+    body: {},
+    reply: { status: 201, body: { ...listed, key: generateKey(), developer_id: 'dev_1', name: null } },
+  },
+  {
+    name: 'developerKeys.list',
+    call: (c) => c.developerKeys.list(),
+    method: 'GET',
+    path: '/api/v1/auth/developer-keys',
+    send: { developer: true },
+    reply: { status: 200, body: { keys: [{ ...listed, developer_id: 'dev_1' }] } },
+  },
+  {
+    name: 'developerKeys.deactivate',
+    call: (c) => c.developerKeys.deactivate('k1'),
+    method: 'DELETE',
+    path: '/api/v1/auth/developer-keys/k1',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, developer_id: 'dev_1', active: false } },
+  },
+  {
+    name: 'projects.create',
+    call: (c) => c.projects.create({ name: 'shop' }),
+    method: 'POST',
+    path: '/api/v1/projects',
+    send: { developer: true },
+    body: { name: 'shop' },
+    reply: {
+      status: 201,
+      body: {
+        project: { id: 'p1', name: 'shop', developer_id: 'dev_1', created_at: listed.created_at },
+        api_key: { ...listed, key: generateKey(), name: 'default', project_id: 'p1' },
+      },
+    },
+  },
+  {
+    name: 'projects.delete',
+    call: (c) => c.projects.delete('p1'),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1',
+    send: { developer: true, project: true },
+    reply: { status: 200, body: { id: 'p1', deleted: true } },
+  },
+  {
+    name: 'apiKeys.create',
+    call: (c) => c.apiKeys.create('p1', { name: 'worker' }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys',
+    send: { developer: true },
+    body: { name: 'worker' },
+    reply: { status: 201, body: { ...listed, key: generateKey(), project_id: 'p1' } },
+  },
+  {
+    name: 'apiKeys.list',
+    call: (c) => c.apiKeys.list('p1'),
+    method: 'GET',
+    path: '/api/v1/projects/p1/api-keys',
+    send: { developer: true },
+    reply: { status: 200, body: { keys: [{ ...listed, project_id: 'p1' }] } },
+  },
+  {
+    name: 'apiKeys.deactivate',
+    call: (c) => c.apiKeys.deactivate('p1', 'k1'),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1/api-keys/k1',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, project_id: 'p1', active: false } },
+  },
+  {
+    name: 'accessTokens.create',
+    call: (c) => c.accessTokens.create('p1'),
+    method: 'POST',
+    path: '/api/v1/projects/p1/access-tokens',
+    send: { project: true },
+    reply: { status: 201, body: { access_token: accessToken, token_type: 'bearer', expires_in: 900 } },
+  },
+  {
+    name: 'generations.create',
+    call: (c) => c.generations.create({ prompt: 'a cat' }, { accessToken }),
+    method: 'POST',
+    path: '/api/v1/generation/generations-v2',
+    send: { bearer: true },
+    body: { prompt: 'a cat' },
+    reply: {
+      status: 201,
+      body: { id: crypto.randomUUID(), project_id: 'p1', created_at: listed.created_at },
+    },
+  },
+  {
+    name: 'generations.delete',
+    call: (c) => c.generations.delete('0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11', { accessToken }),
+    method: 'DELETE',
+    path: '/api/v1/generation/generations-v2/0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11',
+    send: { bearer: true },
+    reply: { status: 200, body: { id: '0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11', deleted: true } },
+  },
+  {
+    name: 'health',
+    call: (c) => c.health(),
+    method: 'GET',
+    path: '/healthz',
+    send: {},
+    reply: { status: 200, body: { status: 'ok' } },
+  },
+]
+
+describe('createClient: every endpoint', () => {
+  it.each(endpoints)('$name sends $method $path with its credentials', async (endpoint) => {
+    const server = await fakeServer(() => endpoint.reply)
+    const client = createClient({ baseUrl: server.baseUrl, developerKey, projectKey })
+    await expect(endpoint.call(client)).resolves.toEqual(endpoint.reply.body)
+    expect(server.seen).toHaveLength(1)
+    const [request] = server.seen
+    expect(request!.method).toBe(endpoint.method)
+    expect(request!.path).toBe(endpoint.path)
+    expect(request!.headers['x-developer-key']).toBe(endpoint.send.developer ? developerKey : undefined)
+    expect(request!.headers['x-api-key']).toBe(endpoint.send.project ? projectKey : undefined)
+    expect(request!.headers.authorization).toBe(endpoint.send.bearer ? `Bearer ${accessToken}` : undefined)
+    expect(request!.headers.accept).toBe('application/json')
+    if (endpoint.body === undefined) {
+      expect(request!.body).toBe('')
+      expect(request!.headers['content-type']).toBeUndefined()
+    } else {
+      expect(JSON.parse(request!.body)).toEqual(endpoint.body)
+      expect(request!.headers['content-type']).toBe('application/json')
+    }
+  })
+
+  it('joins paths to a base URL with a path, and encodes path parameters', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: { keys: [] } }))
+    const client = createClient({ baseUrl: `${server.baseUrl}/keyward/`, developerKey })
+    await client.apiKeys.list('team/a b?')
+    expect(server.seen[0]!.path).toBe('/keyward/api/v1/projects/team%2Fa%20b%3F/api-keys')
+  })
+
+  it('refuses an empty path parameter before sending', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: {} }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    await expect(client.developerKeys.deactivate('')).rejects.toThrow('keyId must be a non-empty string.')
+    expect(server.seen).toHaveLength(0)
+  })
+})
+
+describe('createClient: errors', () => {
+  it('turns an error body into a KeywardApiError with status, type and the detail array', async () => {
+    const detail = [
+      {
+        loc: ['header', 'x-developer-key'],
+        msg: 'The developer key is not valid: it is unknown or no longer active.',
+        type: 'key_invalid',
+      },
+    ]
+    const server = await fakeServer(() => ({ status: 401, body: { detail } }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const error = await rejection(client.developerKeys.list())
+    expect(error).toBeInstanceOf(KeywardApiError)
+    const api = error as KeywardApiError
+    expect([api.status, api.type, api.method, api.path]).toEqual([
+      401,
+      'key_invalid',
+      'GET',
+      '/api/v1/auth/developer-keys',
+    ])
+    expect(api.detail).toEqual(detail)
+    expect(api.message).toBe(`GET /api/v1/auth/developer-keys failed with 401 key_invalid: ${detail[0]!.msg}`)
+    expect(`${api.message}${JSON.stringify(api)}${api.stack}`).not.toContain(developerKey.slice(8))
+  })
+
+  it('keeps every detail of a validation failure; type is the first one', async () => {
+    const detail = [
+      {
+        loc: ['body', 'name'],
+        msg: 'String should have at most 100 characters, got 101.',
+        type: 'string_too_long',
+      },
+      { loc: ['body'], msg: 'Another problem.', type: 'missing' },
+    ]
+    const server = await fakeServer(() => ({ status: 422, body: { detail } }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const error = (await rejection(client.projects.create({ name: 'x'.repeat(101) }))) as KeywardApiError
+    expect([error.status, error.type]).toEqual([422, 'string_too_long'])
+    expect(error.detail).toEqual(detail)
+  })
+
+  it('reads the error body that the core renders', async () => {
+    const server = await fakeServer(() => ({
+      status: 409,
+      body: errorBody(
+        new KeywardError(ErrorType.limitExceeded, 'This developer already has 10 active keys.', []),
+      ),
+    }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const error = (await rejection(client.developerKeys.create())) as KeywardApiError
+    expect([error.status, error.type, error.detail[0]!.msg]).toEqual([
+      409,
+      'limit_exceeded',
+      'This developer already has 10 active keys.',
+    ])
+  })
+
+  it('gives type null and an empty detail for an answer that is not a Keyward error body', async () => {
+    const server = await fakeServer(() => ({
+      status: 502,
+      raw: '<html>Bad Gateway</html>',
+      headers: { 'content-type': 'text/html' },
+    }))
+    const client = createClient({ baseUrl: server.baseUrl })
+    const error = (await rejection(client.health())) as KeywardApiError
+    expect(error).toBeInstanceOf(KeywardApiError)
+    expect([error.status, error.type, error.detail]).toEqual([502, null, []])
+    expect(error.message).toBe('GET /healthz failed with 502 Bad Gateway.')
+  })
+
+  it('drops malformed detail elements instead of trusting them', async () => {
+    const server = await fakeServer(() => ({
+      status: 400,
+      body: {
+        detail: [
+          { loc: 'header', msg: 1, type: 'x' },
+          { loc: [], msg: 'ok', type: 'missing' },
+        ],
+      },
+    }))
+    const client = createClient({ baseUrl: server.baseUrl })
+    const error = (await rejection(client.health())) as KeywardApiError
+    expect(error.detail).toEqual([{ loc: [], msg: 'ok', type: 'missing' }])
+    expect(error.type).toBe('missing')
+  })
+
+  it('reports a success answer whose body is not JSON', async () => {
+    const server = await fakeServer(() => ({ status: 200, raw: 'ok' }))
+    const client = createClient({ baseUrl: server.baseUrl })
+    const error = (await rejection(client.health())) as KeywardApiError
+    expect([error.status, error.type, error.message]).toEqual([
+      200,
+      null,
+      'GET /healthz answered 200 with a body that is not JSON.',
+    ])
+  })
+
+  it('never follows a redirect, so keys are not sent elsewhere', async () => {
+    const elsewhere = await fakeServer(() => ({ status: 200, body: { keys: [] } }))
+    const server = await fakeServer(() => ({
+      status: 307,
+      raw: '',
+      headers: { location: `${elsewhere.baseUrl}/api/v1/auth/developer-keys` },
+    }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const error = (await rejection(client.developerKeys.list())) as KeywardApiError
+    expect(error).toBeInstanceOf(KeywardApiError)
+    expect([error.status, error.type]).toEqual([307, null])
+    expect(error.message).toContain('does not follow redirects')
+    expect(elsewhere.seen).toHaveLength(0)
+  })
+
+  it('reports an unreachable server as a KeywardNetworkError', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: {} }))
+    await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))))
+    const client = createClient({ baseUrl: server.baseUrl })
+    const error = (await rejection(client.health())) as KeywardNetworkError
+    expect(error).toBeInstanceOf(KeywardNetworkError)
+    expect([error.reason, error.method, error.path]).toEqual(['unreachable', 'GET', '/healthz'])
+    expect(error.cause).toBeInstanceOf(Error)
+  })
+
+  it('times out a server that does not answer', async () => {
+    const server = await fakeServer(() => null)
+    const client = createClient({ baseUrl: server.baseUrl, timeoutMs: 100 })
+    const error = (await rejection(client.health())) as KeywardNetworkError
+    expect(error).toBeInstanceOf(KeywardNetworkError)
+    expect(error.reason).toBe('timeout')
+    expect(error.message).toBe('GET /healthz got no answer within 100 ms.')
+  })
+
+  it("rejects with the caller's abort reason when the caller aborts", async () => {
+    const server = await fakeServer(() => null)
+    const client = createClient({ baseUrl: server.baseUrl })
+    const controller = new AbortController()
+    const pending = rejection(client.health({ signal: controller.signal }))
+    const reason = new Error('user cancelled')
+    setTimeout(() => controller.abort(reason), 20)
+    expect(await pending).toBe(reason)
+  })
+})
+
+describe('createClient: keys', () => {
+  it('refuses a call whose key is missing, naming the option, before sending anything', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: {} }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const error = (await rejection(client.projects.delete('p1'))) as ClientConfigError
+    expect(error).toBeInstanceOf(ClientConfigError)
+    expect([error.variable, error.problem]).toEqual(['projectKey', 'missing'])
+    expect(error.message).toBe("projectKey is not set. projects.delete needs the project's API key.")
+    const noDeveloper = createClient({ baseUrl: server.baseUrl, projectKey })
+    const second = (await rejection(noDeveloper.projects.create({ name: 'shop' }))) as ClientConfigError
+    expect([second.variable, second.message]).toEqual([
+      'developerKey',
+      'developerKey is not set. projects.create needs a developer key.',
+    ])
+    expect(server.seen).toHaveLength(0)
+  })
+
+  it('refuses a call to the generation endpoints without an access token', async () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9' })
+    await expect(client.generations.delete('g1', { accessToken: '' })).rejects.toThrow(
+      'options.accessToken must be a non-empty string',
+    )
+  })
+
+  it('checks the options once, when the client is built, naming the option', () => {
+    const error = (() => {
+      try {
+        createClient({ baseUrl: 'http://127.0.0.1:3000', developerKey: developerKey.slice(0, 34) })
+      } catch (e) {
+        return e as ClientConfigError
+      }
+    })()
+    expect(error).toBeInstanceOf(ClientConfigError)
+    expect(error!.variable).toBe('developerKey')
+    expect(error!.message).toBe('developerKey is malformed: Expected 35 characters, got 34.')
+    expect(() => createClient({ baseUrl: 'keys.example.com' })).toThrow('baseUrl is not a valid URL')
+    expect(() => createClient({ baseUrl: 'localhost:3000' })).toThrow(
+      'baseUrl must be an http:// or https:// URL.',
+    )
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:3000', timeoutMs: 0 })).toThrow(
+      'createClient: option `timeoutMs` must be a positive number, got 0.',
+    )
+  })
+
+  it('does not show its keys when printed', () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:3000', developerKey, projectKey })
+    const printed = `${inspect(client, { depth: 5 })}${JSON.stringify(client)}`
+    expect(printed).not.toContain(developerKey)
+    expect(printed).not.toContain(projectKey)
+  })
+
+  it('withProjectKey sends another project key and keeps the developer key', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: { id: 'p2', deleted: true } }))
+    const other = generateKey()
+    const client = createClient({ baseUrl: server.baseUrl, developerKey, projectKey }).withProjectKey(other)
+    await client.projects.delete('p2')
+    expect(server.seen[0]!.headers['x-api-key']).toBe(other)
+    expect(server.seen[0]!.headers['x-developer-key']).toBe(developerKey)
+    expect(() => client.withProjectKey('ak_nope-nope-nope')).toThrow('projectKey is malformed')
+  })
+
+  it('uses an injected fetch', async () => {
+    const calls: { url: string; init: RequestInit }[] = []
+    const client = createClient({
+      baseUrl: 'https://keys.example.com',
+      developerKey,
+      fetch: async (url, init) => {
+        calls.push({ url, init })
+        return new Response(JSON.stringify({ keys: [] }), { status: 200 })
+      },
+    })
+    await expect(client.developerKeys.list()).resolves.toEqual({ keys: [] })
+    expect(calls).toHaveLength(1)
+    expect(calls[0]!.url).toBe('https://keys.example.com/api/v1/auth/developer-keys')
+    expect(calls[0]!.init.method).toBe('GET')
+    expect(calls[0]!.init.redirect).toBe('manual')
+    expect((calls[0]!.init.headers as Record<string, string>)['x-developer-key']).toBe(developerKey)
+  })
+
+  it('reports a failing injected fetch as a network failure', async () => {
+    const client = createClient({
+      baseUrl: 'https://keys.example.com',
+      fetch: async () => {
+        throw new TypeError('fetch failed')
+      },
+    })
+    const error = (await rejection(client.health())) as KeywardNetworkError
+    expect(error).toBeInstanceOf(KeywardNetworkError)
+    expect(error.reason).toBe('unreachable')
+    expect((error.cause as Error).message).toBe('fetch failed')
+  })
+})
+
+describe('createClient against a server that authenticates with the core', () => {
+  it('sends the developer key the core verifies, and reads the core errors after revocation', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore() })
+    const issued = await keyward.issueDeveloperKey('dev_1', { name: 'laptop' })
+    const wire = (r: KeyRecord) => ({
+      id: r.id,
+      key_prefix: r.keyPrefix,
+      display: displayKey(r.keyPrefix),
+      name: r.name,
+      developer_id: r.ownerId,
+      active: r.active,
+      created_at: r.createdAt.toISOString(),
+    })
+    const server = await fakeServer(async (request) => {
+      try {
+        const key = request.headers['x-developer-key'] as string | undefined
+        const auth = await keyward.authenticate({ developerKey: key }, { scope: 'developer' })
+        if (request.method === 'GET') {
+          return {
+            status: 200,
+            body: { keys: (await keyward.listKeys({ type: 'developer', id: auth.developerId })).map(wire) },
+          }
+        }
+        const id = decodeURIComponent(request.path.split('/').pop()!)
+        return { status: 200, body: wire((await keyward.deactivateKey(id))!) }
+      } catch (error) {
+        const err = error as KeywardError
+        return { status: err.status, body: errorBody(err) }
+      }
+    })
+    const client = createClient({ baseUrl: server.baseUrl, developerKey: issued.key })
+    const { keys } = await client.developerKeys.list()
+    expect(keys).toEqual([wire(issued.record)])
+    expect(await client.developerKeys.deactivate(issued.record.id)).toMatchObject({
+      id: issued.record.id,
+      active: false,
+    })
+    const error = (await rejection(client.developerKeys.list())) as KeywardApiError
+    expect([error.status, error.type, error.detail[0]!.loc]).toEqual([
+      401,
+      'key_invalid',
+      ['header', 'x-developer-key'],
+    ])
+  })
+})

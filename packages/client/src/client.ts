@@ -1,0 +1,260 @@
+import {
+  ClientConfigError,
+  type ClientSetting,
+  checkClientSetting,
+  KEY_HEADER,
+  type LegacyDeveloperKeyPolicy,
+} from '@keyward/core'
+import { type Call, type FetchLike, send, type Transport } from './request.js'
+import type {
+  AccessToken,
+  ApiKeyInfo,
+  CreatedApiKey,
+  CreatedDeveloperKey,
+  CreatedProject,
+  CreateProjectBody,
+  Deleted,
+  DeveloperKeyInfo,
+  Generation,
+  Health,
+  KeyList,
+  NameBody,
+} from './types.js'
+
+/** Options of {@link createClient}. Checked once, when the client is built. */
+export interface ClientOptions {
+  /** The server, an absolute http(s) URL; paths such as `/api/v1/projects` are joined to it. */
+  readonly baseUrl: string
+  /** Sent as `X-Developer-Key` to the operations that need a developer. */
+  readonly developerKey?: string
+  /** Sent as `X-API-Key` to the operations that need a project's API key. */
+  readonly projectKey?: string
+  /** The `fetch` to use. Default: the platform's global `fetch` (Node 20+, Bun, Deno, browsers). */
+  readonly fetch?: FetchLike
+  /** How long a request may take, in milliseconds, before it fails with a timeout. Default 30000; `Infinity` for none. */
+  readonly timeoutMs?: number
+  /** Policy for a legacy `dk_` developer key. Default `reject`, as on the server. */
+  readonly legacyDeveloperKeys?: LegacyDeveloperKeyPolicy
+}
+
+/** Options every call takes. */
+export interface CallOptions {
+  /** Aborts the request; the call then rejects with the signal's reason. */
+  readonly signal?: AbortSignal
+}
+
+/** Options of the generation calls, which authenticate with a bearer token. */
+export interface BearerCallOptions extends CallOptions {
+  /** A token from {@link KeywardClient.accessTokens}, sent as `Authorization: Bearer <token>`. */
+  readonly accessToken: string
+}
+
+/**
+ * A typed client of every endpoint of the Keyward HTTP API. Each call resolves to the JSON
+ * body of the success answer, field for field as on the wire (snake_case), and rejects with
+ * a {@link KeywardApiError} (the server's `detail` array and `type`) or a
+ * {@link KeywardNetworkError} (no answer). Keys are sent in headers, never in URLs, and the
+ * client holds them out of sight: they are not properties of this object.
+ */
+export interface KeywardClient {
+  /** The base URL the client sends to, without a trailing slash. */
+  readonly baseUrl: string
+  /** The developer's own keys (`X-Developer-Key`). */
+  readonly developerKeys: {
+    /** `POST /api/v1/auth/developer-keys`: a new developer key; 409 `limit_exceeded` at the limit. */
+    create(body?: NameBody, options?: CallOptions): Promise<CreatedDeveloperKey>
+    /** `GET /api/v1/auth/developer-keys`: the developer's keys, without the keys themselves. */
+    list(options?: CallOptions): Promise<KeyList<DeveloperKeyInfo>>
+    /** `DELETE /api/v1/auth/developer-keys/{key_id}`: deactivates one of the developer's keys. */
+    deactivate(keyId: string, options?: CallOptions): Promise<DeveloperKeyInfo>
+  }
+  /** Projects. */
+  readonly projects: {
+    /** `POST /api/v1/projects` (developer key): the project and its default API key. */
+    create(body: CreateProjectBody, options?: CallOptions): Promise<CreatedProject>
+    /** `DELETE /api/v1/projects/{project_id}`: elevated, sends the developer key and the project key. */
+    delete(projectId: string, options?: CallOptions): Promise<Deleted>
+  }
+  /** A project's API keys, managed with the owner's developer key. */
+  readonly apiKeys: {
+    /** `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project. */
+    create(projectId: string, body?: NameBody, options?: CallOptions): Promise<CreatedApiKey>
+    /** `GET /api/v1/projects/{project_id}/api-keys`: the project's keys, without the keys themselves. */
+    list(projectId: string, options?: CallOptions): Promise<KeyList<ApiKeyInfo>>
+    /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
+    deactivate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
+  }
+  /** Bearer tokens for the generation endpoints. */
+  readonly accessTokens: {
+    /** `POST /api/v1/projects/{project_id}/access-tokens` (`X-API-Key` of that project). */
+    create(projectId: string, options?: CallOptions): Promise<AccessToken>
+  }
+  /** Generations, with a bearer token. */
+  readonly generations: {
+    /** `POST /api/v1/generation/generations-v2`: any JSON object as the body. */
+    create(body: Readonly<Record<string, unknown>>, options: BearerCallOptions): Promise<Generation>
+    /** `DELETE /api/v1/generation/generations-v2/{generation_id}`. */
+    delete(generationId: string, options: BearerCallOptions): Promise<Deleted>
+  }
+  /** `GET /healthz`: `{status: 'ok'}`, or a 503 {@link KeywardApiError} when the store is down. */
+  health(options?: CallOptions): Promise<Health>
+  /** A client like this one that sends another project's API key. */
+  withProjectKey(projectKey: string): KeywardClient
+}
+
+/** @internal What a client is built from; `names` are what errors call each setting. */
+export interface ClientSettings extends ClientOptions {
+  readonly names: Readonly<Record<ClientSetting, string>>
+}
+
+const OPTION_NAMES: Readonly<Record<ClientSetting, string>> = {
+  baseUrl: 'baseUrl',
+  developerKey: 'developerKey',
+  projectKey: 'projectKey',
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+
+const segment = (name: string, value: string): string => {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string.`)
+  return encodeURIComponent(value)
+}
+
+/** @internal Builds a client from settings, naming them in errors as `settings.names` says. */
+export function buildClient(settings: ClientSettings): KeywardClient {
+  const { names } = settings
+  const legacyDeveloperKeys = settings.legacyDeveloperKeys
+  const optional = (setting: 'developerKey' | 'projectKey', value: string | undefined) =>
+    value === undefined
+      ? undefined
+      : checkClientSetting(setting, value, { name: names[setting], legacyDeveloperKeys })
+  const baseUrl = checkClientSetting('baseUrl', settings.baseUrl, { name: names.baseUrl })
+  const developerKey = optional('developerKey', settings.developerKey)
+  const projectKey = optional('projectKey', settings.projectKey)
+  if (settings.fetch !== undefined && typeof settings.fetch !== 'function') {
+    throw new TypeError('createClient: option `fetch` must be a function.')
+  }
+  if (settings.fetch === undefined && typeof globalThis.fetch !== 'function') {
+    throw new TypeError('createClient: no global fetch on this platform; pass the `fetch` option.')
+  }
+  // The global fetch is called as a plain function: some platforms refuse it as a method of another object.
+  const fetchImpl: FetchLike = settings.fetch ?? ((url, init) => globalThis.fetch(url, init))
+  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+    throw new TypeError(
+      `createClient: option \`timeoutMs\` must be a positive number, got ${String(timeoutMs)}.`,
+    )
+  }
+  const transport: Transport = { baseUrl, fetch: fetchImpl, timeoutMs }
+
+  const need = (setting: 'developerKey' | 'projectKey', operation: string): string => {
+    const value = setting === 'developerKey' ? developerKey : projectKey
+    if (value !== undefined) return value
+    const what = setting === 'developerKey' ? 'a developer key' : "the project's API key"
+    throw new ClientConfigError(
+      names[setting],
+      'missing',
+      `${names[setting]} is not set. ${operation} needs ${what}.`,
+    )
+  }
+  const developer = (operation: string) => ({ [KEY_HEADER.developer]: need('developerKey', operation) })
+  const project = (operation: string) => ({ [KEY_HEADER.project]: need('projectKey', operation) })
+  const bearer = (options: BearerCallOptions) => {
+    const token = options?.accessToken
+    if (typeof token !== 'string' || token === '') {
+      throw new TypeError(
+        'options.accessToken must be a non-empty string: create one with accessTokens.create.',
+      )
+    }
+    return { authorization: `Bearer ${token}` }
+  }
+
+  const request = <T>(
+    method: Call['method'],
+    path: string,
+    headers: Call['headers'],
+    options: CallOptions | undefined,
+    body?: unknown,
+  ): Promise<T> => send<T>(transport, { method, path, headers, body, signal: options?.signal })
+  const projectPath = (projectId: string) => `/api/v1/projects/${segment('projectId', projectId)}`
+  const generations = '/api/v1/generation/generations-v2'
+
+  // Each method is async, so a missing key or a bad argument rejects before anything is sent.
+  const client: KeywardClient = {
+    baseUrl,
+    developerKeys: {
+      create: async (body = {}, options) =>
+        request('POST', '/api/v1/auth/developer-keys', developer('developerKeys.create'), options, body),
+      list: async (options) =>
+        request('GET', '/api/v1/auth/developer-keys', developer('developerKeys.list'), options),
+      deactivate: async (keyId, options) =>
+        request(
+          'DELETE',
+          `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`,
+          developer('developerKeys.deactivate'),
+          options,
+        ),
+    },
+    projects: {
+      create: async (body, options) =>
+        request('POST', '/api/v1/projects', developer('projects.create'), options, body),
+      delete: async (projectId, options) =>
+        request(
+          'DELETE',
+          projectPath(projectId),
+          { ...developer('projects.delete'), ...project('projects.delete') },
+          options,
+        ),
+    },
+    apiKeys: {
+      create: async (projectId, body = {}, options) =>
+        request('POST', `${projectPath(projectId)}/api-keys`, developer('apiKeys.create'), options, body),
+      list: async (projectId, options) =>
+        request('GET', `${projectPath(projectId)}/api-keys`, developer('apiKeys.list'), options),
+      deactivate: async (projectId, keyId, options) =>
+        request(
+          'DELETE',
+          `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`,
+          developer('apiKeys.deactivate'),
+          options,
+        ),
+    },
+    accessTokens: {
+      create: async (projectId, options) =>
+        request('POST', `${projectPath(projectId)}/access-tokens`, project('accessTokens.create'), options),
+    },
+    generations: {
+      create: async (body, options) => request('POST', generations, bearer(options), options, body),
+      delete: async (generationId, options) =>
+        request(
+          'DELETE',
+          `${generations}/${segment('generationId', generationId)}`,
+          bearer(options),
+          options,
+        ),
+    },
+    health: async (options) => request('GET', '/healthz', {}, options),
+    withProjectKey: (newProjectKey) =>
+      buildClient({ ...settings, names: { ...names, projectKey: 'projectKey' }, projectKey: newProjectKey }),
+  }
+  return client
+}
+
+/**
+ * Builds a client from explicit options. Only the keys the calls need must be given:
+ * `developerKey` for console operations, `projectKey` for access tokens, both for deleting
+ * a project. Malformed options throw a {@link ClientConfigError} naming the option; a call
+ * whose key is missing rejects with one before anything is sent.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseUrl: 'https://keys.example.com', developerKey })
+ * const { project, api_key } = await client.projects.create({ name: 'shop' })
+ * // api_key.key is shown this once: store it now
+ * ```
+ */
+export function createClient(options: ClientOptions): KeywardClient {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('createClient: options are required.')
+  return buildClient({ ...options, names: OPTION_NAMES })
+}

@@ -1,0 +1,33 @@
+/**
+ * A typed fetch client of the Keyward HTTP API, for Node 20+, Bun, Deno and browsers.
+ *
+ * @packageDocumentation
+ */
+
+export { ClientConfigError } from '@keyward/core'
+export {
+  type BearerCallOptions,
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type KeywardClient,
+} from './client.js'
+export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
+export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './errors.js'
+export type { FetchLike } from './request.js'
+export type {
+  AccessToken,
+  ApiKeyInfo,
+  CreatedApiKey,
+  CreatedDeveloperKey,
+  CreatedProject,
+  CreateProjectBody,
+  Deleted,
+  DeveloperKeyInfo,
+  Generation,
+  Health,
+  KeyInfoBase,
+  KeyList,
+  NameBody,
+  Project,
+} from './types.js'

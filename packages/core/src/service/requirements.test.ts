@@ -1,0 +1,31 @@
+import { describe, expectTypeOf, it } from 'vitest'
+import { MemoryKeyStore } from '../store/memory.js'
+import { createKeyward } from './keyward.js'
+import type {
+  AuthContext,
+  AuthContextFor,
+  DeveloperAuth,
+  ElevatedAuth,
+  ProjectAuth,
+  Requirement,
+} from './requirements.js'
+
+describe('requirement types', () => {
+  it('gives each requirement its own context type', () => {
+    expectTypeOf<AuthContextFor<{ scope: 'developer' }>>().toEqualTypeOf<DeveloperAuth>()
+    expectTypeOf<AuthContextFor<{ scope: 'project'; projectId: string }>>().toEqualTypeOf<ProjectAuth>()
+    expectTypeOf<AuthContextFor<{ scope: 'elevated'; projectId: string }>>().toEqualTypeOf<ElevatedAuth>()
+    expectTypeOf<AuthContextFor<Requirement>>().toEqualTypeOf<AuthContext>()
+  })
+
+  it('types authenticate by the literal requirement it is given', () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore() })
+    const project = () => keyward.authenticate({ projectKey: 'k' }, { scope: 'project', projectId: 'p' })
+    expectTypeOf(project).returns.resolves.toEqualTypeOf<ProjectAuth>()
+    expectTypeOf(project).returns.resolves.toHaveProperty('projectId').toEqualTypeOf<string>()
+    const developer = () => keyward.authenticate({ developerKey: 'k' }, { scope: 'developer' })
+    expectTypeOf(developer).returns.resolves.toEqualTypeOf<DeveloperAuth>()
+    // @ts-expect-error a project requirement needs its projectId
+    keyward.authenticate({ projectKey: 'k' }, { scope: 'project' }).catch(() => {})
+  })
+})

@@ -1,0 +1,27 @@
+// A consumer of @keyward/cli: the `keyward` binary as npm installs it from the tarball (its link
+// in node_modules/.bin, its shebang, its dist), generating, hashing and checking keys offline.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { hashKey, KEY_PATTERN } from '@keyward/core'
+import { runFixture } from './fixture.js'
+
+runFixture('@keyward/cli', async () => {
+  const keyward = (args: string[], input?: string) =>
+    spawnSync(join('node_modules', '.bin', 'keyward'), args, { input, encoding: 'utf8' })
+
+  const generated = keyward(['generate', '--json'])
+  assert.equal(generated.status, 0, generated.stderr)
+  const { key, hash } = JSON.parse(generated.stdout) as { key: string; hash: string }
+  assert.match(key, KEY_PATTERN)
+  assert.equal(hash, await hashKey(key))
+
+  const hashed = keyward(['hash'], key)
+  assert.equal(hashed.status, 0, hashed.stderr)
+  assert.equal(hashed.stdout.trim(), hash)
+
+  const checked = keyward(['check'], key.slice(0, 34))
+  assert.equal(checked.status, 1, 'a malformed key is a "no" (exit 1)')
+  assert.ok(!`${checked.stdout}${checked.stderr}`.includes(key.slice(0, 34)), 'the key is never echoed')
+  return 'keyward generate, hash and check from the installed binary'
+})

@@ -1,0 +1,133 @@
+// A consumer project: a fresh folder outside the workspace where the packed tarballs are
+// installed with plain npm, as a user would, and the fixtures of scripts/consumer/ are compiled.
+// The consumer test runs it on Node; the runtime matrix runs the same outputs on Bun and Deno.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { packPackages } from '../pack.mjs'
+import { run, seconds, tempDir } from './commands.mjs'
+import { ROOT } from './workspace.mjs'
+
+const TYPESCRIPT = 'typescript@5.9.3'
+const NODE_TYPES = '@types/node@20'
+const FIXTURES = join(ROOT, 'scripts', 'consumer')
+
+const COMPILER_OPTIONS = {
+  target: 'es2022',
+  lib: ['es2022'],
+  strict: true,
+  esModuleInterop: true,
+  skipLibCheck: false,
+  types: ['node'],
+}
+
+/**
+ * What a user installs besides the tarballs: each package's peer dependencies (at the version
+ * the workspace tests with) and their `@types` packages.
+ */
+function peerSpecs(packages) {
+  const specs = new Set([TYPESCRIPT, NODE_TYPES])
+  for (const { manifest } of packages) {
+    const dev = manifest.devDependencies ?? {}
+    for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
+      if (peer.startsWith('@keyward/')) continue
+      specs.add(`${peer}@${dev[peer] ?? range}`)
+      const types = `@types/${peer.replace(/^@(.*)\//, '$1__')}`
+      if (dev[types]) specs.add(`${types}@${dev[types]}`)
+    }
+  }
+  return [...specs]
+}
+
+/** The smoke fixture: every package loads, with its types, and exports something. */
+function smokeFixture(packages) {
+  const imports = packages.map((pkg, i) => `import * as package${i} from '${pkg.name}'`)
+  const checks = packages.map(
+    (pkg, i) => `assert.ok(Object.keys(package${i}).length > 0, '${pkg.name} exports nothing')`,
+  )
+  const names = packages.map((pkg) => pkg.name).join(', ')
+  return [
+    "import assert from 'node:assert/strict'",
+    ...imports,
+    '',
+    "const format = process.argv.slice(2).join(' ') || 'unnamed'",
+    ...checks,
+    `console.log(\`every package loads (\${format}): ${names}\`)`,
+    '',
+  ].join('\n')
+}
+
+function writeJson(path, value) {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/**
+ * Packs `packages`, installs them in a new consumer project and compiles the fixtures:
+ * scripts/consumer/FOLDER.ts for each packed package that has one, and the smoke fixture, with
+ * the support file they share (scripts/consumer/support/fixture.ts).
+ * Each fixture is written as NAME.mts and NAME.cts (compiled under node16 to out/NAME.mjs and
+ * out/NAME.cjs) and as NAME.ts (typechecked under bundler). Returns `{ project, fixtures }`.
+ */
+export function prepareConsumer(packages) {
+  const project = tempDir('consumer')
+  let start = performance.now()
+  const tarballs = packPackages(packages, join(project, 'tarballs')).map(({ tarball }) => tarball)
+  console.log(`packed ${tarballs.length} package(s) in ${seconds(start)}\n`)
+
+  start = performance.now()
+  run('npm', ['init', '-y'], { cwd: project, capture: true })
+  const install = ['install', '--no-audit', '--no-fund', '--loglevel=error']
+  run('npm', [...install, ...tarballs, ...peerSpecs(packages)], { cwd: project })
+  console.log(`installed in ${seconds(start)}\n`)
+
+  const own = packages.filter((pkg) => existsSync(join(FIXTURES, `${pkg.folder}.ts`)))
+  const smokeOnly = packages.filter((pkg) => !own.includes(pkg)).map((pkg) => pkg.name)
+  if (smokeOnly.length > 0) console.log(`no fixture of their own, smoke only: ${smokeOnly.join(', ')}\n`)
+  const fixtures = ['smoke', ...own.map((pkg) => pkg.folder)]
+  // Each copy imports the shared support file of its own format: ./fixture.mjs from NAME.mts,
+  // ./fixture.cjs from NAME.cts, ./fixture.js (resolved to fixture.ts by the bundler) from NAME.ts.
+  for (const [extension, output] of [
+    ['mts', 'mjs'],
+    ['cts', 'cjs'],
+    ['ts', 'js'],
+  ]) {
+    copyFileSync(join(FIXTURES, 'support', 'fixture.ts'), join(project, `fixture.${extension}`))
+    for (const name of fixtures) {
+      const source =
+        name === 'smoke' ? smokeFixture(packages) : readFileSync(join(FIXTURES, `${name}.ts`), 'utf8')
+      writeFileSync(
+        join(project, `${name}.${extension}`),
+        source.replaceAll("'./fixture.js'", `'./fixture.${output}'`),
+      )
+    }
+  }
+  writeJson(join(project, 'tsconfig.node16.json'), {
+    compilerOptions: { ...COMPILER_OPTIONS, module: 'node16', moduleResolution: 'node16', outDir: 'out' },
+    files: fixtures.flatMap((name) => [`${name}.mts`, `${name}.cts`]),
+  })
+  writeJson(join(project, 'tsconfig.bundler.json'), {
+    compilerOptions: { ...COMPILER_OPTIONS, module: 'esnext', moduleResolution: 'bundler', noEmit: true },
+    files: fixtures.map((name) => `${name}.ts`),
+  })
+
+  start = performance.now()
+  const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc')
+  run('node', [tsc, '-p', 'tsconfig.node16.json'], { cwd: project })
+  run('node', [tsc, '-p', 'tsconfig.bundler.json'], { cwd: project })
+  console.log(`compiled under node16, typechecked under bundler in ${seconds(start)}\n`)
+  return { project, fixtures }
+}
+
+/**
+ * Runs every compiled fixture of a consumer project, ESM then CommonJS, with `command` (node, bun,
+ * deno) and its `args`; the fixture prints the format and `label` it ran under.
+ */
+export function runFixtures({ project, fixtures }, command, { args = [], label = [] } = {}) {
+  for (const name of fixtures) {
+    for (const [extension, format] of [
+      ['mjs', 'ESM'],
+      ['cjs', 'CommonJS'],
+    ]) {
+      run(command, [...args, join('out', `${name}.${extension}`), format, ...label], { cwd: project })
+    }
+  }
+}

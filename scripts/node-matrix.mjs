@@ -1,0 +1,123 @@
+// The runtime matrix. Node 22 and 24 (the `node@22` / `node@24` packages of the npm registry)
+// run the whole test suite; Bun and Deno (their `bun` / `deno` npm packages) run the consumer
+// fixtures of core and, when it exists, the Hono adapter against the packed tarballs, and print
+// which SHA-256 path core takes. Runtimes are installed once into a cache outside the repository
+// (KEYWARD_RUNTIMES_DIR, default ~/.cache/keyward-runtimes).
+// Usage: node scripts/node-matrix.mjs [--only node22,node24,bun,deno] [--refresh]  (build first)
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { delimiter, dirname, join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CommandError, run, script, seconds, tempDir } from './lib/commands.mjs'
+import { prepareConsumer, runFixtures } from './lib/consumer.mjs'
+import { publicPackages, ROOT } from './lib/workspace.mjs'
+
+const RUNTIMES = {
+  node22: { label: 'Node 22', spec: 'node@22', bin: 'node', job: 'suite' },
+  node24: { label: 'Node 24', spec: 'node@24', bin: 'node', job: 'suite' },
+  // Bun and Deno are checked when their npm packages install here; when not, the table says why.
+  bun: { label: 'Bun', spec: 'bun', bin: 'bun', job: 'fixtures', exec: [], optional: true },
+  deno: {
+    label: 'Deno',
+    spec: 'deno',
+    bin: 'deno',
+    job: 'fixtures',
+    exec: ['run', '--allow-all'],
+    optional: true,
+  },
+}
+// The packages that must run on every runtime (with the @keyward packages they depend on).
+const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono']
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', default: Object.keys(RUNTIMES).join(',') },
+    refresh: { type: 'boolean', default: false },
+  },
+})
+const cache = process.env.KEYWARD_RUNTIMES_DIR ?? join(homedir(), '.cache', 'keyward-runtimes')
+
+/** Installs a runtime's npm package into the cache (once) and returns its binary and version. */
+function install(id, runtime) {
+  const dir = join(cache, id)
+  const bin = join(dir, 'node_modules', '.bin', runtime.bin)
+  if (values.refresh || !existsSync(bin)) {
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n')
+    run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', runtime.spec], { cwd: dir })
+  }
+  const output = run(bin, ['--version'], { capture: true, quiet: true })
+  return { bin, version: output.match(/\d+\.\d+\.\d+/)?.[0] ?? output.trim() }
+}
+
+/** Runs the whole vitest suite with this node binary first on PATH; returns what passed. */
+function runSuite(bin) {
+  const report = join(tempDir('matrix-report'), 'report.json')
+  const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
+  const path = `${dirname(bin)}${delimiter}${process.env.PATH}`
+  let passed = 0
+  try {
+    run(bin, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
+      cwd: ROOT,
+      env: { PATH: path },
+    })
+  } finally {
+    if (existsSync(report)) {
+      const counts = JSON.parse(readFileSync(report, 'utf8'))
+      passed = counts.numPassedTests
+      console.log(`tests: ${counts.numPassedTests} passed, ${counts.numFailedTests} failed`)
+    }
+    rmSync(dirname(report), { recursive: true, force: true })
+  }
+  return `test suite: ${passed} tests pass`
+}
+
+/** Runs the consumer fixtures' ESM and CommonJS outputs, and the digest check, on Bun or Deno. */
+function runOnRuntime(runtime, bin, version, consumer) {
+  runFixtures(consumer, bin, { args: runtime.exec, label: ['on', runtime.label, version] })
+  const digest = run(bin, [...runtime.exec, join('scripts', 'runtime', 'digest-path.ts')], {
+    cwd: ROOT,
+    capture: true,
+  }).trim()
+  console.log(digest)
+  return `fixtures ${consumer.fixtures.join(', ')} pass as ESM and CommonJS; ${digest}`
+}
+
+await script('test:matrix', () => {
+  const wanted = values.only.split(',').filter(Boolean)
+  const unknown = wanted.filter((id) => !RUNTIMES[id])
+  if (unknown.length > 0) throw new CommandError(`Unknown runtime(s): ${unknown.join(', ')}.`)
+  let consumer
+  const rows = []
+  for (const id of wanted) {
+    const runtime = RUNTIMES[id]
+    console.log(`\n## ${runtime.label}\n`)
+    const start = performance.now()
+    let installed
+    try {
+      installed = install(id, runtime)
+    } catch (error) {
+      if (!(error instanceof CommandError) || !runtime.optional) throw error
+      rows.push([runtime.label, '-', `not installed: ${error.message.split('\n')[0]}`, seconds(start)])
+      continue
+    }
+    let result
+    if (runtime.job === 'suite') result = runSuite(installed.bin)
+    else {
+      if (!consumer) {
+        const packages = publicPackages()
+        const needed = packages.filter((pkg) => EVERY_RUNTIME.includes(pkg.name))
+        const deps = (pkg) => Object.keys({ ...pkg.manifest.dependencies, ...pkg.manifest.peerDependencies })
+        consumer = prepareConsumer(
+          packages.filter((pkg) => needed.some((n) => n === pkg || deps(n).includes(pkg.name))),
+        )
+      }
+      result = runOnRuntime(runtime, installed.bin, installed.version, consumer)
+    }
+    rows.push([runtime.label, installed.version, result, seconds(start)])
+  }
+  if (consumer) rmSync(consumer.project, { recursive: true, force: true })
+  console.log('\n| runtime | version | result | time |\n| --- | --- | --- | --- |')
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`)
+})

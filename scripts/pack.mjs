@@ -1,0 +1,41 @@
+// Packs every public package with `pnpm pack` (which turns `workspace:*` into real versions),
+// as npm would publish it. Usage: node scripts/pack.mjs [--out DIR]   (build first: pnpm build)
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { CommandError, run, script, tempDir } from './lib/commands.mjs'
+import { publicPackages } from './lib/workspace.mjs'
+
+/**
+ * Packs `packages` into `outDir` and returns `[{ pkg, tarball }]` in the same order.
+ * Fails when a package's `files` are missing (it was not built).
+ */
+export function packPackages(packages, outDir) {
+  mkdirSync(outDir, { recursive: true })
+  return packages.map((pkg) => {
+    const missing = (pkg.manifest.files ?? []).filter((file) => !existsSync(join(pkg.dir, file)))
+    if (missing.length > 0) {
+      throw new CommandError(
+        `${pkg.name}: ${missing.join(', ')} listed in "files" but missing. Build first (pnpm build); a README.md is written by hand.`,
+      )
+    }
+    const output = run('pnpm', ['pack', '--pack-destination', outDir, '--json'], {
+      cwd: pkg.dir,
+      capture: true,
+      quiet: true,
+    })
+    const tarball = JSON.parse(output.slice(output.indexOf('{'))).filename
+    console.log(`packed ${pkg.name}@${pkg.version} -> ${tarball}`)
+    return { pkg, tarball }
+  })
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({ options: { out: { type: 'string' } } })
+  await script('pack', () => {
+    const outDir = values.out ? resolve(values.out) : tempDir('packs')
+    packPackages(publicPackages(), outDir)
+    console.log(`\ntarballs in ${outDir}`)
+  })
+}
