@@ -6,7 +6,8 @@
 // Besides req/s, the server's CPU time per request (from /proc) is reported: on a machine
 // shared with other work it is the steadier measure of what each route costs.
 //
-//   pnpm bench http                    (HTTP_BENCH_SECONDS=1.5, HTTP_BENCH_ROUNDS=10)
+//   pnpm bench http                    (HTTP_BENCH_SECONDS=1.5, HTTP_BENCH_ROUNDS=10,
+//                                       HTTP_BENCH_FRAMEWORKS=express,fastify,hono)
 import { spawn, spawnSync } from 'node:child_process'
 import { hash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -151,7 +152,8 @@ async function main() {
   const rounds = Number(process.env.HTTP_BENCH_ROUNDS ?? 10)
   if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   const rows = []
-  for (const framework of ['express', 'fastify', 'hono']) {
+  const frameworks = (process.env.HTTP_BENCH_FRAMEWORKS ?? 'express,fastify,hono').split(',')
+  for (const framework of frameworks) {
     const cases = CASES.filter((c) => c !== 'peer' || PEERS[framework])
     const server = await startServer(framework)
     try {
