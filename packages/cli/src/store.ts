@@ -74,7 +74,10 @@ async function checkDataDir(dataDir: string): Promise<void> {
   }
 }
 
-/** The environment variables the CLI reads a store location from, as the reference server does. */
+/**
+ * The environment variables the CLI reads a store location from: the reference server's
+ * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, and `KEYWARD_PG_SCHEMA` for a schema other than `keyward`.
+ */
 export const STORE_ENV = {
   dataDir: 'KEYWARD_DATA_DIR',
   pgUrl: 'KEYWARD_PG_URL',
