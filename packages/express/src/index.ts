@@ -38,7 +38,14 @@ declare global {
   }
 }
 
-/** Converts an Express request into Keyward's neutral request. */
+/**
+ * Converts an Express request into Keyward's neutral request.
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(req))
+ * ```
+ */
 export function toKeywardRequest(req: Request): KeywardRequest {
   return {
     method: req.method,

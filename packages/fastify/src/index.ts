@@ -47,7 +47,14 @@ export type KeywardHook = (
 const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
   typeof body === 'object' && body !== null && Symbol.asyncIterator in body
 
-/** Converts a Fastify request into Keyward's neutral request. */
+/**
+ * Converts a Fastify request into Keyward's neutral request.
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(request))
+ * ```
+ */
 export function toKeywardRequest(request: FastifyRequest): KeywardRequest {
   return {
     method: request.method,

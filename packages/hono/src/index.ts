@@ -39,7 +39,14 @@ declare module 'hono' {
 /** The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. */
 export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables: { keyward: A } }
 
-/** Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only). */
+/**
+ * Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only).
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(c))
+ * ```
+ */
 export function toKeywardRequest(c: Context): KeywardRequest {
   const raw = c.req.raw
   return {
