@@ -2,12 +2,13 @@ import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
-// Tests run against each package's source: @keyward/NAME resolves to packages/NAME/src.
+// Tests run against each package's source: @keyward/NAME resolves to packages/NAME/src, and an
+// entry point @keyward/NAME/ENTRY to packages/NAME/src/ENTRY.ts.
 const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url))
-const alias = readdirSync(packagesDir).map((name) => ({
-  find: new RegExp(`^@keyward/${name}$`),
-  replacement: `${packagesDir}${name}/src/index.ts`,
-}))
+const alias = readdirSync(packagesDir).flatMap((name) => [
+  { find: new RegExp(`^@keyward/${name}$`), replacement: `${packagesDir}${name}/src/index.ts` },
+  { find: new RegExp(`^@keyward/${name}/([\\w-]+)$`), replacement: `${packagesDir}${name}/src/$1.ts` },
+])
 
 export default defineConfig({
   resolve: { alias },

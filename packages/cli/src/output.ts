@@ -1,5 +1,3 @@
-import { displayKey, type KeyRecord } from '@keyward/core'
-
 // C0 and C1 control characters: a name with an escape sequence must not drive the terminal.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
@@ -25,20 +23,4 @@ export function table(header: readonly string[], rows: readonly (readonly string
 /** @internal A timestamp for tables: ISO 8601 to the second, in UTC. */
 export function timestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`
-}
-
-/**
- * @internal A key record as the HTTP API lists it (snake_case, never the key): the one JSON
- * shape of a key in `--json` output.
- */
-export function keyJson(record: KeyRecord): Record<string, unknown> {
-  return {
-    id: record.id,
-    key_prefix: record.keyPrefix,
-    display: displayKey(record.keyPrefix),
-    name: record.name,
-    [record.ownerType === 'developer' ? 'developer_id' : 'project_id']: record.ownerId,
-    active: record.active,
-    created_at: record.createdAt.toISOString(),
-  }
 }

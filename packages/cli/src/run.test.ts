@@ -214,7 +214,27 @@ describe('store location', () => {
     expect(cli.closed()).toBe(1)
   })
 
-  it('the default store factory says that it is not available yet (exit 3)', async () => {
+  it('takes the SQL schema from --pg-schema, else KEYWARD_PG_SCHEMA, for either store', async () => {
+    const cli = harness({ env: { KEYWARD_PG_URL: 'postgres://db/keys', KEYWARD_PG_SCHEMA: 'ops' } })
+    await cli.run('keys', 'list', '--developer', 'd')
+    await cli.run('keys', 'list', '--developer', 'd', '--pg-schema', 'tenant_1', '--data-dir', '/data')
+    const noSchema = harness({ env: { KEYWARD_PG_SCHEMA: '' } })
+    await noSchema.run('keys', 'list', '--developer', 'd', '--pg-url', 'postgres://db/keys')
+    expect(cli.opened).toEqual([
+      { pgUrl: 'postgres://db/keys', schema: 'ops' },
+      { dataDir: '/data', schema: 'tenant_1' },
+    ])
+    expect(noSchema.opened).toStrictEqual([{ pgUrl: 'postgres://db/keys' }])
+  })
+
+  it.each(['--data-dir', '--pg-url', '--pg-schema'])('refuses an empty %s (exit 2)', async (option) => {
+    const cli = harness()
+    const result = await cli.run('keys', 'list', '--developer', 'd', option, '')
+    expect([result.code, result.stderr]).toEqual([EXIT.usage, `keyward: ${option} is empty.\n`])
+    expect(cli.opened).toEqual([])
+  })
+
+  it('the default store factory opens PostgreSQL for --pg-url, and exits 3 when it refuses', async () => {
     const io: CliIO = {
       stdin: { async *[Symbol.asyncIterator]() {} },
       stdout: { write: () => true },
@@ -222,11 +242,10 @@ describe('store location', () => {
       env: {},
     }
     let stderr = ''
-    const code = await run(['keys', 'list', '--developer', 'd', '--pg-url', 'postgres://x'], io)
+    const url = 'postgres://operator:s3cret@127.0.0.1:1/none'
+    const code = await run(['keys', 'list', '--developer', 'd', '--pg-url', url], io)
     expect(code).toBe(EXIT.storeUnavailable)
-    expect(stderr).toBe(
-      'keyward: Cannot open the store: The PostgreSQL (--pg-url) store is not wired into this build of keyward yet.\n',
-    )
+    expect(stderr).toBe('keyward: Cannot open the store: connect ECONNREFUSED 127.0.0.1:1\n')
   })
 })
 

@@ -20,13 +20,18 @@ const COMMANDS: readonly Command[] = [
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))
 
 const COMMON_OPTIONS: OptionSpec = { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } }
-const STORE_OPTIONS: OptionSpec = { 'data-dir': { type: 'string' }, 'pg-url': { type: 'string' } }
+const STORE_OPTIONS: OptionSpec = {
+  'data-dir': { type: 'string' },
+  'pg-url': { type: 'string' },
+  'pg-schema': { type: 'string' },
+}
 const STORE_HELP: readonly (readonly [string, string])[] = [
   ['--data-dir DIR', `the embedded PGlite store in DIR (default: $${STORE_ENV.dataDir})`],
   [
     '--pg-url URL',
     `the PostgreSQL store at URL (default: $${STORE_ENV.pgUrl}, which keeps a password out of history)`,
   ],
+  ['--pg-schema NAME', `the SQL schema of Keyward's tables (default: $${STORE_ENV.pgSchema}, else keyward)`],
 ]
 const COMMON_HELP: readonly (readonly [string, string])[] = [
   ['--json', 'print one JSON document instead of text (errors too, on stderr)'],
@@ -140,7 +145,10 @@ async function withStore<T>(
   values: CommandContext['values'],
   use: (keyward: Keyward) => Promise<T>,
 ): Promise<T> {
-  const location = resolveStoreLocation(values as { 'data-dir'?: string; 'pg-url'?: string }, io.env)
+  const location = resolveStoreLocation(
+    values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string },
+    io.env,
+  )
   let store: OpenedStore
   try {
     store = await (io.openStore ?? openStore)(location)

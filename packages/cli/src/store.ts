@@ -1,10 +1,16 @@
+import { existsSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { KeyStore } from '@keyward/core'
 import { usageError } from './exit.js'
 
 /**
- * Where the operator's store is: an embedded PGlite data directory, or a PostgreSQL server.
+ * Where the operator's store is: an embedded PGlite data directory, or a PostgreSQL server;
+ * `schema` names the SQL schema of Keyward's tables when it is not the default `keyward`.
  */
-export type StoreLocation = { readonly dataDir: string } | { readonly pgUrl: string }
+export type StoreLocation =
+  | { readonly dataDir: string; readonly schema?: string }
+  | { readonly pgUrl: string; readonly schema?: string }
 
 /** A store the CLI opened; it is closed when the command ends. */
 export interface OpenedStore extends KeyStore {
@@ -15,8 +21,15 @@ export interface OpenedStore extends KeyStore {
 export type OpenStore = (location: StoreLocation) => Promise<OpenedStore>
 
 /**
- * Opens the store at `location`: PGlite for `dataDir`, PostgreSQL for `pgUrl`. This is the
- * only place where the CLI reaches a store driver.
+ * Opens the store at `location` with `@keyward/postgres`: PGlite for `dataDir`, PostgreSQL
+ * for `pgUrl`, and brings its schema up to date. This is the only place where the CLI reaches
+ * a store driver, and it loads the driver only when called, so that the offline commands never
+ * load one. Every operation is bounded by the store's query timeout (3 seconds), so an
+ * unreachable database fails the command instead of hanging it.
+ *
+ * A PGlite directory belongs to one process: it is refused while another process has it open
+ * (PGlite's `postmaster.pid` is there), and a directory that does not exist is refused rather
+ * than created, so that a mistyped path cannot become a new, empty store.
  *
  * @example
  * ```ts
@@ -29,19 +42,58 @@ export type OpenStore = (location: StoreLocation) => Promise<OpenedStore>
  * ```
  */
 export async function openStore(location: StoreLocation): Promise<OpenedStore> {
-  const which = 'dataDir' in location ? 'PGlite (--data-dir)' : 'PostgreSQL (--pg-url)'
-  throw new Error(`The ${which} store is not wired into this build of keyward yet.`)
+  const options = location.schema === undefined ? {} : { schema: location.schema }
+  if ('pgUrl' in location) {
+    const { createPgKeyStore } = await import('@keyward/postgres/pg')
+    // One connection: a command runs its operations one after the other.
+    return createPgKeyStore({ connectionString: location.pgUrl, poolConfig: { max: 1 } }, options)
+  }
+  await checkDataDir(location.dataDir)
+  const { createPGliteKeyStore } = await import('@keyward/postgres/pglite')
+  return createPGliteKeyStore({ dataDir: location.dataDir }, options)
 }
 
-/** The environment variables the CLI reads a store location from, as the reference server does. */
-export const STORE_ENV = { dataDir: 'KEYWARD_DATA_DIR', pgUrl: 'KEYWARD_PG_URL' } as const
+/** Refuses a PGlite data directory that does not exist, or that a process has open. */
+async function checkDataDir(dataDir: string): Promise<void> {
+  const found = await stat(dataDir).catch(() => null)
+  if (!found?.isDirectory()) {
+    throw new Error(
+      `No PGlite data directory at ${dataDir}. Start the server once to create it, or create an ` +
+        'empty directory to start a new store there.',
+    )
+  }
+  // PGlite writes postmaster.pid while a database is open and removes it on close. It does not
+  // refuse a second process as a PostgreSQL server would, and two processes corrupt the directory.
+  if (existsSync(join(dataDir, 'postmaster.pid'))) {
+    throw new Error(
+      `The PGlite data directory ${dataDir} is open in another process (it has a postmaster.pid), ` +
+        'e.g. the running server: PGlite allows one process per directory. Stop the server first, ' +
+        'or use the HTTP API while it runs. If no process has it open (a server that was killed), ' +
+        'delete that postmaster.pid and run the command again.',
+    )
+  }
+}
+
+/**
+ * The environment variables the CLI reads a store location from: the reference server's
+ * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, and `KEYWARD_PG_SCHEMA` for a schema other than `keyward`.
+ */
+export const STORE_ENV = {
+  dataDir: 'KEYWARD_DATA_DIR',
+  pgUrl: 'KEYWARD_PG_URL',
+  pgSchema: 'KEYWARD_PG_SCHEMA',
+} as const
 
 /**
  * @internal The store location from the options, else from the environment (PostgreSQL
  * first, as the server does). Both options at once, or neither anywhere, is a usage error.
  */
 export function resolveStoreLocation(
-  options: { readonly 'data-dir'?: string | undefined; readonly 'pg-url'?: string | undefined },
+  options: {
+    readonly 'data-dir'?: string | undefined
+    readonly 'pg-url'?: string | undefined
+    readonly 'pg-schema'?: string | undefined
+  },
   env: Readonly<Record<string, string | undefined>>,
 ): StoreLocation {
   const dataDir = options['data-dir']
@@ -49,14 +101,18 @@ export function resolveStoreLocation(
   if (dataDir !== undefined && pgUrl !== undefined) {
     throw usageError('Give either --data-dir or --pg-url, not both.')
   }
-  if (dataDir === '' || pgUrl === '')
-    throw usageError(`${dataDir === '' ? '--data-dir' : '--pg-url'} is empty.`)
-  if (dataDir !== undefined) return { dataDir }
-  if (pgUrl !== undefined) return { pgUrl }
+  for (const name of ['data-dir', 'pg-url', 'pg-schema'] as const) {
+    if (options[name] === '') throw usageError(`--${name} is empty.`)
+  }
+  const schema = options['pg-schema'] ?? (env[STORE_ENV.pgSchema] || undefined)
+  const where = (location: { dataDir: string } | { pgUrl: string }): StoreLocation =>
+    schema === undefined ? location : { ...location, schema }
+  if (dataDir !== undefined) return where({ dataDir })
+  if (pgUrl !== undefined) return where({ pgUrl })
   const envPgUrl = env[STORE_ENV.pgUrl]
-  if (envPgUrl) return { pgUrl: envPgUrl }
+  if (envPgUrl) return where({ pgUrl: envPgUrl })
   const envDataDir = env[STORE_ENV.dataDir]
-  if (envDataDir) return { dataDir: envDataDir }
+  if (envDataDir) return where({ dataDir: envDataDir })
   throw usageError(
     `Say which store to use: --data-dir DIR (embedded PGlite, e.g. the server's .keyward) or --pg-url URL ` +
       `(PostgreSQL), or set ${STORE_ENV.dataDir} or ${STORE_ENV.pgUrl}.`,

@@ -1,7 +1,7 @@
-import { checkName, isKeywardError } from '@keyward/core'
+import { checkName, isKeywardError, issuedKeyToJson } from '@keyward/core'
 import { type Command, idArgument, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
-import { keyJson, printable } from '../output.js'
+import { printable } from '../output.js'
 
 const NOT_SHOWN_AGAIN = 'This key will not be shown again: store it now, e.g. as SERVICE_DEVELOPER_KEY.'
 
@@ -43,8 +43,8 @@ export const registerCommand: Command = {
           EXIT.failed,
         )
       }
-      const { key, record } = await keyward.issueDeveloperKey(developerId, { name })
-      const { id, ...rest } = keyJson(record)
+      const issued = await keyward.issueDeveloperKey(developerId, { name })
+      const { key, record } = issued
       context.print(
         [
           `Registered developer ${printable(developerId)}.`,
@@ -55,7 +55,7 @@ export const registerCommand: Command = {
           '',
           NOT_SHOWN_AGAIN,
         ].join('\n'),
-        { id, key, ...rest, notice: NOT_SHOWN_AGAIN },
+        { ...issuedKeyToJson(issued), notice: NOT_SHOWN_AGAIN },
       )
       return EXIT.ok
     })

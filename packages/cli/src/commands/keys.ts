@@ -1,7 +1,7 @@
-import { displayKey, type KeyOwner } from '@keyward/core'
+import { displayKey, type KeyOwner, keyToJson } from '@keyward/core'
 import { type Command, idArgument, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
-import { keyJson, printable, table, timestamp } from '../output.js'
+import { printable, table, timestamp } from '../output.js'
 
 const OWNER_LABEL = { developer: 'developer', project: 'project' } as const
 
@@ -47,7 +47,7 @@ export const listCommand: Command = {
                 timestamp(r.createdAt),
               ]),
             )}\n\n${keys.length} key${keys.length === 1 ? '' : 's'}, ${active} active.`
-      context.print(text, { keys: keys.map(keyJson) })
+      context.print(text, { keys: keys.map(keyToJson) })
       return EXIT.ok
     })
   },
@@ -79,7 +79,7 @@ export const revokeCommand: Command = {
         current.active
           ? `Revoked key ${updated.id} (${what}).`
           : `Key ${updated.id} (${what}) was already inactive.`,
-        keyJson(updated),
+        keyToJson(updated),
       )
       return EXIT.ok
     })

@@ -1,0 +1,45 @@
+// The smallest Express app that protects a route with Keyward: one project, owned by one
+// developer, whose keys are issued at start and printed once. Keys live in memory here, so every
+// start issues new ones; a real app keeps them in @keyward/postgres.
+import type { AddressInfo } from 'node:net'
+import { createKeyward, MemoryKeyStore } from '@keyward/core'
+import { keywardErrorHandler, keywardRouter, requireProject } from '@keyward/express'
+import express from 'express'
+
+const projects = new Map([
+  ['proj_1', { id: 'proj_1', name: 'Example', developerId: 'dev_1', createdAt: new Date() }],
+])
+
+const keyward = createKeyward({
+  store: new MemoryKeyStore(),
+  projectOwner: (projectId) => projects.get(projectId)?.developerId ?? null,
+})
+
+const app = express()
+
+// An API key of the project named by :project_id, in the X-API-Key header.
+app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (req, res) => {
+  if (req.keyward?.scope !== 'project') throw new Error('unreachable: requireProject ran')
+  const { projectId, projectKey } = req.keyward
+  res.json({ message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix })
+})
+
+// The key endpoints: the developer key of dev_1 creates, lists and revokes keys of proj_1.
+app.use(keywardRouter(keyward))
+app.use(keywardErrorHandler())
+
+const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
+const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })
+
+const server = app.listen(Number(process.env.PORT ?? 3001), '127.0.0.1', (error) => {
+  if (error) throw error
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  console.log(`Keyward + Express example listening on ${url}
+
+  API key of project proj_1 (X-API-Key):    ${apiKey.key}
+  Developer key of dev_1 (X-Developer-Key): ${developerKey.key}
+
+These keys will not be shown again: copy them now.
+
+  curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)
+})

@@ -1,0 +1,41 @@
+// The smallest Fastify app that protects a route with Keyward: one project, owned by one
+// developer, whose keys are issued at start and printed once. Keys live in memory here, so every
+// start issues new ones; a real app keeps them in @keyward/postgres.
+import { createKeyward, MemoryKeyStore } from '@keyward/core'
+import { keywardErrorHandler, keywardPlugin, requireProject } from '@keyward/fastify'
+import Fastify from 'fastify'
+
+const projects = new Map([
+  ['proj_1', { id: 'proj_1', name: 'Example', developerId: 'dev_1', createdAt: new Date() }],
+])
+
+const keyward = createKeyward({
+  store: new MemoryKeyStore(),
+  projectOwner: (projectId) => projects.get(projectId)?.developerId ?? null,
+})
+
+const fastify = Fastify()
+// Declares request.keyward and mounts the key endpoints: the developer key of dev_1 creates,
+// lists and revokes keys of proj_1.
+await fastify.register(keywardPlugin, { keyward })
+fastify.setErrorHandler(keywardErrorHandler)
+
+// An API key of the project named by :project_id, in the X-API-Key header.
+fastify.get('/api/v1/projects/:project_id/hello', { onRequest: requireProject(keyward) }, async (request) => {
+  if (request.keyward?.scope !== 'project') throw new Error('unreachable: requireProject ran')
+  const { projectId, projectKey } = request.keyward
+  return { message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix }
+})
+
+const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
+const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })
+
+const url = await fastify.listen({ port: Number(process.env.PORT ?? 3002), host: '127.0.0.1' })
+console.log(`Keyward + Fastify example listening on ${url}
+
+  API key of project proj_1 (X-API-Key):    ${apiKey.key}
+  Developer key of dev_1 (X-Developer-Key): ${developerKey.key}
+
+These keys will not be shown again: copy them now.
+
+  curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)

@@ -1,0 +1,43 @@
+// The smallest Hono app that protects a route with Keyward, served on Node.js: one project,
+// owned by one developer, whose keys are issued at start and printed once. Keys live in memory
+// here, so every start issues new ones; a real app keeps them in @keyward/postgres.
+import { serve } from '@hono/node-server'
+import { createKeyward, MemoryKeyStore } from '@keyward/core'
+import { keywardOnError, keywardRoutes, requireProject } from '@keyward/hono'
+import { Hono } from 'hono'
+
+const projects = new Map([
+  ['proj_1', { id: 'proj_1', name: 'Example', developerId: 'dev_1', createdAt: new Date() }],
+])
+
+const keyward = createKeyward({
+  store: new MemoryKeyStore(),
+  projectOwner: (projectId) => projects.get(projectId)?.developerId ?? null,
+})
+
+const app = new Hono()
+
+// An API key of the project named by :project_id, in the X-API-Key header.
+app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (c) => {
+  const { projectId, projectKey } = c.get('keyward') // ProjectAuth
+  return c.json({ message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix })
+})
+
+// The key endpoints: the developer key of dev_1 creates, lists and revokes keys of proj_1.
+app.route('/', keywardRoutes(keyward))
+app.onError(keywardOnError)
+
+const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
+const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })
+
+serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3003), hostname: '127.0.0.1' }, ({ port }) => {
+  const url = `http://127.0.0.1:${port}`
+  console.log(`Keyward + Hono example listening on ${url}
+
+  API key of project proj_1 (X-API-Key):    ${apiKey.key}
+  Developer key of dev_1 (X-Developer-Key): ${developerKey.key}
+
+These keys will not be shown again: copy them now.
+
+  curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)
+})

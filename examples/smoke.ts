@@ -1,0 +1,144 @@
+// The smoke test every framework example passes: it builds the example, starts it as a real
+// process on a free port, reads the keys it printed, and calls its protected route.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+/** What an example printed at start. */
+interface Started {
+  readonly url: string
+  readonly apiKey: string
+  readonly developerKey: string
+  readonly output: string
+}
+
+const PRINTED = {
+  url: /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  apiKey: /\(X-API-Key\): +(\S+)/,
+  developerKey: /\(X-Developer-Key\): +(\S+)/,
+}
+
+/** Starts `node dist/main.js` in `dir` on port 0 and resolves once it has printed its keys. */
+async function start(dir: string, child: (process: ChildProcess) => void): Promise<Started> {
+  const example = spawn(process.execPath, ['dist/main.js'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child(example)
+  let output = ''
+  example.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  example.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const [, url] = PRINTED.url.exec(output) ?? []
+    const [, apiKey] = PRINTED.apiKey.exec(output) ?? []
+    const [, developerKey] = PRINTED.developerKey.exec(output) ?? []
+    if (url && apiKey && developerKey) return { url, apiKey, developerKey, output }
+    if (example.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`The example did not start (exit code ${example.exitCode}):\n${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+/**
+ * Smoke-tests the example in `dir` (a `file:` URL of its folder): `GET
+ * /api/v1/projects/proj_1/hello` answers 200 with the context to the project's API key and 401
+ * (or 403) with the error body to anything else, and the key endpoints are mounted.
+ */
+export function smokeTest(name: string, dir: URL): void {
+  describe(`${name}, started as a process`, () => {
+    let example: ChildProcess | undefined
+    let started: Started
+    const hello = (headers: Record<string, string> = {}, projectId = 'proj_1') =>
+      fetch(`${started.url}/api/v1/projects/${projectId}/hello`, { headers })
+    const refusal = async (response: Response) => [
+      response.status,
+      ((await response.json()) as { detail: { type: string }[] }).detail[0]?.type,
+    ]
+
+    beforeAll(async () => {
+      const cwd = fileURLToPath(dir)
+      const build = spawnSync('pnpm', ['run', 'build'], { cwd, encoding: 'utf8' })
+      expect(build.status, `${build.stdout}${build.stderr}`).toBe(0)
+      started = await start(cwd, (child) => (example = child))
+    })
+    afterAll(() => {
+      if (example?.exitCode === null) example.kill()
+    })
+
+    it('prints each key once, with the notice that it will not be shown again', () => {
+      expect(started.apiKey).toMatch(/^ak_[A-Za-z0-9_-]{32}$/)
+      expect(started.developerKey).toMatch(/^ak_[A-Za-z0-9_-]{32}$/)
+      expect(started.output.split(started.apiKey)).toHaveLength(2)
+      expect(started.output.split(started.developerKey)).toHaveLength(2)
+      expect(started.output).toContain('These keys will not be shown again')
+    })
+
+    it('answers the project API key with 200 and the context', async () => {
+      const response = await hello({ 'X-API-Key': started.apiKey })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({
+        message: 'Hello, proj_1!',
+        projectId: 'proj_1',
+        key: started.apiKey.slice(0, 8),
+      })
+    })
+
+    it('answers 401 key_missing without a key, saying where to send one', async () => {
+      const response = await hello()
+      expect(response.status).toBe(401)
+      expect(await response.json()).toEqual({
+        detail: [
+          {
+            loc: ['header', 'x-api-key'],
+            msg: "Send the project's API key in the X-API-Key header.",
+            type: 'key_missing',
+          },
+        ],
+      })
+    })
+
+    it('answers 401 to a key of the wrong type, a made-up key and a malformed one', async () => {
+      const madeUp = `ak_${randomBytes(24).toString('base64url')}`
+      expect(await refusal(await hello({ 'X-API-Key': started.developerKey }))).toEqual([
+        401,
+        'key_wrong_type',
+      ])
+      expect(await refusal(await hello({ 'X-API-Key': madeUp }))).toEqual([401, 'key_invalid'])
+      expect(await refusal(await hello({ 'X-API-Key': started.apiKey.slice(0, 34) }))).toEqual([
+        401,
+        'key_malformed',
+      ])
+    })
+
+    it("answers 403 project_mismatch to the key of another project's route", async () => {
+      expect(await refusal(await hello({ 'X-API-Key': started.apiKey }, 'proj_2'))).toEqual([
+        403,
+        'project_mismatch',
+      ])
+    })
+
+    it("mounts the key endpoints: the owner's developer key creates an API key that works", async () => {
+      const created = await fetch(`${started.url}/api/v1/projects/proj_1/api-keys`, {
+        method: 'POST',
+        headers: { 'X-Developer-Key': started.developerKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'smoke test' }),
+      })
+      expect(created.status).toBe(201)
+      const { key, project_id, name } = (await created.json()) as Record<string, string>
+      expect([project_id, name]).toEqual(['proj_1', 'smoke test'])
+      expect((await hello({ 'X-API-Key': key! })).status).toBe(200)
+    })
+
+    it('stops on SIGTERM', async () => {
+      const exited = once(example!, 'exit')
+      example!.kill('SIGTERM')
+      const [code, signal] = await exited
+      expect([code, signal]).toEqual([null, 'SIGTERM'])
+    })
+  })
+}
