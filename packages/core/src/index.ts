@@ -1,6 +1,8 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
- * the store interface with an in-memory store, the key service, and client configuration.
+ * the store interface with an in-memory store, the key service, client configuration, and
+ * framework-neutral HTTP handling (guards and key-management endpoints) that the framework
+ * adapters translate.
  *
  * @packageDocumentation
  */
@@ -32,6 +34,38 @@ export {
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
+export {
+  type BearerAuth,
+  type BearerGuardOptions,
+  type BodySource,
+  type ByteStream,
+  bearerGuard,
+  type CreateProject,
+  type CreateProjectInput,
+  createKeyRoutes,
+  DEFAULT_BODY_LIMIT,
+  type DeveloperGuardOptions,
+  developerGuard,
+  elevatedGuard,
+  errorResponse,
+  type Guard,
+  type GuardResult,
+  type IssuedKeyJson,
+  issuedKeyToJson,
+  jsonResponse,
+  type KeyJson,
+  type KeyRoute,
+  type KeyRoutesOptions,
+  type KeywardContext,
+  type KeywardRequest,
+  type KeywardResponse,
+  keyToJson,
+  type ProjectGuardOptions,
+  type ProjectJson,
+  type ProjectRecord,
+  projectGuard,
+  projectToJson,
+} from './http/index.js'
 export {
   KEY_ALPHABET,
   KEY_LENGTH,

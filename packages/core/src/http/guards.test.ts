@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest'
+import type { KeywardEvent } from '../service/events.js'
+import { createKeyward } from '../service/keyward.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import { bearerGuard, developerGuard, elevatedGuard, projectGuard } from './guards.js'
+import type { KeywardRequest, KeywardResponse } from './types.js'
+
+function request(
+  headers: Record<string, string | string[]> = {},
+  init: { params?: Record<string, string>; url?: string } = {},
+): KeywardRequest {
+  return {
+    method: 'GET',
+    url: init.url ?? '/',
+    params: init.params ?? {},
+    header: (name) => headers[name],
+  }
+}
+
+const parsed = (response: KeywardResponse) => JSON.parse(response.body)
+
+async function world() {
+  const events: KeywardEvent[] = []
+  const projects = new Map([
+    ['p1', 'd1'],
+    ['p2', 'd2'],
+  ])
+  const keyward = createKeyward({
+    store: new MemoryKeyStore(),
+    projectOwner: (id) => projects.get(id) ?? null,
+    onEvent: (event) => events.push(event),
+  })
+  const d1 = (await keyward.issueDeveloperKey('d1')).key
+  const d2 = (await keyward.issueDeveloperKey('d2')).key
+  const p1 = (await keyward.issueProjectKey('p1')).key
+  const p2 = (await keyward.issueProjectKey('p2')).key
+  return { keyward, events, d1, d2, p1, p2 }
+}
+
+async function refusal(result: Promise<{ ok: boolean; response?: KeywardResponse }>) {
+  const r = await result
+  expect(r.ok).toBe(false)
+  return r.response!
+}
+
+describe('developerGuard', () => {
+  it('attaches the developer context', async () => {
+    const { keyward, d1 } = await world()
+    const result = await developerGuard(keyward)(request({ 'x-developer-key': d1 }))
+    expect(result).toMatchObject({ ok: true, auth: { scope: 'developer', developerId: 'd1' } })
+  })
+
+  it('requires the owner when given a project parameter', async () => {
+    const { keyward, d1, d2 } = await world()
+    const guard = developerGuard(keyward, { projectParam: 'project_id' })
+    const ok = await guard(request({ 'x-developer-key': d1 }, { params: { project_id: 'p1' } }))
+    expect(ok).toMatchObject({ ok: true, auth: { developerId: 'd1', projectId: 'p1' } })
+    const other = await refusal(guard(request({ 'x-developer-key': d2 }, { params: { project_id: 'p1' } })))
+    expect([other.status, parsed(other).detail[0].type]).toEqual([403, 'not_project_owner'])
+    const none = await refusal(guard(request({ 'x-developer-key': d1 }, { params: { project_id: 'p9' } })))
+    expect([none.status, parsed(none).detail[0].type]).toEqual([404, 'not_found'])
+  })
+
+  it('answers key_missing, and says so when the key came in the query string', async () => {
+    const { keyward, d1 } = await world()
+    const plain = await refusal(developerGuard(keyward)(request()))
+    expect(plain.status).toBe(401)
+    expect(parsed(plain)).toEqual({
+      detail: [
+        {
+          loc: ['header', 'x-developer-key'],
+          msg: 'Send the developer key in the X-Developer-Key header.',
+          type: 'key_missing',
+        },
+      ],
+    })
+    for (const url of [`/x?developer_key=${d1}`, `/x?a=1&X-Developer-Key=${d1}`, `/x?k=${d1}`]) {
+      const r = await refusal(developerGuard(keyward)(request({}, { url })))
+      expect(parsed(r).detail[0]).toEqual({
+        loc: ['header', 'x-developer-key'],
+        msg: 'Keys are never read from the query string: send the developer key in the X-Developer-Key header.',
+        type: 'key_missing',
+      })
+    }
+  })
+
+  it('rejects several values, as lines or as a comma-joined list, with one answer', async () => {
+    const { keyward, d1, d2 } = await world()
+    const guard = developerGuard(keyward)
+    const bodies = await Promise.all(
+      [[d1, d2], [d1, d1], `${d1}, ${d2}`, `${d1},${d2}`, [`${d1},x`]].map(async (value) =>
+        parsed(await refusal(guard(request({ 'x-developer-key': value })))),
+      ),
+    )
+    for (const body of bodies) {
+      expect(body).toEqual({
+        detail: [
+          {
+            loc: ['header', 'x-developer-key'],
+            msg: 'Send exactly one developer key in one X-Developer-Key header.',
+            type: 'key_malformed',
+          },
+        ],
+      })
+    }
+  })
+
+  it('treats an empty list of values as absent and a one-element list as the value', async () => {
+    const { keyward, d1 } = await world()
+    const guard = developerGuard(keyward)
+    expect((await guard(request({ 'x-developer-key': [d1] }))).ok).toBe(true)
+    const r = await refusal(guard(request({ 'x-developer-key': [] })))
+    expect(parsed(r).detail[0].type).toBe('key_missing')
+  })
+
+  it('checks its options when built', async () => {
+    const { keyward } = await world()
+    expect(() => developerGuard({} as never)).toThrow(
+      'developerGuard: the first argument must be a Keyward service',
+    )
+    expect(() => developerGuard(keyward, { projectParam: '' })).toThrow('option `projectParam`')
+  })
+
+  it('answers a bare 500 when the route lacks the project parameter', async () => {
+    const { keyward, d1 } = await world()
+    const r = await refusal(
+      developerGuard(keyward, { projectParam: 'pid' })(request({ 'x-developer-key': d1 })),
+    )
+    expect(r.status).toBe(500)
+    expect(parsed(r)).toEqual({ detail: [{ loc: [], msg: 'Internal error.', type: 'internal_error' }] })
+  })
+})
+
+describe('projectGuard and elevatedGuard', () => {
+  it('scope an API key to the path parameter', async () => {
+    const { keyward, p1 } = await world()
+    const guard = projectGuard(keyward)
+    const ok = await guard(request({ 'x-api-key': p1 }, { params: { project_id: 'p1' } }))
+    expect(ok).toMatchObject({ ok: true, auth: { scope: 'project', projectId: 'p1' } })
+    const r = await refusal(guard(request({ 'x-api-key': p1 }, { params: { project_id: 'p2' } })))
+    expect([r.status, parsed(r).detail[0].type]).toEqual([403, 'project_mismatch'])
+    const custom = projectGuard(keyward, { projectParam: 'pid' })
+    expect((await custom(request({ 'x-api-key': p1 }, { params: { pid: 'p1' } }))).ok).toBe(true)
+  })
+
+  it('elevated needs both keys, of one project and its owner', async () => {
+    const { keyward, d1, d2, p1 } = await world()
+    const guard = elevatedGuard(keyward)
+    const params = { params: { project_id: 'p1' } }
+    expect(await guard(request({ 'x-developer-key': d1, 'x-api-key': p1 }, params))).toMatchObject({
+      ok: true,
+      auth: { scope: 'elevated', developerId: 'd1', projectId: 'p1' },
+    })
+    const noProject = await refusal(guard(request({ 'x-developer-key': d1 }, params)))
+    expect(parsed(noProject).detail[0]).toMatchObject({ type: 'key_missing', loc: ['header', 'x-api-key'] })
+    const noDeveloper = await refusal(guard(request({ 'x-api-key': p1 }, params)))
+    expect(parsed(noDeveloper).detail[0]).toMatchObject({
+      type: 'key_missing',
+      loc: ['header', 'x-developer-key'],
+    })
+    const notOwner = await refusal(guard(request({ 'x-developer-key': d2, 'x-api-key': p1 }, params)))
+    expect(parsed(notOwner).detail[0].type).toBe('not_project_owner')
+  })
+
+  it('answers 503 when the store is down, and never lets the request through', async () => {
+    const { p1 } = await world()
+    const store = new MemoryKeyStore()
+    store.findKeyByHash = async () => {
+      throw new Error('connection refused to db.internal:5432')
+    }
+    const guard = projectGuard(createKeyward({ store }))
+    const r = await refusal(guard(request({ 'x-api-key': p1 }, { params: { project_id: 'p1' } })))
+    expect(r.status).toBe(503)
+    expect(parsed(r).detail[0].type).toBe('store_unavailable')
+    expect(r.body).not.toContain('db.internal')
+  })
+})
+
+describe('bearerGuard', () => {
+  const guard = bearerGuard({
+    verify: (token) => {
+      if (token === 'boom') throw new Error('jwt malformed')
+      return token === 'good.token-_~+/==' ? { projectId: 'p1' } : null
+    },
+  })
+  const auth = (value: string | string[]) => request({ authorization: value })
+
+  it('reads one token, any case of the scheme, one or more spaces (RFC 6750)', async () => {
+    for (const value of [
+      'Bearer good.token-_~+/==',
+      'bearer good.token-_~+/==',
+      'BEARER  good.token-_~+/==',
+    ]) {
+      expect(await guard(auth(value))).toEqual({
+        ok: true,
+        auth: { scope: 'bearer', claims: { projectId: 'p1' } },
+      })
+    }
+  })
+
+  it.each([
+    ['absent', undefined, 'token_missing', 'Bearer'],
+    ['Basic', 'Basic dXNlcjpwYXNz', 'token_missing', 'Bearer'],
+    ['Bearer alone', 'Bearer', 'token_missing', 'Bearer'],
+    ['two tokens', 'Bearer a b', 'token_invalid', 'Bearer error="invalid_token"'],
+    ['outside token68', 'Bearer a%b', 'token_invalid', 'Bearer error="invalid_token"'],
+    [
+      'two headers',
+      ['Bearer good.token-_~+/==', 'Bearer x'],
+      'token_invalid',
+      'Bearer error="invalid_token"',
+    ],
+    ['unknown token', 'Bearer nope', 'token_invalid', 'Bearer error="invalid_token"'],
+    ['verifier throws', 'Bearer boom', 'token_invalid', 'Bearer error="invalid_token"'],
+  ])('%s: 401 %s with WWW-Authenticate', async (_name, value, type, challenge) => {
+    const r = await refusal(guard(value === undefined ? request() : auth(value)))
+    expect(r.status).toBe(401)
+    expect(r.headers['www-authenticate']).toBe(challenge)
+    expect(parsed(r).detail).toEqual([{ loc: ['header', 'authorization'], msg: expect.any(String), type }])
+  })
+
+  it('never reads a token from the query string, and says so', async () => {
+    const r = await refusal(guard(request({}, { url: '/g?access_token=good' })))
+    expect(parsed(r).detail[0].msg).toBe(
+      'Access tokens are never read from the query string: send Authorization: Bearer <token>.',
+    )
+  })
+
+  it('passes a KeywardError of the verifier through', async () => {
+    const { KeywardError } = await import('../errors/error.js')
+    const down = bearerGuard({
+      verify: () => {
+        throw new KeywardError('store_unavailable', 'The token store is unavailable.', [])
+      },
+    })
+    const r = await refusal(down(auth('Bearer abc')))
+    expect([r.status, parsed(r).detail[0].type]).toEqual([503, 'store_unavailable'])
+    expect(() => bearerGuard({} as never)).toThrow('bearerGuard: option `verify` must be a function.')
+  })
+})

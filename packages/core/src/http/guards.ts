@@ -1,0 +1,172 @@
+import { isKeywardError } from '../errors/error.js'
+import type { Keyward } from '../service/keyward.js'
+import type { DeveloperAuth, ElevatedAuth, ProjectAuth, Requirement } from '../service/requirements.js'
+import { explainMissingKey, invalidToken, readBearerToken, readKey } from './credentials.js'
+import { errorResponse } from './response.js'
+import type { BearerAuth, Guard, KeywardRequest } from './types.js'
+
+/** Options of {@link developerGuard}. */
+export interface DeveloperGuardOptions {
+  /**
+   * A path parameter naming a project, e.g. `'project_id'`: the developer must own that
+   * project (404 `not_found` when there is none, 403 `not_project_owner` when it is another's).
+   * Needs the service's `projectOwner` option.
+   */
+  readonly projectParam?: string
+}
+
+/** Options of {@link projectGuard} and {@link elevatedGuard}. */
+export interface ProjectGuardOptions {
+  /** The path parameter that holds the request's project id. Default `'project_id'`. */
+  readonly projectParam?: string
+}
+
+/** Options of {@link bearerGuard}. */
+export interface BearerGuardOptions<T> {
+  /**
+   * Verifies a bearer token and returns what it grants (its claims), or `null` when it is not
+   * valid. A thrown {@link KeywardError} is answered as it is (throw `store_unavailable` when
+   * your verifier's storage is down); any other exception counts as an invalid token.
+   */
+  readonly verify: (
+    token: string,
+    request: KeywardRequest,
+  ) => T | null | undefined | Promise<T | null | undefined>
+}
+
+function checkKeyward(keyward: Keyward, guard: string): void {
+  if (typeof keyward?.authenticate !== 'function') {
+    throw new TypeError(`${guard}: the first argument must be a Keyward service (createKeyward).`)
+  }
+}
+
+function checkParam(value: string | undefined, guard: string): void {
+  if (value !== undefined && (typeof value !== 'string' || value === '')) {
+    throw new TypeError(`${guard}: option \`projectParam\` must be a non-empty string.`)
+  }
+}
+
+function projectIdOf(request: KeywardRequest, param: string): string {
+  const projectId = request.params[param]
+  if (typeof projectId !== 'string' || projectId === '') {
+    throw new TypeError(`Keyward guard: the route has no path parameter \`${param}\`.`)
+  }
+  return projectId
+}
+
+function keyGuard<A>(
+  keyward: Keyward,
+  needs: { developer: boolean; project: boolean },
+  requirementOf: (request: KeywardRequest) => Requirement,
+): Guard<A> {
+  return async (request) => {
+    try {
+      const requirement = requirementOf(request)
+      const auth = await keyward.authenticate(
+        {
+          developerKey: needs.developer ? readKey(request, 'developer') : undefined,
+          projectKey: needs.project ? readKey(request, 'project') : undefined,
+        },
+        requirement,
+      )
+      return { ok: true, auth: auth as A }
+    } catch (error) {
+      return { ok: false, response: errorResponse(explainMissingKey(error, request)) }
+    }
+  }
+}
+
+/**
+ * Requires a developer key (`X-Developer-Key`); with `projectParam`, of the owner of that project.
+ *
+ * @example
+ * ```ts
+ * const guard = developerGuard(keyward)
+ * const result = await guard(request)
+ * if (result.ok) result.auth.developerId
+ * ```
+ */
+export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions = {}): Guard<DeveloperAuth> {
+  checkKeyward(keyward, 'developerGuard')
+  const param = options.projectParam
+  checkParam(param, 'developerGuard')
+  const developerOnly: Requirement = { scope: 'developer' }
+  return keyGuard(keyward, { developer: true, project: false }, (request) =>
+    param === undefined ? developerOnly : { scope: 'developer', projectId: projectIdOf(request, param) },
+  )
+}
+
+/**
+ * Requires an API key (`X-API-Key`) of the request's project (the `project_id` path parameter).
+ *
+ * @example
+ * ```ts
+ * const guard = projectGuard(keyward)
+ * const result = await guard(request) // request.params.project_id names the project
+ * if (result.ok) result.auth.projectId
+ * ```
+ */
+export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ProjectAuth> {
+  checkKeyward(keyward, 'projectGuard')
+  checkParam(options.projectParam, 'projectGuard')
+  const param = options.projectParam ?? 'project_id'
+  return keyGuard(keyward, { developer: false, project: true }, (request) => ({
+    scope: 'project',
+    projectId: projectIdOf(request, param),
+  }))
+}
+
+/**
+ * Requires both keys for an elevated operation: a developer key of the project's owner and an
+ * API key of the request's project.
+ *
+ * @example
+ * ```ts
+ * const guard = elevatedGuard(keyward)
+ * const result = await guard(request)
+ * if (result.ok) result.auth.developerId // owner of result.auth.projectId
+ * ```
+ */
+export function elevatedGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ElevatedAuth> {
+  checkKeyward(keyward, 'elevatedGuard')
+  checkParam(options.projectParam, 'elevatedGuard')
+  const param = options.projectParam ?? 'project_id'
+  return keyGuard(keyward, { developer: true, project: true }, (request) => ({
+    scope: 'elevated',
+    projectId: projectIdOf(request, param),
+  }))
+}
+
+/**
+ * Requires `Authorization: Bearer <token>` (RFC 6750), verified by the host's `verify`.
+ * Failures answer 401 `token_missing` or `token_invalid` with `WWW-Authenticate: Bearer`.
+ *
+ * @example
+ * ```ts
+ * const guard = bearerGuard({ verify: async (token) => (await jwtVerify(token, secret)).payload })
+ * const result = await guard(request)
+ * if (result.ok) result.auth.claims
+ * ```
+ */
+export function bearerGuard<T>(options: BearerGuardOptions<T>): Guard<BearerAuth<T>> {
+  if (typeof options?.verify !== 'function') {
+    throw new TypeError('bearerGuard: option `verify` must be a function.')
+  }
+  const { verify } = options
+  return async (request) => {
+    try {
+      const token = readBearerToken(request)
+      let claims: T | null | undefined
+      try {
+        claims = await verify(token, request)
+      } catch (error) {
+        if (isKeywardError(error)) throw error
+        claims = null
+      }
+      if (claims === null || claims === undefined) throw invalidToken()
+      return { ok: true, auth: { scope: 'bearer', claims } }
+    } catch (error) {
+      return { ok: false, response: errorResponse(error) }
+    }
+  }
+}

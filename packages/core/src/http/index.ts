@@ -1,0 +1,37 @@
+export { DEFAULT_BODY_LIMIT } from './body.js'
+export {
+  type BearerGuardOptions,
+  bearerGuard,
+  type DeveloperGuardOptions,
+  developerGuard,
+  elevatedGuard,
+  type ProjectGuardOptions,
+  projectGuard,
+} from './guards.js'
+export {
+  type CreateProject,
+  type CreateProjectInput,
+  createKeyRoutes,
+  type KeyRoute,
+  type KeyRoutesOptions,
+} from './key-routes.js'
+export { errorResponse, jsonResponse } from './response.js'
+export {
+  type IssuedKeyJson,
+  issuedKeyToJson,
+  type KeyJson,
+  keyToJson,
+  type ProjectJson,
+  type ProjectRecord,
+  projectToJson,
+} from './shapes.js'
+export type {
+  BearerAuth,
+  BodySource,
+  ByteStream,
+  Guard,
+  GuardResult,
+  KeywardContext,
+  KeywardRequest,
+  KeywardResponse,
+} from './types.js'

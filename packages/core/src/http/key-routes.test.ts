@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest'
+import { createKeyward } from '../service/keyward.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import { createKeyRoutes } from './key-routes.js'
+import type { ProjectRecord } from './shapes.js'
+import type { KeywardRequest } from './types.js'
+
+const NOW = new Date('2025-01-02T03:04:05.000Z')
+
+async function world(options: { createProject?: 'router' | 'host' | 'twice' | 'other' | 'none' } = {}) {
+  const projects = new Map<string, ProjectRecord>()
+  const keyward = createKeyward({
+    store: new MemoryKeyStore(),
+    now: () => NOW,
+    projectOwner: (id) => projects.get(id)?.developerId ?? null,
+  })
+  projects.set('p1', { id: 'p1', name: 'one', developerId: 'd1', createdAt: NOW })
+  const mode = options.createProject ?? 'router'
+  const routes = createKeyRoutes(keyward, {
+    bodyLimit: 1024,
+    ...(mode === 'none'
+      ? {}
+      : {
+          createProject: async ({ developerId, name, issueDefaultKey }) => {
+            const project = { id: `p${projects.size + 1}`, name, developerId, createdAt: NOW }
+            projects.set(project.id, project)
+            if (mode === 'host' || mode === 'twice') await issueDefaultKey(project.id)
+            if (mode === 'twice') await issueDefaultKey(project.id)
+            if (mode === 'other') await issueDefaultKey('p1')
+            return project
+          },
+        }),
+  })
+  const d1 = (await keyward.issueDeveloperKey('d1')).key
+  const d2 = (await keyward.issueDeveloperKey('d2')).key
+  async function call(method: string, path: string, init: { key?: string; body?: string } = {}) {
+    let params: Record<string, string> = {}
+    const route = routes.find((r) => {
+      const names = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
+      const match = new RegExp(`^${r.path.replace(/:(\w+)/g, '([^/]+)')}$`).exec(path)
+      if (r.method !== method || !match) return false
+      params = Object.fromEntries(names.map((name, i) => [name, match[i + 1]!]))
+      return true
+    })
+    if (!route) throw new Error(`no route ${method} ${path}`)
+    const request: KeywardRequest = {
+      method,
+      url: path,
+      params,
+      header: (name) => (name === 'x-developer-key' ? init.key : undefined),
+      body: () => ({
+        raw:
+          init.body === undefined
+            ? null
+            : (async function* () {
+                yield new TextEncoder().encode(init.body)
+              })(),
+      }),
+    }
+    const response = await route.handle(request)
+    return { status: response.status, headers: response.headers, json: JSON.parse(response.body) }
+  }
+  return { keyward, routes, projects, d1, d2, call }
+}
+
+describe('createKeyRoutes', () => {
+  it('creates, lists and deactivates developer keys in the spec shapes', async () => {
+    const { call, d1 } = await world()
+    const created = await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: '{"name":"ci"}' })
+    expect(created.status).toBe(201)
+    expect(created.headers['cache-control']).toBe('no-store')
+    expect(Object.keys(created.json)).toEqual([
+      'id',
+      'key',
+      'key_prefix',
+      'display',
+      'name',
+      'developer_id',
+      'active',
+      'created_at',
+    ])
+    expect(created.json).toMatchObject({
+      name: 'ci',
+      developer_id: 'd1',
+      active: true,
+      created_at: NOW.toISOString(),
+      key_prefix: created.json.key.slice(0, 8),
+      display: `${created.json.key.slice(0, 8)}...`,
+    })
+    const listed = await call('GET', '/api/v1/auth/developer-keys', { key: d1 })
+    expect(listed.json.keys).toHaveLength(2)
+    expect(listed.json.keys.every((k: object) => !('key' in k))).toBe(true)
+    const gone = await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
+    const { key: _key, ...withoutKey } = created.json
+    expect(gone).toMatchObject({ status: 200, json: { ...withoutKey, active: false } })
+    const again = await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
+    expect(again).toMatchObject({ status: 200, json: { active: false } })
+  })
+
+  it("answers 404 for another developer's key, an unknown id and a non-UUID id", async () => {
+    const { call, d1, d2 } = await world()
+    const created = await call('POST', '/api/v1/auth/developer-keys', { key: d1 })
+    for (const [key, id] of [
+      [d2, created.json.id],
+      [d1, crypto.randomUUID()],
+      [d1, 'not-a-uuid'],
+    ]) {
+      const r = await call('DELETE', `/api/v1/auth/developer-keys/${id}`, { key })
+      expect(r).toEqual({
+        status: 404,
+        headers: expect.any(Object),
+        json: { detail: [{ loc: ['path', 'key_id'], msg: 'Key not found.', type: 'not_found' }] },
+      })
+    }
+  })
+
+  it('validates names: absent or null is fine, 1-100 characters', async () => {
+    const { call, d1 } = await world()
+    expect(
+      (await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: '{"name":null}' })).json.name,
+    ).toBe(null)
+    const cases: Array<[string, string]> = [
+      ['{"name":""}', 'string_too_short'],
+      [JSON.stringify({ name: 'x'.repeat(101) }), 'string_too_long'],
+      ['{"name":5}', 'string_type'],
+      ['[1]', 'dict_type'],
+      ['{"name":', 'json_invalid'],
+    ]
+    for (const [body, type] of cases) {
+      const r = await call('POST', '/api/v1/auth/developer-keys', { key: d1, body })
+      expect([r.status, r.json.detail[0].type]).toEqual([422, type])
+    }
+    const big = await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: 'x'.repeat(2000) })
+    expect([big.status, big.json.detail[0].type]).toEqual([413, 'payload_too_large'])
+    const ok = await call('POST', '/api/v1/auth/developer-keys', {
+      key: d1,
+      body: JSON.stringify({ name: 'é'.repeat(100) }),
+    })
+    expect(ok.status).toBe(201)
+  })
+
+  it('authenticates before it reads the body', async () => {
+    const { call } = await world()
+    const r = await call('POST', '/api/v1/auth/developer-keys', { body: '{' })
+    expect([r.status, r.json.detail[0].type]).toEqual([401, 'key_missing'])
+  })
+
+  it('manages project keys for the owner only', async () => {
+    const { call, d1, d2 } = await world()
+    const created = await call('POST', '/api/v1/projects/p1/api-keys', { key: d1, body: '{"name":"web"}' })
+    expect(created).toMatchObject({ status: 201, json: { project_id: 'p1', name: 'web' } })
+    expect('developer_id' in created.json).toBe(false)
+    const other = await call('GET', '/api/v1/projects/p1/api-keys', { key: d2 })
+    expect([other.status, other.json.detail[0].type]).toEqual([403, 'not_project_owner'])
+    const missing = await call('GET', '/api/v1/projects/p9/api-keys', { key: d1 })
+    expect([missing.status, missing.json.detail[0].type]).toEqual([404, 'not_found'])
+    expect((await call('GET', '/api/v1/projects/p1/api-keys', { key: d1 })).json.keys).toHaveLength(1)
+    const devKey = (await call('POST', '/api/v1/auth/developer-keys', { key: d1 })).json.id
+    const wrong = await call('DELETE', `/api/v1/projects/p1/api-keys/${devKey}`, { key: d1 })
+    expect(wrong.status).toBe(404)
+    const gone = await call('DELETE', `/api/v1/projects/p1/api-keys/${created.json.id}`, { key: d1 })
+    expect(gone).toMatchObject({ status: 200, json: { id: created.json.id, active: false } })
+  })
+
+  it('creates a project with its default key, whether the host or the routes issue it', async () => {
+    for (const mode of ['router', 'host'] as const) {
+      const { call, d1, keyward } = await world({ createProject: mode })
+      const r = await call('POST', '/api/v1/projects', { key: d1, body: '{"name":"Shop"}' })
+      expect(r.status).toBe(201)
+      expect(r.json.project).toEqual({
+        id: 'p2',
+        name: 'Shop',
+        developer_id: 'd1',
+        created_at: NOW.toISOString(),
+      })
+      expect(r.json.api_key).toMatchObject({ name: 'default', project_id: 'p2', active: true })
+      const auth = await keyward.authenticate(
+        { projectKey: r.json.api_key.key },
+        { scope: 'project', projectId: 'p2' },
+      )
+      expect(auth.projectId).toBe('p2')
+    }
+  })
+
+  it('validates the project body and reports host mistakes as a bare 500', async () => {
+    const { call, d1 } = await world()
+    const cases: Array<[string | undefined, string, string[]]> = [
+      [undefined, 'missing', ['body']],
+      ['{}', 'missing', ['body', 'name']],
+      ['{"name":null}', 'string_type', ['body', 'name']],
+      ['{"name":""}', 'string_too_short', ['body', 'name']],
+    ]
+    for (const [body, type, loc] of cases) {
+      const r = await call('POST', '/api/v1/projects', { key: d1, ...(body === undefined ? {} : { body }) })
+      expect([r.status, r.json.detail[0].type, r.json.detail[0].loc]).toEqual([422, type, loc])
+    }
+    for (const mode of ['twice', 'other'] as const) {
+      const w = await world({ createProject: mode })
+      const r = await w.call('POST', '/api/v1/projects', { key: w.d1, body: '{"name":"x"}' })
+      expect([r.status, r.json.detail[0].type]).toEqual([500, 'internal_error'])
+    }
+  })
+
+  it('mounts project creation only with createProject, and checks options', async () => {
+    const { routes, keyward } = await world({ createProject: 'none' })
+    expect(routes.map((r) => `${r.method} ${r.path}`)).not.toContain('POST /api/v1/projects')
+    expect(() => createKeyRoutes(keyward, { bodyLimit: 0 })).toThrow(
+      'option `bodyLimit` must be a positive integer',
+    )
+    expect(() => createKeyRoutes(keyward, { createProject: 1 as never })).toThrow('option `createProject`')
+  })
+})

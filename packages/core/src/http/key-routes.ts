@@ -1,0 +1,173 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyKind } from '../key/format.js'
+import type { IssuedKey, Keyward } from '../service/keyward.js'
+import { checkName } from '../service/name.js'
+import type { DeveloperAuth } from '../service/requirements.js'
+import { DEFAULT_BODY_LIMIT, readJsonObject } from './body.js'
+import { developerGuard } from './guards.js'
+import { errorResponse, jsonResponse } from './response.js'
+import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson } from './shapes.js'
+import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+
+/** What the host's `createProject` receives. */
+export interface CreateProjectInput {
+  /** The developer creating the project, its owner. */
+  readonly developerId: string
+  /** The project's name, already checked (1 to 100 characters). */
+  readonly name: string
+  /**
+   * Issues the project's default API key, named `default`, with `keyward` (default: the
+   * service of the routes). Call it inside your transaction, with a service over the
+   * transaction's store, to create both atomically; if you do not call it, the routes do,
+   * once your callback has returned the project.
+   */
+  issueDefaultKey(projectId: string, keyward?: Keyward): Promise<IssuedKey>
+}
+
+/** The host's project creation: stores the project and returns it. */
+export type CreateProject = (input: CreateProjectInput) => Promise<ProjectRecord> | ProjectRecord
+
+/** Options of {@link createKeyRoutes}. */
+export interface KeyRoutesOptions {
+  /** Creates a project; `POST /api/v1/projects` is mounted only when it is given. */
+  readonly createProject?: CreateProject
+  /** The largest body read, in bytes. Default {@link DEFAULT_BODY_LIMIT} (16 KiB). */
+  readonly bodyLimit?: number
+}
+
+/** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
+export interface KeyRoute {
+  readonly method: 'GET' | 'POST' | 'DELETE'
+  readonly path: string
+  handle(request: KeywardRequest): Promise<KeywardResponse>
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const NO_STORE = { 'cache-control': 'no-store' }
+
+const respond = (status: number, value: unknown) => jsonResponse(status, value, NO_STORE)
+
+function route(
+  method: KeyRoute['method'],
+  path: string,
+  guard: Guard<DeveloperAuth>,
+  run: (request: KeywardRequest, auth: DeveloperAuth) => Promise<KeywardResponse>,
+): KeyRoute {
+  return {
+    method,
+    path,
+    async handle(request) {
+      const result = await guard(request)
+      if (!result.ok) return result.response
+      try {
+        return await run(request, result.auth)
+      } catch (error) {
+        return errorResponse(error)
+      }
+    },
+  }
+}
+
+function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
+  if (typeof keyward?.authenticate !== 'function') {
+    throw new TypeError('createKeyRoutes: the first argument must be a Keyward service (createKeyward).')
+  }
+  if (options.createProject !== undefined && typeof options.createProject !== 'function') {
+    throw new TypeError('createKeyRoutes: option `createProject` must be a function.')
+  }
+  const limit = options.bodyLimit
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw new TypeError(
+      `createKeyRoutes: option \`bodyLimit\` must be a positive integer, got ${String(limit)}.`,
+    )
+  }
+}
+
+/**
+ * The key-management endpoints, framework-neutral: create, list and deactivate developer keys
+ * and project API keys, and (with `createProject`) create a project with its default key.
+ * Project-scoped endpoints need the owner's developer key, so the service needs `projectOwner`.
+ *
+ * @example
+ * ```ts
+ * for (const route of createKeyRoutes(keyward, { createProject })) {
+ *   router.on(route.method, route.path, async (req) => send(await route.handle(toKeywardRequest(req))))
+ * }
+ * ```
+ */
+export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}): readonly KeyRoute[] {
+  checkOptions(keyward, options)
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const developer = developerGuard(keyward)
+  const owner = developerGuard(keyward, { projectParam: 'project_id' })
+
+  const keyName = async (request: KeywardRequest) => checkName((await readJsonObject(request, limit))?.name)
+
+  async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+    const keyId = request.params.key_id ?? ''
+    const record = UUID.test(keyId) ? await keyward.findKey(keyId) : null
+    if (record === null || record.ownerType !== kind || record.ownerId !== ownerId) {
+      throw new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
+    }
+    const updated = record.active ? await keyward.deactivateKey(record.id) : record
+    if (updated === null) throw new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
+    return respond(200, keyToJson(updated))
+  }
+
+  const routes: KeyRoute[] = [
+    route('POST', '/api/v1/auth/developer-keys', developer, async (request, auth) => {
+      const name = await keyName(request)
+      return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, { name })))
+    }),
+    route('GET', '/api/v1/auth/developer-keys', developer, async (_request, auth) => {
+      const keys = await keyward.listKeys({ type: 'developer', id: auth.developerId })
+      return respond(200, { keys: keys.map(keyToJson) })
+    }),
+    route('DELETE', '/api/v1/auth/developer-keys/:key_id', developer, (request, auth) =>
+      deactivate(request, 'developer', auth.developerId),
+    ),
+    route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
+      const name = await keyName(request)
+      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, { name })))
+    }),
+    route('GET', '/api/v1/projects/:project_id/api-keys', owner, async (_request, auth) => {
+      const keys = await keyward.listKeys({ type: 'project', id: auth.projectId! })
+      return respond(200, { keys: keys.map(keyToJson) })
+    }),
+    route('DELETE', '/api/v1/projects/:project_id/api-keys/:key_id', owner, (request, auth) =>
+      deactivate(request, 'project', auth.projectId!),
+    ),
+  ]
+  const { createProject } = options
+  if (createProject) {
+    routes.push(
+      route('POST', '/api/v1/projects', developer, async (request, auth) => {
+        const body = await readJsonObject(request, limit)
+        if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
+        if (body.name === undefined)
+          throw new KeywardError(ErrorType.missing, 'Field required.', ['body', 'name'])
+        const name = checkName(body.name)
+        if (name === null) {
+          throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', ['body', 'name'])
+        }
+        let issued: IssuedKey | undefined
+        const issueDefaultKey = async (projectId: string, service: Keyward = keyward) => {
+          if (issued) throw new TypeError('createProject: issueDefaultKey was called twice.')
+          issued = await service.issueProjectKey(projectId, { name: 'default' })
+          return issued
+        }
+        const project = await createProject({ developerId: auth.developerId, name, issueDefaultKey })
+        if (typeof project?.id !== 'string' || project.id === '') {
+          throw new TypeError('createProject must return the project, with its `id`.')
+        }
+        const apiKey = issued ?? (await issueDefaultKey(project.id))
+        if (apiKey.record.ownerId !== project.id) {
+          throw new TypeError('createProject: the default key was issued for another project.')
+        }
+        return respond(201, { project: projectToJson(project), api_key: issuedKeyToJson(apiKey) })
+      }),
+    )
+  }
+  return routes
+}

@@ -1,0 +1,50 @@
+import { errorBody, toKeywardError } from '../errors/error.js'
+import type { ErrorType } from '../errors/types.js'
+import type { KeywardResponse } from './types.js'
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json; charset=utf-8' }
+
+// RFC 6750 section 3: a request without a token gets the bare challenge, a bad token the error code.
+const BEARER_CHALLENGE: Partial<Record<ErrorType, string>> = {
+  token_missing: 'Bearer',
+  token_invalid: 'Bearer error="invalid_token"',
+}
+
+/**
+ * A JSON response: `value` serialized once, with `content-type: application/json; charset=utf-8`.
+ *
+ * @example
+ * ```ts
+ * jsonResponse(200, { status: 'ok' }) // { status: 200, headers: {...}, body: '{"status":"ok"}' }
+ * ```
+ */
+export function jsonResponse(
+  status: number,
+  value: unknown,
+  headers?: Readonly<Record<string, string>>,
+): KeywardResponse {
+  return {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+    body: JSON.stringify(value),
+  }
+}
+
+/**
+ * The response for any failure: a {@link KeywardError} gets its status and the specification's
+ * body; bearer-token errors add `WWW-Authenticate: Bearer` (RFC 6750); anything else becomes a
+ * bare 500 `internal_error` that says nothing of it.
+ *
+ * @example
+ * ```ts
+ * app.onError((err, c) => {
+ *   const { status, headers, body } = errorResponse(err)
+ *   return new Response(body, { status, headers })
+ * })
+ * ```
+ */
+export function errorResponse(error: unknown): KeywardResponse {
+  const err = toKeywardError(error)
+  const challenge = BEARER_CHALLENGE[err.type]
+  return jsonResponse(err.status, errorBody(err), challenge ? { 'www-authenticate': challenge } : undefined)
+}

@@ -1,0 +1,90 @@
+import { displayKey } from '../key/display.js'
+import type { IssuedKey } from '../service/keyward.js'
+import type { KeyRecord } from '../store/types.js'
+
+/** A key as listings show it (the `L` shape): everything but the key itself. */
+export interface KeyJson {
+  readonly id: string
+  readonly key_prefix: string
+  readonly display: string
+  readonly name: string | null
+  readonly developer_id?: string
+  readonly project_id?: string
+  readonly active: boolean
+  readonly created_at: string
+}
+
+/** A newly created key (the `K` shape): the listing fields plus the full `key`, shown once. */
+export interface IssuedKeyJson extends KeyJson {
+  readonly key: string
+}
+
+/** A project as the host created it. */
+export interface ProjectRecord {
+  readonly id: string
+  readonly name: string
+  readonly developerId: string
+  readonly createdAt: Date | string
+}
+
+/** A project in a response: `{"id","name","developer_id","created_at"}`. */
+export interface ProjectJson {
+  readonly id: string
+  readonly name: string
+  readonly developer_id: string
+  readonly created_at: string
+}
+
+const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString())
+const owner = (record: KeyRecord) =>
+  record.ownerType === 'developer' ? { developer_id: record.ownerId } : { project_id: record.ownerId }
+
+/**
+ * A key record as JSON, without the key: the only shape that listings return.
+ *
+ * @example
+ * ```ts
+ * keyToJson(record) // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at }
+ * ```
+ */
+export function keyToJson(record: KeyRecord): KeyJson {
+  return {
+    id: record.id,
+    key_prefix: record.keyPrefix,
+    display: displayKey(record.keyPrefix),
+    name: record.name,
+    ...owner(record),
+    active: record.active,
+    created_at: iso(record.createdAt),
+  }
+}
+
+/**
+ * A newly issued key as JSON, with the full key: the response that creates it, and no other.
+ *
+ * @example
+ * ```ts
+ * issuedKeyToJson(await keyward.issueProjectKey(projectId)) // { id, key: 'ak_...', key_prefix, ... }
+ * ```
+ */
+export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
+  const { id, ...rest } = keyToJson(issued.record)
+  return { id, key: issued.key, ...rest }
+}
+
+/**
+ * A project as JSON.
+ *
+ * @example
+ * ```ts
+ * projectToJson({ id: 'p1', name: 'Shop', developerId: 'd1', createdAt: new Date() })
+ * ```
+ */
+export function projectToJson(project: ProjectRecord): ProjectJson {
+  return {
+    id: project.id,
+    name: project.name,
+    developer_id: project.developerId,
+    created_at: iso(project.createdAt),
+  }
+}

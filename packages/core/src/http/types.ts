@@ -1,0 +1,91 @@
+import type { AuthContext } from '../service/requirements.js'
+
+/** A Web `ReadableStream` of bytes, as far as Keyward reads it. */
+export interface ByteStream {
+  getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array | undefined }> }
+}
+
+/**
+ * A request body as the framework holds it: `raw` bytes that Keyward reads itself (with a
+ * size limit) and parses as JSON, or a value that a body parser of the host already `parsed`.
+ * Raw bytes come as a Web `ReadableStream` or any async iterable (a Node request).
+ */
+export type BodySource =
+  | { readonly raw: AsyncIterable<Uint8Array | string> | ByteStream | null | undefined }
+  | { readonly parsed: unknown }
+
+/**
+ * The framework-neutral request that adapters build from their framework's request.
+ * Keyward's HTTP layer reads nothing else.
+ *
+ * @example
+ * ```ts
+ * const request: KeywardRequest = {
+ *   method: req.method,
+ *   url: req.originalUrl,
+ *   params: req.params,
+ *   header: (name) => req.headersDistinct[name],
+ *   body: () => ({ raw: req }),
+ * }
+ * ```
+ */
+export interface KeywardRequest {
+  /** The HTTP method, upper-case. */
+  readonly method: string
+  /**
+   * The request target: path and query, or an absolute URL. Keyward reads only its query
+   * string, and only to say that keys are never read from there.
+   */
+  readonly url: string
+  /** The route's path parameters, e.g. `project_id`. */
+  readonly params: Readonly<Record<string, string | undefined>>
+  /**
+   * The values of a header, by lower-case name: `undefined` when absent, a string, or an
+   * array with one element per header line when the framework keeps them apart.
+   */
+  header(name: string): string | readonly string[] | undefined
+  /** The body, when the route reads one. */
+  readonly body?: () => BodySource
+}
+
+/**
+ * What Keyward answers: a status, headers (lower-case names) and a JSON text body.
+ * Adapters send it as it is, so every framework answers byte for byte the same.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(response.status, response.headers).end(response.body)
+ * ```
+ */
+export interface KeywardResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/** A request authenticated with a bearer token; `claims` is what the host's verifier returned. */
+export interface BearerAuth<T = unknown> {
+  readonly scope: 'bearer'
+  readonly claims: T
+}
+
+/** What a guard attaches to a request: a key context, or a bearer context. Switch on `scope`. */
+export type KeywardContext = AuthContext | BearerAuth
+
+/** The outcome of a guard: the caller's context, or the response that refuses the request. */
+export type GuardResult<A> =
+  | { readonly ok: true; readonly auth: A }
+  | { readonly ok: false; readonly response: KeywardResponse }
+
+/**
+ * Checks a request's credentials. It never throws: every failure, a store outage included,
+ * comes back as `{ ok: false, response }`, so adapters only send what it answers.
+ *
+ * @example
+ * ```ts
+ * const result = await guard(request)
+ * if (result.ok) next(result.auth)
+ * else send(result.response)
+ * ```
+ */
+export type Guard<A> = (request: KeywardRequest) => Promise<GuardResult<A>>

@@ -1,0 +1,82 @@
+import type { AddressInfo } from 'node:net'
+import { createKeyward, type KeywardContext, MemoryKeyStore } from '@keyward/core'
+import express from 'express'
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
+import { keywardErrorHandler, keywardRouter, requireProject } from './index.js'
+
+const servers: import('node:http').Server[] = []
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close()
+})
+
+async function start(app: express.Express): Promise<string> {
+  const server = app.listen(0, '127.0.0.1')
+  servers.push(server)
+  await new Promise((resolve) => server.once('listening', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+async function setup() {
+  const keyward = createKeyward({
+    store: new MemoryKeyStore(),
+    projectOwner: (id) => (id === 'p1' ? 'd1' : null),
+  })
+  return {
+    keyward,
+    developerKey: (await keyward.issueDeveloperKey('d1')).key,
+    projectKey: (await keyward.issueProjectKey('p1')).key,
+  }
+}
+
+describe('@keyward/express', () => {
+  it('types req.keyward through the Request augmentation', () => {
+    expectTypeOf<express.Request['keyward']>().toEqualTypeOf<KeywardContext | undefined>()
+  })
+
+  it('works as app.use middleware on a path with :project_id, and leaves other routes alone', async () => {
+    const { keyward, projectKey } = await setup()
+    const app = express()
+    app.use('/api/v1/projects/:project_id', requireProject(keyward))
+    app.get('/api/v1/projects/:project_id/items', (req, res) => {
+      res.json({
+        scope: req.keyward?.scope,
+        projectId: req.keyward?.scope === 'project' && req.keyward.projectId,
+      })
+    })
+    app.get('/open', (req, res) => res.json({ keyward: req.keyward ?? null }))
+    const origin = await start(app)
+    const ok = await fetch(`${origin}/api/v1/projects/p1/items`, { headers: { 'X-API-Key': projectKey } })
+    expect(await ok.json()).toEqual({ scope: 'project', projectId: 'p1' })
+    const refused = await fetch(`${origin}/api/v1/projects/p1/items`)
+    expect(refused.status).toBe(401)
+    expect(await (await fetch(`${origin}/open`)).json()).toEqual({ keyward: null })
+  })
+
+  it('uses a body that a host parser (express.json) already parsed', async () => {
+    const { keyward, developerKey } = await setup()
+    const app = express()
+    app.use(express.json())
+    app.use(keywardRouter(keyward))
+    const origin = await start(app)
+    const response = await fetch(`${origin}/api/v1/auth/developer-keys`, {
+      method: 'POST',
+      headers: { 'X-Developer-Key': developerKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'parsed by the host' }),
+    })
+    expect(response.status).toBe(201)
+    expect((await response.json()).name).toBe('parsed by the host')
+  })
+
+  it('passes errors that are not KeywardErrors on to the next error handler', async () => {
+    const app = express()
+    app.get('/boom', () => {
+      throw new Error('not ours')
+    })
+    app.use(keywardErrorHandler())
+    app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).json({ handledByHost: err.message })
+    })
+    const origin = await start(app)
+    expect(await (await fetch(`${origin}/boom`)).json()).toEqual({ handledByHost: 'not ours' })
+  })
+})

@@ -1,0 +1,192 @@
+/**
+ * Fastify plugin and `onRequest` hooks for Keyward: conversion only. Every decision (which
+ * header, which status, which message) is `@keyward/core`'s.
+ *
+ * @packageDocumentation
+ */
+import {
+  type BearerAuth,
+  type BearerGuardOptions,
+  bearerGuard,
+  createKeyRoutes,
+  type DeveloperAuth,
+  type DeveloperGuardOptions,
+  developerGuard,
+  type ElevatedAuth,
+  elevatedGuard,
+  errorResponse,
+  type Guard,
+  isKeywardError,
+  type KeyRoutesOptions,
+  type Keyward,
+  type KeywardContext,
+  type KeywardRequest,
+  type KeywardResponse,
+  type ProjectAuth,
+  type ProjectGuardOptions,
+  projectGuard,
+} from '@keyward/core'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, set by a Keyward hook (`requireProject`, ...); `null` elsewhere. Switch on `scope`. */
+    keyward: KeywardContext | null
+  }
+}
+
+/** An `onRequest` hook that sets `request.keyward` to the context `A`, or answers the refusal. */
+export type KeywardHook<A extends KeywardContext> = ((
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<unknown>) & {
+  readonly context?: A
+}
+
+const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
+  typeof body === 'object' && body !== null && Symbol.asyncIterator in body
+
+/**
+ * Converts a Fastify request into Keyward's neutral request. Node keeps repeated headers apart
+ * in `headersDistinct`; `inject()` requests have only `headers`.
+ */
+export function toKeywardRequest(request: FastifyRequest): KeywardRequest {
+  return {
+    method: request.method,
+    url: request.url,
+    params: request.params as Record<string, string | undefined>,
+    header: (name) => (request.raw.headersDistinct ?? request.headers)[name],
+    body: () =>
+      request.body === undefined || isStream(request.body) ? { raw: request.body } : { parsed: request.body },
+  }
+}
+
+/**
+ * Sends a Keyward response as it is.
+ *
+ * @example
+ * ```ts
+ * return send(reply, errorResponse(err))
+ * ```
+ */
+export function send(reply: FastifyReply, response: KeywardResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).send(response.body)
+}
+
+/**
+ * Turns any Keyward guard into an `onRequest` hook.
+ *
+ * @example
+ * ```ts
+ * fastify.get('/reports', { onRequest: protect(bearerGuard({ verify })) }, async (request) => request.keyward)
+ * ```
+ */
+export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<A> {
+  return async (request, reply) => {
+    const result = await guard(toKeywardRequest(request))
+    if (!result.ok) return send(reply, result.response)
+    request.keyward = result.auth
+  }
+}
+
+/**
+ * Requires a developer key (`X-Developer-Key`); with `projectParam`, of that project's owner.
+ *
+ * @example
+ * ```ts
+ * fastify.get('/me', { onRequest: requireDeveloper(keyward) }, async (request) => request.keyward)
+ * ```
+ */
+export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions) =>
+  protect<DeveloperAuth>(developerGuard(keyward, options))
+
+/**
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ *
+ * @example
+ * ```ts
+ * fastify.get('/api/v1/projects/:project_id/items', { onRequest: requireProject(keyward) }, handler)
+ * ```
+ */
+export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) =>
+  protect<ProjectAuth>(projectGuard(keyward, options))
+
+/**
+ * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
+ *
+ * @example
+ * ```ts
+ * fastify.delete('/api/v1/projects/:project_id', { onRequest: requireElevated(keyward) }, handler)
+ * ```
+ */
+export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions) =>
+  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+
+/**
+ * Requires `Authorization: Bearer <token>`, verified by your `verify`.
+ *
+ * @example
+ * ```ts
+ * fastify.addHook('onRequest', requireBearer({ verify }))
+ * ```
+ */
+export const requireBearer = <T>(options: BearerGuardOptions<T>) =>
+  protect<BearerAuth<T>>(bearerGuard(options))
+
+/** Options of {@link keywardPlugin}. */
+export interface KeywardPluginOptions extends KeyRoutesOptions {
+  /** The Keyward service. */
+  readonly keyward: Keyward
+  /** Mount the key-management endpoints. Default `true`. */
+  readonly keyRoutes?: boolean
+}
+
+// The key routes live in their own encapsulated context: its body parser, which hands the raw
+// body to Keyward, never reaches the host's routes.
+const keyRoutes: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, options) => {
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+  for (const route of createKeyRoutes(options.keyward, options)) {
+    fastify.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => send(reply, await route.handle(toKeywardRequest(request))),
+    })
+  }
+}
+
+/**
+ * The Keyward plugin: declares `request.keyward` and mounts the key-management endpoints
+ * (developer keys, project API keys and, with `createProject`, project creation).
+ *
+ * @example
+ * ```ts
+ * await fastify.register(keywardPlugin, { keyward, createProject })
+ * ```
+ */
+export const keywardPlugin = fp<KeywardPluginOptions>(
+  async (fastify, options) => {
+    fastify.decorateRequest('keyward', null)
+    if (options.keyRoutes !== false) await fastify.register(keyRoutes, options)
+  },
+  { fastify: '5.x', name: '@keyward/fastify' },
+)
+
+/**
+ * An error handler that answers a `KeywardError` thrown by your routes in the specification's
+ * format, and hands any other error to the parent handler.
+ *
+ * @example
+ * ```ts
+ * fastify.setErrorHandler(keywardErrorHandler)
+ * ```
+ */
+export function keywardErrorHandler(
+  error: unknown,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (!isKeywardError(error)) throw error
+  return send(reply, errorResponse(error))
+}

@@ -1,0 +1,154 @@
+/**
+ * Hono middleware and routes for Keyward: conversion only, on Web-standard APIs, so it runs
+ * on Node, Bun, Deno and edge workers alike. Every decision is `@keyward/core`'s.
+ *
+ * @packageDocumentation
+ */
+import {
+  type BearerAuth,
+  type BearerGuardOptions,
+  bearerGuard,
+  createKeyRoutes,
+  type DeveloperAuth,
+  type DeveloperGuardOptions,
+  developerGuard,
+  type ElevatedAuth,
+  elevatedGuard,
+  errorResponse,
+  type Guard,
+  type KeyRoutesOptions,
+  type Keyward,
+  type KeywardContext,
+  type KeywardRequest,
+  type KeywardResponse,
+  type ProjectAuth,
+  type ProjectGuardOptions,
+  projectGuard,
+} from '@keyward/core'
+import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Who is calling, set by a Keyward middleware (`requireProject`, ...). Switch on `scope`. */
+    keyward: KeywardContext
+  }
+}
+
+/** The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. */
+export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables: { keyward: A } }
+
+/** Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only). */
+export function toKeywardRequest(c: Context): KeywardRequest {
+  const raw = c.req.raw
+  return {
+    method: raw.method,
+    url: raw.url,
+    params: c.req.param() as Record<string, string | undefined>,
+    header: (name) => raw.headers.get(name) ?? undefined,
+    body: () => ({ raw: raw.body }),
+  }
+}
+
+/**
+ * Sends a Keyward response as it is.
+ *
+ * @example
+ * ```ts
+ * return send(c, errorResponse(err))
+ * ```
+ */
+export function send(c: Context, response: KeywardResponse): Response {
+  return c.body(response.body, response.status as ContentfulStatusCode, response.headers)
+}
+
+/**
+ * Turns any Keyward guard into a middleware; `c.get('keyward')` is then typed by the guard.
+ *
+ * @example
+ * ```ts
+ * app.get('/reports', protect(bearerGuard({ verify })), (c) => c.json(c.get('keyward').claims))
+ * ```
+ */
+export function protect<A extends KeywardContext>(guard: Guard<A>): MiddlewareHandler<KeywardEnv<A>> {
+  return async (c, next) => {
+    const result = await guard(toKeywardRequest(c))
+    if (!result.ok) return send(c, result.response)
+    c.set('keyward', result.auth)
+    await next()
+  }
+}
+
+/**
+ * Requires a developer key (`X-Developer-Key`); with `projectParam`, of that project's owner.
+ *
+ * @example
+ * ```ts
+ * app.get('/me', requireDeveloper(keyward), (c) => c.json({ id: c.get('keyward').developerId }))
+ * ```
+ */
+export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions) =>
+  protect<DeveloperAuth>(developerGuard(keyward, options))
+
+/**
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ *
+ * @example
+ * ```ts
+ * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (c) => c.json(c.get('keyward')))
+ * ```
+ */
+export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) =>
+  protect<ProjectAuth>(projectGuard(keyward, options))
+
+/**
+ * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
+ *
+ * @example
+ * ```ts
+ * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
+ * ```
+ */
+export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions) =>
+  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+
+/**
+ * Requires `Authorization: Bearer <token>`, verified by your `verify`.
+ *
+ * @example
+ * ```ts
+ * app.use('/api/v1/generation/*', requireBearer({ verify }))
+ * ```
+ */
+export const requireBearer = <T>(options: BearerGuardOptions<T>) =>
+  protect<BearerAuth<T>>(bearerGuard(options))
+
+/**
+ * An app with the key-management endpoints: developer keys, project API keys and, with
+ * `createProject`, project creation. Mount it with `app.route('/', ...)`.
+ *
+ * @example
+ * ```ts
+ * app.route('/', keywardRoutes(keyward, { createProject }))
+ * ```
+ */
+export function keywardRoutes(keyward: Keyward, options: KeyRoutesOptions = {}): Hono {
+  const app = new Hono()
+  for (const route of createKeyRoutes(keyward, options)) {
+    app.on(route.method, route.path, async (c) => send(c, await route.handle(toKeywardRequest(c))))
+  }
+  return app
+}
+
+/**
+ * An `onError` handler that answers a `KeywardError` in the specification's format, lets an
+ * `HTTPException` answer for itself, and answers anything else with a bare 500 `internal_error`.
+ *
+ * @example
+ * ```ts
+ * app.onError(keywardOnError)
+ * ```
+ */
+export const keywardOnError: ErrorHandler = (error, c) =>
+  error instanceof HTTPException ? error.getResponse() : send(c, errorResponse(error))

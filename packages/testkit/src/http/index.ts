@@ -1,0 +1,15 @@
+export type { Expectation, HttpCase } from './case.js'
+export {
+  type HttpAdapterHarness,
+  type HttpConformanceOptions,
+  type RunningServer,
+  runHttpConformance,
+} from './conformance.js'
+export { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+export {
+  CONFORMANCE_NOW,
+  CONFORMANCE_TOKEN,
+  type ConformanceApp,
+  type ConformanceWorld,
+  createConformanceWorld,
+} from './world.js'

@@ -1,0 +1,113 @@
+import {
+  type CreateProject,
+  createKeyward,
+  hashKey,
+  type Keyward,
+  KeywardError,
+  type KeywardEvent,
+  type LegacyDeveloperKeyPolicy,
+  MemoryKeyStore,
+  type ProjectRecord,
+} from '@keyward/core'
+
+/** What every adapter under test serves: the same service, project callback and token verifier. */
+export interface ConformanceApp {
+  readonly keyward: Keyward
+  readonly createProject: CreateProject
+  readonly verifyToken: (token: string) => { projectId: string } | null
+  /** The error that `GET /conformance/throws` throws from a route, for the adapter's error handler. */
+  readonly failure: KeywardError
+}
+
+/** The clock of every world: responses carry the same `created_at` on every adapter. */
+export const CONFORMANCE_NOW = new Date('2025-06-01T12:00:00.000Z')
+
+/** A valid bearer token of `proj-1` for the conformance verifier. */
+export const CONFORMANCE_TOKEN = 'tok.proj-1_~+/=='
+
+/** A store that can be taken down, to prove that an outage fails closed. */
+class SwitchableStore extends MemoryKeyStore {
+  down = false
+  override async findKeyByHash(hash: string) {
+    if (this.down) throw new Error('ECONNREFUSED 10.0.0.7:5432')
+    return super.findKeyByHash(hash)
+  }
+}
+
+/** One adapter's world: a fresh service over a memory store, fixed ids, and the keys issued for them. */
+export interface ConformanceWorld {
+  readonly app: ConformanceApp
+  readonly keyward: Keyward
+  readonly events: KeywardEvent[]
+  readonly projects: Map<string, ProjectRecord>
+  setStoreDown(down: boolean): void
+  /** Developer keys of dev-1 and dev-2, API keys of proj-1 (owned by dev-1) and proj-2 (dev-2). */
+  readonly keys: { readonly d1: string; readonly d2: string; readonly p1: string; readonly p2: string }
+  /** A deactivated API key of proj-1, and a legacy `dk_` developer key of dev-1. */
+  readonly inactiveKey: string
+  readonly legacyKey: string
+}
+
+/** Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for byte. */
+export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): Promise<ConformanceWorld> {
+  const store = new SwitchableStore()
+  const events: KeywardEvent[] = []
+  const projects = new Map<string, ProjectRecord>()
+  const keyward = createKeyward({
+    store,
+    legacyDeveloperKeys: legacy,
+    now: () => CONFORMANCE_NOW,
+    projectOwner: (id) => projects.get(id)?.developerId ?? null,
+    onEvent: (event) => events.push(event),
+  })
+  for (const [id, developerId] of [
+    ['proj-1', 'dev-1'],
+    ['proj-2', 'dev-2'],
+  ] as const) {
+    projects.set(id, { id, name: id, developerId, createdAt: CONFORMANCE_NOW })
+  }
+  const issue = async (p: Promise<{ key: string }>) => (await p).key
+  const keys = {
+    d1: await issue(keyward.issueDeveloperKey('dev-1', { name: 'laptop' })),
+    d2: await issue(keyward.issueDeveloperKey('dev-2')),
+    p1: await issue(keyward.issueProjectKey('proj-1', { name: 'web' })),
+    p2: await issue(keyward.issueProjectKey('proj-2')),
+  }
+  const inactive = await keyward.issueProjectKey('proj-1', { name: 'old' })
+  await keyward.deactivateKey(inactive.record.id)
+  const legacyKey = `dk_${inactive.key.slice(3, 29)}`
+  await store.insertKey({
+    id: crypto.randomUUID(),
+    hash: await hashKey(legacyKey),
+    keyPrefix: legacyKey.slice(0, 8),
+    ownerType: 'developer',
+    ownerId: 'dev-1',
+    name: 'legacy',
+    active: true,
+    createdAt: CONFORMANCE_NOW,
+  })
+  const createProject: CreateProject = ({ developerId, name }) => {
+    const project = { id: `proj-${projects.size + 1}`, name, developerId, createdAt: CONFORMANCE_NOW }
+    projects.set(project.id, project)
+    return project
+  }
+  const app: ConformanceApp = {
+    keyward,
+    createProject,
+    verifyToken: (token) => (token === CONFORMANCE_TOKEN ? { projectId: 'proj-1' } : null),
+    failure: new KeywardError('not_found', 'Generation not found.', ['path', 'generation_id']),
+  }
+  events.length = 0
+  return {
+    app,
+    keyward,
+    events,
+    projects,
+    setStoreDown: (down) => {
+      store.down = down
+    },
+    keys,
+    inactiveKey: inactive.key,
+    legacyKey,
+  }
+}
