@@ -1,0 +1,200 @@
+import { type KeyKind, type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
+import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
+
+/** Options of {@link PostgresKeyStore}. */
+export interface PostgresKeyStoreOptions {
+  /** The SQL schema that holds Keyward's tables. Default `keyward`. */
+  readonly schema?: string
+}
+
+/** An open transaction of {@link PostgresKeyStore.transaction}. */
+export interface PostgresTransaction {
+  /** Runs SQL of your own in this transaction. */
+  query<R extends SqlRow = SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]>
+  /** The key store, bound to this transaction: what it writes commits or rolls back with it. */
+  readonly store: PostgresKeyStore
+}
+
+/**
+ * The default schema of Keyward's tables: `keyward.api_keys`, `keyward.api_key_owners`,
+ * `keyward.keyward_migrations`.
+ *
+ * @example
+ * ```ts
+ * await store.query(`SELECT count(*) FROM ${DEFAULT_SCHEMA}.api_keys WHERE active`)
+ * ```
+ */
+export const DEFAULT_SCHEMA = 'keyward'
+
+type KeyRow = {
+  id: string
+  hash: string
+  key_prefix: string
+  developer_id: string | null
+  project_id: string | null
+  name: string | null
+  active: boolean
+  created_at: Date
+}
+
+const toRecord = (row: KeyRow): KeyRecord => ({
+  id: row.id,
+  hash: row.hash,
+  keyPrefix: row.key_prefix,
+  ownerType: row.developer_id === null ? 'project' : 'developer',
+  ownerId: row.developer_id ?? (row.project_id as string),
+  name: row.name,
+  active: row.active,
+  createdAt: row.created_at,
+})
+
+// Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The `KeyStore` of `@keyward/core` on PostgreSQL, over a small {@link SqlDriver}: node-postgres
+ * (`@keyward/postgres/pg`) or embedded PGlite (`@keyward/postgres/pglite`), one schema and
+ * the same SQL for both. Lookups by hash are one indexed, prepared statement.
+ *
+ * The active-key limit is atomic across connections and processes: a creation or
+ * re-activation that has a limit locks the owner's row in `api_key_owners`, then counts
+ * and writes in the same transaction, so concurrent ones for one owner run one after the other.
+ *
+ * It also runs your SQL, alone or in a transaction with key writes, for the tables your
+ * application keeps beside Keyward's.
+ *
+ * @example
+ * ```ts
+ * import { createPgKeyStore } from '@keyward/postgres/pg'
+ * const store = await createPgKeyStore({ connectionString: process.env.DATABASE_URL })
+ * const keyward = createKeyward({ store })
+ * ```
+ */
+export class PostgresKeyStore implements KeyStore {
+  /** The schema of Keyward's tables. */
+  readonly schema: string
+  readonly #db: SqlDriver
+  readonly #sql: Statements
+
+  constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
+    if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
+      throw new TypeError('PostgresKeyStore: the driver must have `query` and `transaction` methods.')
+    }
+    this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
+    this.#db = driver
+    this.#sql = statementsFor(this.schema)
+  }
+
+  async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
+    const values = [
+      record.id,
+      record.hash,
+      record.keyPrefix,
+      record.ownerType === 'developer' ? record.ownerId : null,
+      record.ownerType === 'project' ? record.ownerId : null,
+      record.name,
+      record.active,
+      record.createdAt,
+    ]
+    if (!record.active || activeLimit === undefined) {
+      return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
+    }
+    const owner = { type: record.ownerType, id: record.ownerId }
+    return this.#db.transaction(async (tx) => {
+      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      const inserted = firstRecord(
+        await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
+      )
+      if (!inserted) throw limitExceededError(owner, activeLimit)
+      return inserted
+    })
+  }
+
+  // The hot path: one prepared statement, one promise on top of the driver's.
+  findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    return run(this.#db, this.#sql.findByHash, [hash]).then(firstRecord)
+  }
+
+  async findKeyById(id: string): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    return run(this.#db, this.#sql.findById, [id]).then(firstRecord)
+  }
+
+  async listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]> {
+    const rows = await run(this.#db, this.#sql.listByOwner[owner.type], [owner.id])
+    return rows.map(toRecord)
+  }
+
+  async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    if (!active || activeLimit === undefined) {
+      return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
+    }
+    return this.#db.transaction(async (tx) => {
+      const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
+      if (!owner) return null
+      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      const activated = firstRecord(
+        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+      )
+      if (!activated) throw limitExceededError(owner, activeLimit)
+      return activated
+    })
+  }
+
+  /**
+   * Runs SQL of your own (on the tables your application keeps beside Keyward's) and
+   * returns the rows. Parameters are `$1`, `$2`, ...
+   *
+   * @example
+   * ```ts
+   * const [project] = await store.query('SELECT developer_id FROM app.projects WHERE id = $1', [projectId])
+   * ```
+   */
+  query<R extends SqlRow = SqlRow>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.#db.query<R>(text, params)
+  }
+
+  /**
+   * Runs `fn` in one transaction: your SQL (`tx.query`) and key writes (`tx.store`) commit
+   * together or not at all. Use it to create a record of your own and its first key at once.
+   * Inside, use only `tx`: the store itself would run outside the transaction.
+   *
+   * @example
+   * ```ts
+   * const { key, record } = await store.transaction(async (tx) => {
+   *   await tx.query('INSERT INTO app.projects (id, name, developer_id) VALUES ($1, $2, $3)', [id, name, developerId])
+   *   return createKeyward({ store: tx.store }).issueProjectKey(id, { name: 'default' })
+   * })
+   * ```
+   */
+  transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
+    return this.#db.transaction((tx) =>
+      fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }),
+    )
+  }
+
+  /** Closes what the driver opened itself (a pool made from a connection string). */
+  async close(): Promise<void> {
+    await this.#db.close?.()
+  }
+
+  #bound(tx: SqlQueryable): PostgresKeyStore {
+    const driver: SqlDriver = {
+      query: (text, params, options) => tx.query(text, params, options),
+      transaction: (fn) => fn(tx),
+    }
+    return new PostgresKeyStore(driver, { schema: this.schema })
+  }
+}
+
+const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null => (rows[0] ? toRecord(rows[0]) : null)
+
+function run<R extends SqlRow = KeyRow>(
+  db: SqlQueryable,
+  { name, text }: Statement,
+  params: readonly unknown[],
+): Promise<R[]> {
+  return db.query<R>(text, params, { name })
+}

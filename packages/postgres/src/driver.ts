@@ -1,0 +1,128 @@
+/** A result row, by column name. */
+export type SqlRow = Record<string, unknown>
+
+/** Options of one query. */
+export interface SqlQueryOptions {
+  /**
+   * A name for a prepared statement: drivers that support them prepare the text once per
+   * connection under this name and reuse it. One name always goes with one text.
+   */
+  readonly name?: string
+}
+
+/**
+ * What runs SQL: a connection, a pool, or an open transaction. Parameters are `$1`, `$2`, ...
+ *
+ * @example
+ * ```ts
+ * const rows = await db.query('SELECT id FROM developers WHERE email = $1', [email])
+ * ```
+ */
+export interface SqlQueryable {
+  /** Runs one statement and returns its rows (empty for statements without `RETURNING`). */
+  query<R extends SqlRow = SqlRow>(
+    text: string,
+    params?: readonly unknown[],
+    options?: SqlQueryOptions,
+  ): Promise<R[]>
+}
+
+/**
+ * The small interface {@link PostgresKeyStore} runs on. Keyward ships one for node-postgres
+ * (`@keyward/postgres/pg`) and one for PGlite (`@keyward/postgres/pglite`); another
+ * Postgres client needs only these methods.
+ *
+ * A driver bounds every query with a timeout and rejects when the database is unreachable;
+ * the key service turns those rejections into 503 `store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * // Another client (here postgres.js) behind the same store. Bound its queries in time too:
+ * // a statement_timeout on the connection, and a timer around each call.
+ * const driver: SqlDriver = {
+ *   query: (text, params = []) => sql.unsafe(text, [...params]),
+ *   transaction: (fn) => sql.begin((tx) => fn({ query: (text, params = []) => tx.unsafe(text, [...params]) })),
+ * }
+ * const store = new PostgresKeyStore(driver)
+ * ```
+ */
+export interface SqlDriver extends SqlQueryable {
+  /**
+   * Runs `fn` in one transaction, on one connection, isolation READ COMMITTED: commits when
+   * it resolves, rolls back when it rejects.
+   */
+  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>
+  /** Releases what the driver opened itself (a pool it created); leaves the rest alone. */
+  close?(): Promise<void>
+}
+
+/**
+ * The error of a store operation that took longer than the driver's `queryTimeoutMs`. The
+ * key service reports it through `onEvent` (`store.error`) and answers 503 `store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({
+ *   store,
+ *   onEvent: (event) => {
+ *     if (event.type === 'store.error' && event.error instanceof QueryTimeoutError) metrics.increment('db.timeout')
+ *   },
+ * })
+ * ```
+ */
+export class QueryTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The database did not answer within ${timeoutMs} ms.`)
+    this.name = 'QueryTimeoutError'
+  }
+}
+
+/**
+ * @internal Rejects with {@link QueryTimeoutError} when `promise` takes longer than
+ * `timeoutMs`. What arrives late goes to `onLate` (to release a connection, say).
+ */
+export function withTimeout<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  onLate?: (value: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let expired = false
+    const timer = setTimeout(() => {
+      expired = true
+      reject(new QueryTimeoutError(timeoutMs))
+    }, timeoutMs)
+    promise.then(
+      (value) => {
+        if (!expired) {
+          clearTimeout(timer)
+          resolve(value)
+        } else onLate?.(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** @internal Checks the `queryTimeoutMs` option once, when a driver is built. */
+export function checkTimeout(who: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!(Number.isInteger(value) && value > 0)) {
+    throw new TypeError(`${who}: option \`queryTimeoutMs\` must be a positive integer, got ${String(value)}.`)
+  }
+  return value
+}
+
+/**
+ * The default bound on one store operation, in milliseconds: long enough for a busy pool,
+ * short enough that a request does not hang on a database that does not answer.
+ *
+ * @example
+ * ```ts
+ * pgDriver(pool, { queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS * 2 })
+ * ```
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 3000

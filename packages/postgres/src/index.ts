@@ -1,0 +1,22 @@
+/**
+ * Keyward's key store on PostgreSQL: one SQL schema and the same statements on
+ * node-postgres (`@keyward/postgres/pg`) and embedded PGlite (`@keyward/postgres/pglite`).
+ *
+ * @packageDocumentation
+ */
+export {
+  DEFAULT_SCHEMA,
+  PostgresKeyStore,
+  type PostgresKeyStoreOptions,
+  type PostgresTransaction,
+} from './base.js'
+export {
+  DEFAULT_QUERY_TIMEOUT_MS,
+  QueryTimeoutError,
+  type SqlDriver,
+  type SqlQueryable,
+  type SqlQueryOptions,
+  type SqlRow,
+} from './driver.js'
+export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js'
+export { MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -1,0 +1,204 @@
+import { createKeyward, ErrorType, errorBody, type KeywardEvent } from '@keyward/core'
+import { runStoreConformance } from '@keyward/testkit'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { PostgresKeyStore } from './base.js'
+import { migrate } from './migrate.js'
+import { createPgKeyStore, pgDriver } from './pg.js'
+import { type Harness, PG_URL, pgHarness, uniqueSchema } from './test/harness.js'
+import { runPostgresScenarios } from './test/scenarios.js'
+import { TcpProxy } from './test/tcp-proxy.js'
+
+describe('pgDriver and createPgKeyStore options', () => {
+  it('are checked when built, with messages that name the option', async () => {
+    expect(() => pgDriver({} as never)).toThrow('pgDriver: expected a pg Pool or Client.')
+    const pool = new pg.Pool()
+    expect(() => pgDriver(pool, { queryTimeoutMs: -1 })).toThrow(
+      'pgDriver: option `queryTimeoutMs` must be a positive integer, got -1.',
+    )
+    expect(() => new PostgresKeyStore(pgDriver(pool), { schema: 'Bad-Name' })).toThrow(
+      'PostgresKeyStore: option `schema` must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), got "Bad-Name".',
+    )
+    await expect(createPgKeyStore({} as never)).rejects.toThrow(
+      'createPgKeyStore: pass `{ pool }` or `{ connectionString }`.',
+    )
+    await pool.end()
+  })
+})
+
+// Against a real server only when one is named; CI names one.
+if (PG_URL) {
+  runStoreConformance({ name: 'PostgresKeyStore on PostgreSQL (pool)', makeStore: () => pgHarness() })
+  runPostgresScenarios('PostgreSQL', () => pgHarness())
+
+  describe('PostgresKeyStore on one pg Client', () => {
+    const clients: pg.Client[] = []
+    afterEach(async () => {
+      for (const client of clients.splice(0)) await client.end()
+    })
+
+    runStoreConformance({
+      name: 'PostgresKeyStore on PostgreSQL (one Client)',
+      repeats: 3,
+      makeStore: async () => {
+        const harness = await pgHarness()
+        const client = new pg.Client({ connectionString: PG_URL })
+        await client.connect()
+        clients.push(client)
+        return { ...harness, store: new PostgresKeyStore(pgDriver(client), { schema: harness.schema }) }
+      },
+    })
+  })
+
+  describe('PostgresKeyStore across connections and processes', () => {
+    const open: Harness[] = []
+    const pools: pg.Pool[] = []
+    afterEach(async () => {
+      for (const pool of pools.splice(0)) await pool.end()
+      for (const harness of open.splice(0)) await harness.close()
+    })
+
+    // Five pools stand for five processes, 25 connections in all.
+    async function processes(count: number) {
+      const schema = uniqueSchema()
+      const harness = await pgHarness({ schema, max: 2 })
+      open.push(harness)
+      return Array.from({ length: count }, () => {
+        const pool = new pg.Pool({ connectionString: PG_URL, max: 5 })
+        pools.push(pool)
+        return createKeyward({
+          store: new PostgresKeyStore(pgDriver(pool, { queryTimeoutMs: 30_000 }), { schema }),
+        })
+      })
+    }
+
+    it('migrates once when several processes start together', async () => {
+      const schema = uniqueSchema()
+      const drivers = Array.from({ length: 5 }, () => {
+        const pool = new pg.Pool({ connectionString: PG_URL, max: 1 })
+        pools.push(pool)
+        return pgDriver(pool, { queryTimeoutMs: 30_000 })
+      })
+      const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
+      open.push(await pgHarness({ schema, migrate: false }))
+      expect(results.map((r) => r.version)).toEqual([1, 1, 1, 1, 1])
+      expect(results.flatMap((r) => r.applied)).toEqual([1])
+    })
+
+    it('100 concurrent creations for one developer through 25 connections give exactly 10 active, every time', async () => {
+      const services = await processes(5)
+      const [harness] = open as [Harness]
+      for (let round = 0; round < 10; round++) {
+        const developer = `race-${round}-${crypto.randomUUID()}`
+        const results = await Promise.allSettled(
+          Array.from({ length: 100 }, (_, i) => services[i % services.length]!.issueDeveloperKey(developer)),
+        )
+        const refused = results.flatMap((r) =>
+          r.status === 'rejected' ? [(r.reason as { type: string }).type] : [],
+        )
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10)
+        expect(refused).toEqual(Array(90).fill(ErrorType.limitExceeded))
+        const [{ active }] = (await harness.sql<{ active: string }>(
+          `SELECT count(*) AS active FROM "${harness.schema}".api_keys WHERE developer_id = $1 AND active`,
+          [developer],
+        )) as [{ active: string }]
+        expect(active).toBe('10')
+      }
+      // The creations really ran on many connections at once.
+      expect(pools.reduce((sum, pool) => sum + pool.totalCount, 0)).toBeGreaterThan(10)
+    })
+
+    it('re-activations and creations racing through separate connections never exceed the limit', async () => {
+      const services = await processes(5)
+      const [first] = services as [ReturnType<typeof createKeyward>]
+      for (let round = 0; round < 5; round++) {
+        const developer = `reactivate-${round}-${crypto.randomUUID()}`
+        const issued = []
+        for (let i = 0; i < 10; i++) issued.push(await first.issueDeveloperKey(developer))
+        for (const { record } of issued) await first.deactivateKey(record.id)
+        for (let i = 0; i < 5; i++) await first.issueDeveloperKey(developer)
+        const results = await Promise.allSettled<unknown>([
+          ...issued.map(({ record }, i) => services[i % 5]!.activateKey(record.id)),
+          ...Array.from({ length: 10 }, (_, i) => services[i % 5]!.issueDeveloperKey(developer)),
+        ])
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
+        const listed = await first.listKeys({ type: 'developer', id: developer })
+        expect(listed.filter((r) => r.active)).toHaveLength(10)
+      }
+    })
+  })
+
+  describe('PostgresKeyStore when the database goes away', () => {
+    let proxy: TcpProxy | undefined
+    let harness: Harness | undefined
+    afterEach(async () => {
+      await proxy?.stop()
+      await harness?.close()
+    })
+
+    async function setup() {
+      const target = new URL(PG_URL as string)
+      proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
+      harness = await pgHarness()
+      const events: KeywardEvent[] = []
+      const store = await createPgKeyStore(
+        { connectionString: proxy.through(PG_URL as string), poolConfig: { max: 4 } },
+        { schema: harness.schema, queryTimeoutMs: 400, migrate: false },
+      )
+      const keyward = createKeyward({ store, onEvent: (event) => events.push(event) })
+      const { key } = await keyward.issueProjectKey('p1')
+      const authenticate = () =>
+        keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'p1' }).then(
+          (auth) => ({ ok: true as const, auth }),
+          (error: unknown) => ({ ok: false as const, error }),
+        )
+      expect((await authenticate()).ok).toBe(true)
+      return { store, keyward, events, authenticate, proxy: proxy as TcpProxy }
+    }
+
+    const unavailable = {
+      ok: false,
+      error: expect.objectContaining({ type: ErrorType.storeUnavailable, status: 503 }),
+    }
+
+    it('answers 503 store_unavailable while it is down, and recovers by itself when it is back', async () => {
+      const { store, keyward, events, authenticate, proxy } = await setup()
+      await proxy.stop()
+      for (let i = 0; i < 3; i++) {
+        const outcome = await authenticate()
+        expect(outcome).toMatchObject(unavailable)
+        if (!outcome.ok) expect(errorBody(outcome.error).detail[0]?.type).toBe('store_unavailable')
+      }
+      await expect(keyward.issueDeveloperKey('dev-1')).rejects.toMatchObject({
+        type: ErrorType.storeUnavailable,
+      })
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: 'auth.failed',
+          reason: 'store_unavailable',
+          errorType: 'store_unavailable',
+        }),
+      )
+
+      await proxy.restart()
+      expect(await authenticate()).toMatchObject({ ok: true, auth: { scope: 'project', projectId: 'p1' } })
+      expect((await keyward.issueDeveloperKey('dev-1')).record.active).toBe(true)
+      await store.close()
+    })
+
+    it('answers 503 within the query timeout while it hangs, and recovers when it answers again', async () => {
+      const { store, authenticate, proxy } = await setup()
+      proxy.stall()
+      const started = performance.now()
+      expect(await authenticate()).toMatchObject(unavailable)
+      const elapsed = performance.now() - started
+      expect(elapsed).toBeGreaterThanOrEqual(390)
+      expect(elapsed).toBeLessThan(2000)
+      expect(await authenticate()).toMatchObject(unavailable)
+
+      proxy.resume()
+      expect(await authenticate()).toMatchObject({ ok: true, auth: { projectId: 'p1' } })
+      await store.close()
+    })
+  })
+}

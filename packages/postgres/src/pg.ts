@@ -1,0 +1,140 @@
+/**
+ * The node-postgres (`pg`) driver of the Keyward Postgres store.
+ *
+ * @packageDocumentation
+ */
+import pg from 'pg'
+import type { PostgresKeyStore, PostgresKeyStoreOptions } from './base.js'
+import {
+  checkTimeout,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  type SqlDriver,
+  type SqlQueryable,
+  type SqlQueryOptions,
+  type SqlRow,
+} from './driver.js'
+import { openStore } from './migrate.js'
+import { leased, leasesOf, type Query } from './pg-lease.js'
+
+/** Options of {@link pgDriver}. */
+export interface PgDriverOptions {
+  /**
+   * Bound on one store operation (a query, or a whole transaction), waiting for a connection
+   * included, in milliseconds. Default 3000. When it passes, the operation rejects (Keyward
+   * answers 503 `store_unavailable`) and the connection it held is closed.
+   */
+  readonly queryTimeoutMs?: number
+}
+
+/**
+ * A {@link SqlDriver} over node-postgres: a `Pool` (recommended; connections that fail are
+ * replaced, so the store recovers by itself when the database returns) or one `Client`
+ * (operations then take turns on it, and it does not reconnect). Lookups by hash run as
+ * prepared statements; every operation is bounded by `queryTimeoutMs`.
+ *
+ * A pool you pass stays yours: give it an `error` listener, as node-postgres asks, and end it.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg'
+ * import { migrate, PostgresKeyStore } from '@keyward/postgres'
+ * import { pgDriver } from '@keyward/postgres/pg'
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const driver = pgDriver(pool, { queryTimeoutMs: 2000 })
+ * await migrate(driver)
+ * const store = new PostgresKeyStore(driver)
+ * ```
+ */
+export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions = {}): SqlDriver {
+  if (typeof db?.query !== 'function' || typeof db.connect !== 'function') {
+    throw new TypeError('pgDriver: expected a pg Pool or Client.')
+  }
+  const timeoutMs = checkTimeout('pgDriver', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
+  const acquire = leasesOf(db)
+  return {
+    query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
+      leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
+        query(text, params, queryOptions?.name, done),
+      ) as Promise<R[]>,
+    transaction: <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
+      leased<T>(acquire, timeoutMs, (query, done) => {
+        inTransaction(query, fn).then((value) => done(undefined, value), done)
+      }),
+  }
+}
+
+async function inTransaction<T>(query: Query, fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+  const run = <R extends SqlRow>(text: string, params?: readonly unknown[], options?: SqlQueryOptions) =>
+    new Promise<R[]>((resolve, reject) =>
+      query(text, params, options?.name, (error, rows) => (error ? reject(error) : resolve(rows as R[]))),
+    )
+  await run('BEGIN ISOLATION LEVEL READ COMMITTED')
+  try {
+    const result = await fn({ query: run })
+    await run('COMMIT')
+    return result
+  } catch (error) {
+    // On a broken connection there is nothing to roll back: closing it aborts the transaction.
+    await run('ROLLBACK').catch(() => {})
+    throw error
+  }
+}
+
+/** Where {@link createPgKeyStore} finds the database: your pool, or a connection string. */
+export type PgKeyStoreSource =
+  | { readonly pool: pg.Pool }
+  | {
+      readonly connectionString: string
+      /** More settings of the pool the store makes (size, TLS, ...). */
+      readonly poolConfig?: Omit<pg.PoolConfig, 'connectionString'>
+    }
+
+/** Options of {@link createPgKeyStore}. */
+export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOptions {
+  /** Whether to bring the schema up to date first (see `migrate`). Default `true`. */
+  readonly migrate?: boolean
+}
+
+/**
+ * Builds a {@link PostgresKeyStore} on node-postgres and, unless `migrate: false`, brings
+ * its schema up to date. From a connection string it makes a pool of its own (10
+ * connections unless `poolConfig.max` says otherwise, with connection and statement
+ * timeouts of `queryTimeoutMs`) that `store.close()` ends.
+ *
+ * @example
+ * ```ts
+ * import { createKeyward } from '@keyward/core'
+ * import { createPgKeyStore } from '@keyward/postgres/pg'
+ *
+ * const store = await createPgKeyStore({ connectionString: process.env.DATABASE_URL! })
+ * const keyward = createKeyward({ store })
+ * // ...
+ * await store.close()
+ * ```
+ */
+export async function createPgKeyStore(
+  source: PgKeyStoreSource,
+  options: PgKeyStoreOptions = {},
+): Promise<PostgresKeyStore> {
+  const timeoutMs = checkTimeout('createPgKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
+  let driver: SqlDriver
+  if ('pool' in source && source.pool) {
+    driver = pgDriver(source.pool, { queryTimeoutMs: timeoutMs })
+  } else if ('connectionString' in source && typeof source.connectionString === 'string') {
+    const pool = new pg.Pool({
+      max: 10,
+      connectionTimeoutMillis: timeoutMs,
+      statement_timeout: timeoutMs,
+      ...source.poolConfig,
+      connectionString: source.connectionString,
+    })
+    // An idle connection that breaks (the database restarts, say) is dropped by the pool and
+    // replaced on the next operation; the failure reaches the caller of that operation.
+    pool.on('error', () => {})
+    driver = { ...pgDriver(pool, { queryTimeoutMs: timeoutMs }), close: () => pool.end() }
+  } else {
+    throw new TypeError('createPgKeyStore: pass `{ pool }` or `{ connectionString }`.')
+  }
+  return openStore(driver, options)
+}

@@ -1,0 +1,37 @@
+import { copyFile, readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { defineConfig, type Options } from 'tsup'
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number]
+
+// `import text from './schema.sql?raw'` inlines the file as a string (Vite, and so vitest,
+// understands the same suffix), so the SQL lives in one readable file.
+const rawText: EsbuildPlugin = {
+  name: 'raw-text',
+  setup(build) {
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)),
+      namespace: 'raw-text',
+    }))
+    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text',
+    }))
+  },
+}
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/pg.ts', 'src/pglite.ts'],
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  // One copy of the shared code in CJS too, so `PostgresKeyStore` is one class for every entry point.
+  splitting: true,
+  sourcemap: true,
+  target: 'es2022',
+  tsconfig: 'tsconfig.json',
+  external: [/^@keyward\//, 'pg', '@electric-sql/pglite'],
+  esbuildPlugins: [rawText],
+  // Ship the schema as a file too, for those who apply it with their own tooling.
+  onSuccess: () => copyFile('src/schema.sql', 'dist/schema.sql'),
+})
