@@ -82,7 +82,9 @@ describe('failures', () => {
         headers: { 'x-api-key': api_key.key },
       })
       expect(answer.status).toBe(500)
-      expect(await answer.text()).toBe('{"detail":[{"loc":[],"msg":"Internal error.","type":"internal_error"}]}')
+      expect(await answer.text()).toBe(
+        '{"detail":[{"loc":[],"msg":"Internal error.","type":"internal_error"}]}',
+      )
     } finally {
       await drop()
     }
@@ -96,7 +98,11 @@ describe('failures', () => {
     const health = await app.request('/healthz')
     expect([health.status, await health.json()]).toEqual([
       503,
-      { detail: [{ loc: [], msg: 'The database is unavailable. Try again later.', type: 'store_unavailable' }] },
+      {
+        detail: [
+          { loc: [], msg: 'The database is unavailable. Try again later.', type: 'store_unavailable' },
+        ],
+      },
     ])
     expect(events).toEqual([{ type: 'store.error', operation: 'healthz', error: expect.any(Error) }])
     const keys = await app.request('/api/v1/auth/developer-keys', {

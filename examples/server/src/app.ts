@@ -34,7 +34,6 @@ export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIM
     tokens,
     bodyLimit,
     database: (operation, run) => database(operation, run, onEvent),
-    onEvent,
   }
   const app = new Hono()
     .route('/', projectRoutes(context))

@@ -8,6 +8,7 @@ describe('readConfig', () => {
       port: 3000,
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
+      keywardSchema: undefined,
       tokenSecret: undefined,
       tokenTtlSeconds: 900,
     })
@@ -19,6 +20,7 @@ describe('readConfig', () => {
       PORT: '0',
       KEYWARD_DATA_DIR: 'data/keys',
       KEYWARD_PG_URL: 'postgres://u@db/keys',
+      KEYWARD_PG_SCHEMA: 'keys',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
     }
@@ -27,6 +29,7 @@ describe('readConfig', () => {
       port: 0,
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
+      keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
     })

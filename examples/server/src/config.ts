@@ -10,6 +10,8 @@ export interface ServerConfig {
   readonly dataDir: string
   /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
   readonly pgUrl: string | undefined
+  /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
+  readonly keywardSchema: string | undefined
   /** `KEYWARD_TOKEN_SECRET`: the access tokens' signing secret; else one kept in the database. */
   readonly tokenSecret: string | undefined
   /** `KEYWARD_TOKEN_TTL`: the access tokens' lifetime in seconds. Default 900. */
@@ -48,6 +50,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl: env.KEYWARD_PG_URL || undefined,
+    keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),
   }

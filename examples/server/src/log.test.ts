@@ -10,7 +10,13 @@ describe('formatEvent', () => {
         'key.issued ak_Ab3xY... project p1 (key id k1)',
       ],
       [
-        { type: 'key.deactivated', keyId: 'k1', keyPrefix: 'ak_Ab3xY', ownerType: 'developer', ownerId: 'd1' },
+        {
+          type: 'key.deactivated',
+          keyId: 'k1',
+          keyPrefix: 'ak_Ab3xY',
+          ownerType: 'developer',
+          ownerId: 'd1',
+        },
         'key.deactivated ak_Ab3xY... developer d1 (key id k1)',
       ],
       [

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, KeywardApiError, type KeywardClient } from '@keyward/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Backend, BACKENDS, createPgDatabase } from '../src/test/databases.js'
+import { BACKENDS, type Backend, createPgDatabase } from '../src/test/databases.js'
 import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
 
 const KEY = /ak_[A-Za-z0-9_-]{32}/g
@@ -89,7 +89,10 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     const bearer = { accessToken: token.access_token }
     const generation = await client.generations.create({ prompt: 'a cat' }, bearer)
     expect(generation.project_id).toBe(project.id)
-    expect(await client.generations.delete(generation.id, bearer)).toEqual({ id: generation.id, deleted: true })
+    expect(await client.generations.delete(generation.id, bearer)).toEqual({
+      id: generation.id,
+      deleted: true,
+    })
     await refused(client.generations.delete(generation.id, bearer), 404, 'not_found')
     await refused(client.generations.delete('not-a-uuid', bearer), 422, 'uuid_parsing')
 
@@ -97,7 +100,10 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     const other = await client.projects.create({ name: 'Other' })
     issued.add(other.api_key.key)
     const otherToken = await client.withProjectKey(other.api_key.key).accessTokens.create(other.project.id)
-    const theirs = await client.generations.create({ prompt: 'a dog' }, { accessToken: otherToken.access_token })
+    const theirs = await client.generations.create(
+      { prompt: 'a dog' },
+      { accessToken: otherToken.access_token },
+    )
     await refused(client.generations.delete(theirs.id, bearer), 404, 'not_found')
 
     // Revoked keys are refused: an API key, and a developer key.
@@ -108,6 +114,11 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
 
     // A generation kept across the restart.
     const kept = await client.generations.create({ prompt: 'kept' }, bearer)
+
+    if (backend === 'pglite') {
+      // One PGlite directory, one process: a second server on it refuses to start.
+      await expect(start()).rejects.toThrow(/exited with code 1:[\s\S]*is open in another process/)
+    }
 
     expect(await first.stop()).toBe(0)
     const firstOutput = first.output()
@@ -131,7 +142,11 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
       id: other.project.id,
       deleted: true,
     })
-    await refused(again.withProjectKey(other.api_key.key).accessTokens.create(other.project.id), 401, 'key_invalid')
+    await refused(
+      again.withProjectKey(other.api_key.key).accessTokens.create(other.project.id),
+      401,
+      'key_invalid',
+    )
     await refused(
       again.generations.delete(theirs.id, { accessToken: otherToken.access_token }),
       401,

@@ -42,7 +42,10 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
   const exited = once(child, 'exit').then(([code]) => code as number | null)
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`The server did not listen in time:\n${output}`)), START_TIMEOUT_MS)
+    const timer = setTimeout(
+      () => reject(new Error(`The server did not listen in time:\n${output}`)),
+      START_TIMEOUT_MS,
+    )
     const check = () => {
       const listening = /Listening on (http:\/\/\S+)/.exec(output)
       if (!listening) return

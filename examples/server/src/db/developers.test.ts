@@ -18,7 +18,10 @@ describe.each(BACKENDS)('registerFirstDeveloper (%s)', (backend) => {
   it('registers one developer on empty storage, once', async () => {
     const store = await open()
     const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx))
-    expect(first).toEqual({ developerId: expect.stringMatching(/^dev_[0-9a-f]{8}$/), key: expect.any(String) })
+    expect(first).toEqual({
+      developerId: expect.stringMatching(/^dev_[0-9a-f]{8}$/),
+      key: expect.any(String),
+    })
     const auth = await keywardOver(store).authenticate({ developerKey: first!.key }, { scope: 'developer' })
     expect(auth.developerId).toBe(first!.developerId)
     expect(await store.query('SELECT id FROM app.developers')).toEqual([{ id: first!.developerId }])

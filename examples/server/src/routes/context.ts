@@ -1,4 +1,4 @@
-import type { Keyward, KeywardEventHook } from '@keyward/core'
+import type { Keyward } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import type { AccessTokens } from '../tokens.js'
 
@@ -12,5 +12,4 @@ export interface RouteContext {
   readonly bodyLimit: number
   /** Runs an operation on the server's tables; a database failure answers 503. */
   readonly database: <T>(operation: string, run: () => Promise<T>) => Promise<T>
-  readonly onEvent?: KeywardEventHook
 }

@@ -29,9 +29,10 @@ describe.each(BACKENDS)('generations (%s)', (backend) => {
       project_id: projectId,
       created_at: expect.any(String),
     })
-    const [row] = await t.store.query('SELECT project_id, body::text AS body FROM app.generations WHERE id = $1', [
-      created.body.id,
-    ])
+    const [row] = await t.store.query(
+      'SELECT project_id, body::text AS body FROM app.generations WHERE id = $1',
+      [created.body.id],
+    )
     expect(row).toEqual({ project_id: projectId, body: '{"prompt":"a cat","options":{"n":2}}' })
 
     const deleted = await t.call('DELETE', `${GENERATIONS}/${created.body.id}`, { headers: bearer })
@@ -80,9 +81,13 @@ describe.each(BACKENDS)('generations (%s)', (backend) => {
 
     const refused = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id}`, { headers: bearer })
     expect([refused.status, refused.body.detail[0].type]).toEqual([404, 'not_found'])
-    expect(await t.store.query('SELECT id FROM app.generations WHERE id = $1', [theirs.body.id])).toHaveLength(1)
+    expect(
+      await t.store.query('SELECT id FROM app.generations WHERE id = $1', [theirs.body.id]),
+    ).toHaveLength(1)
 
-    const owned = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id.toUpperCase()}`, { headers: otherBearer })
+    const owned = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id.toUpperCase()}`, {
+      headers: otherBearer,
+    })
     expect([owned.status, owned.body]).toEqual([200, { id: theirs.body.id, deleted: true }])
   })
 
@@ -91,7 +96,11 @@ describe.each(BACKENDS)('generations (%s)', (backend) => {
       const answer = await t.call('DELETE', `${GENERATIONS}/${id}`, { headers: bearer })
       expect([answer.status, answer.body]).toEqual([
         422,
-        { detail: [{ loc: ['path', 'generation_id'], msg: 'Input should be a valid UUID.', type: 'uuid_parsing' }] },
+        {
+          detail: [
+            { loc: ['path', 'generation_id'], msg: 'Input should be a valid UUID.', type: 'uuid_parsing' },
+          ],
+        },
       ])
     }
   })
