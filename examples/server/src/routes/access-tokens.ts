@@ -1,6 +1,6 @@
-import { ErrorType, KeywardError } from '@keyward/core'
 import { requireProject } from '@keyward/hono'
 import { Hono } from 'hono'
+import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
@@ -10,10 +10,7 @@ export function accessTokenRoutes({ keyward, tokens }: RouteContext): Hono {
     const { projectId, projectKey } = c.get('keyward')
     // A key whose project is being deleted at this moment may still be active: no token for it.
     if ((await keyward.projectOwner(projectId)) === null) {
-      throw new KeywardError(ErrorType.notFound, `Project ${JSON.stringify(projectId)} was not found.`, [
-        'path',
-        'project_id',
-      ])
+      throw projectNotFound(projectId)
     }
     const accessToken = await tokens.issue({ projectId, keyId: projectKey.id })
     return respond(c, 201, { access_token: accessToken, token_type: 'bearer', expires_in: tokens.expiresIn })

@@ -2,6 +2,7 @@ import { type CreateProject, ErrorType, KeywardError } from '@keyward/core'
 import { keywardRoutes, requireElevated } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteProject, insertProject } from '../db/projects.js'
+import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
@@ -43,12 +44,7 @@ export function projectRoutes({ store, keyward, keywardIn, database, bodyLimit }
           return deleteProject(tx, projectId)
         }),
       )
-      if (!deleted) {
-        throw new KeywardError(ErrorType.notFound, `Project ${JSON.stringify(projectId)} was not found.`, [
-          'path',
-          'project_id',
-        ])
-      }
+      if (!deleted) throw projectNotFound(projectId)
       return respond(c, 200, { id: projectId, deleted: true })
     })
 }
