@@ -15,6 +15,7 @@ describe.each(BACKENDS)('the app (%s)', (backend) => {
   it('GET /healthz answers ok while the database answers', async () => {
     const answer = await t.call('GET', '/healthz')
     expect([answer.status, answer.body]).toEqual([200, { status: 'ok' }])
+    expect((await t.call('HEAD', '/healthz')).status).toBe(200)
   })
 
   it('answers an unknown path 404 not_found, in the specification’s format', async () => {

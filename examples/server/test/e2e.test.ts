@@ -52,9 +52,9 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
   it('registers, manages keys and projects, issues tokens, and keeps it all across a restart', async () => {
     // First start: one developer, whose key is printed once.
     const first = await start()
-    const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(first.output())?.[1]
+    const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(first.stdout())?.[1]
     expect(developerKey).toBeDefined()
-    expect(first.output()).toContain('This key will not be shown again')
+    expect(first.stdout()).toContain('This key will not be shown again')
     const issued = new Set<string>([developerKey!])
 
     const client: KeywardClient = createClient({ baseUrl: first.baseUrl, developerKey })

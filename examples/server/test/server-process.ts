@@ -19,6 +19,8 @@ export type ServerEnv = Record<string, string>
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>`, from the line the server prints when it listens. */
   readonly baseUrl: string
+  /** What it printed to stdout so far. */
+  stdout(): string
   /** Everything it printed so far, stdout and stderr. */
   output(): string
   /** Sends SIGTERM and resolves to the exit code. */
@@ -33,7 +35,9 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
+  let stdout = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
     output += chunk
   })
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -47,7 +51,7 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
       START_TIMEOUT_MS,
     )
     const check = () => {
-      const listening = /Listening on (http:\/\/\S+)/.exec(output)
+      const listening = /Listening on (http:\/\/\S+)/.exec(stdout)
       if (!listening) return
       clearTimeout(timer)
       child.stdout!.off('data', check)
@@ -62,6 +66,7 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
 
   return {
     baseUrl,
+    stdout: () => stdout,
     output: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
