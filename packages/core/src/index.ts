@@ -60,6 +60,8 @@ export {
   type KeywardRequest,
   type KeywardResponse,
   keyToJson,
+  type NodeHeaders,
+  nodeRequestHeader,
   type ProjectGuardOptions,
   type ProjectJson,
   type ProjectRecord,

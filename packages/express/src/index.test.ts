@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
-import { createKeyward, type KeywardContext, MemoryKeyStore } from '@keyward/core'
+import type { KeywardContext } from '@keyward/core'
+import { createConformanceWorld } from '@keyward/testkit'
 import express from 'express'
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import { keywardErrorHandler, keywardRouter, requireProject } from './index.js'
@@ -16,25 +17,13 @@ async function start(app: express.Express): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-async function setup() {
-  const keyward = createKeyward({
-    store: new MemoryKeyStore(),
-    projectOwner: (id) => (id === 'p1' ? 'd1' : null),
-  })
-  return {
-    keyward,
-    developerKey: (await keyward.issueDeveloperKey('d1')).key,
-    projectKey: (await keyward.issueProjectKey('p1')).key,
-  }
-}
-
 describe('@keyward/express', () => {
   it('types req.keyward through the Request augmentation', () => {
     expectTypeOf<express.Request['keyward']>().toEqualTypeOf<KeywardContext | undefined>()
   })
 
   it('works as app.use middleware on a path with :project_id, and leaves other routes alone', async () => {
-    const { keyward, projectKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = express()
     app.use('/api/v1/projects/:project_id', requireProject(keyward))
     app.get('/api/v1/projects/:project_id/items', (req, res) => {
@@ -45,22 +34,22 @@ describe('@keyward/express', () => {
     })
     app.get('/open', (req, res) => res.json({ keyward: req.keyward ?? null }))
     const origin = await start(app)
-    const ok = await fetch(`${origin}/api/v1/projects/p1/items`, { headers: { 'X-API-Key': projectKey } })
-    expect(await ok.json()).toEqual({ scope: 'project', projectId: 'p1' })
-    const refused = await fetch(`${origin}/api/v1/projects/p1/items`)
+    const ok = await fetch(`${origin}/api/v1/projects/proj-1/items`, { headers: { 'X-API-Key': keys.p1 } })
+    expect(await ok.json()).toEqual({ scope: 'project', projectId: 'proj-1' })
+    const refused = await fetch(`${origin}/api/v1/projects/proj-1/items`)
     expect(refused.status).toBe(401)
     expect(await (await fetch(`${origin}/open`)).json()).toEqual({ keyward: null })
   })
 
   it('uses a body that a host parser (express.json) already parsed', async () => {
-    const { keyward, developerKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = express()
     app.use(express.json())
     app.use(keywardRouter(keyward))
     const origin = await start(app)
     const response = await fetch(`${origin}/api/v1/auth/developer-keys`, {
       method: 'POST',
-      headers: { 'X-Developer-Key': developerKey, 'Content-Type': 'application/json' },
+      headers: { 'X-Developer-Key': keys.d1, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'parsed by the host' }),
     })
     expect(response.status).toBe(201)

@@ -22,6 +22,7 @@ import {
   type KeywardContext,
   type KeywardRequest,
   type KeywardResponse,
+  nodeRequestHeader,
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
@@ -37,16 +38,20 @@ declare global {
   }
 }
 
-/** A middleware that sets `req.keyward` to the context `A` and calls `next()`, or answers the refusal. */
-export type KeywardMiddleware<A> = RequestHandler & { readonly __keyward?: A }
-
-/** Converts an Express request into Keyward's neutral request. Node keeps repeated headers apart. */
+/**
+ * Converts an Express request into Keyward's neutral request.
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(req))
+ * ```
+ */
 export function toKeywardRequest(req: Request): KeywardRequest {
   return {
     method: req.method,
     url: req.originalUrl,
     params: req.params as Record<string, string | undefined>,
-    header: (name) => req.headersDistinct[name],
+    header: (name) => nodeRequestHeader(req, name),
     body: () => (req.body === undefined ? { raw: req } : { parsed: req.body }),
   }
 }
@@ -64,14 +69,15 @@ export function send(res: Response, response: KeywardResponse): void {
 }
 
 /**
- * Turns any Keyward guard into a middleware.
+ * Turns any Keyward guard into a middleware: it sets `req.keyward` and calls `next()`, or
+ * answers the refusal.
  *
  * @example
  * ```ts
  * app.get('/reports', protect(bearerGuard({ verify })), (req, res) => res.json(req.keyward))
  * ```
  */
-export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddleware<A> {
+export function protect<A extends KeywardContext>(guard: Guard<A>): RequestHandler {
   return (req, res, next) => {
     guard(toKeywardRequest(req)).then((result) => {
       if (!result.ok) return send(res, result.response)
@@ -89,7 +95,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddl
  * app.get('/me', requireDeveloper(keyward), (req, res) => res.json({ id: req.keyward?.developerId }))
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions) =>
+export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions): RequestHandler =>
   protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
@@ -100,7 +106,7 @@ export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptio
  * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), handler)
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) =>
+export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
   protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
@@ -111,7 +117,7 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) 
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions) =>
+export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
   protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
@@ -122,7 +128,7 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * app.delete('/api/v1/generation/generations-v2/:generation_id', requireBearer({ verify }), handler)
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>) =>
+export const requireBearer = <T>(options: BearerGuardOptions<T>): RequestHandler =>
   protect<BearerAuth<T>>(bearerGuard(options))
 
 /** Options of {@link keywardRouter}. */

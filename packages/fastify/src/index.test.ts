@@ -1,19 +1,8 @@
-import { createKeyward, type KeywardContext, MemoryKeyStore } from '@keyward/core'
+import type { KeywardContext } from '@keyward/core'
+import { createConformanceWorld } from '@keyward/testkit'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { keywardErrorHandler, keywardPlugin, requireProject } from './index.js'
-
-async function setup() {
-  const keyward = createKeyward({
-    store: new MemoryKeyStore(),
-    projectOwner: (id) => (id === 'p1' ? 'd1' : null),
-  })
-  return {
-    keyward,
-    developerKey: (await keyward.issueDeveloperKey('d1')).key,
-    projectKey: (await keyward.issueProjectKey('p1')).key,
-  }
-}
 
 describe('@keyward/fastify', () => {
   it('declares request.keyward through module augmentation', () => {
@@ -21,7 +10,7 @@ describe('@keyward/fastify', () => {
   })
 
   it('sets request.keyward on protected routes only, with typed route generics', async () => {
-    const { keyward, projectKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = Fastify()
     await app.register(keywardPlugin, { keyward })
     app.get<{ Params: { project_id: string } }>(
@@ -30,13 +19,13 @@ describe('@keyward/fastify', () => {
       async (request) => ({ auth: request.keyward, param: request.params.project_id }),
     )
     app.get('/open', async (request) => ({ keyward: request.keyward }))
-    const ok = await app.inject({ url: '/api/v1/projects/p1/items', headers: { 'x-api-key': projectKey } })
-    expect(ok.json()).toMatchObject({ auth: { scope: 'project', projectId: 'p1' }, param: 'p1' })
+    const ok = await app.inject({ url: '/api/v1/projects/proj-1/items', headers: { 'x-api-key': keys.p1 } })
+    expect(ok.json()).toMatchObject({ auth: { scope: 'project', projectId: 'proj-1' }, param: 'proj-1' })
     expect((await app.inject({ url: '/open' })).json()).toEqual({ keyward: null })
   })
 
   it("keeps the key routes' raw body parser inside their own context", async () => {
-    const { keyward, developerKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = Fastify()
     await app.register(keywardPlugin, { keyward })
     app.post('/echo', async (request) => ({ body: request.body }))
@@ -45,19 +34,19 @@ describe('@keyward/fastify', () => {
     const created = await app.inject({
       method: 'POST',
       url: '/api/v1/auth/developer-keys',
-      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      headers: { 'x-developer-key': keys.d1, 'content-type': 'application/json' },
       payload: '{"name":"ci"}',
     })
     expect([created.statusCode, created.json().name]).toEqual([201, 'ci'])
   })
 
   it('mounts no key routes with keyRoutes: false', async () => {
-    const { keyward, developerKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = Fastify()
     await app.register(keywardPlugin, { keyward, keyRoutes: false })
     const r = await app.inject({
       url: '/api/v1/auth/developer-keys',
-      headers: { 'x-developer-key': developerKey },
+      headers: { 'x-developer-key': keys.d1 },
     })
     expect(r.statusCode).toBe(404)
   })

@@ -1,25 +1,14 @@
-import { createKeyward, type DeveloperAuth, MemoryKeyStore, type ProjectAuth } from '@keyward/core'
+import type { DeveloperAuth, ProjectAuth } from '@keyward/core'
+import { createConformanceWorld } from '@keyward/testkit'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { keywardOnError, keywardRoutes, requireDeveloper, requireProject } from './index.js'
 
-async function setup() {
-  const keyward = createKeyward({
-    store: new MemoryKeyStore(),
-    projectOwner: (id) => (id === 'p1' ? 'd1' : null),
-  })
-  return {
-    keyward,
-    developerKey: (await keyward.issueDeveloperKey('d1')).key,
-    projectKey: (await keyward.issueProjectKey('p1')).key,
-  }
-}
-
 // These run through app.request: Web Request and Response only, no server, as on Bun, Deno or Workers.
 describe('@keyward/hono', () => {
   it('types c.get("keyward") by the middleware of the route', async () => {
-    const { keyward, projectKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = new Hono()
     app.get('/projects/:project_id', requireProject(keyward), (c) => {
       expectTypeOf(c.get('keyward')).toEqualTypeOf<ProjectAuth>()
@@ -29,25 +18,25 @@ describe('@keyward/hono', () => {
       expectTypeOf(c.get('keyward')).toEqualTypeOf<DeveloperAuth>()
       return c.json({ developerId: c.get('keyward').developerId })
     })
-    const r = await app.request('/projects/p1', { headers: { 'X-API-Key': projectKey } })
-    expect(await r.json()).toEqual({ projectId: 'p1' })
-    const refused = await app.request('/projects/p1', {
-      headers: { 'X-API-Key': `${projectKey}, ${projectKey}` },
+    const r = await app.request('/projects/proj-1', { headers: { 'X-API-Key': keys.p1 } })
+    expect(await r.json()).toEqual({ projectId: 'proj-1' })
+    const refused = await app.request('/projects/proj-1', {
+      headers: { 'X-API-Key': `${keys.p1}, ${keys.p1}` },
     })
     expect(refused.status).toBe(401)
     expect((await refused.json()).detail[0].type).toBe('key_malformed')
   })
 
   it('serves the key routes from a Web Request body', async () => {
-    const { keyward, developerKey } = await setup()
+    const { keyward, keys } = await createConformanceWorld('reject')
     const app = new Hono().route('/', keywardRoutes(keyward))
-    const r = await app.request('/api/v1/projects/p1/api-keys', {
+    const r = await app.request('/api/v1/projects/proj-1/api-keys', {
       method: 'POST',
-      headers: { 'X-Developer-Key': developerKey },
+      headers: { 'X-Developer-Key': keys.d1 },
       body: '{"name":"edge"}',
     })
     expect(r.status).toBe(201)
-    expect(await r.json()).toMatchObject({ name: 'edge', project_id: 'p1' })
+    expect(await r.json()).toMatchObject({ name: 'edge', project_id: 'proj-1' })
   })
 
   it('onError: HTTPException answers for itself, anything else is a bare internal_error', async () => {

@@ -39,7 +39,14 @@ declare module 'hono' {
 /** The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. */
 export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables: { keyward: A } }
 
-/** Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only). */
+/**
+ * Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only).
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(c))
+ * ```
+ */
 export function toKeywardRequest(c: Context): KeywardRequest {
   const raw = c.req.raw
   return {
@@ -88,8 +95,10 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): MiddlewareHa
  * app.get('/me', requireDeveloper(keyward), (c) => c.json({ id: c.get('keyward').developerId }))
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions) =>
-  protect<DeveloperAuth>(developerGuard(keyward, options))
+export const requireDeveloper = (
+  keyward: Keyward,
+  options?: DeveloperGuardOptions,
+): MiddlewareHandler<KeywardEnv<DeveloperAuth>> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
  * Requires an API key (`X-API-Key`) of the request's `:project_id`.
@@ -99,8 +108,10 @@ export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptio
  * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (c) => c.json(c.get('keyward')))
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) =>
-  protect<ProjectAuth>(projectGuard(keyward, options))
+export const requireProject = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): MiddlewareHandler<KeywardEnv<ProjectAuth>> => protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -110,8 +121,10 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions) 
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions) =>
-  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+export const requireElevated = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): MiddlewareHandler<KeywardEnv<ElevatedAuth>> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.
@@ -121,8 +134,9 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * app.use('/api/v1/generation/*', requireBearer({ verify }))
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>) =>
-  protect<BearerAuth<T>>(bearerGuard(options))
+export const requireBearer = <T>(
+  options: BearerGuardOptions<T>,
+): MiddlewareHandler<KeywardEnv<BearerAuth<T>>> => protect<BearerAuth<T>>(bearerGuard(options))
 
 /**
  * An app with the key-management endpoints: developer keys, project API keys and, with

@@ -45,7 +45,10 @@ if (PG_URL) {
         const client = new pg.Client({ connectionString: PG_URL })
         await client.connect()
         clients.push(client)
-        return { ...harness, store: new PostgresKeyStore(pgDriver(client), { schema: harness.schema }) }
+        // One connection serves the 1,000-creation race one query at a time: on a loaded machine the
+        // last ones wait longer than the default timeout, which bounds the wait as well as the query.
+        const driver = pgDriver(client, { queryTimeoutMs: 30_000 })
+        return { ...harness, store: new PostgresKeyStore(driver, { schema: harness.schema }) }
       },
     })
   })

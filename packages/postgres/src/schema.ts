@@ -2,7 +2,7 @@ import schemaSql from './schema.sql?raw'
 
 /**
  * The SQL of Keyward's tables (schema version 1, in the schema `keyward`), as shipped in
- * `@keyward/postgres/schema.sql`: readable, idempotent, ready for `psql -f` or your own
+ * `dist/schema.sql` of the package: readable, idempotent, ready for `psql -f` or your own
  * migration tool. {@link migrate} applies the same statements.
  *
  * @example

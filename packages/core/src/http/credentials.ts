@@ -1,4 +1,4 @@
-import { KeywardError } from '../errors/error.js'
+import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import type { KeywardRequest } from './types.js'
@@ -65,7 +65,8 @@ const TOKEN_QUERY_NAMES = new Set(['accesstoken', 'token', 'bearer', 'authorizat
  * string, which is never read (URLs end up in logs, histories and referrers).
  */
 export function explainMissingKey(error: unknown, request: KeywardRequest): unknown {
-  if (!(error instanceof KeywardError) || error.type !== ErrorType.keyMissing) return error
+  // isKeywardError, not instanceof: the service may come from another copy of this package.
+  if (!isKeywardError(error) || error.type !== ErrorType.keyMissing) return error
   const inQuery = queryParameters(request.url).some(
     ([name, value]) => KEY_QUERY_NAMES.has(name) || /^(?:ak|dk)_/.test(value),
   )

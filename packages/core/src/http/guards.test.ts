@@ -84,6 +84,22 @@ describe('developerGuard', () => {
     }
   })
 
+  it('explains a key_missing of another copy of the package (no instanceof)', async () => {
+    const foreign = Object.assign(new Error('Send the developer key in the X-Developer-Key header.'), {
+      name: 'KeywardError',
+      type: 'key_missing',
+      status: 401,
+      loc: ['header', 'x-developer-key'],
+      msg: 'Send the developer key in the X-Developer-Key header.',
+      details: [{ loc: ['header', 'x-developer-key'], msg: 'x', type: 'key_missing' }],
+    })
+    const keyward = { authenticate: () => Promise.reject(foreign) } as never
+    const r = await refusal(developerGuard(keyward)(request({}, { url: '/x?apikey=1' })))
+    expect(parsed(r).detail[0].msg).toBe(
+      'Keys are never read from the query string: send the developer key in the X-Developer-Key header.',
+    )
+  })
+
   it('rejects several values, as lines or as a comma-joined list, with one answer', async () => {
     const { keyward, d1, d2 } = await world()
     const guard = developerGuard(keyward)

@@ -3,7 +3,7 @@ import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth, ElevatedAuth, ProjectAuth, Requirement } from '../service/requirements.js'
 import { explainMissingKey, invalidToken, readBearerToken, readKey } from './credentials.js'
 import { errorResponse } from './response.js'
-import type { BearerAuth, Guard, KeywardRequest } from './types.js'
+import type { BearerAuth, Guard, GuardResult, KeywardRequest } from './types.js'
 
 /** Options of {@link developerGuard}. */
 export interface DeveloperGuardOptions {
@@ -59,20 +59,27 @@ function keyGuard<A>(
   needs: { developer: boolean; project: boolean },
   requirementOf: (request: KeywardRequest) => Requirement,
 ): Guard<A> {
-  return async (request) => {
+  const refuse = (error: unknown, request: KeywardRequest): GuardResult<A> => ({
+    ok: false,
+    response: errorResponse(explainMissingKey(error, request)),
+  })
+  // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
+  return (request) => {
+    let authenticated: Promise<unknown>
     try {
       const requirement = requirementOf(request)
-      const auth = await keyward.authenticate(
-        {
-          developerKey: needs.developer ? readKey(request, 'developer') : undefined,
-          projectKey: needs.project ? readKey(request, 'project') : undefined,
-        },
-        requirement,
-      )
-      return { ok: true, auth: auth as A }
+      const credentials = {
+        developerKey: needs.developer ? readKey(request, 'developer') : undefined,
+        projectKey: needs.project ? readKey(request, 'project') : undefined,
+      }
+      authenticated = keyward.authenticate(credentials, requirement)
     } catch (error) {
-      return { ok: false, response: errorResponse(explainMissingKey(error, request)) }
+      return Promise.resolve(refuse(error, request))
     }
+    return authenticated.then(
+      (auth): GuardResult<A> => ({ ok: true, auth: auth as A }),
+      (error: unknown) => refuse(error, request),
+    )
   }
 }
 

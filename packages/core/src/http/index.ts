@@ -15,6 +15,7 @@ export {
   type KeyRoute,
   type KeyRoutesOptions,
 } from './key-routes.js'
+export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { errorResponse, jsonResponse } from './response.js'
 export {
   type IssuedKeyJson,

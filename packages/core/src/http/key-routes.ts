@@ -32,7 +32,7 @@ export type CreateProject = (input: CreateProjectInput) => Promise<ProjectRecord
 export interface KeyRoutesOptions {
   /** Creates a project; `POST /api/v1/projects` is mounted only when it is given. */
   readonly createProject?: CreateProject
-  /** The largest body read, in bytes. Default {@link DEFAULT_BODY_LIMIT} (16 KiB). */
+  /** The largest body read, in bytes. Default `DEFAULT_BODY_LIMIT` (16 KiB). */
   readonly bodyLimit?: number
 }
 

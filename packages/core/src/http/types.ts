@@ -24,7 +24,7 @@ export type BodySource =
  *   method: req.method,
  *   url: req.originalUrl,
  *   params: req.params,
- *   header: (name) => req.headersDistinct[name],
+ *   header: (name) => nodeRequestHeader(req, name),
  *   body: () => ({ raw: req }),
  * }
  * ```

@@ -223,6 +223,11 @@ export const endpointCases: readonly HttpCase[] = [
     },
   },
   {
+    name: 'POST projects: the host callback fails: a bare 500 that says nothing of it',
+    request: (w) => post(PROJECTS, w.keys.d1, '{"name":"explode"}'),
+    expect: error(500, 'internal_error', [], 'Internal error.'),
+  },
+  {
     name: 'POST projects: name missing',
     request: (w) => post(PROJECTS, w.keys.d1, '{}'),
     expect: error(422, 'missing', ['body', 'name']),

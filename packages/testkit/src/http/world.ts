@@ -87,6 +87,7 @@ export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): 
     createdAt: CONFORMANCE_NOW,
   })
   const createProject: CreateProject = ({ developerId, name }) => {
+    if (name === 'explode') throw new Error('insert failed: connection to 10.0.0.7:5432 lost')
     const project = { id: `proj-${projects.size + 1}`, name, developerId, createdAt: CONFORMANCE_NOW }
     projects.set(project.id, project)
     return project
