@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, readConfig } from './config.js'
+
+describe('readConfig', () => {
+  it('defaults to 127.0.0.1:3000 and PGlite in .keyward under the working directory', () => {
+    expect(readConfig({}, '/srv/app')).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: '/srv/app/.keyward',
+      pgUrl: undefined,
+      keywardSchema: undefined,
+      tokenSecret: undefined,
+      tokenTtlSeconds: 900,
+    })
+  })
+
+  it('reads every variable', () => {
+    const env = {
+      HOST: '0.0.0.0',
+      PORT: '0',
+      KEYWARD_DATA_DIR: 'data/keys',
+      KEYWARD_PG_URL: 'postgres://u@db/keys',
+      KEYWARD_PG_SCHEMA: 'keys',
+      KEYWARD_TOKEN_SECRET: 's'.repeat(32),
+      KEYWARD_TOKEN_TTL: '60',
+    }
+    expect(readConfig(env, '/srv/app')).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      dataDir: '/srv/app/data/keys',
+      pgUrl: 'postgres://u@db/keys',
+      keywardSchema: 'keys',
+      tokenSecret: 's'.repeat(32),
+      tokenTtlSeconds: 60,
+    })
+    expect(readConfig({ KEYWARD_DATA_DIR: '/var/keyward' }, '/srv/app').dataDir).toBe('/var/keyward')
+  })
+
+  it('refuses unusable values, naming the variable and never echoing a secret', () => {
+    expect(() => readConfig({ PORT: '70000' })).toThrow(
+      new ConfigError('PORT must be an integer from 0 to 65535, got "70000".'),
+    )
+    expect(() => readConfig({ PORT: '3e3' })).toThrow(ConfigError)
+    expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
+    const secret = 'short-secret-value'
+    expect(() => readConfig({ KEYWARD_TOKEN_SECRET: secret })).toThrow(
+      new ConfigError('KEYWARD_TOKEN_SECRET must have at least 32 characters, got 18.'),
+    )
+  })
+})

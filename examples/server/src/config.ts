@@ -1,0 +1,57 @@
+import { resolve } from 'node:path'
+
+/** What the server reads from its environment, checked once at start. */
+export interface ServerConfig {
+  /** `HOST`: the address to listen on. Default `127.0.0.1`. */
+  readonly host: string
+  /** `PORT`: the port to listen on, `0` for any free one. Default `3000`. */
+  readonly port: number
+  /** `KEYWARD_DATA_DIR`, resolved against the working directory: PGlite's data. Default `.keyward`. */
+  readonly dataDir: string
+  /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
+  readonly pgUrl: string | undefined
+  /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
+  readonly keywardSchema: string | undefined
+  /** `KEYWARD_TOKEN_SECRET`: the access tokens' signing secret; else one kept in the database. */
+  readonly tokenSecret: string | undefined
+  /** `KEYWARD_TOKEN_TTL`: the access tokens' lifetime in seconds. Default 900. */
+  readonly tokenTtlSeconds: number
+}
+
+/** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
+export const MIN_TOKEN_SECRET_LENGTH = 32
+const MAX_TOKEN_TTL_SECONDS = 24 * 60 * 60
+
+/** A setting that cannot be used; its message names the variable, never a secret's value. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number) {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}.`)
+  }
+  return value
+}
+
+/** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
+  const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
+  if (tokenSecret !== undefined && tokenSecret.length < MIN_TOKEN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
+    )
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integerSetting(env, 'PORT', 3000, 0, 65535),
+    dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
+    pgUrl: env.KEYWARD_PG_URL || undefined,
+    keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
+    tokenSecret,
+    tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),
+  }
+}

@@ -1,0 +1,48 @@
+import type { KeywardEvent } from '@keyward/core'
+import { describe, expect, it } from 'vitest'
+import { formatEvent } from './log.js'
+
+describe('formatEvent', () => {
+  it('writes one line per event, with key prefixes only', () => {
+    const events: Array<[KeywardEvent, string]> = [
+      [
+        { type: 'key.issued', keyId: 'k1', keyPrefix: 'ak_Ab3xY', ownerType: 'project', ownerId: 'p1' },
+        'key.issued ak_Ab3xY... project p1 (key id k1)',
+      ],
+      [
+        {
+          type: 'key.deactivated',
+          keyId: 'k1',
+          keyPrefix: 'ak_Ab3xY',
+          ownerType: 'developer',
+          ownerId: 'd1',
+        },
+        'key.deactivated ak_Ab3xY... developer d1 (key id k1)',
+      ],
+      [
+        { type: 'key.limit_exceeded', ownerType: 'developer', ownerId: 'd1', activeLimit: 10 },
+        'key.limit_exceeded developer d1 has 10 active keys',
+      ],
+      [
+        {
+          type: 'auth.failed',
+          reason: 'inactive_key',
+          header: 'x-api-key',
+          errorType: 'key_invalid',
+          keyId: 'k1',
+          keyPrefix: 'ak_Ab3xY',
+        },
+        'auth.failed key_invalid (inactive_key) in x-api-key ak_Ab3xY...',
+      ],
+      [
+        { type: 'auth.failed', reason: 'missing', header: 'x-developer-key', errorType: 'key_missing' },
+        'auth.failed key_missing (missing) in x-developer-key',
+      ],
+      [
+        { type: 'store.error', operation: 'findKeyByHash', error: new Error('connect ECONNREFUSED') },
+        'store.error during findKeyByHash: connect ECONNREFUSED',
+      ],
+    ]
+    for (const [event, line] of events) expect(formatEvent(event)).toBe(line)
+  })
+})

@@ -1,0 +1,91 @@
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import type { KeywardEvent } from '@keyward/core'
+import type { PostgresKeyStore } from '@keyward/postgres'
+import { createApp } from './app.js'
+import { readConfig, type ServerConfig } from './config.js'
+import { registerFirstDeveloper } from './db/developers.js'
+import { formatEvent } from './log.js'
+import { keywardOver } from './service.js'
+import { openStorage, tokenSecret } from './storage.js'
+import { accessTokens } from './tokens.js'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+const onEvent = (event: KeywardEvent) => console.log(formatEvent(event))
+
+/** Ends the process once the database is closed, so that PGlite's data stays whole. */
+function exitAfterClosing(store: PostgresKeyStore, code: number): void {
+  store.close().then(
+    () => process.exit(code),
+    (error: unknown) => {
+      console.error(`keyward-server: closing the database failed: ${String(error)}`)
+      process.exit(1)
+    },
+  )
+}
+
+/** On first start, registers a developer and prints their key: the one time it is shown. */
+async function registerOnFirstStart(store: PostgresKeyStore): Promise<void> {
+  const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
+  if (!first) return
+  console.log(
+    [
+      '',
+      `First start: registered developer ${first.developerId}.`,
+      '',
+      `  Developer key  ${first.key}`,
+      '',
+      'This key will not be shown again: store it now, e.g. as SERVICE_DEVELOPER_KEY.',
+      '',
+    ].join('\n'),
+  )
+}
+
+async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<void> {
+  await registerOnFirstStart(store)
+  const tokens = accessTokens({
+    secret: await tokenSecret(store, config.tokenSecret),
+    ttlSeconds: config.tokenTtlSeconds,
+  })
+  const app = createApp({ store, tokens, onEvent })
+  const server = serve(
+    { fetch: app.fetch, hostname: config.host, port: config.port },
+    (info: AddressInfo) => {
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
+      console.log(`Listening on http://${host}:${info.port}`)
+    },
+  )
+  server.on('error', (error: Error) => {
+    console.error(`keyward-server: cannot listen on ${config.host}:${config.port}: ${error.message}`)
+    exitAfterClosing(store, 1)
+  })
+
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1) // a second signal: stop now
+    stopping = true
+    console.log(`${signal}: closing.`)
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref()
+    // Requests in flight finish, then the database closes.
+    server.close(() => exitAfterClosing(store, 0))
+    if ('closeIdleConnections' in server) server.closeIdleConnections()
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+async function main(): Promise<void> {
+  const config = readConfig()
+  const { store, description } = await openStorage(config)
+  console.log(`Keyward reference server. Data: ${description}.`)
+  await listen(store, config).catch((error: unknown) => {
+    exitAfterClosing(store, 1)
+    throw error
+  })
+}
+
+main().catch((error: unknown) => {
+  console.error(`keyward-server: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+})

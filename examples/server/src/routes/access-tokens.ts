@@ -1,0 +1,18 @@
+import { requireProject } from '@keyward/hono'
+import { Hono } from 'hono'
+import { projectNotFound } from '../http/not-found.js'
+import { respond } from '../http/respond.js'
+import type { RouteContext } from './context.js'
+
+/** `POST /api/v1/projects/{project_id}/access-tokens`: a short-lived token for the API key's project. */
+export function accessTokenRoutes({ keyward, tokens }: RouteContext): Hono {
+  return new Hono().post('/api/v1/projects/:project_id/access-tokens', requireProject(keyward), async (c) => {
+    const { projectId, projectKey } = c.get('keyward')
+    // A key whose project is being deleted at this moment may still be active: no token for it.
+    if ((await keyward.projectOwner(projectId)) === null) {
+      throw projectNotFound(projectId)
+    }
+    const accessToken = await tokens.issue({ projectId, keyId: projectKey.id })
+    return respond(c, 201, { access_token: accessToken, token_type: 'bearer', expires_in: tokens.expiresIn })
+  })
+}

@@ -1,0 +1,15 @@
+import type { Keyward } from '@keyward/core'
+import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
+import type { AccessTokens } from '../tokens.js'
+
+/** What the routes share: the store, the key service over it or a transaction, the tokens. */
+export interface RouteContext {
+  readonly store: PostgresKeyStore
+  readonly keyward: Keyward
+  /** The key service over an open transaction. */
+  readonly keywardIn: (tx: PostgresTransaction) => Keyward
+  readonly tokens: AccessTokens
+  readonly bodyLimit: number
+  /** Runs an operation on the server's tables; a database failure answers 503. */
+  readonly database: <T>(operation: string, run: () => Promise<T>) => Promise<T>
+}

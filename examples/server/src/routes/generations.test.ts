@@ -1,0 +1,157 @@
+import { SignJWT } from 'jose'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BACKENDS } from '../test/databases.js'
+import { openTestApp, type TestApp } from '../test/harness.js'
+
+const GENERATIONS = '/api/v1/generation/generations-v2'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+describe.each(BACKENDS)('generations (%s)', (backend) => {
+  let t: TestApp
+  let projectId: string
+  let apiKey: string
+  let bearer: { authorization: string }
+  beforeAll(async () => {
+    t = await openTestApp(backend)
+    ;({ projectId, apiKey } = await t.project())
+    bearer = { authorization: `Bearer ${await t.token(projectId, apiKey)}` }
+  })
+  afterAll(() => t.close())
+
+  const create = (body: unknown, headers: Record<string, string> = bearer) =>
+    t.call('POST', GENERATIONS, { headers, body })
+
+  it('creates a generation of the token’s project from any JSON object, and deletes it', async () => {
+    const created = await create({ prompt: 'a cat', options: { n: 2 } })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({
+      id: expect.stringMatching(UUID),
+      project_id: projectId,
+      created_at: expect.any(String),
+    })
+    const [row] = await t.store.query(
+      'SELECT project_id, body::text AS body FROM app.generations WHERE id = $1',
+      [created.body.id],
+    )
+    expect(row).toEqual({ project_id: projectId, body: '{"prompt":"a cat","options":{"n":2}}' })
+
+    const deleted = await t.call('DELETE', `${GENERATIONS}/${created.body.id}`, { headers: bearer })
+    expect([deleted.status, deleted.body]).toEqual([200, { id: created.body.id, deleted: true }])
+    const again = await t.call('DELETE', `${GENERATIONS}/${created.body.id}`, { headers: bearer })
+    expect([again.status, again.body.detail]).toEqual([
+      404,
+      [{ loc: ['path', 'generation_id'], msg: 'Generation not found.', type: 'not_found' }],
+    ])
+  })
+
+  it('keeps JSON that jsonb would refuse (a \\u0000 escape) as it was sent', async () => {
+    const created = await create('{"text": "a\\u0000b"}')
+    expect(created.status).toBe(201)
+  })
+
+  it('refuses a body that is not a JSON object, or too large', async () => {
+    const cases: Array<[string, number, string]> = [
+      ['[1, 2]', 422, 'dict_type'],
+      ['"text"', 422, 'dict_type'],
+      ['null', 422, 'dict_type'],
+      ['{"open": ', 422, 'json_invalid'],
+      ['', 422, 'missing'],
+      [JSON.stringify({ text: 'x'.repeat(16 * 1024) }), 413, 'payload_too_large'],
+    ]
+    for (const [body, status, type] of cases) {
+      const answer = await create(body)
+      expect([answer.status, answer.body.detail[0].type, answer.body.detail[0].loc]).toEqual([
+        status,
+        type,
+        ['body'],
+      ])
+    }
+    const notUtf8 = await t.app.request(GENERATIONS, {
+      method: 'POST',
+      headers: bearer,
+      body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]),
+    })
+    expect([notUtf8.status, (await notUtf8.json()).detail[0].type]).toEqual([422, 'json_invalid'])
+  })
+
+  it('deletes only a generation of the token’s project: another project’s is not found', async () => {
+    const other = await t.project('Other')
+    const otherBearer = { authorization: `Bearer ${await t.token(other.projectId, other.apiKey)}` }
+    const theirs = await create({ n: 1 }, otherBearer)
+
+    const refused = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id}`, { headers: bearer })
+    expect([refused.status, refused.body.detail[0].type]).toEqual([404, 'not_found'])
+    expect(
+      await t.store.query('SELECT id FROM app.generations WHERE id = $1', [theirs.body.id]),
+    ).toHaveLength(1)
+
+    const owned = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id.toUpperCase()}`, {
+      headers: otherBearer,
+    })
+    expect([owned.status, owned.body]).toEqual([200, { id: theirs.body.id, deleted: true }])
+  })
+
+  it('answers 422 uuid_parsing at ["path","generation_id"] for a non-UUID id', async () => {
+    for (const id of ['123', 'not-a-uuid', `${crypto.randomUUID()}0`]) {
+      const answer = await t.call('DELETE', `${GENERATIONS}/${id}`, { headers: bearer })
+      expect([answer.status, answer.body]).toEqual([
+        422,
+        {
+          detail: [
+            { loc: ['path', 'generation_id'], msg: 'Input should be a valid UUID.', type: 'uuid_parsing' },
+          ],
+        },
+      ])
+    }
+  })
+
+  it('refuses a missing, malformed, forged, expired or revoked token with WWW-Authenticate', async () => {
+    const id = crypto.randomUUID()
+    const forged = await new SignJWT({ project_id: projectId, key_id: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('keyward-server')
+      .setAudience('keyward-server/generations')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('another-secret-of-at-least-32-characters'))
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [{}, 'token_missing', 'Bearer'],
+      [{ authorization: `Basic ${btoa('a:b')}` }, 'token_missing', 'Bearer'],
+      [{ authorization: 'Bearer not a token' }, 'token_invalid', 'Bearer error="invalid_token"'],
+      [{ authorization: 'Bearer abc.def.ghi' }, 'token_invalid', 'Bearer error="invalid_token"'],
+      [{ authorization: `Bearer ${forged}` }, 'token_invalid', 'Bearer error="invalid_token"'],
+    ]
+    for (const [headers, type, challenge] of cases) {
+      for (const answer of [
+        await t.call('POST', GENERATIONS, { headers, body: {} }),
+        await t.call('DELETE', `${GENERATIONS}/${id}`, { headers }),
+      ]) {
+        expect([answer.status, answer.body.detail[0].type, answer.headers.get('www-authenticate')]).toEqual([
+          401,
+          type,
+          challenge,
+        ])
+      }
+    }
+
+    const token = await t.token(projectId, apiKey)
+    const start = t.clock.now
+    try {
+      t.clock.now = new Date(start.getTime() + 901_000)
+      const expired = await create({}, { authorization: `Bearer ${token}` })
+      expect([expired.status, expired.body.detail[0].type]).toEqual([401, 'token_invalid'])
+    } finally {
+      t.clock.now = start
+    }
+  })
+
+  it('ends the tokens of a revoked API key at once', async () => {
+    const dev = { 'x-developer-key': t.developerKey }
+    const extra = await t.call('POST', `/api/v1/projects/${projectId}/api-keys`, { headers: dev })
+    const headers = { authorization: `Bearer ${await t.token(projectId, extra.body.key)}` }
+    expect((await create({}, headers)).status).toBe(201)
+    await t.call('DELETE', `/api/v1/projects/${projectId}/api-keys/${extra.body.id}`, { headers: dev })
+    const refused = await create({}, headers)
+    expect([refused.status, refused.body.detail[0].type]).toEqual([401, 'token_invalid'])
+  })
+})

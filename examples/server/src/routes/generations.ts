@@ -1,0 +1,46 @@
+import { ErrorType, KeywardError } from '@keyward/core'
+import { requireBearer } from '@keyward/hono'
+import { Hono } from 'hono'
+import { deleteGeneration, insertGeneration } from '../db/generations.js'
+import { isUuid } from '../db/sql.js'
+import { limitBody, readJsonObjectText } from '../http/json-body.js'
+import { respond } from '../http/respond.js'
+import type { AccessClaims } from '../tokens.js'
+import type { RouteContext } from './context.js'
+
+const GENERATION_LOC = ['path', 'generation_id'] as const
+
+/** Generations, created and deleted with an access token, always within the token's project. */
+export function generationRoutes({ store, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
+  // A valid signature is not enough: the project must still exist, and the API key that
+  // obtained the token must still be active (revoking a key ends its tokens at once).
+  const requireToken = requireBearer<AccessClaims>({
+    verify: async (token) => {
+      const claims = await tokens.verify(token)
+      if (!claims) return null
+      const key = await keyward.findKey(claims.keyId)
+      if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
+      return (await keyward.projectOwner(claims.projectId)) === null ? null : claims
+    },
+  })
+
+  return new Hono()
+    .post('/api/v1/generation/generations-v2', requireToken, limitBody(bodyLimit), async (c) => {
+      const { projectId } = c.get('keyward').claims
+      const body = await readJsonObjectText(c.req.raw)
+      const generation = await database('generations.create', () => insertGeneration(store, projectId, body))
+      return respond(c, 201, generation)
+    })
+    .delete('/api/v1/generation/generations-v2/:generation_id', requireToken, async (c) => {
+      const { projectId } = c.get('keyward').claims
+      const generationId = c.req.param('generation_id')
+      if (!isUuid(generationId)) {
+        throw new KeywardError(ErrorType.uuidParsing, 'Input should be a valid UUID.', GENERATION_LOC)
+      }
+      const deleted = await database('generations.delete', () =>
+        deleteGeneration(store, projectId, generationId),
+      )
+      if (!deleted) throw new KeywardError(ErrorType.notFound, 'Generation not found.', GENERATION_LOC)
+      return respond(c, 200, { id: generationId.toLowerCase(), deleted: true })
+    })
+}

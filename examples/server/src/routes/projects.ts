@@ -1,0 +1,50 @@
+import { type CreateProject, ErrorType, KeywardError } from '@keyward/core'
+import { keywardRoutes, requireElevated } from '@keyward/hono'
+import { Hono } from 'hono'
+import { deleteProject, insertProject } from '../db/projects.js'
+import { projectNotFound } from '../http/not-found.js'
+import { respond } from '../http/respond.js'
+import type { RouteContext } from './context.js'
+
+/**
+ * Keyward's key-management routes, with project creation, and project deletion (elevated:
+ * the owner's developer key and an API key of the project).
+ */
+export function projectRoutes({ store, keyward, keywardIn, database, bodyLimit }: RouteContext): Hono {
+  // The project row and its default key commit together, or neither does.
+  const createProject: CreateProject = ({ developerId, name, issueDefaultKey }) => {
+    // checkName lets U+0000 through, which no PostgreSQL text column holds: refuse it here
+    // rather than fail in the database.
+    if (name.includes('\u0000')) {
+      throw new KeywardError(ErrorType.stringType, 'The name cannot contain the character U+0000.', [
+        'body',
+        'name',
+      ])
+    }
+    return database('projects.create', () =>
+      store.transaction(async (tx) => {
+        const project = await insertProject(tx, { id: crypto.randomUUID(), name, developerId })
+        await issueDefaultKey(project.id, keywardIn(tx))
+        return project
+      }),
+    )
+  }
+
+  return new Hono()
+    .route('/', keywardRoutes(keyward, { createProject, bodyLimit }))
+    .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
+      const { projectId } = c.get('keyward')
+      // In one transaction: its keys stop working, its generations and the project go.
+      const deleted = await database('projects.delete', () =>
+        store.transaction(async (tx) => {
+          const service = keywardIn(tx)
+          for (const key of await service.listKeys({ type: 'project', id: projectId })) {
+            if (key.active) await service.deactivateKey(key.id)
+          }
+          return deleteProject(tx, projectId)
+        }),
+      )
+      if (!deleted) throw projectNotFound(projectId)
+      return respond(c, 200, { id: projectId, deleted: true })
+    })
+}

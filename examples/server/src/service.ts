@@ -1,0 +1,43 @@
+import {
+  createKeyward,
+  ErrorType,
+  isKeywardError,
+  type Keyward,
+  KeywardError,
+  type KeywardEventHook,
+} from '@keyward/core'
+import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
+import { projectOwner } from './db/projects.js'
+
+/**
+ * The key service over the store, or over an open transaction of it (its key writes then
+ * commit or roll back with the transaction). Projects and their owners come from the
+ * server's `projects` table, read on the same connection.
+ */
+export function keywardOver(db: PostgresKeyStore | PostgresTransaction, onEvent?: KeywardEventHook): Keyward {
+  return createKeyward({
+    store: 'store' in db ? db.store : db,
+    projectOwner: (projectId) => projectOwner(db, projectId),
+    onEvent,
+  })
+}
+
+/**
+ * Runs an operation on the server's own tables. A database failure becomes 503
+ * `store_unavailable`, as the key service answers for its own, and is reported to `onEvent`.
+ */
+export async function database<T>(
+  operation: string,
+  run: () => Promise<T>,
+  onEvent?: KeywardEventHook,
+): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (isKeywardError(error)) throw error
+    onEvent?.({ type: 'store.error', operation, error })
+    throw new KeywardError(ErrorType.storeUnavailable, 'The database is unavailable. Try again later.', [], {
+      cause: error,
+    })
+  }
+}

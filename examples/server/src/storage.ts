@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { PostgresKeyStore } from '@keyward/postgres'
+import { createPgKeyStore } from '@keyward/postgres/pg'
+import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import { ConfigError, type ServerConfig } from './config.js'
+import { createAppTables } from './db/schema.js'
+import { settingOrCreate } from './db/settings.js'
+import { newTokenSecret } from './tokens.js'
+
+/** The opened database: Keyward's store (its tables migrated), the server's tables created. */
+export interface Storage {
+  readonly store: PostgresKeyStore
+  /** Where the data is, for the start-up message (never a password). */
+  readonly description: string
+}
+
+function describePg(url: string): string {
+  try {
+    const { hostname, port, pathname } = new URL(url)
+    return `PostgreSQL at ${hostname}:${port || 5432}${pathname}`
+  } catch {
+    return 'PostgreSQL (KEYWARD_PG_URL)'
+  }
+}
+
+// PGlite keeps postmaster.pid in its directory while a database is open there, but does not
+// refuse a second process, and two processes writing one directory corrupt it.
+function checkDataDirFree(dataDir: string): void {
+  if (existsSync(join(dataDir, 'postmaster.pid'))) {
+    throw new ConfigError(
+      `The data directory ${dataDir} is open in another process (it has a postmaster.pid): PGlite ` +
+        'allows one process per directory. Stop that process first. If none has it open (a server ' +
+        'that was killed rather than stopped), delete that postmaster.pid and start again.',
+    )
+  }
+}
+
+/** Opens PostgreSQL when `KEYWARD_PG_URL` is set, else embedded PGlite in the data directory. */
+export async function openStorage(
+  config: Pick<ServerConfig, 'pgUrl' | 'dataDir' | 'keywardSchema'>,
+): Promise<Storage> {
+  const options = { schema: config.keywardSchema }
+  if (!config.pgUrl) checkDataDirFree(config.dataDir)
+  const store = config.pgUrl
+    ? await createPgKeyStore({ connectionString: config.pgUrl }, options)
+    : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
+  try {
+    await createAppTables(store)
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return { store, description: config.pgUrl ? describePg(config.pgUrl) : `PGlite in ${config.dataDir}` }
+}
+
+/** The configured signing secret, else the one kept in the database (made on first start). */
+export function tokenSecret(store: PostgresKeyStore, configured: string | undefined): Promise<string> {
+  return configured
+    ? Promise.resolve(configured)
+    : settingOrCreate(store, 'access_token_secret', newTokenSecret)
+}

@@ -1,0 +1,124 @@
+// The app in process, on a database of its own, as main.ts builds it.
+import type { KeywardEvent } from '@keyward/core'
+import type { PostgresKeyStore } from '@keyward/postgres'
+import { createPgKeyStore } from '@keyward/postgres/pg'
+import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import type { Hono } from 'hono'
+import { createApp } from '../app.js'
+import { registerFirstDeveloper } from '../db/developers.js'
+import { createAppTables } from '../db/schema.js'
+import { keywardOver } from '../service.js'
+import { accessTokens } from '../tokens.js'
+import { type Backend, createPgDatabase } from './databases.js'
+
+export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
+
+/** An opened store with the server's tables, and how to throw it away. */
+export async function openTestStore(
+  backend: Backend,
+): Promise<{ store: PostgresKeyStore; drop(): Promise<void> }> {
+  if (backend === 'pglite') {
+    const store = await createPGliteKeyStore({}, { queryTimeoutMs: 30_000 })
+    await createAppTables(store)
+    return { store, drop: () => store.close() }
+  }
+  const database = await createPgDatabase()
+  const store = await createPgKeyStore({ connectionString: database.url }, { queryTimeoutMs: 30_000 })
+  await createAppTables(store)
+  return {
+    store,
+    drop: async () => {
+      await store.close()
+      await database.drop()
+    },
+  }
+}
+
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON body, read by the assertions
+  readonly body: any
+  readonly text: string
+}
+
+export interface TestApp {
+  readonly app: Hono
+  readonly store: PostgresKeyStore
+  readonly events: KeywardEvent[]
+  /** The developer registered on first start, and their key. */
+  readonly developerId: string
+  readonly developerKey: string
+  /** The clock of the access tokens. */
+  readonly clock: { now: Date }
+  /** Sends a request to the app; `body` is sent as JSON unless it is a string. */
+  call(
+    method: string,
+    path: string,
+    init?: { headers?: Record<string, string>; body?: unknown },
+  ): Promise<Answer>
+  /** Issues a developer key for another developer. */
+  developer(id: string): Promise<string>
+  /** Creates a project through the API: its id and its default API key. */
+  project(
+    name?: string,
+    developerKey?: string,
+  ): Promise<{ projectId: string; apiKey: string; apiKeyId: string }>
+  /** An access token for a project, through the API. */
+  token(projectId: string, apiKey: string): Promise<string>
+  close(): Promise<void>
+}
+
+/** The app over a fresh database, with its first developer registered. */
+export async function openTestApp(backend: Backend): Promise<TestApp> {
+  const { store, drop } = await openTestStore(backend)
+  const events: KeywardEvent[] = []
+  const onEvent = (event: KeywardEvent) => events.push(event)
+  const clock = { now: new Date() }
+  const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900, now: () => clock.now })
+  const app = createApp({ store, tokens, onEvent })
+  const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
+  if (!first) throw new Error('A fresh database has no developer yet.')
+  const t: TestApp = {
+    app,
+    store,
+    events,
+    developerId: first.developerId,
+    developerKey: first.key,
+    clock,
+    async call(method, path, { headers = {}, body } = {}) {
+      const response = await app.request(path, {
+        method,
+        headers,
+        body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
+      })
+      const text = await response.text()
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        json = undefined
+      }
+      return { status: response.status, headers: response.headers, body: json, text }
+    },
+    developer: async (id) => (await keywardOver(store, onEvent).issueDeveloperKey(id)).key,
+    async project(name = 'Shop', developerKey = first.key) {
+      const answer = await t.call('POST', '/api/v1/projects', {
+        headers: { 'x-developer-key': developerKey },
+        body: { name },
+      })
+      if (answer.status !== 201) throw new Error(`project creation answered ${answer.text}`)
+      const { project, api_key } = answer.body
+      return { projectId: project.id, apiKey: api_key.key, apiKeyId: api_key.id }
+    },
+    async token(projectId, apiKey) {
+      const answer = await t.call('POST', `/api/v1/projects/${projectId}/access-tokens`, {
+        headers: { 'x-api-key': apiKey },
+      })
+      if (answer.status !== 201) throw new Error(`access token answered ${answer.text}`)
+      return answer.body.access_token
+    },
+    close: drop,
+  }
+  return t
+}

@@ -1,0 +1,51 @@
+import { decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose'
+import { describe, expect, it } from 'vitest'
+import { accessTokens, newTokenSecret } from './tokens.js'
+
+const secret = 'a-secret-of-at-least-thirty-two-characters'
+const claims = { projectId: crypto.randomUUID(), keyId: crypto.randomUUID() }
+
+describe('access tokens', () => {
+  it('round-trips the project and key of an HS256 token', async () => {
+    const tokens = accessTokens({ secret, ttlSeconds: 900 })
+    const token = await tokens.issue(claims)
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' })
+    expect(await tokens.verify(token)).toEqual(claims)
+    expect(tokens.expiresIn).toBe(900)
+  })
+
+  it('refuses an expired token, another secret, another audience, an unsigned token', async () => {
+    let now = new Date('2030-01-01T00:00:00Z')
+    const tokens = accessTokens({ secret, ttlSeconds: 60, now: () => now })
+    const token = await tokens.issue(claims)
+    now = new Date('2030-01-01T00:00:59Z')
+    expect(await tokens.verify(token)).toEqual(claims)
+    now = new Date('2030-01-01T00:01:00Z')
+    expect(await tokens.verify(token)).toBeNull()
+
+    const fresh = await accessTokens({ secret, ttlSeconds: 60 }).issue(claims)
+    expect(await accessTokens({ secret: `${secret}!`, ttlSeconds: 60 }).verify(fresh)).toBeNull()
+    const body = { project_id: claims.projectId, key_id: claims.keyId }
+    const otherAudience = await new SignJWT(body)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('keyward-server')
+      .setAudience('somewhere-else')
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode(secret))
+    const unsigned = new UnsecuredJWT(body)
+      .setIssuer('keyward-server')
+      .setAudience('keyward-server/generations')
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .encode()
+    const tokensNow = accessTokens({ secret, ttlSeconds: 60 })
+    for (const bad of [otherAudience, unsigned, 'garbage', '']) expect(await tokensNow.verify(bad)).toBeNull()
+  })
+
+  it('makes 256-bit random secrets', () => {
+    const secrets = new Set(Array.from({ length: 20 }, newTokenSecret))
+    expect(secrets.size).toBe(20)
+    for (const s of secrets) expect(s).toMatch(/^[A-Za-z0-9_-]{43}$/)
+  })
+})

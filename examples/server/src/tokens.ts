@@ -1,0 +1,75 @@
+import { jwtVerify, SignJWT } from 'jose'
+
+/** What an access token grants: the project it is scoped to, and the API key it came from. */
+export interface AccessClaims {
+  readonly projectId: string
+  /** The id of the API key that obtained the token; the token dies with that key. */
+  readonly keyId: string
+}
+
+/** Issues and verifies the server's access tokens: HS256 JWTs, short-lived, for one project. */
+export interface AccessTokens {
+  /** The lifetime of a token, in seconds (`expires_in`). */
+  readonly expiresIn: number
+  issue(claims: AccessClaims): Promise<string>
+  /** The token's claims, or `null` when it is not one of ours, was altered, or has expired. */
+  verify(token: string): Promise<AccessClaims | null>
+}
+
+/** Options of {@link accessTokens}. */
+export interface AccessTokenOptions {
+  /** The HS256 signing secret (at least 32 characters). */
+  readonly secret: string
+  /** Lifetime of a token, in seconds. */
+  readonly ttlSeconds: number
+  /** The clock, for tests. */
+  readonly now?: () => Date
+}
+
+const ISSUER = 'keyward-server'
+const AUDIENCE = 'keyward-server/generations'
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
+
+/** Access tokens signed with `secret`. */
+export function accessTokens({
+  secret,
+  ttlSeconds,
+  now = () => new Date(),
+}: AccessTokenOptions): AccessTokens {
+  const key = new TextEncoder().encode(secret)
+  return {
+    expiresIn: ttlSeconds,
+    issue({ projectId, keyId }) {
+      const issuedAt = seconds(now())
+      return new SignJWT({ project_id: projectId, key_id: keyId })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setJti(crypto.randomUUID())
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + ttlSeconds)
+        .sign(key)
+    },
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          requiredClaims: ['exp', 'iat'],
+          currentDate: now(),
+        })
+        const { project_id: projectId, key_id: keyId } = payload
+        return typeof projectId === 'string' && typeof keyId === 'string' ? { projectId, keyId } : null
+      } catch {
+        return null
+      }
+    },
+  }
+}
+
+/** A new random signing secret: 32 bytes from the CSPRNG, base64url. */
+export function newTokenSecret(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+}

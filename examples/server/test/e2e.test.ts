@@ -1,0 +1,161 @@
+// The whole flow through @keyward/client against the built server, started as a real process
+// (PGlite in a temporary directory; PostgreSQL in a database of its own when KEYWARD_PG_URL is set),
+// then restarted to find everything where it was.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClient, KeywardApiError, type KeywardClient } from '@keyward/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BACKENDS, type Backend, createPgDatabase } from '../src/test/databases.js'
+import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
+
+const KEY = /ak_[A-Za-z0-9_-]{32}/g
+
+/** Expects `call` to fail with this status and error type. */
+async function refused(call: Promise<unknown>, status: number, type: string): Promise<void> {
+  const error = await call.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(KeywardApiError)
+  expect([(error as KeywardApiError).status, (error as KeywardApiError).type]).toEqual([status, type])
+}
+
+beforeAll(buildServer, 120_000)
+
+describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backend) => {
+  let cwd: string
+  let env: ServerEnv
+  let dropDatabase = async () => {}
+  const servers: ServerProcess[] = []
+  const start = async () => {
+    const server = await startServer(cwd, env)
+    servers.push(server)
+    return server
+  }
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'keyward-server-'))
+    env = { KEYWARD_DATA_DIR: join(cwd, 'data') }
+    if (backend === 'postgres') {
+      const database = await createPgDatabase()
+      env = { KEYWARD_PG_URL: database.url }
+      dropDatabase = database.drop
+    }
+  })
+  afterAll(async () => {
+    for (const server of servers) await server.stop()
+    await dropDatabase()
+    await rm(cwd, { recursive: true, force: true })
+  })
+
+  it('registers, manages keys and projects, issues tokens, and keeps it all across a restart', async () => {
+    // First start: one developer, whose key is printed once.
+    const first = await start()
+    const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(first.stdout())?.[1]
+    expect(developerKey).toBeDefined()
+    expect(first.stdout()).toContain('This key will not be shown again')
+    const issued = new Set<string>([developerKey!])
+
+    const client: KeywardClient = createClient({ baseUrl: first.baseUrl, developerKey })
+    expect(await client.health()).toEqual({ status: 'ok' })
+
+    // A project comes with its default API key.
+    const { project, api_key: defaultKey } = await client.projects.create({ name: 'Shop' })
+    expect(project).toMatchObject({ name: 'Shop' })
+    expect(defaultKey).toMatchObject({ name: 'default', project_id: project.id, active: true })
+    issued.add(defaultKey.key)
+
+    // Developer keys up to the limit of 10 active, and one past it.
+    for (let i = 2; i <= 10; i++) issued.add((await client.developerKeys.create({ name: `key ${i}` })).key)
+    await refused(client.developerKeys.create({ name: 'eleventh' }), 409, 'limit_exceeded')
+
+    // Listings: prefixes, never a key.
+    const developerKeys = await client.developerKeys.list()
+    expect(developerKeys.keys).toHaveLength(10)
+    const second = await client.apiKeys.create(project.id, { name: 'second' })
+    issued.add(second.key)
+    const apiKeys = await client.apiKeys.list(project.id)
+    expect(apiKeys.keys.map((k) => k.name)).toEqual(['default', 'second'])
+    for (const listing of [developerKeys, apiKeys]) {
+      for (const key of listing.keys) expect(key).not.toHaveProperty('key')
+      expect(JSON.stringify(listing).match(KEY)).toBeNull()
+    }
+
+    // An access token, a generation created and deleted.
+    const shop = client.withProjectKey(defaultKey.key)
+    const token = await shop.accessTokens.create(project.id)
+    expect(token).toMatchObject({ token_type: 'bearer', expires_in: 900 })
+    const bearer = { accessToken: token.access_token }
+    const generation = await client.generations.create({ prompt: 'a cat' }, bearer)
+    expect(generation.project_id).toBe(project.id)
+    expect(await client.generations.delete(generation.id, bearer)).toEqual({
+      id: generation.id,
+      deleted: true,
+    })
+    await refused(client.generations.delete(generation.id, bearer), 404, 'not_found')
+    await refused(client.generations.delete('not-a-uuid', bearer), 422, 'uuid_parsing')
+
+    // Another project's generation is not found with this project's token.
+    const other = await client.projects.create({ name: 'Other' })
+    issued.add(other.api_key.key)
+    const otherToken = await client.withProjectKey(other.api_key.key).accessTokens.create(other.project.id)
+    const theirs = await client.generations.create(
+      { prompt: 'a dog' },
+      { accessToken: otherToken.access_token },
+    )
+    await refused(client.generations.delete(theirs.id, bearer), 404, 'not_found')
+
+    // Revoked keys are refused: an API key, and a developer key.
+    expect((await client.apiKeys.deactivate(project.id, second.id)).active).toBe(false)
+    await refused(client.withProjectKey(second.key).accessTokens.create(project.id), 401, 'key_invalid')
+    const spare = developerKeys.keys[9]!
+    expect((await client.developerKeys.deactivate(spare.id)).active).toBe(false)
+
+    // A generation kept across the restart.
+    const kept = await client.generations.create({ prompt: 'kept' }, bearer)
+
+    if (backend === 'pglite') {
+      // One PGlite directory, one process: a second server on it refuses to start.
+      await expect(start()).rejects.toThrow(/exited with code 1:[\s\S]*is open in another process/)
+    }
+
+    expect(await first.stop()).toBe(0)
+    const firstOutput = first.output()
+    const restarted = await start()
+    expect(restarted.output()).not.toContain('Developer key')
+
+    const again = createClient({ baseUrl: restarted.baseUrl, developerKey })
+    expect((await again.developerKeys.list()).keys).toEqual(
+      developerKeys.keys.map((k) => (k.id === spare.id ? { ...k, active: false } : k)),
+    )
+    expect((await again.apiKeys.list(project.id)).keys.map((k) => [k.name, k.active])).toEqual([
+      ['default', true],
+      ['second', false],
+    ])
+    await refused(again.withProjectKey(second.key).accessTokens.create(project.id), 401, 'key_invalid')
+    // The token from before the restart still verifies: the signing secret was kept with the data.
+    expect(await again.generations.delete(kept.id, bearer)).toEqual({ id: kept.id, deleted: true })
+
+    // Deleting a project (elevated) ends its keys and tokens.
+    expect(await again.withProjectKey(other.api_key.key).projects.delete(other.project.id)).toEqual({
+      id: other.project.id,
+      deleted: true,
+    })
+    await refused(
+      again.withProjectKey(other.api_key.key).accessTokens.create(other.project.id),
+      401,
+      'key_invalid',
+    )
+    await refused(
+      again.generations.delete(theirs.id, { accessToken: otherToken.access_token }),
+      401,
+      'token_invalid',
+    )
+
+    // Nothing printed a full key but the one first-start key.
+    const printed = [...`${firstOutput}${restarted.output()}`.matchAll(KEY)].map((m) => m[0])
+    expect(printed).toEqual([developerKey])
+    expect(issued.size).toBe(13)
+  })
+})

@@ -1,0 +1,76 @@
+// The built reference server as a real process, as `pnpm start` runs it.
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+const START_TIMEOUT_MS = 60_000
+
+/** Builds the server (the packages it imports are built by `pnpm test` before the tests run). */
+export async function buildServer(): Promise<void> {
+  await promisify(execFile)('pnpm', ['run', 'build'], { cwd: SERVER_DIR })
+}
+
+/** The server's settings: everything from the environment of the tests is left out. */
+export type ServerEnv = Record<string, string>
+
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>`, from the line the server prints when it listens. */
+  readonly baseUrl: string
+  /** What it printed to stdout so far. */
+  stdout(): string
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string
+  /** Sends SIGTERM and resolves to the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts `node dist/main.js` in `cwd` and waits until it listens. */
+export async function startServer(cwd: string, env: ServerEnv): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  let stdout = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    output += chunk
+  })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+  })
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`The server did not listen in time:\n${output}`)),
+      START_TIMEOUT_MS,
+    )
+    const check = () => {
+      const listening = /Listening on (http:\/\/\S+)/.exec(stdout)
+      if (!listening) return
+      clearTimeout(timer)
+      child.stdout!.off('data', check)
+      resolve(listening[1]!)
+    }
+    child.stdout!.on('data', check)
+    exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`The server exited with code ${code}:\n${output}`))
+    })
+  })
+
+  return {
+    baseUrl,
+    stdout: () => stdout,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
