@@ -21,8 +21,6 @@ import {
   type KeywardContext,
   type KeywardRequest,
   type KeywardResponse,
-  type NodeHeaders,
-  nodeRequestHeader,
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
@@ -51,18 +49,11 @@ export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables:
  */
 export function toKeywardRequest(c: Context): KeywardRequest {
   const raw = c.req.raw
-  // On Node, @hono/node-server passes the Node request as `c.env.incoming`: reading its headers
-  // spares building a Web `Headers` for every request. Elsewhere, the Web `Request` is read.
-  const incoming = (c.env as { incoming?: NodeHeaders } | undefined)?.incoming
   return {
     method: raw.method,
-    get url() {
-      return raw.url
-    },
+    url: raw.url,
     params: c.req.param() as Record<string, string | undefined>,
-    header: incoming?.headers
-      ? (name) => nodeRequestHeader(incoming, name)
-      : (name) => raw.headers.get(name) ?? undefined,
+    header: (name) => raw.headers.get(name) ?? undefined,
     body: () => ({ raw: raw.body }),
   }
 }
