@@ -58,8 +58,18 @@ describe.each(BACKENDS)('projects and keys (%s)', (backend) => {
     const nul = await t.call('POST', '/api/v1/projects', { headers: dev(), body: { name: 'a\u0000b' } })
     expect([nul.status, nul.body.detail[0]]).toEqual([
       422,
-      { loc: ['body', 'name'], msg: 'The name cannot contain the character U+0000.', type: 'string_type' },
+      {
+        loc: ['body', 'name'],
+        msg: 'Names cannot contain control characters: U+0000 at character 2.',
+        type: 'string_pattern_mismatch',
+      },
     ])
+    // Key names too: a U+0000 is refused before it reaches PostgreSQL, never a 503.
+    const nulKey = await t.call('POST', '/api/v1/auth/developer-keys', {
+      headers: dev(),
+      body: { name: 'a\u0000b' },
+    })
+    expect([nulKey.status, nulKey.body.detail[0].type]).toEqual([422, 'string_pattern_mismatch'])
     const anonymous = await t.call('POST', '/api/v1/projects', { body: { name: 'Shop' } })
     expect([anonymous.status, anonymous.body.detail[0].type]).toEqual([401, 'key_missing'])
     const before = await rows('SELECT count(*)::int AS n FROM app.projects WHERE name = $1', [

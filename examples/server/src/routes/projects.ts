@@ -1,4 +1,4 @@
-import { type CreateProject, ErrorType, KeywardError } from '@keyward/core'
+import type { CreateProject } from '@keyward/core'
 import { keywardRoutes, requireElevated } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteProject, insertProject } from '../db/projects.js'
@@ -13,14 +13,6 @@ import type { RouteContext } from './context.js'
 export function projectRoutes({ store, keyward, keywardIn, database, bodyLimit }: RouteContext): Hono {
   // The project row and its default key commit together, or neither does.
   const createProject: CreateProject = ({ developerId, name, issueDefaultKey }) => {
-    // checkName lets U+0000 through, which no PostgreSQL text column holds: refuse it here
-    // rather than fail in the database.
-    if (name.includes('\u0000')) {
-      throw new KeywardError(ErrorType.stringType, 'The name cannot contain the character U+0000.', [
-        'body',
-        'name',
-      ])
-    }
     return database('projects.create', () =>
       store.transaction(async (tx) => {
         const project = await insertProject(tx, { id: crypto.randomUUID(), name, developerId })

@@ -46,6 +46,8 @@ export const ErrorType = {
   stringTooShort: 'string_too_short',
   /** A string is longer than allowed. */
   stringTooLong: 'string_too_long',
+  /** A string holds characters it may not hold (a name with a control character). */
+  stringPatternMismatch: 'string_pattern_mismatch',
   /** A path or body value should be a UUID. */
   uuidParsing: 'uuid_parsing',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
@@ -85,6 +87,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   string_type: 422,
   string_too_short: 422,
   string_too_long: 422,
+  string_pattern_mismatch: 422,
   uuid_parsing: 422,
   store_unavailable: 503,
   internal_error: 500,

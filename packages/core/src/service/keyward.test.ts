@@ -407,3 +407,24 @@ describe('deactivate and activate', () => {
     expect(await keyward.deactivateKey(crypto.randomUUID())).toBeNull()
   })
 })
+
+describe('names', () => {
+  it('refuses control characters, which no PostgreSQL text column holds', async () => {
+    const { keyward } = setup()
+    for (const [name, code, at] of [
+      ['a\u0000b', '0000', 2],
+      ['\tx', '0009', 1],
+      ['é\u007f', '007F', 2],
+    ] as const) {
+      expect(await rejection(keyward.issueDeveloperKey('dev_a', { name }))).toMatchObject({
+        type: 'string_pattern_mismatch',
+        status: 422,
+        loc: ['body', 'name'],
+        msg: `Names cannot contain control characters: U+${code} at character ${at}.`,
+      })
+    }
+    expect((await keyward.issueDeveloperKey('dev_a', { name: 'CI runner – prod ✓' })).record.name).toBe(
+      'CI runner – prod ✓',
+    )
+  })
+})
