@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  tsconfig: 'tsconfig.json',
-})
+export default packageBuild()

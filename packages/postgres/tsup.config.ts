@@ -1,6 +1,7 @@
 import { copyFile, readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { defineConfig, type Options } from 'tsup'
+import type { Options } from 'tsup'
+import { packageBuild } from '../../tsup.base'
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number]
 
@@ -20,17 +21,11 @@ const rawText: EsbuildPlugin = {
   },
 }
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/index.ts', 'src/pg.ts', 'src/pglite.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
   // One copy of the shared code in CJS too, so `PostgresKeyStore` is one class for every entry point.
   splitting: true,
-  sourcemap: true,
-  target: 'es2022',
-  tsconfig: 'tsconfig.json',
-  external: [/^@keyward\//, 'pg', '@electric-sql/pglite'],
+  external: ['pg', '@electric-sql/pglite'],
   esbuildPlugins: [rawText],
   // Ship the schema as a file too, for those who apply it with their own tooling.
   onSuccess: () => copyFile('src/schema.sql', 'dist/schema.sql'),

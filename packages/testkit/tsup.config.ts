@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  target: 'es2022',
-  external: ['vitest', /^@keyward\//],
-})
+export default packageBuild({ external: ['vitest'], sourcemap: false })
