@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
-import { ConfigError, type ServerConfig } from './config.js'
+import type { ServerConfig } from './config.js'
 import { createAppTables } from './db/schema.js'
 import { settingOrCreate } from './db/settings.js'
 import { newTokenSecret } from './tokens.js'
@@ -24,24 +22,14 @@ function describePg(url: string): string {
   }
 }
 
-// PGlite keeps postmaster.pid in its directory while a database is open there, but does not
-// refuse a second process, and two processes writing one directory corrupt it.
-function checkDataDirFree(dataDir: string): void {
-  if (existsSync(join(dataDir, 'postmaster.pid'))) {
-    throw new ConfigError(
-      `The data directory ${dataDir} is open in another process (it has a postmaster.pid): PGlite ` +
-        'allows one process per directory. Stop that process first. If none has it open (a server ' +
-        'that was killed rather than stopped), delete that postmaster.pid and start again.',
-    )
-  }
-}
-
-/** Opens PostgreSQL when `KEYWARD_PG_URL` is set, else embedded PGlite in the data directory. */
+/**
+ * Opens PostgreSQL when `KEYWARD_PG_URL` is set, else embedded PGlite in the data directory,
+ * which `createPGliteKeyStore` refuses while another process has it open.
+ */
 export async function openStorage(
   config: Pick<ServerConfig, 'pgUrl' | 'dataDir' | 'keywardSchema'>,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
-  if (!config.pgUrl) checkDataDirFree(config.dataDir)
   const store = config.pgUrl
     ? await createPgKeyStore({ connectionString: config.pgUrl }, options)
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { KeyStore } from '@keyward/core'
 import { usageError } from './exit.js'
 
@@ -27,9 +25,9 @@ export type OpenStore = (location: StoreLocation) => Promise<OpenedStore>
  * load one. Every operation is bounded by the store's query timeout (3 seconds), so an
  * unreachable database fails the command instead of hanging it.
  *
- * A PGlite directory belongs to one process: it is refused while another process has it open
- * (PGlite's `postmaster.pid` is there), and a directory that does not exist is refused rather
- * than created, so that a mistyped path cannot become a new, empty store.
+ * A PGlite directory belongs to one process: `createPGliteKeyStore` refuses it while another
+ * process has it open (`DataDirInUseError`). A directory that does not exist is refused here
+ * rather than created, so that a mistyped path cannot become a new, empty store.
  *
  * @example
  * ```ts
@@ -53,23 +51,13 @@ export async function openStore(location: StoreLocation): Promise<OpenedStore> {
   return createPGliteKeyStore({ dataDir: location.dataDir }, options)
 }
 
-/** Refuses a PGlite data directory that does not exist, or that a process has open. */
+/** Refuses a PGlite data directory that does not exist. */
 async function checkDataDir(dataDir: string): Promise<void> {
   const found = await stat(dataDir).catch(() => null)
   if (!found?.isDirectory()) {
     throw new Error(
       `No PGlite data directory at ${dataDir}. Start the server once to create it, or create an ` +
         'empty directory to start a new store there.',
-    )
-  }
-  // PGlite writes postmaster.pid while a database is open and removes it on close. It does not
-  // refuse a second process as a PostgreSQL server would, and two processes corrupt the directory.
-  if (existsSync(join(dataDir, 'postmaster.pid'))) {
-    throw new Error(
-      `The PGlite data directory ${dataDir} is open in another process (it has a postmaster.pid), ` +
-        'e.g. the running server: PGlite allows one process per directory. Stop the server first, ' +
-        'or use the HTTP API while it runs. If no process has it open (a server that was killed), ' +
-        'delete that postmaster.pid and run the command again.',
     )
   }
 }

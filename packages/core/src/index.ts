@@ -52,6 +52,7 @@ export {
   type GuardResult,
   type IssuedKeyJson,
   issuedKeyToJson,
+  type JsonObjectBody,
   jsonResponse,
   type KeyJson,
   type KeyRoute,
@@ -67,6 +68,8 @@ export {
   type ProjectRecord,
   projectGuard,
   projectToJson,
+  type ReadJsonBodyOptions,
+  readJsonObjectBody,
 } from './http/index.js'
 export {
   KEY_ALPHABET,

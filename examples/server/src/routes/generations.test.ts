@@ -45,8 +45,13 @@ describe.each(BACKENDS)('generations (%s)', (backend) => {
   })
 
   it('keeps JSON that jsonb would refuse (a \\u0000 escape) as it was sent', async () => {
-    const created = await create('{"text": "a\\u0000b"}')
+    const sent = '{"text": "a\\u0000b",  "n": 12345678901234567890}'
+    const created = await create(sent)
     expect(created.status).toBe(201)
+    const [row] = await t.store.query('SELECT body::text AS body FROM app.generations WHERE id = $1', [
+      created.body.id,
+    ])
+    expect(row).toEqual({ body: sent })
   })
 
   it('refuses a body that is not a JSON object, or too large', async () => {

@@ -1,9 +1,8 @@
-import { ErrorType, KeywardError } from '@keyward/core'
-import { requireBearer } from '@keyward/hono'
+import { ErrorType, KeywardError, readJsonObjectBody } from '@keyward/core'
+import { requireBearer, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteGeneration, insertGeneration } from '../db/generations.js'
 import { isUuid } from '../db/sql.js'
-import { limitBody, readJsonObjectText } from '../http/json-body.js'
 import { respond } from '../http/respond.js'
 import type { AccessClaims } from '../tokens.js'
 import type { RouteContext } from './context.js'
@@ -25,10 +24,14 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
   })
 
   return new Hono()
-    .post('/api/v1/generation/generations-v2', requireToken, limitBody(bodyLimit), async (c) => {
+    .post('/api/v1/generation/generations-v2', requireToken, async (c) => {
       const { projectId } = c.get('keyward').claims
-      const body = await readJsonObjectText(c.req.raw)
-      const generation = await database('generations.create', () => insertGeneration(store, projectId, body))
+      // Any JSON object, kept as the text that was sent.
+      const body = await readJsonObjectBody(toKeywardRequest(c), { limit: bodyLimit })
+      if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
+      const generation = await database('generations.create', () =>
+        insertGeneration(store, projectId, body.text),
+      )
       return respond(c, 201, generation)
     })
     .delete('/api/v1/generation/generations-v2/:generation_id', requireToken, async (c) => {

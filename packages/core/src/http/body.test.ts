@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { readJsonBody, readJsonObject } from './body.js'
+import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import type { BodySource, KeywardRequest } from './types.js'
+
+const read = (source: KeywardRequest | BodySource, limit = 100) => readJsonObjectBody(source, { limit })
 
 const encoder = new TextEncoder()
 
@@ -24,11 +26,14 @@ const failure = async (promise: Promise<unknown>) => {
   return { type: error.type, status: error.status, loc: error.loc, msg: error.msg }
 }
 
-describe('readJsonBody', () => {
-  it('parses JSON split across chunks, a multi-byte character included', async () => {
-    const bytes = encoder.encode('{"name":"café"}')
-    const body = await readJsonBody(request({ raw: chunks(bytes.slice(0, 12), bytes.slice(12)) }), 100)
-    expect(body).toEqual({ name: 'café' })
+describe('readJsonObjectBody', () => {
+  it('parses JSON split across chunks, a multi-byte character included, and keeps its text', async () => {
+    const bytes = encoder.encode('{"name": "café", "n": 12345678901234567890}')
+    const body = await read(request({ raw: chunks(bytes.slice(0, 12), bytes.slice(12)) }))
+    expect(body).toEqual({
+      value: { name: 'café', n: 12345678901234567000 },
+      text: '{"name": "café", "n": 12345678901234567890}',
+    })
   })
 
   it('reads a Web ReadableStream through its reader', async () => {
@@ -41,22 +46,31 @@ describe('readJsonBody', () => {
         },
       }),
     }
-    expect(await readJsonBody(request({ raw: stream }), 100)).toEqual({ name: 'web' })
+    expect((await read(request({ raw: stream })))?.value).toEqual({ name: 'web' })
+  })
+
+  it('reads a BodySource as well as a request', async () => {
+    expect(await read({ raw: chunks('{"a":1}') })).toEqual({ value: { a: 1 }, text: '{"a":1}' })
+    expect(await read({ parsed: { a: 1 } })).toMatchObject({ value: { a: 1 }, text: '{"a":1}' })
   })
 
   it('treats no body, a null stream and whitespace as absent', async () => {
-    expect(await readJsonBody(request(), 100)).toBeUndefined()
-    expect(await readJsonBody(request({ raw: null }), 100)).toBeUndefined()
-    expect(await readJsonBody(request({ raw: chunks(' \n ') }), 100)).toBeUndefined()
+    expect(await read(request())).toBeUndefined()
+    expect(await read(request({ raw: null }))).toBeUndefined()
+    expect(await read(request({ raw: chunks(' \n ') }))).toBeUndefined()
+    expect(await read(request({ parsed: undefined }))).toBeUndefined()
   })
 
-  it('takes a value the host already parsed as it is', async () => {
-    expect(await readJsonBody(request({ parsed: { name: 'x' } }), 100)).toEqual({ name: 'x' })
+  it('takes a value the host already parsed as it is, its text written as JSON', async () => {
+    const parsed = { name: 'x' }
+    const body = await read(request({ parsed }))
+    expect(body?.value).toBe(parsed)
+    expect(body?.text).toBe('{"name":"x"}')
   })
 
   it('answers 422 json_invalid without echoing the input', async () => {
     for (const raw of ['{"name": ak_secretsecret', '\uFFFE{', new Uint8Array([0x7b, 0xff, 0x7d])]) {
-      expect(await failure(readJsonBody(request({ raw: chunks(raw) }), 100))).toEqual({
+      expect(await failure(read(request({ raw: chunks(raw) })))).toEqual({
         type: 'json_invalid',
         status: 422,
         loc: ['body'],
@@ -67,7 +81,7 @@ describe('readJsonBody', () => {
 
   it('answers 413 past the limit, from Content-Length or from the bytes read, draining the rest', async () => {
     const big = request({ raw: chunks('{"a":1}') }, { 'content-length': '101' })
-    expect(await failure(readJsonBody(big, 100))).toMatchObject({ type: 'payload_too_large', status: 413 })
+    expect(await failure(read(big))).toMatchObject({ type: 'payload_too_large', status: 413 })
     let drained = 0
     async function* endless() {
       for (let i = 0; i < 10; i++) {
@@ -75,7 +89,7 @@ describe('readJsonBody', () => {
         yield encoder.encode('x'.repeat(40))
       }
     }
-    expect(await failure(readJsonBody(request({ raw: endless() }), 100))).toEqual({
+    expect(await failure(read(request({ raw: endless() })))).toEqual({
       type: 'payload_too_large',
       status: 413,
       loc: ['body'],
@@ -83,14 +97,28 @@ describe('readJsonBody', () => {
     })
     expect(drained).toBe(10)
   })
-})
 
-describe('readJsonObject', () => {
+  it('reads at most DEFAULT_BODY_LIMIT (16 KiB) when no limit is given', async () => {
+    const fits = `{"a":"${'x'.repeat(DEFAULT_BODY_LIMIT - 8)}"}`
+    expect((await readJsonObjectBody(request({ raw: chunks(fits) })))?.text).toBe(fits)
+    expect(await failure(readJsonObjectBody(request({ raw: chunks(`${fits} `) })))).toEqual({
+      type: 'payload_too_large',
+      status: 413,
+      loc: ['body'],
+      msg: 'The request body is larger than 16384 bytes.',
+    })
+  })
+
   it('answers 422 dict_type for anything but an object', async () => {
-    for (const raw of ['[]', '"name"', '1', 'null']) {
-      expect(await failure(readJsonObject(request({ raw: chunks(raw) }), 100))).toMatchObject({
+    for (const source of [
+      ...['[]', '"name"', '1', 'null'].map((raw) => ({ raw: chunks(raw) })),
+      { parsed: [] },
+    ]) {
+      expect(await failure(read(request(source)))).toEqual({
         type: 'dict_type',
+        status: 422,
         loc: ['body'],
+        msg: 'The request body should be a JSON object.',
       })
     }
   })

@@ -1,6 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import type { ByteStream, KeywardRequest } from './types.js'
+import type { BodySource, ByteStream, KeywardRequest } from './types.js'
 
 /** The largest request body the key routes read, in bytes, unless told otherwise. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024
@@ -50,36 +50,86 @@ async function readText(
   }
 }
 
-/**
- * @internal The request's JSON body, `undefined` when there is none (or only whitespace).
- * Throws 413 `payload_too_large` past `limit` bytes and 422 `json_invalid` for anything that
- * is not UTF-8 JSON. The parser's message is never passed on: it would echo the input.
- */
-export async function readJsonBody(request: KeywardRequest, limit: number): Promise<unknown> {
-  const source = request.body?.()
-  if (source === undefined) return undefined
-  if ('parsed' in source) return source.parsed
-  if (source.raw === null || source.raw === undefined) return undefined
-  const declared = Number(request.header('content-length'))
-  if (declared > limit) throw tooLarge(limit)
-  const text = await readText(source.raw, limit)
+/** Options of {@link readJsonObjectBody}. */
+export interface ReadJsonBodyOptions {
+  /** The largest body read, in bytes. Default {@link DEFAULT_BODY_LIMIT} (16 KiB). */
+  readonly limit?: number
+}
+
+/** A request body that is a JSON object: the object, and its JSON text. */
+export interface JsonObjectBody {
+  /** The object, as `JSON.parse` returns it. */
+  readonly value: Readonly<Record<string, unknown>>
+  /**
+   * The JSON text as it was sent, to keep it exactly (numbers beyond a double's precision,
+   * key order, duplicate keys). When the host's body parser already parsed the body, the
+   * parsed value as `JSON.stringify` writes it.
+   */
+  readonly text: string
+}
+
+const isBodySource = (source: KeywardRequest | BodySource): source is BodySource =>
+  'raw' in source || 'parsed' in source
+
+async function readJson(
+  source: KeywardRequest | BodySource,
+  limit: number,
+): Promise<{ value: unknown; text: string } | undefined> {
+  const body = isBodySource(source) ? source : source.body?.()
+  if (body === undefined) return undefined
+  if ('parsed' in body) {
+    const value = body.parsed
+    // Written only when asked for: the key routes never ask.
+    return value === undefined
+      ? undefined
+      : {
+          value,
+          get text() {
+            return JSON.stringify(value)
+          },
+        }
+  }
+  if (body.raw === null || body.raw === undefined) return undefined
+  if (!isBodySource(source) && Number(source.header('content-length')) > limit) throw tooLarge(limit)
+  const text = await readText(body.raw, limit)
   if (text.trim() === '') return undefined
   try {
-    return JSON.parse(text)
+    return { value: JSON.parse(text), text }
   } catch {
     throw notJson()
   }
 }
 
-/** @internal The request's JSON body as an object, `undefined` when absent; 422 `dict_type` otherwise. */
-export async function readJsonObject(
-  request: KeywardRequest,
-  limit: number,
-): Promise<Readonly<Record<string, unknown>> | undefined> {
-  const body = await readJsonBody(request, limit)
+/**
+ * Reads a request body that should be a JSON object, with a size limit, as Keyward's key
+ * routes do: `undefined` when there is none (or only whitespace). Raw bytes are read from
+ * their stream and the rest drained past the limit; a body the host already parsed is taken
+ * as it is. From a {@link KeywardRequest}, a `Content-Length` over the limit is refused before
+ * anything is read.
+ *
+ * Throws a {@link KeywardError} at `["body"]`: 413 `payload_too_large` past `limit` bytes,
+ * 422 `json_invalid` for anything that is not UTF-8 JSON (the parser's message is never
+ * passed on: it would echo the input), 422 `dict_type` for JSON that is not an object.
+ *
+ * @example
+ * ```ts
+ * app.post('/things', async (c) => {
+ *   const body = await readJsonObjectBody(toKeywardRequest(c), { limit: 64 * 1024 })
+ *   if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
+ *   await db.insertThing(body.value.name, body.text)
+ * })
+ * ```
+ */
+export async function readJsonObjectBody(
+  source: KeywardRequest | BodySource,
+  options: ReadJsonBodyOptions = {},
+): Promise<JsonObjectBody | undefined> {
+  const limit = options.limit ?? DEFAULT_BODY_LIMIT
+  const body = await readJson(source, limit)
   if (body === undefined) return undefined
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  const { value } = body
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new KeywardError(ErrorType.dictType, 'The request body should be a JSON object.', BODY_LOC)
   }
-  return body as Record<string, unknown>
+  return body as JsonObjectBody
 }

@@ -1,4 +1,9 @@
-export { DEFAULT_BODY_LIMIT } from './body.js'
+export {
+  DEFAULT_BODY_LIMIT,
+  type JsonObjectBody,
+  type ReadJsonBodyOptions,
+  readJsonObjectBody,
+} from './body.js'
 export {
   type BearerGuardOptions,
   bearerGuard,

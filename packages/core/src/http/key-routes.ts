@@ -4,7 +4,7 @@ import type { KeyKind } from '../key/format.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
 import { checkName } from '../service/name.js'
 import type { DeveloperAuth } from '../service/requirements.js'
-import { DEFAULT_BODY_LIMIT, readJsonObject } from './body.js'
+import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { developerGuard } from './guards.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson } from './shapes.js'
@@ -102,7 +102,8 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   const developer = developerGuard(keyward)
   const owner = developerGuard(keyward, { projectParam: 'project_id' })
 
-  const keyName = async (request: KeywardRequest) => checkName((await readJsonObject(request, limit))?.name)
+  const keyName = async (request: KeywardRequest) =>
+    checkName((await readJsonObjectBody(request, { limit }))?.value.name)
 
   async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const keyId = request.params.key_id ?? ''
@@ -143,7 +144,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {
-        const body = await readJsonObject(request, limit)
+        const body = (await readJsonObjectBody(request, { limit }))?.value
         if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
         if (body.name === undefined)
           throw new KeywardError(ErrorType.missing, 'Field required.', ['body', 'name'])
