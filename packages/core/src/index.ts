@@ -97,9 +97,9 @@ export {
   type IssuedKey,
   type IssueKeyOptions,
   type Keyward,
-  type KeywardOptions,
 } from './service/keyward.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
+export type { KeywardOptions } from './service/options.js'
 export type {
   AuthContext,
   AuthContextFor,

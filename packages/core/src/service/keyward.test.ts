@@ -4,7 +4,8 @@ import { KEY_ALPHABET } from '../key/constants.js'
 import { generateKey } from '../key/generate.js'
 import { MemoryKeyStore } from '../store/memory.js'
 import type { KeywardEvent } from './events.js'
-import { createKeyward, type KeywardOptions } from './keyward.js'
+import { createKeyward } from './keyward.js'
+import type { KeywardOptions } from './options.js'
 
 const owners: Record<string, string> = { proj_a: 'dev_a', proj_b: 'dev_b' }
 

@@ -1,0 +1,61 @@
+import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
+import type { KeyStore } from '../store/types.js'
+import type { KeywardEventHook } from './events.js'
+
+/** Options of {@link createKeyward}. Checked once, when the service is built. */
+export interface KeywardOptions {
+  /** Where key records live. */
+  readonly store: KeyStore
+  /** Most active developer keys per developer. Default 10, the specification's limit. */
+  readonly developerKeyLimit?: number
+  /** Policy for legacy `dk_` developer keys. Default `reject`. */
+  readonly legacyDeveloperKeys?: LegacyDeveloperKeyPolicy
+  /**
+   * Returns the `developer_id` that owns a project, or `null` if there is no such project.
+   * Needed for `elevated` requirements and `developer` requirements that name a project.
+   */
+  readonly projectOwner?: (projectId: string) => Promise<string | null> | string | null
+  /** Receives what happens (issued keys, failures with precise reasons), with key prefixes only. */
+  readonly onEvent?: KeywardEventHook
+  /** The clock, for tests. Default `() => new Date()`. */
+  readonly now?: () => Date
+}
+
+const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
+
+/** @internal Checks the options once, naming the one that is wrong. */
+export function checkOptions(options: KeywardOptions): void {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('createKeyward: options are required.')
+  const { store } = options
+  for (const method of [
+    'insertKey',
+    'findKeyByHash',
+    'findKeyById',
+    'listKeysByOwner',
+    'setKeyActive',
+  ] as const) {
+    if (typeof store?.[method] !== 'function') {
+      throw new TypeError(
+        `createKeyward: option \`store\` must implement KeyStore (no \`${method}\` method).`,
+      )
+    }
+  }
+  const limit = options.developerKeyLimit
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
+    throw new TypeError(
+      `createKeyward: option \`developerKeyLimit\` must be a positive integer, got ${String(limit)}.`,
+    )
+  }
+  const legacy = options.legacyDeveloperKeys
+  if (legacy !== undefined && !LEGACY_POLICIES.includes(legacy)) {
+    throw new TypeError(
+      `createKeyward: option \`legacyDeveloperKeys\` must be 'reject' or 'accept', got ${String(legacy)}.`,
+    )
+  }
+  for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
+    if (options[fn] !== undefined && typeof options[fn] !== 'function') {
+      throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)
+    }
+  }
+}
