@@ -1,13 +1,10 @@
 import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import { KEY_HEADER, type KeyKind, KIND_WORDS } from '../key/format.js'
 import type { KeywardRequest } from './types.js'
 
 /** Marks a header sent with several values (several lines, or one comma-separated list). */
 const SEVERAL = Symbol('several values')
-
-const HEADER_NAME: Readonly<Record<KeyKind, string>> = { developer: 'X-Developer-Key', project: 'X-API-Key' }
-const KEY_LABEL: Readonly<Record<KeyKind, string>> = { developer: 'developer key', project: 'API key' }
 
 /**
  * The one value of a header. Several header lines, or a comma (which by RFC 9110 joins the
@@ -32,7 +29,7 @@ export function readKey(request: KeywardRequest, kind: KeyKind): string | undefi
   if (value !== SEVERAL) return value
   throw new KeywardError(
     ErrorType.keyMalformed,
-    `Send exactly one ${KEY_LABEL[kind]} in one ${HEADER_NAME[kind]} header.`,
+    `Send exactly one ${KIND_WORDS[kind].label} in one ${KIND_WORDS[kind].header} header.`,
     ['header', KEY_HEADER[kind]],
   )
 }
@@ -74,7 +71,7 @@ export function explainMissingKey(error: unknown, request: KeywardRequest): unkn
   const kind: KeyKind = error.loc[1] === KEY_HEADER.developer ? 'developer' : 'project'
   return new KeywardError(
     ErrorType.keyMissing,
-    `Keys are never read from the query string: send the ${KEY_LABEL[kind]} in the ${HEADER_NAME[kind]} header.`,
+    `Keys are never read from the query string: send the ${KIND_WORDS[kind].label} in the ${KIND_WORDS[kind].header} header.`,
     error.loc,
   )
 }

@@ -35,7 +35,11 @@ const MISSING_MSG: Readonly<Record<KeyKind, string>> = {
   project: "Send the project's API key in the X-API-Key header.",
 }
 
-const KIND_NAME: Readonly<Record<KeyKind, string>> = { developer: 'a developer key', project: 'an API key' }
+/** @internal How messages name each kind of key and its header. */
+export const KIND_WORDS: Readonly<Record<KeyKind, { label: string; withArticle: string; header: string }>> = {
+  developer: { label: 'developer key', withArticle: 'a developer key', header: 'X-Developer-Key' },
+  project: { label: 'API key', withArticle: 'an API key', header: 'X-API-Key' },
+}
 
 const ALPHABET_CHAR = /[A-Za-z0-9_-]/
 
@@ -57,7 +61,7 @@ export function keyFormatProblem(
   if (value === undefined || value === null || value === '') return keyMissingError(kind)
   const loc = ['header', KEY_HEADER[kind]]
   const malformed = (msg: string) => new KeywardError(ErrorType.keyMalformed, msg, loc)
-  if (typeof value !== 'string') return malformed(`Expected ${KIND_NAME[kind]} as one string.`)
+  if (typeof value !== 'string') return malformed(`Expected ${KIND_WORDS[kind].withArticle} as one string.`)
   if (value.length === KEY_LENGTH && KEY_PATTERN.test(value)) return null
   if (value.length < MIN_KEY_LENGTH) {
     return malformed(`Expected at least ${MIN_KEY_LENGTH} characters, got ${value.length}.`)
@@ -75,7 +79,7 @@ export function keyFormatProblem(
     )
   }
   if (!value.startsWith(KEY_PREFIX)) {
-    return malformed(`Expected ${KIND_NAME[kind]} starting with ${KEY_PREFIX}.`)
+    return malformed(`Expected ${KIND_WORDS[kind].withArticle} starting with ${KEY_PREFIX}.`)
   }
   if (value.length !== KEY_LENGTH) {
     return malformed(`Expected ${KEY_LENGTH} characters, got ${value.length}.`)

@@ -3,7 +3,13 @@ import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
 import { keyPrefix } from '../key/display.js'
-import { KEY_HEADER, type KeyKind, keyFormatProblem, type LegacyDeveloperKeyPolicy } from '../key/format.js'
+import {
+  KEY_HEADER,
+  type KeyKind,
+  KIND_WORDS,
+  keyFormatProblem,
+  type LegacyDeveloperKeyPolicy,
+} from '../key/format.js'
 import { generateKey } from '../key/generate.js'
 import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
@@ -49,12 +55,7 @@ export interface Keyward {
   authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
 }
 
-const KIND_LABEL: Readonly<Record<KeyKind, string>> = { developer: 'developer key', project: 'API key' }
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
-const CAPITALIZED_HEADER: Readonly<Record<KeyKind, string>> = {
-  developer: 'X-Developer-Key',
-  project: 'X-API-Key',
-}
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
@@ -159,7 +160,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (record === null || !record.active) {
       const error = new KeywardError(
         ErrorType.keyInvalid,
-        `The ${KIND_LABEL[kind]} is not valid: it is unknown or no longer active.`,
+        `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
         loc,
       )
       throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
@@ -167,7 +168,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const other = OTHER_KIND[kind]
     const error = new KeywardError(
       ErrorType.keyWrongType,
-      `This is ${other === 'project' ? 'an API key' : 'a developer key'}, not ${kind === 'project' ? 'an API key' : 'a developer key'}; send it in the ${CAPITALIZED_HEADER[other]} header.`,
+      `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
       loc,
     )
     throw failed(kind, 'wrong_type', error, record)
