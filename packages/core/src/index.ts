@@ -24,6 +24,7 @@ export {
   readClientConfig,
 } from './client-config/index.js'
 export {
+  echoValue,
   ERROR_STATUS,
   type ErrorBody,
   type ErrorDetail,
@@ -31,6 +32,7 @@ export {
   errorBody,
   isKeywardError,
   KeywardError,
+  MAX_ECHO_LENGTH,
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'

@@ -1,3 +1,4 @@
+import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
@@ -186,11 +187,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
     const owner = await projectOwner(projectId)
     if (owner === null) {
-      const error = new KeywardError(
-        ErrorType.notFound,
-        `Project ${JSON.stringify(projectId)} was not found.`,
-        ['path', 'project_id'],
-      )
+      const error = new KeywardError(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
+        'path',
+        'project_id',
+      ])
       throw failed('developer', 'project_not_found', error, developer)
     }
     if (owner !== developer.ownerId) {
@@ -207,7 +207,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (key.ownerId !== projectId) {
       const error = new KeywardError(
         ErrorType.projectMismatch,
-        `The API key is not a key of project ${JSON.stringify(projectId)}.`,
+        `The API key is not a key of project ${echoValue(projectId)}.`,
         ['header', KEY_HEADER.project],
       )
       throw failed('project', 'project_mismatch', error, key)
