@@ -24,11 +24,11 @@ export {
   readClientConfig,
 } from './client-config/index.js'
 export {
-  echoValue,
   ERROR_STATUS,
   type ErrorBody,
   type ErrorDetail,
   ErrorType,
+  echoValue,
   errorBody,
   isKeywardError,
   KeywardError,
