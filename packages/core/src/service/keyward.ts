@@ -12,6 +12,7 @@ import {
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
 import { generateKey } from '../key/generate.js'
+import { createProtection, type Protection } from '../protection/protection.js'
 import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
 import { checkName } from './name.js'
@@ -35,6 +36,8 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** @internal The guards' abuse protection, from the `protection` option; `undefined` when off. */
+  readonly protection: Protection | undefined
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -314,6 +317,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    protection: options.protection ? createProtection(options.protection, emit) : undefined,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
