@@ -117,7 +117,6 @@ async function readJson(
   if (!isBodySource(source) && Number(source.header('content-length')) > limit) throw tooLarge(limit)
   const text = await readText(body.raw, limit)
   if (text.trim() === '') return undefined
-  if (!isBodySource(source) && type === undefined) throw notJsonType()
   try {
     return { value: JSON.parse(text), text }
   } catch {
@@ -134,8 +133,8 @@ async function readJson(
  * than JSON, is refused before anything is read.
  *
  * Throws a {@link KeywardError}: 413 `payload_too_large` past `limit` bytes, 415
- * `unsupported_media_type` (at `["header", "content-type"]`) for a body sent as another type or
- * with none, 422 `json_invalid` for anything that is not UTF-8 JSON (the parser's message is
+ * `unsupported_media_type` (at `["header", "content-type"]`) for a body sent as another type (a
+ * body without `Content-Type` is read as JSON), 422 `json_invalid` for anything that is not UTF-8 JSON (the parser's message is
  * never passed on: it would echo the input), 422 `dict_type` for JSON that is not an object.
  *
  * @example
