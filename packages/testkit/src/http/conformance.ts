@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
-import { describeProtection } from './protection-suite.js'
+import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
 
@@ -193,5 +193,6 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
     }
 
     describeProtection(adapters, limiter)
+    describeBodyFlood(adapters)
   })
 }

@@ -2,6 +2,7 @@ import type { LimiterFactory } from '@keyward/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiKey, developerKey, ROUTES, unknownKey } from './case.js'
 import type { HttpAdapterHarness, RunningServer } from './conformance.js'
+import { sendChunkedFlood } from './flood-body.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceWorld, createConformanceWorld } from './world.js'
 
@@ -177,5 +178,46 @@ export function describeProtection(
         expect(response.headers.ratelimit?.[0]).toMatch(/^"key";r=0;t=\d+$/)
       },
     )
+  })
+}
+
+const MB = 1024 * 1024
+
+/**
+ * @internal A 200 MB chunked body to a key route: 413 while it streams, the rest unread (the
+ * server closes the connection), this process's memory bounded, on every adapter.
+ */
+export function describeBodyFlood(adapters: readonly HttpAdapterHarness[]) {
+  describe('a 200 MB chunked body', () => {
+    const servers = new Map<string, { world: ConformanceWorld; server: RunningServer }>()
+    beforeAll(async () => {
+      for (const adapter of adapters) {
+        const world = await createConformanceWorld('reject')
+        servers.set(adapter.name, { world, server: await adapter.listen(world.app) })
+      }
+    })
+    afterAll(async () => {
+      for (const { server } of servers.values()) await server.close()
+    })
+
+    for (const adapter of adapters) {
+      it(`${adapter.name}: answers 413 and stops reading, memory bounded`, async () => {
+        const { world, server } = servers.get(adapter.name)!
+        const outcome = await sendChunkedFlood(
+          server.origin,
+          '/api/v1/auth/developer-keys',
+          [
+            ['X-Developer-Key', world.keys.d1],
+            ['Content-Type', 'application/json'],
+          ],
+          200 * MB,
+        )
+        expect(outcome.status, outcome.response.slice(0, 300)).toBe(413)
+        expect(outcome.response).toContain('"type":"payload_too_large"')
+        // The server stopped taking the body: what it accepted is socket buffers, not 200 MB.
+        expect(outcome.bytesAccepted).toBeLessThan(32 * MB)
+        expect(outcome.rssGrowth).toBeLessThan(64 * MB)
+      })
+    }
   })
 }
