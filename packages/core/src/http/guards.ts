@@ -67,12 +67,17 @@ function projectIdOf(request: KeywardRequest, param: string): string {
   return projectId
 }
 
-/** The verified keys of a context, for their rate limits. */
+/** The verified keys of a context, for their rate limits (objects of one shape: a hot path). */
 function keysOf(auth: AuthContext): RatedKey[] {
   const keys: RatedKey[] = []
-  if ('developerKey' in auth)
-    keys.push({ ...auth.developerKey, ownerType: 'developer', ownerId: auth.developerId })
-  if ('projectKey' in auth) keys.push({ ...auth.projectKey, ownerType: 'project', ownerId: auth.projectId })
+  if (auth.scope !== 'project') {
+    const { id, keyPrefix } = auth.developerKey
+    keys.push({ id, keyPrefix, ownerType: 'developer', ownerId: auth.developerId })
+  }
+  if (auth.scope !== 'developer') {
+    const { id, keyPrefix } = auth.projectKey
+    keys.push({ id, keyPrefix, ownerType: 'project', ownerId: auth.projectId })
+  }
   return keys
 }
 

@@ -42,9 +42,8 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
     return limiter
   }
 
-  async function policyOf(key: RatedKey): Promise<RateLimitPolicy | null | undefined> {
-    if (!rateLimitFor) return keyRateLimits?.[key.ownerType]
-    const policy = await rateLimitFor(key)
+  async function hostPolicy(key: RatedKey): Promise<RateLimitPolicy | null | undefined> {
+    const policy = await rateLimitFor!(key)
     checkPolicy(policy, 'rateLimitFor: the returned policy')
     return policy
   }
@@ -52,7 +51,8 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
   return {
     async take(keys, onBackendError) {
       for (const key of keys) {
-        const policy = await policyOf(key)
+        // Without the host's callback the policy is known at once: no promise on the hot path.
+        const policy = rateLimitFor ? await hostPolicy(key) : keyRateLimits?.[key.ownerType]
         if (!policy) continue
         try {
           await limiterOf(policy).consume(key.id, 1)

@@ -65,13 +65,22 @@ export function createProtection(
     emit({ type: 'store.error', operation, error })
   }
 
-  const throttled = (seconds: number) =>
-    new KeywardError(
-      ErrorType.rateLimited,
-      `Too many failed authentications from this address: try again in ${seconds} seconds.`,
-      [],
-      { headers: { 'retry-after': String(seconds) } },
-    )
+  // One refusal per number of seconds left, built once: a flood is answered without building
+  // an error (and capturing its stack) per request.
+  const refusals = new Map<number, KeywardError>()
+  const throttled = (seconds: number) => {
+    let refusal = refusals.get(seconds)
+    if (!refusal) {
+      refusal = new KeywardError(
+        ErrorType.rateLimited,
+        `Too many failed authentications from this address: try again in ${seconds} seconds.`,
+        [],
+        { headers: { 'retry-after': String(seconds) } },
+      )
+      refusals.set(seconds, refusal)
+    }
+    return refusal
+  }
 
   /** Admits a verification from `address`, or throws 429: never a lookup for a throttled address. */
   async function admit(address: string): Promise<void> {
