@@ -1,4 +1,11 @@
-/** The most characters of a request value that an error message repeats. */
+/**
+ * The most characters of a request value that an error message repeats.
+ *
+ * @example
+ * ```ts
+ * echoValue('x'.repeat(MAX_ECHO_LENGTH + 1)) // cut, with the length it had
+ * ```
+ */
 export const MAX_ECHO_LENGTH = 64
 
 // Anything that could be a key or a token: an `ak_` or `dk_` prefix, or a run of 24 or more

@@ -4,6 +4,11 @@ import type { KeywardRequest } from './types.js'
  * Which forwarded header to believe, and how many proxies stand in front of the app. Each proxy
  * appends the address it received the request from, so the client is the `hops`-th address from
  * the right; anything further left was written by the client and is never believed.
+ *
+ * @example
+ * ```ts
+ * const behindOneProxy: TrustedProxy = { header: 'x-forwarded-for', hops: 1 }
+ * ```
  */
 export interface TrustedProxy {
   /**

@@ -30,7 +30,14 @@ export function jsonResponse(
   }
 }
 
-/** Seconds a client is told to wait (`Retry-After`) after a 503 `store_unavailable`. */
+/**
+ * Seconds a client is told to wait (`Retry-After`) after a 503 `store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * errorResponse(storeDown).headers['retry-after'] // String(STORE_RETRY_AFTER_SECONDS)
+ * ```
+ */
 export const STORE_RETRY_AFTER_SECONDS = 5
 
 /**

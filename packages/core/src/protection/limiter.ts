@@ -1,4 +1,12 @@
-/** A counter's state, as rate-limiter-flexible's `RateLimiterRes` reports it. */
+/**
+ * A counter's state, as rate-limiter-flexible's `RateLimiterRes` reports it.
+ *
+ * @example
+ * ```ts
+ * const state: LimiterState | null = await limiter.get('203.0.113.7')
+ * if (state && state.remainingPoints === 0) retryAfter = Math.ceil(state.msBeforeNext / 1000)
+ * ```
+ */
 export interface LimiterState {
   /** Points counted in the current window. */
   readonly consumedPoints: number
@@ -12,6 +20,12 @@ export interface LimiterState {
  * A fixed-window counter per key, shared by whatever processes share its storage. Keyward uses
  * three methods of it, with the meaning and shape of rate-limiter-flexible's limiters
  * (`RateLimiterMemory`, `RateLimiterRedis`, `RateLimiterPostgres`, ...), which fit as they are.
+ *
+ * @example
+ * ```ts
+ * const limiter: Limiter = new RateLimiterMemory({ keyPrefix: 'kw', points: 100, duration: 60 })
+ * await limiter.penalty('203.0.113.7', 1)
+ * ```
  */
 export interface Limiter {
   /** The key's state, or `null` when it has no count in the current window. */
@@ -22,7 +36,15 @@ export interface Limiter {
   consume(key: string, points?: number): Promise<LimiterState>
 }
 
-/** What Keyward asks a {@link LimiterFactory} for: `points` per `duration` seconds, keys under `keyPrefix`. */
+/**
+ * What Keyward asks a {@link LimiterFactory} for: `points` per `duration` seconds, keys under
+ * `keyPrefix`. The names are rate-limiter-flexible's, so the settings pass on as they are.
+ *
+ * @example
+ * ```ts
+ * const limiter = (settings: LimiterSettings) => new RateLimiterRedis({ storeClient: redis, ...settings })
+ * ```
+ */
 export interface LimiterSettings {
   readonly keyPrefix: string
   readonly points: number

@@ -2,13 +2,27 @@ import { checkTrustedProxy, type TrustedProxy } from '../http/client-address.js'
 import type { KeyKind } from '../key/format.js'
 import type { LimiterFactory } from './limiter.js'
 
-/** A rate limit: at most `limit` requests per `windowSeconds`. */
+/**
+ * A rate limit: at most `limit` requests per `windowSeconds`.
+ *
+ * @example
+ * ```ts
+ * const perMinute: RateLimitPolicy = { limit: 600, windowSeconds: 60 }
+ * ```
+ */
 export interface RateLimitPolicy {
   readonly limit: number
   readonly windowSeconds: number
 }
 
-/** A key that passed verification, as a rate limit sees it. */
+/**
+ * A key that passed verification, as a rate limit sees it.
+ *
+ * @example
+ * ```ts
+ * const rateLimitFor = (key: RatedKey) => (plans.get(key.ownerId) === 'pro' ? { limit: 6000, windowSeconds: 60 } : null)
+ * ```
+ */
 export interface RatedKey {
   readonly id: string
   readonly keyPrefix: string
@@ -16,7 +30,14 @@ export interface RatedKey {
   readonly ownerId: string
 }
 
-/** Defaults of {@link ProtectionOptions}. */
+/**
+ * Defaults of {@link ProtectionOptions}.
+ *
+ * @example
+ * ```ts
+ * PROTECTION_DEFAULTS.failedAuthLimit // 100 failed verifications per address and window
+ * ```
+ */
 export const PROTECTION_DEFAULTS = {
   failedAuthLimit: 100,
   failedAuthWindowSeconds: 60,
@@ -27,6 +48,18 @@ export const PROTECTION_DEFAULTS = {
 /**
  * Abuse protection of the guards (option `protection` of `createKeyward`): failed verifications
  * throttled per client address, optional rate limits per key, and failures reported aggregated.
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({
+ *   store,
+ *   protection: {
+ *     limiter: (settings) => new RateLimiterMemory(settings),
+ *     trustedProxy: { header: 'x-forwarded-for', hops: 1 },
+ *     keyRateLimits: { project: { limit: 600, windowSeconds: 60 } },
+ *   },
+ * })
+ * ```
  */
 export interface ProtectionOptions {
   /**

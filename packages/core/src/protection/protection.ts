@@ -31,8 +31,17 @@ export interface Protected<A> {
   readonly keys: (auth: A) => readonly RatedKey[]
 }
 
-/** @internal The guards' abuse protection, built by `createKeyward` from its `protection` option. */
+/**
+ * The guards' abuse protection, built by `createKeyward` from its `protection` option; the
+ * guards run every verification through it. Hosts configure it, they do not call it.
+ *
+ * @example
+ * ```ts
+ * keyward.protection === undefined // true unless createKeyward was given `protection`
+ * ```
+ */
 export interface Protection {
+  /** @internal Runs a guard's verification: throttle first, failures counted, key limits after. */
   run<A>(work: Protected<A>): Promise<A>
 }
 

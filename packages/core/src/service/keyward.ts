@@ -36,7 +36,7 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
-  /** @internal The guards' abuse protection, from the `protection` option; `undefined` when off. */
+  /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
   readonly protection: Protection | undefined
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>

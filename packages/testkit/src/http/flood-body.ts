@@ -1,6 +1,13 @@
 import { connect } from 'node:net'
 
-/** What became of a large chunked body sent with {@link sendChunkedFlood}. */
+/**
+ * What became of a large chunked body sent with {@link sendChunkedFlood}.
+ *
+ * @example
+ * ```ts
+ * const { status, bytesAccepted } = await sendChunkedFlood(origin, '/things', [], 200 * 2 ** 20)
+ * ```
+ */
 export interface FloodOutcome {
   /** The response's status, or 0 when none came. */
   readonly status: number
@@ -17,6 +24,12 @@ export interface FloodOutcome {
  * again, so the sender holds no more than that), as fast as the server takes it, until the server
  * answers and closes or the body is sent. Measures how much the server accepted and how far this
  * process's memory grew meanwhile (the servers of the suite run in this process).
+ *
+ * @example
+ * ```ts
+ * const outcome = await sendChunkedFlood(origin, '/api/v1/auth/developer-keys', [['X-Developer-Key', key]], 200 * 2 ** 20)
+ * expect(outcome.status).toBe(413)
+ * ```
  */
 export function sendChunkedFlood(
   origin: string,
