@@ -63,7 +63,7 @@ function settle<T>(promises: Promise<T>[]) {
 }
 
 /**
- * The conformance suite every {@link KeyStore} runs, Keyward's own and third parties'.
+ * The conformance suite every `KeyStore` (of `@keyward/core`) runs, Keyward's own and third parties'.
  * Call it at the top level of a vitest test file. It checks the behaviour of every
  * method, the atomic active-key limit under races, and, by reading raw storage, that no
  * record or field ever holds a full key.

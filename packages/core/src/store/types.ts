@@ -32,6 +32,13 @@ export interface KeyOwner {
 
 /**
  * One owner of keys as {@link KeyStore.listOwners} reports it: its id and counts of its keys.
+ *
+ * @example
+ * ```ts
+ * for (const developer of await keyward.listOwners('developer')) {
+ *   if (developer.activeKeys === 0) console.log(`${developer.id} cannot sign in`)
+ * }
+ * ```
  */
 export interface KeyOwnerSummary {
   /** The `developer_id` or `project_id`. */
