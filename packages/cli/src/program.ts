@@ -85,6 +85,8 @@ export function parseCommandLine(argv: readonly string[], io: CliIO, commands: r
       'Keyward for operators: works on the key store directly (--data-dir or --pg-url), or offline.',
     )
     .version(version, '-v, --version', 'print the version')
+    // `keyward --json keys list ...` as well as `keyward keys list ... --json`.
+    .addOption(new Option('--json').hideHelp())
     .addHelpText('after', `\nRun 'keyward <command> --help' for a command's options.\n\n${EXIT_CODES}`)
   const groups = new Map<string, Parser>()
   for (const command of commands) {

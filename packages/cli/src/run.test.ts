@@ -505,6 +505,14 @@ describe('help, version and usage errors', () => {
     })
   })
 
+  it('takes --json before the command too', async () => {
+    const cli = harness()
+    const result = await cli.run('--json', 'keys', 'list', '--project', 'p', ...STORE)
+    expect([result.code, result.stdout]).toEqual([EXIT.ok, '{"keys":[]}\n'])
+    const refused = await cli.run('--json', 'keys', 'revoke', 'no-such-id', ...STORE)
+    expect(JSON.parse(refused.stderr).detail[0].type).toBe('not_found')
+  })
+
   it('--version prints the package version', async () => {
     const { version } = await import('../package.json')
     expect(await harness().run('--version')).toEqual({ code: EXIT.ok, stdout: `${version}\n`, stderr: '' })
