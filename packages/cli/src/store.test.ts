@@ -92,7 +92,6 @@ function operatorRoundTrip(
       first_created_at: listed.created_at,
       last_created_at: listed.created_at,
     })
-    await cli('keys', 'revoke', listed.id)
 
     const unknown = await cli('keys', 'revoke', crypto.randomUUID())
     expect(unknown.code).toBe(EXIT.failed)

@@ -55,8 +55,8 @@ describe('the Web Crypto path of hashing', () => {
 
 // The runtime matrix names the runtime it runs the suite on; the suite proves it is there.
 const expected = process.env.KEYWARD_TEST_RUNTIME
-describe.skipIf(expected === undefined)(`the test runtime (KEYWARD_TEST_RUNTIME=${expected})`, () => {
-  it('is the one the matrix asked for', () => {
+describe.skipIf(expected === undefined)('the runtime of the matrix (KEYWARD_TEST_RUNTIME, set by it)', () => {
+  it(`runs this suite: ${expected ?? 'none named outside the matrix'}`, () => {
     const g = globalThis as { Bun?: unknown; Deno?: unknown }
     const actual = g.Bun !== undefined ? 'bun' : g.Deno !== undefined ? 'deno' : 'node'
     expect(actual).toBe(expected)
