@@ -53,7 +53,16 @@ export interface ConformanceWorld {
   readonly legacyKey: string
 }
 
-/** Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for byte. */
+/**
+ * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for
+ * byte. With `protection`, its service throttles failed verifications and rate-limits keys.
+ *
+ * @example
+ * ```ts
+ * const { keyward, keys } = await createConformanceWorld('reject')
+ * const auth = await keyward.authenticate({ projectKey: keys.p1 }, { scope: 'project', projectId: 'proj-1' })
+ * ```
+ */
 export async function createConformanceWorld(
   legacy: LegacyDeveloperKeyPolicy,
   protection?: ProtectionOptions,
