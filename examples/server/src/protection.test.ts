@@ -111,6 +111,18 @@ describe('shared throttle counters', () => {
   )
 })
 
+describe('opening the counters', () => {
+  it('refuses a Redis that cannot be reached at start, so a mistyped URL stops the server', async () => {
+    await expect(openCounters({ redisUrl: 'redis://127.0.0.1:1' })).rejects.toThrow()
+  }, 20_000)
+
+  it('keeps them in memory without KEYWARD_REDIS_URL', async () => {
+    const counters = await openCounters({ redisUrl: undefined })
+    expect(counters.description).toBe('in memory')
+    await counters.close()
+  })
+})
+
 describe('the reference app under a flood of failed authentications', () => {
   const flood = async (failedAuthPerMinute: number, requests: number) => {
     const counters = await openCounters({ redisUrl: undefined })
