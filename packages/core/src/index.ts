@@ -98,6 +98,13 @@ export {
   type IssueKeyOptions,
   type Keyward,
 } from './service/keyward.js'
+export {
+  DEFAULT_GRACE_SECONDS,
+  type ExpiryFields,
+  MAX_EXPIRES_IN_DAYS,
+  MAX_GRACE_SECONDS,
+  readExpiryFields,
+} from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {
@@ -110,6 +117,7 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
-export { limitExceededError } from './store/limit.js'
+export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyRecord, KeyStore } from './store/types.js'
+export type { KeyOwner, KeyRecord, KeyStore, KeyUse, RolledRecords } from './store/types.js'

@@ -17,3 +17,7 @@ declare var crypto: KeywardCrypto
 declare class TextEncoder {
   encode(input?: string): Uint8Array
 }
+
+// Timers, for writing `last_used_at` off the hot path. `unref` exists on Node, Bun and Deno.
+declare function setTimeout(callback: () => void, ms: number): unknown
+declare function clearTimeout(timer: unknown): void
