@@ -69,7 +69,9 @@ export {
   projectGuard,
   projectToJson,
   type ReadJsonBodyOptions,
+  type RolledKeyJson,
   readJsonObjectBody,
+  rolledKeyToJson,
 } from './http/index.js'
 export {
   KEY_ALPHABET,

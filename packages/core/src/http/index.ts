@@ -30,6 +30,8 @@ export {
   type ProjectJson,
   type ProjectRecord,
   projectToJson,
+  type RolledKeyJson,
+  rolledKeyToJson,
 } from './shapes.js'
 export type {
   BearerAuth,
