@@ -3,7 +3,7 @@ import { createKeyward, ErrorType, isKeywardError, type Keyward } from '@keyward
 import { version } from '../package.json'
 import type { Command, CommandContext, OptionSpec } from './command.js'
 import { registerCommand } from './commands/developers.js'
-import { listCommand, revokeCommand } from './commands/keys.js'
+import { activateCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { CliError, EXIT, type ExitCode, usageError } from './exit.js'
 import type { CliIO } from './io.js'
@@ -13,6 +13,8 @@ const COMMANDS: readonly Command[] = [
   registerCommand,
   listCommand,
   revokeCommand,
+  activateCommand,
+  rollCommand,
   generateCommand,
   checkCommand,
   hashCommand,
@@ -160,7 +162,7 @@ async function withStore<T>(
     )
   }
   try {
-    return await use(createKeyward({ store }))
+    return await use(createKeyward({ store, trackLastUsed: false }))
   } finally {
     await store.close().catch((error: unknown) => {
       io.stderr.write(
