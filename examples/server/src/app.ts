@@ -1,4 +1,4 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook } from '@keyward/core'
+import { DEFAULT_BODY_LIMIT, type Keyward, type KeywardEventHook } from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -20,16 +20,24 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
+  readonly keyward?: Keyward
 }
 
 /**
  * The reference server's HTTP API, every endpoint of the design's table, as a Hono app
  * (serve it with `@hono/node-server`, or call `app.request` in tests).
  */
-export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIMIT }: AppDependencies): Hono {
+export function createApp({
+  store,
+  tokens,
+  onEvent,
+  bodyLimit = DEFAULT_BODY_LIMIT,
+  keyward = keywardOver(store, onEvent),
+}: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent),
+    keyward,
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

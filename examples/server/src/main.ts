@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
-import type { KeywardEvent } from '@keyward/core'
+import type { Keyward, KeywardEvent } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
@@ -14,15 +14,20 @@ const SHUTDOWN_GRACE_MS = 10_000
 
 const onEvent = (event: KeywardEvent) => console.log(formatEvent(event))
 
-/** Ends the process once the database is closed, so that PGlite's data stays whole. */
-function exitAfterClosing(store: PostgresKeyStore, code: number): void {
-  store.close().then(
-    () => process.exit(code),
-    (error: unknown) => {
-      console.error(`keyward-server: closing the database failed: ${String(error)}`)
-      process.exit(1)
-    },
-  )
+/**
+ * Ends the process once the database is closed, so that PGlite's data stays whole; writes
+ * the pending `last_used_at` uses first.
+ */
+function exitAfterClosing(store: PostgresKeyStore, code: number, keyward?: Keyward): void {
+  Promise.resolve(keyward?.flushLastUsed())
+    .then(() => store.close())
+    .then(
+      () => process.exit(code),
+      (error: unknown) => {
+        console.error(`keyward-server: closing the database failed: ${String(error)}`)
+        process.exit(1)
+      },
+    )
 }
 
 /** On first start, registers a developer and prints their key: the one time it is shown. */
@@ -48,7 +53,8 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
     secret: await tokenSecret(store, config.tokenSecret),
     ttlSeconds: config.tokenTtlSeconds,
   })
-  const app = createApp({ store, tokens, onEvent })
+  const keyward = keywardOver(store, onEvent)
+  const app = createApp({ store, tokens, onEvent, keyward })
   const server = serve(
     { fetch: app.fetch, hostname: config.host, port: config.port },
     (info: AddressInfo) => {
@@ -68,7 +74,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
     console.log(`${signal}: closing.`)
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref()
     // Requests in flight finish, then the database closes.
-    server.close(() => exitAfterClosing(store, 0))
+    server.close(() => exitAfterClosing(store, 0, keyward))
     if ('closeIdleConnections' in server) server.closeIdleConnections()
   }
   process.on('SIGINT', stop)

@@ -28,7 +28,7 @@ export type KeywardEvent =
       readonly ownerId: string
     }
   | {
-      /** A key passed authentication. Built only when the host has an `onEvent` hook. */
+      /** A key passed authentication. Only with the option `auditSuccesses`: otherwise never built. */
       readonly type: 'auth.succeeded'
       readonly keyId: string
       readonly keyPrefix: string

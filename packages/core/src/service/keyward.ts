@@ -116,6 +116,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     clock,
   })
   const noteUse = track || listening
+  const audit = listening && options.auditSuccesses === true
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -307,7 +308,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
     if (noteUse) usage.used(record, clock())
-    if (listening) {
+    if (audit) {
       emit({
         type: 'auth.succeeded',
         keyId: record.id,

@@ -261,8 +261,11 @@ describe('rotation and audit events', () => {
     expect(keyward.isRotationDue(rolled!.record)).toBe(false)
   })
 
-  it('reports auth.succeeded with key id, prefix and owner', async () => {
-    const { keyward, events, asProject } = setup()
+  it('reports auth.succeeded with key id, prefix and owner when asked to, and only then', async () => {
+    const quiet = setup()
+    await quiet.asProject((await quiet.keyward.issueProjectKey('proj_a')).key)
+    expect(quiet.events.map((e) => e.type)).toEqual(['key.issued'])
+    const { keyward, events, asProject } = setup({ auditSuccesses: true })
     const { key, record } = await keyward.issueProjectKey('proj_a')
     await asProject(key)
     expect(events.at(-1)).toEqual({

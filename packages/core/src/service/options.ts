@@ -30,6 +30,11 @@ export interface KeywardOptions {
   readonly lastUsedIntervalSeconds?: number
   /** Keys older than this many days are due for rotation (`rotation_due`). Default 90. */
   readonly rotationPeriodDays?: number
+  /**
+   * Report every successful authentication to `onEvent` as `auth.succeeded` (key id, prefix,
+   * owner), for an audit trail. Default `false`: the success path then builds no event at all.
+   */
+  readonly auditSuccesses?: boolean
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -68,8 +73,10 @@ export function checkOptions(options: KeywardOptions): void {
       )
     }
   }
-  if (options.trackLastUsed !== undefined && typeof options.trackLastUsed !== 'boolean') {
-    throw new TypeError('createKeyward: option `trackLastUsed` must be a boolean.')
+  for (const name of ['trackLastUsed', 'auditSuccesses'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new TypeError(`createKeyward: option \`${name}\` must be a boolean.`)
+    }
   }
   const legacy = options.legacyDeveloperKeys
   if (legacy !== undefined && !LEGACY_POLICIES.includes(legacy)) {
