@@ -5,7 +5,9 @@ import { createKeyward, generateKey, KEY_PATTERN, MemoryKeyStore } from '@keywar
 import { machineLine, measure, table } from './harness.mjs'
 
 const store = new MemoryKeyStore()
+// Two services over one store: last_used_at tracking on (the default) and off.
 const keyward = createKeyward({ store })
+const untracked = createKeyward({ store, trackLastUsed: false })
 const projectId = 'proj_bench'
 const valid = []
 for (let i = 0; i < 1000; i++) valid.push((await keyward.issueProjectKey(projectId)).key)
@@ -33,6 +35,11 @@ const results = await measure([
     async: true,
   },
   {
+    name: 'authenticate, valid key, last_used_at tracking off',
+    fn: (i) => untracked.authenticate({ projectKey: valid[i % 1000] }, requirement),
+    async: true,
+  },
+  {
     name: 'authenticate, unknown key (key_invalid)',
     fn: (i) => keyward.authenticate({ projectKey: unknown[i % 1000] }, requirement).catch(swallow),
     async: true,
@@ -54,4 +61,10 @@ for (const [name, ns] of results) {
 table(['case', 'ns/op', 'ratio to floor'], rows)
 const gen = results.get('generateKey')
 console.log(`\ngenerateKey: ${gen.toFixed(0)} ns/op, ${Math.round(1e9 / gen).toLocaleString('en')} keys/s`)
+const on = results.get('authenticate, valid key')
+const off = results.get('authenticate, valid key, last_used_at tracking off')
+console.log(
+  `last_used_at tracking: on/off time per verification ${(on / off).toFixed(3)} (target at most 1.05)`,
+)
+await keyward.flushLastUsed()
 console.log(`Target: valid-key authenticate within 2x the floor. ${machineLine()}`)

@@ -78,11 +78,32 @@ async function setup(store) {
     )
     if (auth.projectId !== PROJECT) throw new Error('verification failed')
   }
-  return { hashes, verify }
+  return { hashes, verify: verifyWith(keyward) }
 }
 
-const COLUMNS = 'id, hash, key_prefix, developer_id, project_id, name, active, created_at'
+const COLUMNS =
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
 const rows = []
+// last_used_at tracking on against off, on the same store and run.
+const trackingRows = []
+const LAST_USED_SECONDS = Number(process.env.BENCH_LAST_USED_SECONDS ?? 1)
+
+async function compareTracking(label, store) {
+  // A short interval so that the writes really happen during the rounds (default 60 s).
+  const tracked = createKeyward({ store, lastUsedIntervalSeconds: LAST_USED_SECONDS })
+  const untracked = createKeyward({ store, trackLastUsed: false })
+  const keys = []
+  for (let i = 0; i < KEYS; i++) keys.push((await untracked.issueProjectKey(`${PROJECT}-lu`)).key)
+  const verifyWith = (service) => async (i) => {
+    await service.authenticate(
+      { projectKey: keys[i % KEYS] },
+      { scope: 'project', projectId: `${PROJECT}-lu` },
+    )
+  }
+  const result = await compare(verifyWith(untracked), verifyWith(tracked), 10)
+  await tracked.flushLastUsed()
+  trackingRows.push([label, result])
+}
 
 async function benchPostgres(url) {
   const schema = `kw_bench_${process.pid}`
@@ -98,6 +119,7 @@ async function benchPostgres(url) {
     }
     for (const inFlight of [1, 10])
       rows.push(['PostgreSQL (pg Pool, 10)', inFlight, await compare(floor, verify, inFlight)])
+    await compareTracking('PostgreSQL (pg Pool, 10)', new PostgresKeyStore(driver, { schema }))
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
     await pool.end()
@@ -117,6 +139,7 @@ async function benchPGlite() {
     }
     for (const inFlight of [1, 10])
       rows.push(['PGlite (in process)', inFlight, await compare(floor, verify, inFlight)])
+    await compareTracking('PGlite (in process)', new PostgresKeyStore(driver))
   } finally {
     await db.close()
   }
@@ -152,4 +175,15 @@ console.log(
     ' checks the format, hashes the key, looks it up through the store (prepared, with a timeout) and' +
     ' checks active and scope.' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
+)
+console.log(`\nlast_used_at tracking on against off (10 in flight, interval ${LAST_USED_SECONDS} s):\n`)
+table(
+  ['database', 'off (ops/s)', 'on (ops/s)', 'on/off', 'CPU per op, off / on (µs)'],
+  trackingRows.map(([database, { floor, keyward, ratio }]) => [
+    database,
+    format(floor.opsPerSecond),
+    format(keyward.opsPerSecond),
+    `${ratio.toFixed(3)}x`,
+    `${floor.cpuPerOp.toFixed(1)} / ${keyward.cpuPerOp.toFixed(1)}`,
+  ]),
 )
