@@ -307,7 +307,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
-    if (noteUse) usage.used(record, clock())
+    if (noteUse) usage.used(record)
     if (audit) {
       emit({
         type: 'auth.succeeded',

@@ -21,8 +21,8 @@ export interface UsageOptions {
 /** @internal Uses of keys, after authentication succeeded. */
 export interface Usage {
   /** Notes a successful use: cheap, synchronous, never throws, never awaits the store. */
-  used(record: KeyRecord, nowMs: number): void
-  /** Writes what is pending now. */
+  used(record: KeyRecord): void
+  /** Writes what is pending now (and forgets the writes older than the interval). */
   flush(): Promise<void>
 }
 
@@ -38,8 +38,12 @@ const BATCH = 500
 export function createUsage(options: UsageOptions): Usage {
   const { store, emit, listening, track, intervalMs, rotationPeriodMs, clock } = options
   const flushDelayMs = Math.min(FLUSH_DELAY_MS, intervalMs)
-  // When each key's use was last queued, by id; pruned at each flush.
+  // When each key's use was last queued, by id. The hot path only asks whether a key is here,
+  // which needs no clock; a sweep drops the entries older than the interval (every quarter
+  // interval while there are any, and at each flush), so a key is written again 1 to 1.25
+  // intervals after its last write, never sooner.
   const queued = new Map<string, number>()
+  let sweeper: unknown
   const dueReported = new Map<string, number>()
   let pending: KeyUse[] = []
   let timer: unknown
@@ -53,13 +57,29 @@ export function createUsage(options: UsageOptions): Usage {
     })
   }
 
+  const later = (run: () => void, ms: number) => {
+    const handle = setTimeout(run, ms)
+    ;(handle as { unref?: () => void }).unref?.()
+    return handle
+  }
+
+  function sweep(): void {
+    const horizon = clock() - intervalMs
+    for (const [id, at] of queued) if (at <= horizon) queued.delete(id)
+  }
+
+  function sweepLater(): void {
+    sweeper = undefined
+    sweep()
+    if (queued.size > 0) sweeper = later(sweepLater, intervalMs / 4)
+  }
+
   function flush(): Promise<void> {
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
     const batch = pending
     pending = []
-    const horizon = clock() - intervalMs
-    for (const [id, at] of queued) if (at < horizon) queued.delete(id)
+    sweep()
     writing = writing.then(async () => {
       for (let i = 0; i < batch.length; i += BATCH) await write(batch.slice(i, i + BATCH))
     })
@@ -82,17 +102,14 @@ export function createUsage(options: UsageOptions): Usage {
   }
 
   return {
-    used(record, nowMs) {
-      if (listening) reportDue(record, nowMs)
-      if (!track) return
-      const last = queued.get(record.id)
-      if (last !== undefined && nowMs - last < intervalMs) return
+    used(record) {
+      if (listening) reportDue(record, clock())
+      if (!track || queued.has(record.id)) return
+      const nowMs = clock()
       queued.set(record.id, nowMs)
       pending.push({ id: record.id, usedAt: new Date(nowMs) })
-      if (timer === undefined) {
-        timer = setTimeout(() => void flush(), flushDelayMs)
-        ;(timer as { unref?: () => void }).unref?.()
-      }
+      timer ??= later(() => void flush(), flushDelayMs)
+      sweeper ??= later(sweepLater, intervalMs / 4)
     },
     flush,
   }
