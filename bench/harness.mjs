@@ -73,7 +73,10 @@ export async function pairedCpu(a, b, { pairs = 41, batch = 20_000 } = {}) {
     const { user, system } = process.cpuUsage(cpu)
     return ((user + system) * 1000) / batch
   }
-  for (let i = 0; i < 3; i++) await run(a), await run(b)
+  for (let i = 0; i < 3; i++) {
+    await run(a)
+    await run(b)
+  }
   const as = []
   const bs = []
   const ratios = []

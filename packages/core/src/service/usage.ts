@@ -108,8 +108,8 @@ export function createUsage(options: UsageOptions): Usage {
       const nowMs = clock()
       queued.set(record.id, nowMs)
       pending.push({ id: record.id, usedAt: new Date(nowMs) })
-      timer ??= later(() => void flush(), flushDelayMs)
-      sweeper ??= later(sweepLater, intervalMs / 4)
+      if (timer === undefined) timer = later(() => void flush(), flushDelayMs)
+      if (sweeper === undefined) sweeper = later(sweepLater, intervalMs / 4)
     },
     flush,
   }
