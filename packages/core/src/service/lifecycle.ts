@@ -153,7 +153,7 @@ export function lifecycleRefusal(
   if (record.replacedBy) {
     return new KeywardError(
       ErrorType.keyRolled,
-      `This key was rolled: it cannot be ${action === 'roll' ? 'rolled again' : 're-activated'}. Use the key that replaced it (id ${record.replacedBy}).`,
+      `This key was rolled: it cannot be ${action === 'roll' ? 'rolled again' : 're-activated'}. Use the key that replaced it.`,
       loc,
     )
   }
