@@ -5,7 +5,14 @@ import type { KeywardEvent } from './events.js'
 import { checkGraceSeconds, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 
-/** Options of {@link Keyward.rollKey}. */
+/**
+ * Options of `keyward.rollKey`.
+ *
+ * @example
+ * ```ts
+ * await keyward.rollKey(keyId, { graceSeconds: 3600 }) // the old key works one more hour
+ * ```
+ */
 export interface RollKeyOptions {
   /**
    * How long the old key keeps working, in seconds: 0 (it stops at once) to 604800 (seven
@@ -14,7 +21,15 @@ export interface RollKeyOptions {
   readonly graceSeconds?: number
 }
 
-/** A rolled key: the new key (shown once) and the old key's record, with its new expiry. */
+/**
+ * A rolled key: the new key (shown once) and the old key's record, with its new expiry.
+ *
+ * @example
+ * ```ts
+ * const { key, record, previous } = (await keyward.rollKey(keyId))!
+ * previous.expiresAt // the end of the grace window
+ * ```
+ */
 export interface RolledKey extends IssuedKey {
   readonly previous: KeyRecord
 }
