@@ -89,7 +89,7 @@ export interface KeyStore {
   setKeyActive(id: string, active: boolean, activeLimit?: number, now?: Date): Promise<KeyRecord | null>
   /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
-   * ({@link countsAgainstLimit}) and has the owner of `replacement`, inserts `replacement`
+   * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`
    * and gives the old record `replacedBy = replacement.id` and `expiresAt` = the earlier of its
    * own expiry and `previousExpiresAt`. Returns both, or `null` when the key is not (or no
    * longer) rollable: of 50 concurrent rolls of one key, exactly one succeeds.
