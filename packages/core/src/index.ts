@@ -122,4 +122,4 @@ export type {
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyRecord, KeyStore, KeyUse, RolledRecords } from './store/types.js'
+export type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './store/types.js'

@@ -1,6 +1,7 @@
 import {
   type KeyKind,
   type KeyOwner,
+  type KeyOwnerSummary,
   type KeyRecord,
   type KeyStore,
   type KeyUse,
@@ -47,6 +48,14 @@ type KeyRow = {
   expires_at: Date | null
   last_used_at: Date | null
   replaced_by: string | null
+}
+
+type OwnerRow = {
+  id: string
+  keys: number
+  active_keys: number
+  first_created_at: Date
+  last_created_at: Date
 }
 
 const toRecord = (row: KeyRow): KeyRecord => ({
@@ -144,6 +153,17 @@ export class PostgresKeyStore implements KeyStore {
   async listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]> {
     const rows = await run(this.#db, this.#sql.listByOwner[owner.type], [owner.id])
     return rows.map(toRecord)
+  }
+
+  async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
+    const rows = await run<OwnerRow>(this.#db, this.#sql.listOwners[type], [])
+    return rows.map((row) => ({
+      id: row.id,
+      keys: row.keys,
+      activeKeys: row.active_keys,
+      firstCreatedAt: row.first_created_at,
+      lastCreatedAt: row.last_created_at,
+    }))
   }
 
   async setKeyActive(
