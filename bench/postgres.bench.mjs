@@ -81,8 +81,32 @@ async function setup(store) {
   return { hashes, verify }
 }
 
-const COLUMNS = 'id, hash, key_prefix, developer_id, project_id, name, active, created_at'
+const COLUMNS =
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
 const rows = []
+// last_used_at tracking on against off, on the same store and run.
+const trackingRows = []
+// The default interval (60 s: each key written once in the run), and 1 s: every key written
+// again every 1 to 1.25 s, a write load far above what the default makes.
+const LAST_USED_INTERVALS = [60, 1]
+
+async function compareTracking(label, store) {
+  const untracked = createKeyward({ store, trackLastUsed: false })
+  const keys = []
+  for (let i = 0; i < KEYS; i++) keys.push((await untracked.issueProjectKey(`${PROJECT}-lu`)).key)
+  const verifyWith = (service) => async (i) => {
+    await service.authenticate(
+      { projectKey: keys[i % KEYS] },
+      { scope: 'project', projectId: `${PROJECT}-lu` },
+    )
+  }
+  for (const seconds of LAST_USED_INTERVALS) {
+    const tracked = createKeyward({ store, lastUsedIntervalSeconds: seconds })
+    const result = await compare(verifyWith(untracked), verifyWith(tracked), 10)
+    await tracked.flushLastUsed()
+    trackingRows.push([label, seconds, result])
+  }
+}
 
 async function benchPostgres(url) {
   const schema = `kw_bench_${process.pid}`
@@ -98,6 +122,7 @@ async function benchPostgres(url) {
     }
     for (const inFlight of [1, 10])
       rows.push(['PostgreSQL (pg Pool, 10)', inFlight, await compare(floor, verify, inFlight)])
+    await compareTracking('PostgreSQL (pg Pool, 10)', new PostgresKeyStore(driver, { schema }))
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
     await pool.end()
@@ -117,6 +142,7 @@ async function benchPGlite() {
     }
     for (const inFlight of [1, 10])
       rows.push(['PGlite (in process)', inFlight, await compare(floor, verify, inFlight)])
+    await compareTracking('PGlite (in process)', new PostgresKeyStore(driver))
   } finally {
     await db.close()
   }
@@ -152,4 +178,16 @@ console.log(
     ' checks the format, hashes the key, looks it up through the store (prepared, with a timeout) and' +
     ' checks active and scope.' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
+)
+console.log('\nlast_used_at tracking on against off (10 in flight):\n')
+table(
+  ['database', 'interval', 'off (ops/s)', 'on (ops/s)', 'on/off', 'CPU per op, off / on (µs)'],
+  trackingRows.map(([database, seconds, { floor, keyward, ratio }]) => [
+    database,
+    `${seconds} s`,
+    format(floor.opsPerSecond),
+    format(keyward.opsPerSecond),
+    `${ratio.toFixed(3)}x`,
+    `${floor.cpuPerOp.toFixed(1)} / ${keyward.cpuPerOp.toFixed(1)}`,
+  ]),
 )

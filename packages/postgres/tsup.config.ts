@@ -27,6 +27,8 @@ export default packageBuild({
   splitting: true,
   external: ['pg', '@electric-sql/pglite'],
   esbuildPlugins: [rawText],
-  // Ship the schema as a file too, for those who apply it with their own tooling.
-  onSuccess: () => copyFile('src/schema.sql', 'dist/schema.sql'),
+  // Ship the schema as files too, for those who apply it with their own tooling.
+  onSuccess: async () => {
+    for (const file of ['schema.sql', 'schema-v2.sql']) await copyFile(`src/${file}`, `dist/${file}`)
+  },
 })

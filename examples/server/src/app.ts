@@ -1,4 +1,9 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type ProtectionOptions } from '@keyward/core'
+import {
+  DEFAULT_BODY_LIMIT,
+  type Keyward,
+  type KeywardEventHook,
+  type ProtectionOptions,
+} from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -22,6 +27,8 @@ export interface AppDependencies {
   readonly bodyLimit?: number
   /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
   readonly protection?: ProtectionOptions
+  /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
+  readonly keyward?: Keyward
 }
 
 /**
@@ -34,10 +41,11 @@ export function createApp({
   onEvent,
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
+  keyward = keywardOver(store, onEvent, protection),
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent, protection),
+    keyward,
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

@@ -72,7 +72,9 @@ export {
   projectGuard,
   projectToJson,
   type ReadJsonBodyOptions,
+  type RolledKeyJson,
   readJsonObjectBody,
+  rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
 } from './http/index.js'
@@ -114,6 +116,13 @@ export {
   type IssueKeyOptions,
   type Keyward,
 } from './service/keyward.js'
+export {
+  DEFAULT_GRACE_SECONDS,
+  type ExpiryFields,
+  MAX_EXPIRES_IN_DAYS,
+  MAX_GRACE_SECONDS,
+  readExpiryFields,
+} from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {
@@ -126,6 +135,7 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
-export { limitExceededError } from './store/limit.js'
+export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from './store/types.js'
+export type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './store/types.js'

@@ -4,7 +4,9 @@ import {
   type KeyOwnerSummary,
   type KeyRecord,
   type KeyStore,
+  type KeyUse,
   limitExceededError,
+  type RolledRecords,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
@@ -43,6 +45,9 @@ type KeyRow = {
   name: string | null
   active: boolean
   created_at: Date
+  expires_at: Date | null
+  last_used_at: Date | null
+  replaced_by: string | null
 }
 
 type OwnerRow = {
@@ -62,7 +67,25 @@ const toRecord = (row: KeyRow): KeyRecord => ({
   name: row.name,
   active: row.active,
   createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  replacedBy: row.replaced_by,
 })
+
+// The parameters of an insert, in the order of the statements' columns ($1 to $11).
+const insertValues = (record: KeyRecord): unknown[] => [
+  record.id,
+  record.hash,
+  record.keyPrefix,
+  record.ownerType === 'developer' ? record.ownerId : null,
+  record.ownerType === 'project' ? record.ownerId : null,
+  record.name,
+  record.active,
+  record.createdAt,
+  record.expiresAt ?? null,
+  record.lastUsedAt ?? null,
+  record.replacedBy ?? null,
+]
 
 // Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -102,16 +125,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
-    const values = [
-      record.id,
-      record.hash,
-      record.keyPrefix,
-      record.ownerType === 'developer' ? record.ownerId : null,
-      record.ownerType === 'project' ? record.ownerId : null,
-      record.name,
-      record.active,
-      record.createdAt,
-    ]
+    const values = insertValues(record)
     if (!record.active || activeLimit === undefined) {
       return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
     }
@@ -152,7 +166,12 @@ export class PostgresKeyStore implements KeyStore {
     }))
   }
 
-  async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
+  async setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now: Date = new Date(),
+  ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
       return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
@@ -162,11 +181,30 @@ export class PostgresKeyStore implements KeyStore {
       if (!owner) return null
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
       const activated = firstRecord(
-        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit, now]),
       )
       if (!activated) throw limitExceededError(owner, activeLimit)
       return activated
     })
+  }
+
+  async rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<RolledRecords | null> {
+    if (!UUID.test(id)) return null
+    const params = [...insertValues(replacement), id, previousExpiresAt, now]
+    const rows = await run<KeyRow & { is_replacement: boolean }>(this.#db, this.#sql.roll, params)
+    const previous = rows.find((row) => !row.is_replacement)
+    const stored = rows.find((row) => row.is_replacement)
+    return previous && stored ? { previous: toRecord(previous), replacement: toRecord(stored) } : null
+  }
+
+  async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
+    if (uses.length === 0) return
+    await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
   }
 
   /**

@@ -1,9 +1,11 @@
-import schemaSql from './schema.sql?raw'
+import schemaV1Sql from './schema.sql?raw'
+import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables (schema version 1, in the schema `keyward`), as shipped in
- * `dist/schema.sql` of the package: readable, idempotent, ready for `psql -f` or your own
- * migration tool. {@link migrate} applies the same statements.
+ * The SQL of Keyward's tables at the current schema version (2, in the schema `keyward`):
+ * version 1 as shipped in `dist/schema.sql` of the package, then version 2 as shipped in
+ * `dist/schema-v2.sql`. Readable, idempotent, ready for `psql -f` or your own migration
+ * tool. {@link migrate} applies the same statements.
  *
  * @example
  * ```ts
@@ -11,7 +13,7 @@ import schemaSql from './schema.sql?raw'
  * await writeFile('migrations/001_keyward.sql', SCHEMA_SQL)
  * ```
  */
-export const SCHEMA_SQL: string = schemaSql
+export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}`
 
 /** One versioned step of the schema. */
 export interface Migration {
@@ -27,10 +29,13 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 1
+ * MIGRATIONS.at(-1)?.version // 2
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', sql: SCHEMA_SQL }]
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: schemaV1Sql },
+  { version: 2, name: 'lifecycle', sql: schemaV2Sql },
+]
 
 /**
  * @internal The statements of a migration for `schema`: comments dropped, one statement per

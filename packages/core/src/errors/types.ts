@@ -32,6 +32,12 @@ export const ErrorType = {
   methodNotAllowed: 'method_not_allowed',
   /** The owner already has its limit of active keys. */
   limitExceeded: 'limit_exceeded',
+  /** The key was replaced by a roll: it cannot be rolled again or re-activated. */
+  keyRolled: 'key_rolled',
+  /** The key has expired: it cannot be rolled or re-activated. */
+  keyExpired: 'key_expired',
+  /** The key is not active: activate it before rolling it. */
+  keyInactive: 'key_inactive',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
   /** The request body is not JSON (`Content-Type` other than `application/json`) where JSON is expected. */
@@ -57,6 +63,18 @@ export const ErrorType = {
   stringPatternMismatch: 'string_pattern_mismatch',
   /** A path or body value should be a UUID. */
   uuidParsing: 'uuid_parsing',
+  /** A field should be an integer. */
+  intType: 'int_type',
+  /** A number is below its minimum. */
+  greaterThanEqual: 'greater_than_equal',
+  /** A number is above its maximum. */
+  lessThanEqual: 'less_than_equal',
+  /** A string is not an ISO 8601 date and time with an offset. */
+  datetimeParsing: 'datetime_parsing',
+  /** A time should be in the future. */
+  datetimeFuture: 'datetime_future',
+  /** Fields that cannot go together (`expires_at` and `expires_in_days`). */
+  valueError: 'value_error',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
   /** An unexpected failure; the body says nothing more. */
@@ -87,6 +105,9 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   not_found: 404,
   method_not_allowed: 405,
   limit_exceeded: 409,
+  key_rolled: 409,
+  key_expired: 409,
+  key_inactive: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -98,6 +119,12 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   string_too_long: 422,
   string_pattern_mismatch: 422,
   uuid_parsing: 422,
+  int_type: 422,
+  greater_than_equal: 422,
+  less_than_equal: 422,
+  datetime_parsing: 422,
+  datetime_future: 422,
+  value_error: 422,
   store_unavailable: 503,
   internal_error: 500,
 }

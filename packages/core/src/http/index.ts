@@ -31,6 +31,8 @@ export {
   type ProjectJson,
   type ProjectRecord,
   projectToJson,
+  type RolledKeyJson,
+  rolledKeyToJson,
 } from './shapes.js'
 export type {
   BearerAuth,

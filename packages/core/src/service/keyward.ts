@@ -3,7 +3,6 @@ import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
-import { keyPrefix } from '../key/display.js'
 import {
   KEY_HEADER,
   type KeyKind,
@@ -11,24 +10,28 @@ import {
   keyFormatProblem,
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
-import { generateKey } from '../key/generate.js'
 import { createProtection, type Protection } from '../protection/protection.js'
+import { countsAgainstLimit } from '../store/limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
+import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
+import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
 import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
+import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
+import { createUsage } from './usage.js'
+
+export type { IssuedKey } from './mint.js'
 
 /** Options of the issue methods. */
 export interface IssueKeyOptions {
   /** A descriptive name, 1 to 100 characters. */
   readonly name?: string | null
-}
-
-/** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
-export interface IssuedKey {
-  readonly key: string
-  readonly record: KeyRecord
+  /** When the key expires, a time in the future; or give `expiresInDays` (1 to 3650), not both. */
+  readonly expiresAt?: Date
+  /** The key expires this many days from now, 1 to 3650. */
+  readonly expiresInDays?: number
 }
 
 /** The key service that {@link createKeyward} builds. */
@@ -38,6 +41,8 @@ export interface Keyward {
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
   /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
   readonly protection: Protection | undefined
+  /** Keys older than this many days are due for rotation. */
+  readonly rotationPeriodDays: number
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -53,8 +58,22 @@ export interface Keyward {
   findKey(id: string): Promise<KeyRecord | null>
   /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
   deactivateKey(id: string): Promise<KeyRecord | null>
-  /** Re-activates a key, within the owner's limit. `null` if there is no such key. */
+  /**
+   * Re-activates a key, within the owner's limit (409 `limit_exceeded`); an expired key (409
+   * `key_expired`) or a rolled one (409 `key_rolled`) cannot be. `null` if there is no such key.
+   */
   activateKey(id: string): Promise<KeyRecord | null>
+  /**
+   * Replaces an active key with a new one of the same owner, name and lifetime; the old key
+   * keeps working for the grace window, then expires. It no longer counts against the limit
+   * and cannot be rolled again (409 `key_rolled`); of concurrent rolls of one key, one wins.
+   * `null` if there is no such key; 409 `key_expired` or `key_inactive` for a key that cannot be rolled.
+   */
+  rollKey(id: string, options?: RollKeyOptions): Promise<RolledKey | null>
+  /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
+  isRotationDue(record: KeyRecord): boolean
+  /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
+  flushLastUsed(): Promise<void>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -90,7 +109,23 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const legacy = options.legacyDeveloperKeys ?? 'reject'
   const emit = emitter(options.onEvent)
   const now = options.now ?? (() => new Date())
+  const clock = options.now ? () => now().getTime() : Date.now
   const ownerLookup = options.projectOwner
+  const rotationPeriodDays = options.rotationPeriodDays ?? 90
+  const rotationPeriodMs = rotationPeriodDays * DAY_MS
+  const listening = options.onEvent !== undefined
+  const track = options.trackLastUsed ?? true
+  const usage = createUsage({
+    store,
+    emit,
+    listening,
+    track,
+    intervalMs: (options.lastUsedIntervalSeconds ?? 60) * 1000,
+    rotationPeriodMs,
+    clock,
+  })
+  const noteUse = track || listening
+  const audit = listening && options.auditSuccesses === true
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -163,16 +198,23 @@ export function createKeyward(options: KeywardOptions): Keyward {
     )
   }
 
+  // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
+  const invalid = (kind: KeyKind) =>
+    new KeywardError(
+      ErrorType.keyInvalid,
+      `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
+      ['header', KEY_HEADER[kind]],
+    )
+
   function checkRecord(record: KeyRecord | null, kind: KeyKind): KeyRecord {
-    if (record?.active && record.ownerType === kind) return record
+    if (record?.active && record.ownerType === kind) {
+      // Checked on the record, after the lookup: a record read from a cache expires on time too.
+      if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return record
+      throw failed(kind, 'expired_key', invalid(kind), record)
+    }
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
-      const error = new KeywardError(
-        ErrorType.keyInvalid,
-        `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
-        loc,
-      )
-      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
+      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', invalid(kind), record ?? undefined)
     }
     const other = OTHER_KIND[kind]
     const error = new KeywardError(
@@ -233,18 +275,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
       )
     }
     const name = checkName(issueOptions.name)
-    const key = generateKey()
-    const digest = sha256Hex(key)
-    const record: KeyRecord = {
-      id: crypto.randomUUID(),
-      hash: typeof digest === 'string' ? digest : await digest,
-      keyPrefix: keyPrefix(key),
-      ownerType,
-      ownerId,
-      name,
-      active: true,
-      createdAt: now(),
-    }
+    const createdAt = now()
+    const expiresAt = checkExpiry(issueOptions, createdAt)
+    const { key, record } = await mintKey({ type: ownerType, id: ownerId }, name, expiresAt, createdAt)
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
@@ -261,8 +294,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function setActive(id: string, active: boolean): Promise<KeyRecord | null> {
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
+    const at = now()
+    if (active) {
+      const refusal = lifecycleRefusal(current, 'activate', at.getTime())
+      if (refusal) throw refusal
+    }
     const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
-    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit))
+    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit, at))
     if (updated && updated.active === active && current.active !== active) {
       emit({
         type: active ? 'key.activated' : 'key.deactivated',
@@ -275,25 +313,40 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
+  // After every check passed: note the use (off the hot path) and tell a listening host.
+  function succeeded(record: KeyRecord): void {
+    if (noteUse) usage.used(record)
+    if (audit) {
+      emit({
+        type: 'auth.succeeded',
+        keyId: record.id,
+        keyPrefix: record.keyPrefix,
+        ownerType: record.ownerType,
+        ownerId: record.ownerId,
+      })
+    }
+  }
+
   function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
     switch (requirement?.scope) {
       case 'project':
         return verify(credentials.projectKey, 'project').then((key) => {
           checkProject(key, requirement.projectId)
+          succeeded(key)
           return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
         })
       case 'developer': {
         const projectId = requirement.projectId
-        return verify(credentials.developerKey, 'developer').then((key) =>
-          projectId === undefined
-            ? { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
-            : checkOwner(key, projectId).then(() => ({
-                scope: 'developer',
-                developerId: key.ownerId,
-                projectId,
-                developerKey: ref(key),
-              })),
-        )
+        return verify(credentials.developerKey, 'developer').then((key) => {
+          if (projectId === undefined) {
+            succeeded(key)
+            return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+          }
+          return checkOwner(key, projectId).then(() => {
+            succeeded(key)
+            return { scope: 'developer', developerId: key.ownerId, projectId, developerKey: ref(key) }
+          })
+        })
       }
       case 'elevated':
         return authenticateElevated(credentials, requirement.projectId)
@@ -309,6 +362,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const project = await verify(credentials.projectKey, 'project')
     checkProject(project, projectId)
     await checkOwner(developer, projectId)
+    succeeded(developer)
+    succeeded(project)
     return {
       scope: 'elevated',
       developerId: developer.ownerId,
@@ -323,6 +378,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
     protection: options.protection ? createProtection(options.protection, emit) : undefined,
+    rotationPeriodDays,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
@@ -333,6 +389,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
     activateKey: (id) => setActive(id, true),
+    rollKey: rollWith({ store, storeCall, now, emit }),
+    isRotationDue: (record) =>
+      countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
+    flushLastUsed: () => usage.flush(),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
   }
