@@ -62,7 +62,28 @@ export class MemoryKeyStore implements KeyStore {
     if (!current) return null
     if (current.active === active) return current
     if (active && activeLimit !== undefined) this.#checkLimit(current.ownerType, current.ownerId, activeLimit)
-    const updated = { ...current, active }
+    return this.#replace(id, active)
+  }
+
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    const found = new Map<string, KeyRecord>()
+    for (const hash of hashes) {
+      const record = this.#byHash.get(hash)
+      if (record) found.set(record.id, record)
+    }
+    return [...found.values()]
+  }
+
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const changed: KeyRecord[] = []
+    for (const id of new Set(ids)) {
+      if (this.#records.get(id)?.active) changed.push(this.#replace(id, false))
+    }
+    return changed
+  }
+
+  #replace(id: string, active: boolean): KeyRecord {
+    const updated = { ...this.#records.get(id)!, active }
     this.#records.set(id, updated)
     this.#byHash.set(updated.hash, updated)
     const list = this.#byOwner.get(ownerKey(updated.ownerType, updated.ownerId))!

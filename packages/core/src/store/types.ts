@@ -61,4 +61,15 @@ export interface KeyStore {
    * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
    */
   setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null>
+  /**
+   * The records whose hash is among `hashes`, each once, in no given order; unknown hashes
+   * are left out. One round trip for the whole batch (a leaked-key alert may name thousands).
+   */
+  findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]>
+  /**
+   * Deactivates, atomically, those of the records with these ids that are active, and returns
+   * them as they are now. Records already inactive, and unknown ids, are left out: of two
+   * concurrent calls with the same ids, each record comes back from one of them only.
+   */
+  deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]>
 }
