@@ -1,8 +1,8 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
  * the store interface with an in-memory store, the key service, client configuration, and
- * framework-neutral HTTP handling (guards and key-management endpoints) that the framework
- * adapters translate.
+ * framework-neutral HTTP handling (guards, key-management endpoints and the secret-scanning
+ * alert endpoint) that the framework adapters translate.
  *
  * @packageDocumentation
  */
@@ -52,6 +52,7 @@ export {
   type GuardResult,
   type IssuedKeyJson,
   issuedKeyToJson,
+  type JsonBody,
   type JsonObjectBody,
   jsonResponse,
   type KeyJson,
@@ -68,7 +69,9 @@ export {
   type ProjectRecord,
   projectGuard,
   projectToJson,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
+  readJsonBody,
   readJsonObjectBody,
 } from './http/index.js'
 export {
@@ -91,6 +94,16 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export {
+  createSecretScanningRoute,
+  GITHUB_SECRET_SCANNING_KEYS_URL,
+  SECRET_SCANNING_PATH,
+  type SecretScanningFeedback,
+  type SecretScanningFetch,
+  type SecretScanningLabel,
+  type SecretScanningMatch,
+  type SecretScanningOptions,
+} from './secret-scanning/index.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,
@@ -98,6 +111,7 @@ export {
   type IssueKeyOptions,
   type Keyward,
 } from './service/keyward.js'
+export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {

@@ -22,6 +22,10 @@ export const ErrorType = {
   tokenMissing: 'token_missing',
   /** A bearer token that is malformed, expired or invalid. */
   tokenInvalid: 'token_invalid',
+  /** A secret-scanning alert without its signature or key-identifier header. */
+  signatureMissing: 'signature_missing',
+  /** A secret-scanning alert whose signature does not verify, or names an unknown key. */
+  signatureInvalid: 'signature_invalid',
   /** A project key of another project than the request's `project_id`. */
   projectMismatch: 'project_mismatch',
   /** The developer is not the owner of the project. */
@@ -34,6 +38,8 @@ export const ErrorType = {
   limitExceeded: 'limit_exceeded',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
+  /** A secret-scanning alert body that is not JSON, or not an array of matches. */
+  alertInvalid: 'alert_invalid',
   /** The request body is not valid JSON. */
   jsonInvalid: 'json_invalid',
   /** The body is not a JSON object. */
@@ -52,6 +58,8 @@ export const ErrorType = {
   uuidParsing: 'uuid_parsing',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
+  /** The public keys that sign secret-scanning alerts could not be fetched. */
+  signingKeysUnavailable: 'signing_keys_unavailable',
   /** An unexpected failure; the body says nothing more. */
   internalError: 'internal_error',
 } as const
@@ -75,12 +83,15 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_wrong_type: 401,
   token_missing: 401,
   token_invalid: 401,
+  signature_missing: 401,
+  signature_invalid: 401,
   project_mismatch: 403,
   not_project_owner: 403,
   not_found: 404,
   method_not_allowed: 405,
   limit_exceeded: 409,
   payload_too_large: 413,
+  alert_invalid: 400,
   json_invalid: 422,
   dict_type: 422,
   missing: 422,
@@ -90,5 +101,6 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   string_pattern_mismatch: 422,
   uuid_parsing: 422,
   store_unavailable: 503,
+  signing_keys_unavailable: 503,
   internal_error: 500,
 }

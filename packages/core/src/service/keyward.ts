@@ -13,6 +13,7 @@ import {
 import { generateKey } from '../key/generate.js'
 import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
+import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
 import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
@@ -46,6 +47,13 @@ export interface Keyward {
   deactivateKey(id: string): Promise<KeyRecord | null>
   /** Re-activates a key, within the owner's limit. `null` if there is no such key. */
   activateKey(id: string): Promise<KeyRecord | null>
+  /**
+   * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
+   * deactivation: `key.deactivated` for each key it deactivates, `key.leaked` (prefix, owner,
+   * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
+   * changes nothing. Results come in the order of `leaks`.
+   */
+  revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -320,6 +328,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
     activateKey: (id) => setActive(id, true),
+    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
   }
