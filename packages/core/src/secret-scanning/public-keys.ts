@@ -1,6 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import { importVerifyKey } from './signature.js'
+import { importVerifyKey, type VerifyKey } from './signature.js'
 
 /** Where GitHub publishes the public keys that sign its secret-scanning alerts. */
 export const GITHUB_SECRET_SCANNING_KEYS_URL = 'https://api.github.com/meta/public_keys/secret_scanning'
@@ -22,7 +22,7 @@ export interface PublicKeySourceOptions {
   readonly now: () => number
 }
 
-type KeyTable = ReadonlyMap<string, KeywardVerifyKey>
+type KeyTable = ReadonlyMap<string, VerifyKey>
 
 const unavailable = (why: string, cause?: unknown) =>
   new KeywardError(
@@ -36,7 +36,7 @@ const unavailable = (why: string, cause?: unknown) =>
 async function readDocument(document: unknown): Promise<KeyTable> {
   const entries = (document as { public_keys?: unknown } | null)?.public_keys
   if (!Array.isArray(entries)) throw unavailable('the document has no public_keys array')
-  const table = new Map<string, KeywardVerifyKey>()
+  const table = new Map<string, VerifyKey>()
   // Keys that are no longer current still sign alerts during a rotation: all of them count.
   for (const entry of entries as Array<{ key_identifier?: unknown; key?: unknown } | null>) {
     const id = entry?.key_identifier
@@ -86,7 +86,7 @@ export function publicKeySource(options: PublicKeySourceOptions) {
 
   return {
     /** The key with this identifier, or `null` when the sender publishes none. */
-    async key(identifier: string): Promise<KeywardVerifyKey | null> {
+    async key(identifier: string): Promise<VerifyKey | null> {
       const now = options.now()
       const wanted = keys === null || !keys.has(identifier) || now - fetchedAt >= options.maxAgeMs
       if (wanted && (inflight || now - attemptedAt >= options.refetchIntervalMs)) await refresh()

@@ -31,7 +31,7 @@ describe('ECDSA signatures of secret-scanning alerts', () => {
     const signature = sign('sha256', body, privateKey).toString('base64')
     expect(await verifySignature(key, signature, body)).toBe(true)
     const changed = body.slice()
-    changed[3] ^= 1
+    changed[3] = changed[3]! ^ 1
     expect(await verifySignature(key, signature, changed)).toBe(false)
     const other = sign('sha256', body, pair().privateKey).toString('base64')
     expect(await verifySignature(key, other, body)).toBe(false)

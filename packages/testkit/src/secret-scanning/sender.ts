@@ -73,7 +73,9 @@ export async function startSecretScanningSender(): Promise<SecretScanningSender>
   const signWith = (body: string | Uint8Array, identifier = current().identifier) => {
     const key = keys.find((k) => k.identifier === identifier)
     if (!key) throw new Error(`No key ${identifier}.`)
-    return sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key.privateKey).toString('base64')
+    return sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key.privateKey).toString(
+      'base64',
+    )
   }
   return {
     keysUrl: `http://127.0.0.1:${port}/keys`,
