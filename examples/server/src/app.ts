@@ -1,4 +1,4 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook } from '@keyward/core'
+import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type SecretScanningOptions } from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -20,19 +20,28 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
  * The reference server's HTTP API, every endpoint of the design's table, as a Hono app
  * (serve it with `@hono/node-server`, or call `app.request` in tests).
  */
-export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIMIT }: AppDependencies): Hono {
+export function createApp({
+  store,
+  tokens,
+  onEvent,
+  bodyLimit = DEFAULT_BODY_LIMIT,
+  secretScanning = {},
+}: AppDependencies): Hono {
   const context: RouteContext = {
     store,
     keyward: keywardOver(store, onEvent),
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,
+    secretScanning,
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()

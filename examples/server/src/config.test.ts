@@ -11,6 +11,7 @@ describe('readConfig', () => {
       keywardSchema: undefined,
       tokenSecret: undefined,
       tokenTtlSeconds: 900,
+      secretScanningKeysUrl: undefined,
     })
   })
 
@@ -23,6 +24,7 @@ describe('readConfig', () => {
       KEYWARD_PG_SCHEMA: 'keys',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
+      KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -32,6 +34,7 @@ describe('readConfig', () => {
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
+      secretScanningKeysUrl: 'http://127.0.0.1:8080/keys',
     })
     expect(readConfig({ KEYWARD_DATA_DIR: '/var/keyward' }, '/srv/app').dataDir).toBe('/var/keyward')
   })
@@ -42,6 +45,9 @@ describe('readConfig', () => {
     )
     expect(() => readConfig({ PORT: '3e3' })).toThrow(ConfigError)
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
+    expect(() => readConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: 'keys.json' })).toThrow(
+      new ConfigError('KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got "keys.json".'),
+    )
     const secret = 'short-secret-value'
     expect(() => readConfig({ KEYWARD_TOKEN_SECRET: secret })).toThrow(
       new ConfigError('KEYWARD_TOKEN_SECRET must have at least 32 characters, got 18.'),

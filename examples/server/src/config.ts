@@ -16,6 +16,11 @@ export interface ServerConfig {
   readonly tokenSecret: string | undefined
   /** `KEYWARD_TOKEN_TTL`: the access tokens' lifetime in seconds. Default 900. */
   readonly tokenTtlSeconds: number
+  /**
+   * `KEYWARD_SECRET_SCANNING_KEYS_URL`: the public keys that sign secret-scanning alerts.
+   * Default GitHub's (`undefined` here).
+   */
+  readonly secretScanningKeysUrl: string | undefined
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -45,6 +50,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
     )
   }
+  const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
+  if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
+    throw new ConfigError(
+      `KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got ${JSON.stringify(secretScanningKeysUrl)}.`,
+    )
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
@@ -53,5 +64,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),
+    secretScanningKeysUrl,
   }
 }

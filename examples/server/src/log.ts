@@ -12,6 +12,10 @@ export function formatEvent(event: KeywardEvent): string {
     case 'key.deactivated':
     case 'key.activated':
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId})`
+    case 'key.leaked': {
+      const state = event.revoked ? 'revoked' : 'already inactive'
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) found at ${JSON.stringify(event.url)} (${event.source || 'unknown'}): ${state}`
+    }
     case 'key.limit_exceeded':
       return `${event.type} ${event.ownerType} ${event.ownerId} has ${event.activeLimit} active keys`
     case 'auth.failed': {

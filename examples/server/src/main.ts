@@ -48,7 +48,8 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
     secret: await tokenSecret(store, config.tokenSecret),
     ttlSeconds: config.tokenTtlSeconds,
   })
-  const app = createApp({ store, tokens, onEvent })
+  const keysUrl = config.secretScanningKeysUrl
+  const app = createApp({ store, tokens, onEvent, secretScanning: keysUrl ? { keysUrl } : {} })
   const server = serve(
     { fetch: app.fetch, hostname: config.host, port: config.port },
     (info: AddressInfo) => {

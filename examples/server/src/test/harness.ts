@@ -1,5 +1,5 @@
 // The app in process, on a database of its own, as main.ts builds it.
-import type { KeywardEvent } from '@keyward/core'
+import type { KeywardEvent, SecretScanningOptions } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
@@ -70,13 +70,16 @@ export interface TestApp {
 }
 
 /** The app over a fresh database, with its first developer registered. */
-export async function openTestApp(backend: Backend): Promise<TestApp> {
+export async function openTestApp(
+  backend: Backend,
+  options: { secretScanning?: SecretScanningOptions } = {},
+): Promise<TestApp> {
   const { store, drop } = await openTestStore(backend)
   const events: KeywardEvent[] = []
   const onEvent = (event: KeywardEvent) => events.push(event)
   const clock = { now: new Date() }
   const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900, now: () => clock.now })
-  const app = createApp({ store, tokens, onEvent })
+  const app = createApp({ store, tokens, onEvent, secretScanning: options.secretScanning })
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   if (!first) throw new Error('A fresh database has no developer yet.')
   const t: TestApp = {
