@@ -195,4 +195,28 @@ describe('secret scanning through each adapter', () => {
     const tooBig = await everywhere((t) => post(t, big, sender.headers(big)))
     expect([tooBig.status, JSON.parse(tooBig.body).detail[0].type]).toEqual([413, 'payload_too_large'])
   })
+
+  it('on Express behind a JSON body parser, whose bytes are gone, answers 500 and revokes nothing', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore() })
+    const app = express()
+    app.use(express.json())
+    app.use(kwExpress.keywardRouter(keyward, { secretScanning: { keysUrl: sender.keysUrl } }))
+    const server = await new Promise<import('node:http').Server>((resolve) => {
+      const http = app.listen(0, '127.0.0.1', () => resolve(http))
+    })
+    try {
+      const { key, record } = await keyward.issueProjectKey('p')
+      const body = alert([key])
+      const response = await sendRaw(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+        method: 'POST',
+        path: PATH,
+        headers: [['Content-Type', 'application/json'], ...sender.headers(body)],
+        body,
+      })
+      expect([response.status, JSON.parse(response.body).detail[0].type]).toEqual([500, 'internal_error'])
+      expect((await keyward.findKey(record.id))?.active).toBe(true)
+    } finally {
+      await closer(server)()
+    }
+  })
 })
