@@ -2,7 +2,15 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { importVerifyKey, type VerifyKey } from './signature.js'
 
-/** Where GitHub publishes the public keys that sign its secret-scanning alerts. */
+/**
+ * Where GitHub publishes the public keys that sign its secret-scanning alerts: the default
+ * `keysUrl` of the secret-scanning route.
+ *
+ * @example
+ * ```ts
+ * createSecretScanningRoute(keyward, { keysUrl: process.env.KEYS_URL ?? GITHUB_SECRET_SCANNING_KEYS_URL })
+ * ```
+ */
 export const GITHUB_SECRET_SCANNING_KEYS_URL = 'https://api.github.com/meta/public_keys/secret_scanning'
 
 /** The `fetch` that {@link SecretScanningOptions} can replace: as much of it as Keyward calls. */

@@ -12,7 +12,14 @@ import { checkSecretScanningOptions, type SecretScanningOptions } from './option
 import { publicKeySource } from './public-keys.js'
 import { verifySignature } from './signature.js'
 
-/** Where the reference server and the adapters' route helpers mount the GitHub alert endpoint. */
+/**
+ * Where the reference server and the adapters' route helpers mount the GitHub alert endpoint.
+ *
+ * @example
+ * ```ts
+ * const url = `https://api.example.com${SECRET_SCANNING_PATH}` // the URL to give GitHub
+ * ```
+ */
 export const SECRET_SCANNING_PATH = '/api/v1/secret-scanning/github'
 
 const SIGNATURE_HEADER = 'github-public-key-signature'
