@@ -158,7 +158,7 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     const printed = [...`${firstOutput}${restarted.output()}`.matchAll(KEY)].map((m) => m[0])
     expect(printed).toEqual([developerKey])
     expect(issued.size).toBe(13)
-  })
+  }, 120_000) // two PGlite starts: about 30 s on a small machine busy with other work
 })
 
 describe('the reference server revokes leaked keys (as a process, KEYWARD_SECRET_SCANNING_KEYS_URL)', () => {
@@ -194,5 +194,5 @@ describe('the reference server revokes leaked keys (as a process, KEYWARD_SECRET
       await sender.close()
       await rm(cwd, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 })
