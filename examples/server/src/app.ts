@@ -1,4 +1,9 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type SecretScanningOptions } from '@keyward/core'
+import {
+  DEFAULT_BODY_LIMIT,
+  type KeywardEventHook,
+  type ProtectionOptions,
+  type SecretScanningOptions,
+} from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -20,6 +25,8 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
+  readonly protection?: ProtectionOptions
   /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
   readonly secretScanning?: SecretScanningOptions
 }
@@ -33,11 +40,12 @@ export function createApp({
   tokens,
   onEvent,
   bodyLimit = DEFAULT_BODY_LIMIT,
+  protection,
   secretScanning = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent),
+    keyward: keywardOver(store, onEvent, protection),
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

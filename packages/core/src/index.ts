@@ -28,9 +28,11 @@ export {
   type ErrorBody,
   type ErrorDetail,
   ErrorType,
+  echoValue,
   errorBody,
   isKeywardError,
   KeywardError,
+  MAX_ECHO_LENGTH,
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
@@ -42,6 +44,7 @@ export {
   bearerGuard,
   type CreateProject,
   type CreateProjectInput,
+  clientAddress,
   createKeyRoutes,
   DEFAULT_BODY_LIMIT,
   type DeveloperGuardOptions,
@@ -73,6 +76,8 @@ export {
   type ReadJsonBodyOptions,
   readJsonBody,
   readJsonObjectBody,
+  STORE_RETRY_AFTER_SECONDS,
+  type TrustedProxy,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
@@ -94,6 +99,17 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export {
+  type Limiter,
+  type LimiterFactory,
+  type LimiterSettings,
+  type LimiterState,
+  PROTECTION_DEFAULTS,
+  type Protection,
+  type ProtectionOptions,
+  type RatedKey,
+  type RateLimitPolicy,
+} from './protection/index.js'
 export {
   createSecretScanningRoute,
   GITHUB_SECRET_SCANNING_KEYS_URL,

@@ -7,6 +7,7 @@ export {
   readJsonBody,
   readJsonObjectBody,
 } from './body.js'
+export { clientAddress, type TrustedProxy } from './client-address.js'
 export {
   type BearerGuardOptions,
   bearerGuard,
@@ -24,7 +25,7 @@ export {
   type KeyRoutesOptions,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
-export { errorResponse, jsonResponse } from './response.js'
+export { errorResponse, jsonResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,
   issuedKeyToJson,
