@@ -3,6 +3,7 @@ import {
   type Keyward,
   type KeywardEventHook,
   type ProtectionOptions,
+  type SecretScanningOptions,
 } from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
@@ -29,6 +30,8 @@ export interface AppDependencies {
   readonly protection?: ProtectionOptions
   /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
   readonly keyward?: Keyward
+  /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
@@ -42,6 +45,7 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
   keyward = keywardOver(store, onEvent, protection),
+  secretScanning = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
@@ -49,6 +53,7 @@ export function createApp({
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,
+    secretScanning,
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()

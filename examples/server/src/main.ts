@@ -67,7 +67,15 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
   const protection = protectionOf(config, counters.limiter)
   const keyward = keywardOver(store, onEvent, protection)
-  const app = createApp({ store, tokens, onEvent, protection, keyward })
+  const keysUrl = config.secretScanningKeysUrl
+  const app = createApp({
+    store,
+    tokens,
+    onEvent,
+    protection,
+    keyward,
+    secretScanning: keysUrl ? { keysUrl } : {},
+  })
   const throttle = config.failedAuthPerMinute
     ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
     : 'off'

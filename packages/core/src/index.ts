@@ -1,8 +1,8 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
  * the store interface with an in-memory store, the key service, client configuration, and
- * framework-neutral HTTP handling (guards and key-management endpoints) that the framework
- * adapters translate.
+ * framework-neutral HTTP handling (guards, key-management endpoints and the secret-scanning
+ * alert endpoint) that the framework adapters translate.
  *
  * @packageDocumentation
  */
@@ -55,6 +55,7 @@ export {
   type GuardResult,
   type IssuedKeyJson,
   issuedKeyToJson,
+  type JsonBody,
   type JsonObjectBody,
   jsonResponse,
   type KeyJson,
@@ -71,8 +72,10 @@ export {
   type ProjectRecord,
   projectGuard,
   projectToJson,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
   type RolledKeyJson,
+  readJsonBody,
   readJsonObjectBody,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
@@ -109,6 +112,16 @@ export {
   type RatedKey,
   type RateLimitPolicy,
 } from './protection/index.js'
+export {
+  createSecretScanningRoute,
+  GITHUB_SECRET_SCANNING_KEYS_URL,
+  SECRET_SCANNING_PATH,
+  type SecretScanningFeedback,
+  type SecretScanningFetch,
+  type SecretScanningLabel,
+  type SecretScanningMatch,
+  type SecretScanningOptions,
+} from './secret-scanning/index.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,
@@ -123,6 +136,7 @@ export {
   MAX_GRACE_SECONDS,
   readExpiryFields,
 } from './service/lifecycle.js'
+export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {

@@ -207,6 +207,20 @@ export class PostgresKeyStore implements KeyStore {
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
   }
 
+  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index.
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    if (hashes.length === 0) return []
+    const rows = await run(this.#db, this.#sql.findByHashes, [[...new Set(hashes)]])
+    return rows.map(toRecord)
+  }
+
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
+    if (uuids.length === 0) return []
+    const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
+    return rows.map(toRecord)
+  }
+
   /**
    * Runs SQL of your own (on the tables your application keeps beside Keyward's) and
    * returns the rows. Parameters are `$1`, `$2`, ...

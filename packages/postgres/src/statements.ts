@@ -9,6 +9,7 @@ export interface Statement {
 /** The statements of the store, for one schema. */
 export interface Statements {
   readonly findByHash: Statement
+  readonly findByHashes: Statement
   readonly findById: Statement
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
@@ -17,6 +18,7 @@ export interface Statements {
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly lockOwner: Statement
   readonly deactivate: Statement
+  readonly deactivateMany: Statement
   readonly activate: Statement
   readonly activateWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly roll: Statement
@@ -79,6 +81,7 @@ export function statementsFor(schema: string): Statements {
     '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid'
   const statements: Statements = {
     findByHash: named('find_by_hash', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = $1`),
+    findByHashes: named('find_by_hashes', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = ANY($1::text[])`),
     findById: named('find_by_id', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1`),
     ownerOf: named(
       'owner_of',
@@ -118,6 +121,12 @@ export function statementsFor(schema: string): Statements {
        ON CONFLICT (owner_type, owner_id) DO UPDATE SET owner_id = excluded.owner_id WHERE false`,
     ),
     deactivate: named('deactivate', `UPDATE ${keys} SET active = false WHERE id = $1 RETURNING ${COLUMNS}`),
+    // `AND active` is evaluated again on a row that a concurrent call changed first, so of two
+    // calls with the same ids, each row is returned by one only.
+    deactivateMany: named(
+      'deactivate_many',
+      `UPDATE ${keys} SET active = false WHERE id = ANY($1::uuid[]) AND active RETURNING ${COLUMNS}`,
+    ),
     activate: named('activate', `UPDATE ${keys} SET active = true WHERE id = $1 RETURNING ${COLUMNS}`),
     // Run with the owner locked: activates only within the limit at $4 (an active key stays as it is).
     activateWithinLimit: byKind((kind, column) =>

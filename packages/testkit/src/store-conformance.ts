@@ -8,6 +8,7 @@ import {
   keyPrefix,
 } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { batchCases } from './store-batch-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -98,6 +99,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       open = []
       for (const h of closing) await h.close?.()
     })
+
+    batchCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

@@ -22,6 +22,10 @@ export const ErrorType = {
   tokenMissing: 'token_missing',
   /** A bearer token that is malformed, expired or invalid. */
   tokenInvalid: 'token_invalid',
+  /** A secret-scanning alert without its signature or key-identifier header. */
+  signatureMissing: 'signature_missing',
+  /** A secret-scanning alert whose signature does not verify, or names an unknown key. */
+  signatureInvalid: 'signature_invalid',
   /** A project key of another project than the request's `project_id`. */
   projectMismatch: 'project_mismatch',
   /** The developer is not the owner of the project. */
@@ -40,6 +44,8 @@ export const ErrorType = {
   keyInactive: 'key_inactive',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
+  /** A secret-scanning alert body that is not JSON, or not an array of matches. */
+  alertInvalid: 'alert_invalid',
   /** The request body is not JSON (`Content-Type` other than `application/json`) where JSON is expected. */
   unsupportedMediaType: 'unsupported_media_type',
   /**
@@ -77,6 +83,8 @@ export const ErrorType = {
   valueError: 'value_error',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
+  /** The public keys that sign secret-scanning alerts could not be fetched. */
+  signingKeysUnavailable: 'signing_keys_unavailable',
   /** An unexpected failure; the body says nothing more. */
   internalError: 'internal_error',
 } as const
@@ -100,6 +108,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_wrong_type: 401,
   token_missing: 401,
   token_invalid: 401,
+  signature_missing: 401,
+  signature_invalid: 401,
   project_mismatch: 403,
   not_project_owner: 403,
   not_found: 404,
@@ -109,6 +119,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_expired: 409,
   key_inactive: 409,
   payload_too_large: 413,
+  alert_invalid: 400,
   unsupported_media_type: 415,
   rate_limited: 429,
   json_invalid: 422,
@@ -126,5 +137,6 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   datetime_future: 422,
   value_error: 422,
   store_unavailable: 503,
+  signing_keys_unavailable: 503,
   internal_error: 500,
 }

@@ -1,7 +1,10 @@
 export {
   DEFAULT_BODY_LIMIT,
+  type JsonBody,
   type JsonObjectBody,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
+  readJsonBody,
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'

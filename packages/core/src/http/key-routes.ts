@@ -1,6 +1,8 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
+import type { SecretScanningOptions } from '../secret-scanning/options.js'
+import { createSecretScanningRoute } from '../secret-scanning/route.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
 import { readExpiryFields } from '../service/lifecycle.js'
 import { checkName } from '../service/name.js'
@@ -36,6 +38,12 @@ export interface KeyRoutesOptions {
   readonly createProject?: CreateProject
   /** The largest body read, in bytes. Default `DEFAULT_BODY_LIMIT` (16 KiB). */
   readonly bodyLimit?: number
+  /**
+   * Mounts `POST /api/v1/secret-scanning/github`, the endpoint of GitHub's secret-scanning
+   * partner program, which revokes leaked keys (see `createSecretScanningRoute`). Pass `{}`
+   * for the defaults; without it, the endpoint is not mounted.
+   */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
@@ -178,6 +186,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     }),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
   ]
+  if (options.secretScanning !== undefined) {
+    routes.push(createSecretScanningRoute(keyward, options.secretScanning))
+  }
   const { createProject } = options
   if (createProject) {
     routes.push(

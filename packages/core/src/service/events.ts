@@ -55,6 +55,23 @@ export type KeywardEvent =
       readonly createdAt: Date
     }
   | {
+      /**
+       * A known key was reported as leaked (found in a public place) and is now inactive. Tell
+       * the owner where it was found; `revoked` is `false` when the key was inactive already
+       * (a repeated report), so a host can tell the owner once.
+       */
+      readonly type: 'key.leaked'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      /** Where the key was found, as the reporter said; may be empty. */
+      readonly url: string
+      /** What kind of place that is (`content`, `commit`, `npm`, ...), as the reporter said. */
+      readonly source: string
+      readonly revoked: boolean
+    }
+  | {
       readonly type: 'key.limit_exceeded'
       readonly ownerType: KeyKind
       readonly ownerId: string

@@ -16,6 +16,7 @@ import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/ty
 import { type AuthFailureReason, emitter } from './events.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
+import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
 import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
@@ -74,6 +75,13 @@ export interface Keyward {
   isRotationDue(record: KeyRecord): boolean
   /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
   flushLastUsed(): Promise<void>
+  /**
+   * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
+   * deactivation: `key.deactivated` for each key it deactivates, `key.leaked` (prefix, owner,
+   * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
+   * changes nothing. Results come in the order of `leaks`.
+   */
+  revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -393,6 +401,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),
+    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
   }

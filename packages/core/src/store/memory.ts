@@ -79,6 +79,24 @@ export class MemoryKeyStore implements KeyStore {
     return this.#replace({ ...current, active })
   }
 
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    const found = new Map<string, KeyRecord>()
+    for (const hash of hashes) {
+      const record = this.#byHash.get(hash)
+      if (record) found.set(record.id, record)
+    }
+    return [...found.values()]
+  }
+
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const changed: KeyRecord[] = []
+    for (const id of new Set(ids)) {
+      const current = this.#records.get(id)
+      if (current?.active) changed.push(this.#replace({ ...current, active: false }))
+    }
+    return changed
+  }
+
   async rollKey(
     id: string,
     replacement: KeyRecord,

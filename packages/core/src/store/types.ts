@@ -129,6 +129,17 @@ export interface KeyStore {
    */
   recordKeyUse(uses: readonly KeyUse[]): Promise<void>
   /**
+   * The records whose hash is among `hashes`, each once, in no given order; unknown hashes
+   * are left out. One round trip for the whole batch (a leaked-key alert may name thousands).
+   */
+  findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]>
+  /**
+   * Deactivates, atomically, those of the records with these ids that are active, and returns
+   * them as they are now. Records already inactive, and unknown ids, are left out: of two
+   * concurrent calls with the same ids, each record comes back from one of them only.
+   */
+  deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]>
+  /**
    * Every owner of this type that has keys, with counts, oldest first (by first key, then id).
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.
    */
