@@ -91,6 +91,13 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export {
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
+  openApiDocument,
+} from './openapi/document.js'
+export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
+export { checkBody } from './openapi/validate.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,

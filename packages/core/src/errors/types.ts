@@ -34,6 +34,10 @@ export const ErrorType = {
   limitExceeded: 'limit_exceeded',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
+  /** The request body is not `application/json` where JSON is expected. */
+  unsupportedMediaType: 'unsupported_media_type',
+  /** Too many failed verifications from the client's address, or the key's own rate limit is spent. */
+  rateLimited: 'rate_limited',
   /** The request body is not valid JSON. */
   jsonInvalid: 'json_invalid',
   /** The body is not a JSON object. */
@@ -48,6 +52,14 @@ export const ErrorType = {
   stringTooLong: 'string_too_long',
   /** A string holds characters it may not hold (a name with a control character). */
   stringPatternMismatch: 'string_pattern_mismatch',
+  /** A field should be an integer. */
+  intType: 'int_type',
+  /** A number is smaller than allowed. */
+  greaterThanEqual: 'greater_than_equal',
+  /** A number is larger than allowed. */
+  lessThanEqual: 'less_than_equal',
+  /** A field should be an ISO 8601 date and time. */
+  datetimeParsing: 'datetime_parsing',
   /** A path or body value should be a UUID. */
   uuidParsing: 'uuid_parsing',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
@@ -81,6 +93,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   method_not_allowed: 405,
   limit_exceeded: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
   json_invalid: 422,
   dict_type: 422,
   missing: 422,
@@ -88,6 +102,10 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   string_too_short: 422,
   string_too_long: 422,
   string_pattern_mismatch: 422,
+  int_type: 422,
+  greater_than_equal: 422,
+  less_than_equal: 422,
+  datetime_parsing: 422,
   uuid_parsing: 422,
   store_unavailable: 503,
   internal_error: 500,

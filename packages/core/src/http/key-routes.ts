@@ -1,8 +1,9 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
+import { CreateKeyBodySchema, CreateProjectBodySchema } from '../openapi/schemas.js'
+import { checkBody } from '../openapi/validate.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
-import { checkName } from '../service/name.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { developerGuard } from './guards.js'
@@ -103,7 +104,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   const owner = developerGuard(keyward, { projectParam: 'project_id' })
 
   const keyName = async (request: KeywardRequest) =>
-    checkName((await readJsonObjectBody(request, { limit }))?.value.name)
+    checkBody(CreateKeyBodySchema, (await readJsonObjectBody(request, { limit }))?.value).name ?? null
 
   async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const keyId = request.params.key_id ?? ''
@@ -144,14 +145,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {
-        const body = (await readJsonObjectBody(request, { limit }))?.value
-        if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
-        if (body.name === undefined)
-          throw new KeywardError(ErrorType.missing, 'Field required.', ['body', 'name'])
-        const name = checkName(body.name)
-        if (name === null) {
-          throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', ['body', 'name'])
-        }
+        const { name } = checkBody(
+          CreateProjectBodySchema,
+          (await readJsonObjectBody(request, { limit }))?.value,
+        )
         let issued: IssuedKey | undefined
         const issueDefaultKey = async (projectId: string, service: Keyward = keyward) => {
           if (issued) throw new TypeError('createProject: issueDefaultKey was called twice.')

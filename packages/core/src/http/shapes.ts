@@ -1,23 +1,13 @@
 import { displayKey } from '../key/display.js'
+import type { ApiValue } from '../openapi/schemas.js'
 import type { IssuedKey } from '../service/keyward.js'
 import type { KeyRecord } from '../store/types.js'
 
 /** A key as listings show it (the `L` shape): everything but the key itself. */
-export interface KeyJson {
-  readonly id: string
-  readonly key_prefix: string
-  readonly display: string
-  readonly name: string | null
-  readonly developer_id?: string
-  readonly project_id?: string
-  readonly active: boolean
-  readonly created_at: string
-}
+export type KeyJson = ApiValue<'DeveloperKey'> | ApiValue<'ApiKey'>
 
 /** A newly created key (the `K` shape): the listing fields plus the full `key`, shown once. */
-export interface IssuedKeyJson extends KeyJson {
-  readonly key: string
-}
+export type IssuedKeyJson = ApiValue<'CreatedDeveloperKey'> | ApiValue<'CreatedApiKey'>
 
 /** A project as the host created it. */
 export interface ProjectRecord {
@@ -28,12 +18,7 @@ export interface ProjectRecord {
 }
 
 /** A project in a response: `{"id","name","developer_id","created_at"}`. */
-export interface ProjectJson {
-  readonly id: string
-  readonly name: string
-  readonly developer_id: string
-  readonly created_at: string
-}
+export type ProjectJson = ApiValue<'Project'>
 
 const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString())
 const owner = (record: KeyRecord) =>
@@ -48,7 +33,7 @@ const owner = (record: KeyRecord) =>
  * ```
  */
 export function keyToJson(record: KeyRecord): KeyJson {
-  return {
+  return <KeyJson>{
     id: record.id,
     key_prefix: record.keyPrefix,
     display: displayKey(record.keyPrefix),
@@ -69,7 +54,7 @@ export function keyToJson(record: KeyRecord): KeyJson {
  */
 export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
   const { id, ...rest } = keyToJson(issued.record)
-  return { id, key: issued.key, ...rest }
+  return <IssuedKeyJson>{ id, key: issued.key, ...rest }
 }
 
 /**
