@@ -7,6 +7,7 @@ import { accessTokenRoutes } from './routes/access-tokens.js'
 import type { RouteContext } from './routes/context.js'
 import { generationRoutes } from './routes/generations.js'
 import { healthRoutes } from './routes/health.js'
+import { openApiRoutes } from './routes/openapi.js'
 import { projectRoutes } from './routes/projects.js'
 import { database, keywardOver } from './service.js'
 import type { AccessTokens } from './tokens.js'
@@ -40,6 +41,7 @@ export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIM
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))
     .route('/', healthRoutes(context))
+    .route('/', openApiRoutes())
   app.notFound(routeFallback(app))
   app.onError(keywardOnError)
   return app

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
+import { responseChecker } from './openapi-check.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
 
@@ -135,6 +136,9 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
   describe(`HTTP adapter conformance: ${names}`, () => {
     const targets = new Map<string, Target>()
     const key = (adapter: string, policy: LegacyDeveloperKeyPolicy) => `${adapter}/${policy}`
+    // Every answer of a documented operation must match Keyward's OpenAPI document.
+    const checker = responseChecker()
+    const checked = new Set<string>()
 
     beforeAll(async () => {
       for (const adapter of adapters) {
@@ -146,6 +150,11 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
     })
     afterAll(async () => {
       for (const target of targets.values()) await target.server.close()
+    })
+    afterAll(() => {
+      // Proof that the check ran: the key routes' answers, successes and errors, were checked.
+      expect([...checked].filter((s) => s.startsWith('2')).length, [...checked].join(', ')).toBeGreaterThan(4)
+      expect([...checked].filter((s) => s.startsWith('4')).length).toBeGreaterThan(4)
     })
     afterEach(() => {
       for (const target of targets.values()) target.world.setStoreDown(false)
@@ -160,6 +169,14 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
           const eventsBefore = target.world.events.length
           const response = await sendRaw(target.server.origin, request)
           checkExpectation(testCase, response, target, eventsBefore)
+          const conformsTo = checker.check(request.method, request.path, response.status, response.body)
+          if (conformsTo.documented) {
+            expect(
+              conformsTo.problems,
+              `${conformsTo.operation} ${response.status}: ${response.body}`,
+            ).toEqual([])
+            checked.add(`${response.status} ${conformsTo.operation}`)
+          }
           if (response.status >= 400) expectNoLeak(response, request)
           else if ('check' in testCase.expect)
             await testCase.expect.check?.(JSON.parse(response.body), target.world)
