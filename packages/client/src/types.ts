@@ -1,41 +1,24 @@
-// The JSON bodies of the Keyward HTTP API, field for field as on the wire (snake_case).
-// Timestamps are ISO 8601 strings, as JSON carries them.
+// The JSON bodies of the Keyward HTTP API, field for field as on the wire (snake_case), read
+// from the types that openapi-typescript generates from the server's OpenAPI document
+// (./openapi.ts): the client and the server cannot drift. Timestamps are ISO 8601 strings.
+import type { components } from './openapi.js'
 
-/** The fields every key listing and key creation carries. A listing never holds the key. */
-export interface KeyInfoBase {
-  /** The key record's id: what deactivation takes. */
-  readonly id: string
-  /** The first 8 characters of the key (`ak_` plus 5): for display, not unique. */
-  readonly key_prefix: string
-  /** `key_prefix` followed by `...`, e.g. `ak_Ab3xY...`. */
-  readonly display: string
-  /** The descriptive name given at creation, or `null`. */
-  readonly name: string | null
-  /** Only active keys authenticate. */
-  readonly active: boolean
-  /** When the key was issued (ISO 8601). */
-  readonly created_at: string
-}
+type Schemas = components['schemas']
 
 /** A developer key as listed: no `key`. */
-export interface DeveloperKeyInfo extends KeyInfoBase {
-  readonly developer_id: string
-}
+export type DeveloperKeyInfo = Schemas['DeveloperKey']
 
 /** A project's API key as listed: no `key`. */
-export interface ApiKeyInfo extends KeyInfoBase {
-  readonly project_id: string
-}
+export type ApiKeyInfo = Schemas['ApiKey']
+
+/** The fields every key listing and key creation carries. A listing never holds the key. */
+export type KeyInfoBase = Omit<DeveloperKeyInfo, 'developer_id'>
 
 /** A developer key just created: `key` is the full key, shown this once and never again. */
-export interface CreatedDeveloperKey extends DeveloperKeyInfo {
-  readonly key: string
-}
+export type CreatedDeveloperKey = Schemas['CreatedDeveloperKey']
 
 /** An API key just created: `key` is the full key, shown this once and never again. */
-export interface CreatedApiKey extends ApiKeyInfo {
-  readonly key: string
-}
+export type CreatedApiKey = Schemas['CreatedApiKey']
 
 /** The body of a key listing. */
 export interface KeyList<K extends KeyInfoBase> {
@@ -43,57 +26,31 @@ export interface KeyList<K extends KeyInfoBase> {
 }
 
 /** A project. */
-export interface Project {
-  readonly id: string
-  readonly name: string
-  readonly developer_id: string
-  /** ISO 8601. */
-  readonly created_at: string
-}
+export type Project = Schemas['Project']
 
 /** The answer to creating a project: the project and its default API key (named `default`). */
-export interface CreatedProject {
-  readonly project: Project
-  readonly api_key: CreatedApiKey
-}
+export type CreatedProject = Schemas['CreatedProject']
 
 /** The answer to a deletion. */
-export interface Deleted {
-  readonly id: string
-  readonly deleted: true
-}
+export type Deleted = Schemas['Deleted']
 
 /** A short-lived bearer token for one project. */
-export interface AccessToken {
-  /** Send it as `Authorization: Bearer <access_token>`. */
-  readonly access_token: string
-  readonly token_type: 'bearer'
-  /** Lifetime in seconds. */
-  readonly expires_in: number
-}
+export type AccessToken = Schemas['AccessToken']
 
 /** A generation. */
-export interface Generation {
-  /** A UUID. */
-  readonly id: string
-  readonly project_id: string
-  /** ISO 8601. */
-  readonly created_at: string
-}
+export type Generation = Schemas['Generation']
 
 /** The answer of `GET /healthz` when the server and its store are up. */
-export interface Health {
-  readonly status: 'ok'
-}
+export type Health = Schemas['Health']
 
-/** The body of key and project creation requests. */
-export interface NameBody {
-  /** 1 to 100 characters. */
-  readonly name?: string
-}
+/** The body of key creation requests: a name (1 to 100 characters), all fields optional. */
+export type NameBody = Schemas['CreateKeyBody']
 
 /** The body of project creation. */
-export interface CreateProjectBody {
-  /** 1 to 100 characters. */
-  readonly name: string
-}
+export type CreateProjectBody = Schemas['CreateProjectBody']
+
+/** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
+export type ErrorBody = Schemas['ErrorBody']
+
+/** Every operation of the API by path and method, as openapi-typescript writes them. */
+export type { components as ApiComponents, paths as ApiPaths } from './openapi.js'
