@@ -151,11 +151,6 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
     afterAll(async () => {
       for (const target of targets.values()) await target.server.close()
     })
-    afterAll(() => {
-      // Proof that the check ran: the key routes' answers, successes and errors, were checked.
-      expect([...checked].filter((s) => s.startsWith('2')).length, [...checked].join(', ')).toBeGreaterThan(4)
-      expect([...checked].filter((s) => s.startsWith('4')).length).toBeGreaterThan(4)
-    })
     afterEach(() => {
       for (const target of targets.values()) target.world.setStoreDown(false)
     })
@@ -191,5 +186,12 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
         }
       })
     }
+
+    // Runs after the cases above: proof that their answers were checked, successes and errors.
+    it('checked the answers of the key routes against the OpenAPI document', () => {
+      const statuses = [...checked].map((answer) => answer[0])
+      expect(statuses.filter((s) => s === '2').length, [...checked].join(', ')).toBeGreaterThan(4)
+      expect(statuses.filter((s) => s === '4').length, [...checked].join(', ')).toBeGreaterThan(4)
+    })
   })
 }
