@@ -1,5 +1,5 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook } from '@keyward/core'
-import { keywardOnError } from '@keyward/hono'
+import { DEFAULT_BODY_LIMIT, errorResponse, type KeywardEventHook } from '@keyward/core'
+import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
 import { routeFallback } from './http/fallback.js'
@@ -43,6 +43,8 @@ export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIM
     .route('/', healthRoutes(context))
     .route('/', openApiRoutes())
   app.notFound(routeFallback(app))
-  app.onError(keywardOnError)
+  // Keyward's errors in the specification's format; anything unexpected as a bare 500
+  // `internal_error` that says nothing of it.
+  app.onError((error, c) => send(c, errorResponse(error)))
   return app
 }

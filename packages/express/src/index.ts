@@ -7,7 +7,9 @@
 import {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodyProblem,
   bearerGuard,
+  bodyError,
   type CreateProject,
   createKeyRoutes,
   type DeveloperAuth,
@@ -23,6 +25,7 @@ import {
   type KeywardRequest,
   type KeywardResponse,
   nodeRequestHeader,
+  notFoundResponse,
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
@@ -32,11 +35,34 @@ import { type ErrorRequestHandler, type Request, type RequestHandler, type Respo
 declare global {
   namespace Express {
     interface Request {
-      /** Who is calling, set by a Keyward middleware (`requireProject`, ...). Switch on `scope`. */
-      keyward?: KeywardContext
+      /**
+       * Who is calling, set by a Keyward middleware: in a handler after `requireProject(keyward)`
+       * it is a `ProjectAuth`, after `requireBearer<Claims>(...)` a `BearerAuth<Claims>`, and so
+       * on; in a handler no Keyward middleware types, `KeywardContext | undefined`.
+       */
+      keyward: this extends { res?: { locals: { keyward: infer A } } } ? A : KeywardContext | undefined
     }
   }
 }
+
+/** What a Keyward middleware adds to `res.locals`: the context `A`, also at `req.keyward`. */
+export interface KeywardLocals<A extends KeywardContext> {
+  keyward: A
+}
+
+/**
+ * A Keyward middleware: in the handlers after it on a route, `req.keyward` (and
+ * `res.locals.keyward`) is typed `A`, the context its requirement yields.
+ */
+export type KeywardMiddleware<A extends KeywardContext> = RequestHandler<
+  Request['params'],
+  // biome-ignore lint/suspicious/noExplicitAny: Express's own default for the response body
+  any,
+  // biome-ignore lint/suspicious/noExplicitAny: Express's own default for the request body
+  any,
+  Request['query'],
+  KeywardLocals<A>
+>
 
 /**
  * Converts an Express request into Keyward's neutral request.
@@ -69,19 +95,20 @@ export function send(res: Response, response: KeywardResponse): void {
 }
 
 /**
- * Turns any Keyward guard into a middleware: it sets `req.keyward` and calls `next()`, or
- * answers the refusal.
+ * Turns any Keyward guard into a middleware: it sets `req.keyward` (and `res.locals.keyward`)
+ * and calls `next()`, or answers the refusal.
  *
  * @example
  * ```ts
- * app.get('/reports', protect(bearerGuard({ verify })), (req, res) => res.json(req.keyward))
+ * app.get('/reports', protect(bearerGuard({ verify })), (req, res) => res.json(req.keyward.claims))
  * ```
  */
-export function protect<A extends KeywardContext>(guard: Guard<A>): RequestHandler {
+export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddleware<A> {
   return (req, res, next) => {
-    guard(toKeywardRequest(req)).then((result) => {
+    guard(toKeywardRequest(req as Request)).then((result) => {
       if (!result.ok) return send(res, result.response)
       req.keyward = result.auth
+      res.locals.keyward = result.auth
       next()
     }, next)
   }
@@ -92,22 +119,28 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): RequestHandl
  *
  * @example
  * ```ts
- * app.get('/me', requireDeveloper(keyward), (req, res) => res.json({ id: req.keyward?.developerId }))
+ * app.get('/me', requireDeveloper(keyward), (req, res) => res.json({ id: req.keyward.developerId }))
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions): RequestHandler =>
-  protect<DeveloperAuth>(developerGuard(keyward, options))
+export const requireDeveloper = (
+  keyward: Keyward,
+  options?: DeveloperGuardOptions,
+): KeywardMiddleware<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
  * Requires an API key (`X-API-Key`) of the request's `:project_id`.
  *
  * @example
  * ```ts
- * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), handler)
+ * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (req, res) =>
+ *   res.json({ project: req.keyward.projectId }),
+ * )
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
-  protect<ProjectAuth>(projectGuard(keyward, options))
+export const requireProject = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardMiddleware<ProjectAuth> => protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -117,8 +150,10 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
-  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+export const requireElevated = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardMiddleware<ElevatedAuth> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.
@@ -128,7 +163,7 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * app.delete('/api/v1/generation/generations-v2/:generation_id', requireBearer({ verify }), handler)
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>): RequestHandler =>
+export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardMiddleware<BearerAuth<T>> =>
   protect<BearerAuth<T>>(bearerGuard(options))
 
 /** Options of {@link keywardRouter}. */
@@ -160,15 +195,53 @@ export function keywardRouter(keyward: Keyward, options: KeywardRouterOptions = 
   return router
 }
 
+// body-parser's error types (express.json()), as Keyward words them.
+const BODY_PARSER_ERRORS: Readonly<Record<string, BodyProblem>> = {
+  'entity.parse.failed': 'invalid_json',
+  'entity.too.large': 'too_large',
+  'encoding.unsupported': 'unsupported_media_type',
+  'charset.unsupported': 'unsupported_media_type',
+}
+
+const bodyParserProblem = (err: unknown) => {
+  const type = (err as { type?: unknown } | null)?.type
+  return typeof type === 'string' && Object.hasOwn(BODY_PARSER_ERRORS, type)
+    ? BODY_PARSER_ERRORS[type]
+    : undefined
+}
+
 /**
- * An error middleware that answers a `KeywardError` thrown by your routes in the specification's
- * format, and passes any other error on.
+ * An error middleware that answers in the specification's format a `KeywardError` thrown by your
+ * routes and the errors of body-parser (`express.json()`): bad JSON (422 `json_invalid`), a body
+ * over its limit (413 `payload_too_large`), an unsupported encoding or charset (415). Any other
+ * error goes on to your own error handlers, untouched.
  *
  * @example
  * ```ts
+ * app.use(express.json())
+ * // ... routes
  * app.use(keywardErrorHandler())
  * ```
  */
 export function keywardErrorHandler(): ErrorRequestHandler {
-  return (err, _req, res, next) => (isKeywardError(err) ? send(res, errorResponse(err)) : next(err))
+  return (err, _req, res, next) => {
+    if (isKeywardError(err)) return send(res, errorResponse(err))
+    const problem = bodyParserProblem(err)
+    if (problem) return send(res, errorResponse(bodyError(problem, (err as { limit?: number }).limit)))
+    next(err)
+  }
+}
+
+/**
+ * A last middleware that answers every request no route matched with 404 `not_found` in the
+ * specification's format, instead of Express's HTML page.
+ *
+ * @example
+ * ```ts
+ * app.use(keywardNotFound())
+ * app.use(keywardErrorHandler())
+ * ```
+ */
+export function keywardNotFound(): RequestHandler {
+  return (_req, res) => send(res, notFoundResponse())
 }

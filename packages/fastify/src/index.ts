@@ -7,7 +7,9 @@
 import {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodyProblem,
   bearerGuard,
+  bodyError,
   createKeyRoutes,
   type DeveloperAuth,
   type DeveloperGuardOptions,
@@ -23,26 +25,60 @@ import {
   type KeywardRequest,
   type KeywardResponse,
   nodeRequestHeader,
+  notFoundResponse,
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
 } from '@keyward/core'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify'
 import fp from 'fastify-plugin'
+
+/** A type-only mark: the context a Keyward hook gives the route it guards. */
+declare const guarded: unique symbol
+
+/** The route config of a route guarded by a Keyward hook: its context type, and nothing at run time. */
+export interface KeywardRouteConfig<A extends KeywardContext> {
+  readonly [guarded]?: A
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who is calling, set by a Keyward hook (`requireProject`, ...); `null` elsewhere. Switch on `scope`. */
-    keyward: KeywardContext | null
+    /**
+     * Who is calling, set by a Keyward hook: in a route with `onRequest: requireProject(keyward)`
+     * it is a `ProjectAuth`, with `requireBearer<Claims>(...)` a `BearerAuth<Claims>`, and so on;
+     * in a route no Keyward hook guards, `KeywardContext | null`.
+     */
+    keyward: this extends { routeOptions: { config: { readonly [guarded]?: infer A } } }
+      ? unknown extends A
+        ? KeywardContext | null
+        : Exclude<A, undefined>
+      : KeywardContext | null
   }
 }
 
-/** An `onRequest` hook: it sets `request.keyward` and continues, or answers the refusal. */
-export type KeywardHook = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  done: (error?: Error) => void,
-) => void
+/**
+ * An `onRequest` hook: it sets `request.keyward` and continues, or answers the refusal. In the
+ * route it guards, `request.keyward` is typed `A`.
+ */
+// Two signatures: TypeScript infers a route's config from the last (so `request.keyward` is
+// typed `A`), and the first fits routes whose generics are given explicitly.
+export type KeywardHook<A extends KeywardContext = KeywardContext> = onRequestHookHandler &
+  onRequestHookHandler<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    RouteGenericInterface,
+    KeywardRouteConfig<A>
+  >
 
 const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
   typeof body === 'object' && body !== null && Symbol.asyncIterator in body
@@ -86,12 +122,12 @@ export function send(reply: FastifyReply, response: KeywardResponse): FastifyRep
  * fastify.get('/reports', { onRequest: protect(bearerGuard({ verify })) }, async (request) => request.keyward)
  * ```
  */
-export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook {
+export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<A> {
   // A callback hook: Fastify continues as soon as `done` is called, one promise fewer than async.
   return (request, reply, done) => {
     guard(toKeywardRequest(request)).then((result) => {
       if (!result.ok) return void send(reply, result.response)
-      request.keyward = result.auth
+      ;(request as { keyward: KeywardContext | null }).keyward = result.auth
       done()
     }, done)
   }
@@ -105,8 +141,10 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook 
  * fastify.get('/me', { onRequest: requireDeveloper(keyward) }, async (request) => request.keyward)
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions): KeywardHook =>
-  protect<DeveloperAuth>(developerGuard(keyward, options))
+export const requireDeveloper = (
+  keyward: Keyward,
+  options?: DeveloperGuardOptions,
+): KeywardHook<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
  * Requires an API key (`X-API-Key`) of the request's `:project_id`.
@@ -116,7 +154,7 @@ export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptio
  * fastify.get('/api/v1/projects/:project_id/items', { onRequest: requireProject(keyward) }, handler)
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook =>
+export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ProjectAuth> =>
   protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
@@ -127,7 +165,7 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * fastify.delete('/api/v1/projects/:project_id', { onRequest: requireElevated(keyward) }, handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook =>
+export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ElevatedAuth> =>
   protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
@@ -138,7 +176,7 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * fastify.addHook('onRequest', requireBearer({ verify }))
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardHook =>
+export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardHook<BearerAuth<T>> =>
   protect<BearerAuth<T>>(bearerGuard(options))
 
 /** Options of {@link keywardPlugin}. */
@@ -180,9 +218,18 @@ export const keywardPlugin = fp<KeywardPluginOptions>(
   { fastify: '5.x', name: '@keyward/fastify' },
 )
 
+// Fastify's body parser errors, as Keyward words them.
+const PARSER_ERRORS: Readonly<Record<string, BodyProblem>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+}
+
 /**
- * An error handler that answers a `KeywardError` thrown by your routes in the specification's
- * format, and hands any other error to the parent handler.
+ * An error handler that answers in the specification's format a `KeywardError` thrown by your
+ * routes and the errors of Fastify's body parser (bad JSON 422, too large 413, media type 415),
+ * and hands any other error to the parent handler, untouched.
  *
  * @example
  * ```ts
@@ -194,6 +241,23 @@ export function keywardErrorHandler(
   _request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  if (!isKeywardError(error)) throw error
-  return send(reply, errorResponse(error))
+  if (isKeywardError(error)) return send(reply, errorResponse(error))
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && Object.hasOwn(PARSER_ERRORS, code)) {
+    return send(reply, errorResponse(bodyError(PARSER_ERRORS[code]!)))
+  }
+  throw error
+}
+
+/**
+ * A not-found handler: 404 `not_found` in the specification's format for every request no route
+ * matched.
+ *
+ * @example
+ * ```ts
+ * fastify.setNotFoundHandler(keywardNotFoundHandler)
+ * ```
+ */
+export function keywardNotFoundHandler(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return send(reply, notFoundResponse())
 }

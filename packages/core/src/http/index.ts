@@ -1,4 +1,6 @@
 export {
+  type BodyProblem,
+  bodyError,
   DEFAULT_BODY_LIMIT,
   type JsonObjectBody,
   type ReadJsonBodyOptions,
@@ -21,7 +23,7 @@ export {
   type KeyRoutesOptions,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
-export { errorResponse, jsonResponse } from './response.js'
+export { errorResponse, jsonResponse, notFoundResponse } from './response.js'
 export {
   type IssuedKeyJson,
   issuedKeyToJson,

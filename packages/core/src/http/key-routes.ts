@@ -6,7 +6,7 @@ import { checkBody } from '../openapi/validate.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
-import { developerGuard } from './guards.js'
+import { checkProjectOwner, developerGuard } from './guards.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
@@ -99,6 +99,7 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
  */
 export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}): readonly KeyRoute[] {
   checkOptions(keyward, options)
+  checkProjectOwner(keyward, "createKeyRoutes (the project API-key routes check the project's owner)")
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const developer = developerGuard(keyward)
   const owner = developerGuard(keyward, { projectParam: 'project_id' })

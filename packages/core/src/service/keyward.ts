@@ -34,6 +34,8 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
+  readonly hasProjectOwner: boolean
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -314,6 +316,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    hasProjectOwner: ownerLookup !== undefined,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
