@@ -45,7 +45,15 @@ declare global {
   }
 }
 
-/** What a Keyward middleware adds to `res.locals`: the context `A`, also at `req.keyward`. */
+/**
+ * What a Keyward middleware adds to `res.locals`: the context `A`, also at `req.keyward`.
+ *
+ * @example
+ * ```ts
+ * const handler: RequestHandler<ParamsDictionary, unknown, unknown, ParsedQs, KeywardLocals<ProjectAuth>> =
+ *   (req, res) => res.json({ project: res.locals.keyward.projectId })
+ * ```
+ */
 export interface KeywardLocals<A extends KeywardContext> {
   keyward: A
 }
@@ -53,6 +61,12 @@ export interface KeywardLocals<A extends KeywardContext> {
 /**
  * A Keyward middleware: in the handlers after it on a route, `req.keyward` (and
  * `res.locals.keyward`) is typed `A`, the context its requirement yields.
+ *
+ * @example
+ * ```ts
+ * const guard: KeywardMiddleware<ProjectAuth> = requireProject(keyward)
+ * app.get('/api/v1/projects/:project_id/items', guard, (req, res) => res.json(req.keyward.projectId))
+ * ```
  */
 export type KeywardMiddleware<A extends KeywardContext> = RequestHandler<
   Request['params'],

@@ -45,7 +45,19 @@ import fp from 'fastify-plugin'
 /** A type-only mark: the context a Keyward hook gives the route it guards. */
 declare const guarded: unique symbol
 
-/** The route config of a route guarded by a Keyward hook: its context type, and nothing at run time. */
+/**
+ * The route config of a route guarded by a Keyward hook: its context type, and nothing at run
+ * time. Name it when you give a route's generics explicitly.
+ *
+ * @example
+ * ```ts
+ * fastify.get<{ Params: { project_id: string } }, KeywardRouteConfig<ProjectAuth>>(
+ *   '/api/v1/projects/:project_id/items',
+ *   { onRequest: requireProject(keyward) },
+ *   async (request) => request.keyward.projectId,
+ * )
+ * ```
+ */
 export interface KeywardRouteConfig<A extends KeywardContext> {
   readonly [guarded]?: A
 }
@@ -68,6 +80,12 @@ declare module 'fastify' {
 /**
  * An `onRequest` hook: it sets `request.keyward` and continues, or answers the refusal. In the
  * route it guards, `request.keyward` is typed `A`.
+ *
+ * @example
+ * ```ts
+ * const hook: KeywardHook<ProjectAuth> = requireProject(keyward)
+ * fastify.get('/api/v1/projects/:project_id/items', { onRequest: hook }, async (request) => request.keyward)
+ * ```
  */
 // Two signatures: TypeScript infers a route's config from the last (so `request.keyward` is
 // typed `A`), and the first fits routes whose generics are given explicitly.

@@ -184,7 +184,16 @@ export const errorDetailSchema = (types?: readonly ErrorType[]) =>
 /** The body of every error response: `{"detail": [{"loc", "msg", "type"}]}`. */
 export const ErrorBodySchema = Type.Object({ detail: Type.Array(errorDetailSchema(), { minItems: 1 }) })
 
-/** Every named schema, as the document's `components.schemas` holds it. */
+/**
+ * Every named schema of the HTTP API, as the document's `components.schemas` holds it: JSON
+ * Schema objects, usable with any JSON Schema validator.
+ *
+ * @example
+ * ```ts
+ * import { Value } from '@sinclair/typebox/value'
+ * Value.Check(API_SCHEMAS.CreatedDeveloperKey, await response.json()) // true
+ * ```
+ */
 export const API_SCHEMAS = {
   Name: NameSchema,
   CreateKeyBody: CreateKeyBodySchema,
@@ -210,8 +219,22 @@ export const API_SCHEMAS = {
   ErrorBody: ErrorBodySchema,
 } as const satisfies Record<string, TSchema>
 
-/** The name of a schema in `components.schemas`. */
+/**
+ * The name of a schema in `components.schemas`.
+ *
+ * @example
+ * ```ts
+ * const name: ApiSchemaName = 'CreatedApiKey'
+ * ```
+ */
 export type ApiSchemaName = keyof typeof API_SCHEMAS
 
-/** The JSON value a named schema describes. */
+/**
+ * The JSON value a named schema describes.
+ *
+ * @example
+ * ```ts
+ * const listed: ApiValue<'ApiKeyList'> = await response.json()
+ * ```
+ */
 export type ApiValue<N extends ApiSchemaName> = Static<(typeof API_SCHEMAS)[N]>
