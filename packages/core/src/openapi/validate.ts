@@ -57,6 +57,8 @@ function checkField(schema: TSchema, value: unknown, loc: readonly string[]): vo
     if (DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))) return
     throw new KeywardError(ErrorType.datetimeParsing, 'Input should be a valid ISO 8601 date and time.', loc)
   }
+  // Check first: far cheaper than collecting errors, which only a refused body needs.
+  if (Value.Check(schema, value)) return
   const error = Value.Errors(schema, value).First()
   if (error === undefined) return
   const problem = PROBLEMS[error.type]
