@@ -122,4 +122,4 @@ export type {
 } from './service/requirements.js'
 export { limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyRecord, KeyStore } from './store/types.js'
+export type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from './store/types.js'
