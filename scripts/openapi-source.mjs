@@ -5,7 +5,17 @@ const HEADER = `// Generated from Keyward's OpenAPI document by openapi-typescri
 // Do not edit: the client's types are read from here, and a test checks that it is current.
 `
 
+// TSDoc, not JSDoc: the descriptions as plain comment text, without `@description` and `@constant`.
+const tsdoc = (source) =>
+  source
+    .replace(/^\s*\/\*\* @constant \*\/\n/gm, '')
+    .replace(/^(\s*\*) @constant\n/gm, '')
+    .replaceAll('@description ', '')
+    .replace(/^export interface paths \{/m, '/** Every operation of the API, by path and method. */\nexport interface paths {')
+    .replace(/^export interface components \{/m, "/** The API's schemas, error responses, parameters. */\nexport interface components {")
+    .replace(/^export interface operations \{/m, '/** Every operation of the API, by operation id. */\nexport interface operations {')
+
 /** The TypeScript declarations of `document`'s paths and schemas, read-only. */
 export async function clientTypesSource(document) {
-  return HEADER + astToString(await openapiTS(structuredClone(document), { immutable: true }))
+  return HEADER + tsdoc(astToString(await openapiTS(structuredClone(document), { immutable: true })))
 }

@@ -17,13 +17,17 @@ export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './err
 export type { FetchLike } from './request.js'
 export type {
   AccessToken,
+  ApiComponents,
   ApiKeyInfo,
+  ApiOperations,
+  ApiPaths,
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
   CreateProjectBody,
   Deleted,
   DeveloperKeyInfo,
+  ErrorBody,
   Generation,
   Health,
   KeyInfoBase,

@@ -1,5 +1,6 @@
 // Generated from Keyward's OpenAPI document by openapi-typescript (pnpm openapi:types).
 // Do not edit: the client's types are read from here, and a test checks that it is current.
+/** Every operation of the API, by path and method. */
 export interface paths {
     readonly "/api/v1/auth/developer-keys": {
         readonly parameters: {
@@ -277,225 +278,226 @@ export interface paths {
     };
 }
 export type webhooks = Record<string, never>;
+/** The API's schemas, error responses, parameters. */
 export interface components {
     schemas: {
-        /** @description 1 to 100 characters, no control character. */
+        /** 1 to 100 characters, no control character. */
         readonly Name: string;
-        /** @description Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. */
+        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. */
         readonly CreateKeyBody: {
-            /** @description A descriptive name. */
+            /** A descriptive name. */
             readonly name?: string | null;
             /**
              * Format: date-time
-             * @description When the key stops working: an ISO 8601 time in the future.
+             * When the key stops working: an ISO 8601 time in the future.
              */
             readonly expires_at?: string;
-            /** @description Days until the key stops working. */
+            /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
         readonly CreateProjectBody: {
-            /** @description 1 to 100 characters, no control character. */
+            /** 1 to 100 characters, no control character. */
             readonly name: string;
         };
         readonly RollKeyBody: {
-            /** @description How long the old key keeps working, in seconds (default 86400; 0 stops it at once). */
+            /** How long the old key keeps working, in seconds (default 86400; 0 stops it at once). */
             readonly grace_seconds?: number;
         };
         readonly DeveloperKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly developer_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
         };
         readonly ApiKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly project_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
         };
         readonly CreatedDeveloperKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The full key, shown this once and never again. */
+            /** The full key, shown this once and never again. */
             readonly key: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly developer_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
         };
         readonly CreatedApiKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The full key, shown this once and never again. */
+            /** The full key, shown this once and never again. */
             readonly key: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly project_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
         };
         readonly RolledDeveloperKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The full key, shown this once and never again. */
+            /** The full key, shown this once and never again. */
             readonly key: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly developer_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
-            /** @description The key that was rolled: its id and its new expiry (the grace window). */
+            /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly rolled_from: {
                 readonly id: string;
                 /**
                  * Format: date-time
-                 * @description When the old key stops working.
+                 * When the old key stops working.
                  */
                 readonly expires_at: string;
             };
         };
         readonly RolledApiKey: {
-            /** @description The key record's id: what deactivation, roll and activation take. */
+            /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
-            /** @description The full key, shown this once and never again. */
+            /** The full key, shown this once and never again. */
             readonly key: string;
-            /** @description The first 8 characters of the key: for display, not unique. */
+            /** The first 8 characters of the key: for display, not unique. */
             readonly key_prefix: string;
-            /** @description `key_prefix` followed by `...`. */
+            /** `key_prefix` followed by `...`. */
             readonly display: string;
             readonly name: string | null;
             readonly project_id: string;
-            /** @description Only active keys authenticate. */
+            /** Only active keys authenticate. */
             readonly active: boolean;
             /**
              * Format: date-time
-             * @description When the key was issued.
+             * When the key was issued.
              */
             readonly created_at: string;
             readonly expires_at?: string | null;
             readonly last_used_at?: string | null;
-            /** @description Older than the rotation period. */
+            /** Older than the rotation period. */
             readonly rotation_due?: boolean;
-            /** @description The key that was rolled: its id and its new expiry (the grace window). */
+            /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly rolled_from: {
                 readonly id: string;
                 /**
                  * Format: date-time
-                 * @description When the old key stops working.
+                 * When the old key stops working.
                  */
                 readonly expires_at: string;
             };
         };
         readonly DeveloperKeyList: {
             readonly keys: readonly {
-                /** @description The key record's id: what deactivation, roll and activation take. */
+                /** The key record's id: what deactivation, roll and activation take. */
                 readonly id: string;
-                /** @description The first 8 characters of the key: for display, not unique. */
+                /** The first 8 characters of the key: for display, not unique. */
                 readonly key_prefix: string;
-                /** @description `key_prefix` followed by `...`. */
+                /** `key_prefix` followed by `...`. */
                 readonly display: string;
                 readonly name: string | null;
                 readonly developer_id: string;
-                /** @description Only active keys authenticate. */
+                /** Only active keys authenticate. */
                 readonly active: boolean;
                 /**
                  * Format: date-time
-                 * @description When the key was issued.
+                 * When the key was issued.
                  */
                 readonly created_at: string;
                 readonly expires_at?: string | null;
                 readonly last_used_at?: string | null;
-                /** @description Older than the rotation period. */
+                /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
             }[];
         };
         readonly ApiKeyList: {
             readonly keys: readonly {
-                /** @description The key record's id: what deactivation, roll and activation take. */
+                /** The key record's id: what deactivation, roll and activation take. */
                 readonly id: string;
-                /** @description The first 8 characters of the key: for display, not unique. */
+                /** The first 8 characters of the key: for display, not unique. */
                 readonly key_prefix: string;
-                /** @description `key_prefix` followed by `...`. */
+                /** `key_prefix` followed by `...`. */
                 readonly display: string;
                 readonly name: string | null;
                 readonly project_id: string;
-                /** @description Only active keys authenticate. */
+                /** Only active keys authenticate. */
                 readonly active: boolean;
                 /**
                  * Format: date-time
-                 * @description When the key was issued.
+                 * When the key was issued.
                  */
                 readonly created_at: string;
                 readonly expires_at?: string | null;
                 readonly last_used_at?: string | null;
-                /** @description Older than the rotation period. */
+                /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
             }[];
         };
@@ -505,7 +507,7 @@ export interface components {
             readonly developer_id: string;
             /**
              * Format: date-time
-             * @description When the project was created.
+             * When the project was created.
              */
             readonly created_at: string;
         };
@@ -516,45 +518,43 @@ export interface components {
                 readonly developer_id: string;
                 /**
                  * Format: date-time
-                 * @description When the project was created.
+                 * When the project was created.
                  */
                 readonly created_at: string;
             };
             readonly api_key: {
-                /** @description The key record's id: what deactivation, roll and activation take. */
+                /** The key record's id: what deactivation, roll and activation take. */
                 readonly id: string;
-                /** @description The full key, shown this once and never again. */
+                /** The full key, shown this once and never again. */
                 readonly key: string;
-                /** @description The first 8 characters of the key: for display, not unique. */
+                /** The first 8 characters of the key: for display, not unique. */
                 readonly key_prefix: string;
-                /** @description `key_prefix` followed by `...`. */
+                /** `key_prefix` followed by `...`. */
                 readonly display: string;
                 readonly name: string | null;
                 readonly project_id: string;
-                /** @description Only active keys authenticate. */
+                /** Only active keys authenticate. */
                 readonly active: boolean;
                 /**
                  * Format: date-time
-                 * @description When the key was issued.
+                 * When the key was issued.
                  */
                 readonly created_at: string;
                 readonly expires_at?: string | null;
                 readonly last_used_at?: string | null;
-                /** @description Older than the rotation period. */
+                /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
             };
         };
         readonly Deleted: {
             readonly id: string;
-            /** @constant */
             readonly deleted: true;
         };
         readonly AccessToken: {
-            /** @description Send it as `Authorization: Bearer <access_token>`. */
+            /** Send it as `Authorization: Bearer <access_token>`. */
             readonly access_token: string;
-            /** @constant */
             readonly token_type: "bearer";
-            /** @description Lifetime in seconds. */
+            /** Lifetime in seconds. */
             readonly expires_in: number;
         };
         readonly GenerationBody: {
@@ -566,26 +566,25 @@ export interface components {
             readonly project_id: string;
             /**
              * Format: date-time
-             * @description When the generation was created.
+             * When the generation was created.
              */
             readonly created_at: string;
         };
         readonly Health: {
-            /** @constant */
             readonly status: "ok";
         };
         readonly SecretScanningAlert: {
-            /** @description The string that matched the key format. */
+            /** The string that matched the key format. */
             readonly token: string;
-            /** @description The token type the sender matched. */
+            /** The token type the sender matched. */
             readonly type: string;
-            /** @description Where the match was found. */
+            /** Where the match was found. */
             readonly url: string;
-            /** @description What kind of place that is (content, commit, npm, ...). */
+            /** What kind of place that is (content, commit, npm, ...). */
             readonly source: string;
         };
         readonly SecretScanningFeedback: {
-            /** @description SHA-256 of the token, hex. */
+            /** SHA-256 of the token, hex. */
             readonly token_hash?: string;
             readonly token_raw?: string;
             readonly token_type: string;
@@ -593,9 +592,9 @@ export interface components {
         };
         readonly ErrorBody: {
             readonly detail: readonly {
-                /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                 readonly loc: readonly string[];
-                /** @description For humans; never more of a key than its first 8 characters. */
+                /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
                 readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "project_mismatch" | "not_project_owner" | "not_found" | "method_not_allowed" | "limit_exceeded" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "uuid_parsing" | "store_unavailable" | "internal_error";
@@ -603,21 +602,21 @@ export interface components {
         };
     };
     responses: {
-        /** @description No valid credential. `WWW-Authenticate: Bearer` for bearer tokens. Types: `key_missing`, `key_malformed`, `key_legacy_prefix`, `key_invalid`, `key_wrong_type`, `token_missing`, `token_invalid`. */
+        /** No valid credential. `WWW-Authenticate: Bearer` for bearer tokens. Types: `key_missing`, `key_malformed`, `key_legacy_prefix`, `key_invalid`, `key_wrong_type`, `token_missing`, `token_invalid`. */
         readonly Error401: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
-                /** @description `Bearer` challenge, for bearer tokens (RFC 6750). */
+                /** `Bearer` challenge, for bearer tokens (RFC 6750). */
                 readonly "WWW-Authenticate"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid";
@@ -625,19 +624,19 @@ export interface components {
                 };
             };
         };
-        /** @description A valid credential without access to this project. Types: `project_mismatch`, `not_project_owner`. */
+        /** A valid credential without access to this project. Types: `project_mismatch`, `not_project_owner`. */
         readonly Error403: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "project_mismatch" | "not_project_owner";
@@ -645,19 +644,19 @@ export interface components {
                 };
             };
         };
-        /** @description The project or resource does not exist, or is not visible to the caller. Types: `not_found`. */
+        /** The project or resource does not exist, or is not visible to the caller. Types: `not_found`. */
         readonly Error404: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "not_found";
@@ -665,19 +664,19 @@ export interface components {
                 };
             };
         };
-        /** @description undefined Types: `method_not_allowed`. */
+        /** undefined Types: `method_not_allowed`. */
         readonly Error405: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "method_not_allowed";
@@ -685,19 +684,19 @@ export interface components {
                 };
             };
         };
-        /** @description The owner already has its limit of active keys. Types: `limit_exceeded`. */
+        /** The owner already has its limit of active keys. Types: `limit_exceeded`. */
         readonly Error409: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "limit_exceeded";
@@ -705,19 +704,19 @@ export interface components {
                 };
             };
         };
-        /** @description The request body is larger than the server accepts. Types: `payload_too_large`. */
+        /** The request body is larger than the server accepts. Types: `payload_too_large`. */
         readonly Error413: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "payload_too_large";
@@ -725,19 +724,19 @@ export interface components {
                 };
             };
         };
-        /** @description The request body is not `application/json`. Types: `unsupported_media_type`. */
+        /** The request body is not `application/json`. Types: `unsupported_media_type`. */
         readonly Error415: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "unsupported_media_type";
@@ -745,19 +744,19 @@ export interface components {
                 };
             };
         };
-        /** @description The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `uuid_parsing`. */
+        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `uuid_parsing`. */
         readonly Error422: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "uuid_parsing";
@@ -765,21 +764,21 @@ export interface components {
                 };
             };
         };
-        /** @description Too many requests; `Retry-After` says when to try again. Types: `rate_limited`. */
+        /** Too many requests; `Retry-After` says when to try again. Types: `rate_limited`. */
         readonly Error429: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
-                /** @description Seconds to wait. */
+                /** Seconds to wait. */
                 readonly "Retry-After"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "rate_limited";
@@ -787,19 +786,19 @@ export interface components {
                 };
             };
         };
-        /** @description An unexpected failure; the body says nothing more. Types: `internal_error`. */
+        /** An unexpected failure; the body says nothing more. Types: `internal_error`. */
         readonly Error500: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "internal_error";
@@ -807,21 +806,21 @@ export interface components {
                 };
             };
         };
-        /** @description The key store cannot be reached; the request was refused. `Retry-After` may say when to try again. Types: `store_unavailable`. */
+        /** The key store cannot be reached; the request was refused. `Retry-After` may say when to try again. Types: `store_unavailable`. */
         readonly Error503: {
             headers: {
-                /** @description `no-store`. */
+                /** `no-store`. */
                 readonly "Cache-Control"?: string;
-                /** @description Seconds to wait. */
+                /** Seconds to wait. */
                 readonly "Retry-After"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
                 readonly "application/json": {
                     readonly detail: readonly {
-                        /** @description Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
                         readonly loc: readonly string[];
-                        /** @description For humans; never more of a key than its first 8 characters. */
+                        /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "store_unavailable";
@@ -833,11 +832,11 @@ export interface components {
     parameters: {
         readonly project_id: string;
         readonly key_id: string;
-        /** @description A UUID; anything else is answered 422 `uuid_parsing`. */
+        /** A UUID; anything else is answered 422 `uuid_parsing`. */
         readonly generation_id: string;
-        /** @description The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
+        /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
         readonly github_signature: string;
-        /** @description The id of the sender's public key that made the signature. */
+        /** The id of the sender's public key that made the signature. */
         readonly github_key_id: string;
     };
     requestBodies: never;
@@ -845,6 +844,7 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
+/** Every operation of the API, by operation id. */
 export interface operations {
     readonly listDeveloperKeys: {
         readonly parameters: {
@@ -855,7 +855,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -883,7 +883,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -913,7 +913,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -942,7 +942,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -971,7 +971,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -999,7 +999,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1031,7 +1031,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1063,7 +1063,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1091,7 +1091,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1120,7 +1120,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1143,14 +1143,14 @@ export interface operations {
             readonly query?: never;
             readonly header?: never;
             readonly path: {
-                /** @description A UUID; anything else is answered 422 `uuid_parsing`. */
+                /** A UUID; anything else is answered 422 `uuid_parsing`. */
                 readonly generation_id: components["parameters"]["generation_id"];
             };
             readonly cookie?: never;
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1182,7 +1182,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1218,7 +1218,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 201: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1250,7 +1250,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1279,7 +1279,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1301,9 +1301,9 @@ export interface operations {
         readonly parameters: {
             readonly query?: never;
             readonly header: {
-                /** @description The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
+                /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
                 readonly "GITHUB-PUBLIC-KEY-SIGNATURE": components["parameters"]["github_signature"];
-                /** @description The id of the sender's public key that made the signature. */
+                /** The id of the sender's public key that made the signature. */
                 readonly "GITHUB-PUBLIC-KEY-IDENTIFIER": components["parameters"]["github_key_id"];
             };
             readonly path?: never;
@@ -1315,7 +1315,7 @@ export interface operations {
             };
         };
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1340,7 +1340,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;
@@ -1363,7 +1363,7 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success. */
+            /** Success. */
             readonly 200: {
                 headers: {
                     readonly [name: string]: unknown;

@@ -3,22 +3,20 @@
 // (./openapi.ts): the client and the server cannot drift. Timestamps are ISO 8601 strings.
 import type { components } from './openapi.js'
 
-type Schemas = components['schemas']
-
 /** A developer key as listed: no `key`. */
-export type DeveloperKeyInfo = Schemas['DeveloperKey']
+export type DeveloperKeyInfo = components['schemas']['DeveloperKey']
 
 /** A project's API key as listed: no `key`. */
-export type ApiKeyInfo = Schemas['ApiKey']
+export type ApiKeyInfo = components['schemas']['ApiKey']
 
 /** The fields every key listing and key creation carries. A listing never holds the key. */
 export type KeyInfoBase = Omit<DeveloperKeyInfo, 'developer_id'>
 
 /** A developer key just created: `key` is the full key, shown this once and never again. */
-export type CreatedDeveloperKey = Schemas['CreatedDeveloperKey']
+export type CreatedDeveloperKey = components['schemas']['CreatedDeveloperKey']
 
 /** An API key just created: `key` is the full key, shown this once and never again. */
-export type CreatedApiKey = Schemas['CreatedApiKey']
+export type CreatedApiKey = components['schemas']['CreatedApiKey']
 
 /** The body of a key listing. */
 export interface KeyList<K extends KeyInfoBase> {
@@ -26,31 +24,35 @@ export interface KeyList<K extends KeyInfoBase> {
 }
 
 /** A project. */
-export type Project = Schemas['Project']
+export type Project = components['schemas']['Project']
 
 /** The answer to creating a project: the project and its default API key (named `default`). */
-export type CreatedProject = Schemas['CreatedProject']
+export type CreatedProject = components['schemas']['CreatedProject']
 
 /** The answer to a deletion. */
-export type Deleted = Schemas['Deleted']
+export type Deleted = components['schemas']['Deleted']
 
 /** A short-lived bearer token for one project. */
-export type AccessToken = Schemas['AccessToken']
+export type AccessToken = components['schemas']['AccessToken']
 
 /** A generation. */
-export type Generation = Schemas['Generation']
+export type Generation = components['schemas']['Generation']
 
 /** The answer of `GET /healthz` when the server and its store are up. */
-export type Health = Schemas['Health']
+export type Health = components['schemas']['Health']
 
 /** The body of key creation requests: a name (1 to 100 characters), all fields optional. */
-export type NameBody = Schemas['CreateKeyBody']
+export type NameBody = components['schemas']['CreateKeyBody']
 
 /** The body of project creation. */
-export type CreateProjectBody = Schemas['CreateProjectBody']
+export type CreateProjectBody = components['schemas']['CreateProjectBody']
 
 /** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
-export type ErrorBody = Schemas['ErrorBody']
+export type ErrorBody = components['schemas']['ErrorBody']
 
-/** Every operation of the API by path and method, as openapi-typescript writes them. */
-export type { components as ApiComponents, paths as ApiPaths } from './openapi.js'
+/** The generated declarations themselves: paths, schemas, operations. */
+export type {
+  components as ApiComponents,
+  operations as ApiOperations,
+  paths as ApiPaths,
+} from './openapi.js'
