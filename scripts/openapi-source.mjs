@@ -11,9 +11,18 @@ const tsdoc = (source) =>
     .replace(/^\s*\/\*\* @constant \*\/\n/gm, '')
     .replace(/^(\s*\*) @constant\n/gm, '')
     .replaceAll('@description ', '')
-    .replace(/^export interface paths \{/m, '/** Every operation of the API, by path and method. */\nexport interface paths {')
-    .replace(/^export interface components \{/m, "/** The API's schemas, error responses, parameters. */\nexport interface components {")
-    .replace(/^export interface operations \{/m, '/** Every operation of the API, by operation id. */\nexport interface operations {')
+    .replace(
+      /^export interface paths \{/m,
+      '/** Every operation of the API, by path and method. */\nexport interface paths {',
+    )
+    .replace(
+      /^export interface components \{/m,
+      "/** The API's schemas, error responses, parameters. */\nexport interface components {",
+    )
+    .replace(
+      /^export interface operations \{/m,
+      '/** Every operation of the API, by operation id. */\nexport interface operations {',
+    )
 
 /** The TypeScript declarations of `document`'s paths and schemas, read-only. */
 export async function clientTypesSource(document) {
