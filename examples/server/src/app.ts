@@ -1,4 +1,9 @@
-import { DEFAULT_BODY_LIMIT, errorResponse, type KeywardEventHook } from '@keyward/core'
+import {
+  DEFAULT_BODY_LIMIT,
+  errorResponse,
+  type KeywardEventHook,
+  type ProtectionOptions,
+} from '@keyward/core'
 import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -21,16 +26,24 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
+  readonly protection?: ProtectionOptions
 }
 
 /**
  * The reference server's HTTP API, every endpoint of the design's table, as a Hono app
  * (serve it with `@hono/node-server`, or call `app.request` in tests).
  */
-export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIMIT }: AppDependencies): Hono {
+export function createApp({
+  store,
+  tokens,
+  onEvent,
+  bodyLimit = DEFAULT_BODY_LIMIT,
+  protection,
+}: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent),
+    keyward: keywardOver(store, onEvent, protection),
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

@@ -5,6 +5,7 @@ import {
   type Keyward,
   KeywardError,
   type KeywardEventHook,
+  type ProtectionOptions,
 } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import { projectOwner } from './db/projects.js'
@@ -12,13 +13,19 @@ import { projectOwner } from './db/projects.js'
 /**
  * The key service over the store, or over an open transaction of it (its key writes then
  * commit or roll back with the transaction). Projects and their owners come from the
- * server's `projects` table, read on the same connection.
+ * server's `projects` table, read on the same connection. The guards' service has the
+ * `protection` (throttle, failure reports); services over a transaction never guard.
  */
-export function keywardOver(db: PostgresKeyStore | PostgresTransaction, onEvent?: KeywardEventHook): Keyward {
+export function keywardOver(
+  db: PostgresKeyStore | PostgresTransaction,
+  onEvent?: KeywardEventHook,
+  protection?: ProtectionOptions,
+): Keyward {
   return createKeyward({
     store: 'store' in db ? db.store : db,
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
+    ...(protection ? { protection } : {}),
   })
 }
 

@@ -28,9 +28,11 @@ export {
   type ErrorBody,
   type ErrorDetail,
   ErrorType,
+  echoValue,
   errorBody,
   isKeywardError,
   KeywardError,
+  MAX_ECHO_LENGTH,
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
@@ -44,6 +46,7 @@ export {
   bodyError,
   type CreateProject,
   type CreateProjectInput,
+  clientAddress,
   createKeyRoutes,
   DEFAULT_BODY_LIMIT,
   type DeveloperGuardOptions,
@@ -73,6 +76,8 @@ export {
   projectToJson,
   type ReadJsonBodyOptions,
   readJsonObjectBody,
+  STORE_RETRY_AFTER_SECONDS,
+  type TrustedProxy,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
@@ -101,6 +106,17 @@ export {
 } from './openapi/document.js'
 export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
 export { checkBody } from './openapi/validate.js'
+export {
+  type Limiter,
+  type LimiterFactory,
+  type LimiterSettings,
+  type LimiterState,
+  PROTECTION_DEFAULTS,
+  type Protection,
+  type ProtectionOptions,
+  type RatedKey,
+  type RateLimitPolicy,
+} from './protection/index.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,

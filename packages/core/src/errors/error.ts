@@ -36,12 +36,21 @@ export class KeywardError extends Error {
   readonly loc: readonly string[]
   readonly msg: string
   readonly details: readonly ErrorDetail[]
+  /**
+   * Response headers the error needs besides the usual ones (lower-case names), e.g.
+   * `retry-after` on a 429, or `connection: close` on a 413 whose body was left unread.
+   */
+  readonly headers: Readonly<Record<string, string>> | undefined
 
   constructor(
     type: ErrorType,
     msg: string,
     loc: readonly string[],
-    options: { details?: readonly ErrorDetail[]; cause?: unknown } = {},
+    options: {
+      details?: readonly ErrorDetail[]
+      cause?: unknown
+      headers?: Readonly<Record<string, string>>
+    } = {},
   ) {
     super(msg, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'KeywardError'
@@ -50,6 +59,7 @@ export class KeywardError extends Error {
     this.loc = loc
     this.msg = msg
     this.details = options.details ?? [{ loc, msg, type }]
+    this.headers = options.headers
   }
 }
 

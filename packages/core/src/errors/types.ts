@@ -34,9 +34,12 @@ export const ErrorType = {
   limitExceeded: 'limit_exceeded',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
-  /** The request body is not `application/json` where JSON is expected. */
+  /** The request body is not JSON (`Content-Type` other than `application/json`) where JSON is expected. */
   unsupportedMediaType: 'unsupported_media_type',
-  /** Too many failed verifications from the client's address, or the key's own rate limit is spent. */
+  /**
+   * The client address is throttled after too many failed verifications, or a key's own rate
+   * limit is spent. The response carries `Retry-After`.
+   */
   rateLimited: 'rate_limited',
   /** The request body is not valid JSON. */
   jsonInvalid: 'json_invalid',

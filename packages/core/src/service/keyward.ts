@@ -1,3 +1,4 @@
+import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
@@ -11,6 +12,7 @@ import {
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
 import { generateKey } from '../key/generate.js'
+import { createProtection, type Protection } from '../protection/protection.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
 import { checkName } from './name.js'
@@ -36,6 +38,8 @@ export interface Keyward {
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
   /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
   readonly hasProjectOwner: boolean
+  /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
+  readonly protection: Protection | undefined
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -193,11 +197,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
     const owner = await projectOwner(projectId)
     if (owner === null) {
-      const error = new KeywardError(
-        ErrorType.notFound,
-        `Project ${JSON.stringify(projectId)} was not found.`,
-        ['path', 'project_id'],
-      )
+      const error = new KeywardError(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
+        'path',
+        'project_id',
+      ])
       throw failed('developer', 'project_not_found', error, developer)
     }
     if (owner !== developer.ownerId) {
@@ -214,7 +217,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (key.ownerId !== projectId) {
       const error = new KeywardError(
         ErrorType.projectMismatch,
-        `The API key is not a key of project ${JSON.stringify(projectId)}.`,
+        `The API key is not a key of project ${echoValue(projectId)}.`,
         ['header', KEY_HEADER.project],
       )
       throw failed('project', 'project_mismatch', error, key)
@@ -322,6 +325,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
     hasProjectOwner: ownerLookup !== undefined,
+    protection: options.protection ? createProtection(options.protection, emit) : undefined,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),

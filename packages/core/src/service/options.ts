@@ -1,4 +1,5 @@
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
+import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
 import type { KeywardEventHook } from './events.js'
 
@@ -19,6 +20,11 @@ export interface KeywardOptions {
   readonly onEvent?: KeywardEventHook
   /** The clock, for tests. Default `() => new Date()`. */
   readonly now?: () => Date
+  /**
+   * Abuse protection of the HTTP guards: failed verifications throttled per client address,
+   * rate limits per key, failures reported aggregated (`auth.failures` events). Off when absent.
+   */
+  readonly protection?: ProtectionOptions
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -53,6 +59,7 @@ export function checkOptions(options: KeywardOptions): void {
       `createKeyward: option \`legacyDeveloperKeys\` must be 'reject' or 'accept', got ${String(legacy)}.`,
     )
   }
+  checkProtectionOptions(options.protection)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
     if (options[fn] !== undefined && typeof options[fn] !== 'function') {
       throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)
