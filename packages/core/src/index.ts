@@ -39,9 +39,11 @@ export { hashKey } from './hash/digest.js'
 export {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodyProblem,
   type BodySource,
   type ByteStream,
   bearerGuard,
+  bodyError,
   type CreateProject,
   type CreateProjectInput,
   clientAddress,
@@ -67,6 +69,7 @@ export {
   keyToJson,
   type NodeHeaders,
   nodeRequestHeader,
+  notFoundResponse,
   type ProjectGuardOptions,
   type ProjectJson,
   type ProjectRecord,
@@ -102,6 +105,13 @@ export {
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
 export {
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
+  openApiDocument,
+} from './openapi/document.js'
+export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
+export { checkBody } from './openapi/validate.js'
+export {
   type Limiter,
   type LimiterFactory,
   type LimiterSettings,
@@ -129,6 +139,7 @@ export {
   type IssueKeyOptions,
   type Keyward,
 } from './service/keyward.js'
+export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export {
   DEFAULT_GRACE_SECONDS,
   type ExpiryFields,
@@ -136,7 +147,6 @@ export {
   MAX_GRACE_SECONDS,
   readExpiryFields,
 } from './service/lifecycle.js'
-export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {

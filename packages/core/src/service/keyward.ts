@@ -14,9 +14,9 @@ import { createProtection, type Protection } from '../protection/protection.js'
 import { countsAgainstLimit } from '../store/limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { type AuthFailureReason, emitter } from './events.js'
+import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
-import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
 import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
@@ -40,6 +40,8 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
+  readonly hasProjectOwner: boolean
   /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
@@ -385,6 +387,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    hasProjectOwner: ownerLookup !== undefined,
     protection: options.protection ? createProtection(options.protection, emit) : undefined,
     rotationPeriodDays,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
