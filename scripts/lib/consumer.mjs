@@ -131,10 +131,14 @@ export function prepareConsumer(packages) {
   const extraFiles = folders.flatMap((pkg) =>
     readdirSync(join(FIXTURES, pkg.folder)).map((file) => `${pkg.folder}/${file}`),
   )
-  writeJson(join(project, 'tsconfig.node16.json'), {
-    compilerOptions: { ...COMPILER_OPTIONS, module: 'node16', moduleResolution: 'node16', outDir: 'out' },
-    files: fixtures.flatMap((name) => [`${name}.mts`, `${name}.cts`]),
-  })
+  // The ESM and the CommonJS copies compile as two programs: the adapters augment the framework's
+  // request type in each build, and one program holding both builds would declare it twice.
+  for (const extension of ['mts', 'cts']) {
+    writeJson(join(project, `tsconfig.node16-${extension}.json`), {
+      compilerOptions: { ...COMPILER_OPTIONS, module: 'node16', moduleResolution: 'node16', outDir: 'out' },
+      files: fixtures.map((name) => `${name}.${extension}`),
+    })
+  }
   writeJson(join(project, 'tsconfig.bundler.json'), {
     compilerOptions: { ...COMPILER_OPTIONS, module: 'esnext', moduleResolution: 'bundler', noEmit: true },
     files: [...fixtures.map((name) => `${name}.ts`), ...extraFiles],
@@ -142,7 +146,8 @@ export function prepareConsumer(packages) {
 
   start = performance.now()
   const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc')
-  run('node', [tsc, '-p', 'tsconfig.node16.json'], { cwd: project })
+  run('node', [tsc, '-p', 'tsconfig.node16-mts.json'], { cwd: project })
+  run('node', [tsc, '-p', 'tsconfig.node16-cts.json'], { cwd: project })
   run('node', [tsc, '-p', 'tsconfig.bundler.json'], { cwd: project })
   console.log(`compiled under node16, typechecked under bundler in ${seconds(start)}\n`)
   return { project, fixtures }

@@ -1,7 +1,15 @@
 // A third party's store, as a user of @keyward/testkit writes one: records in a Map, and the
 // conformance suite run against it with vitest. The consumer test runs this file from the
 // installed tarballs, so the published suite is the one that checks it.
-import { type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
+import {
+  countsAgainstLimit,
+  type KeyOwner,
+  type KeyRecord,
+  type KeyStore,
+  type KeyUse,
+  limitExceededError,
+  type RolledRecords,
+} from '@keyward/core'
 import { runStoreConformance } from '@keyward/testkit'
 
 class TinyStore implements KeyStore {
@@ -11,9 +19,10 @@ class TinyStore implements KeyStore {
     if (this.rows.has(record.id) || [...this.rows.values()].some((r) => r.hash === record.hash)) {
       throw new Error('duplicate key record')
     }
-    if (record.active && activeLimit !== undefined) this.#checkLimit(record, activeLimit)
-    this.rows.set(record.id, { ...record })
-    return { ...record }
+    if (record.active && activeLimit !== undefined) this.#checkLimit(record, activeLimit, record.createdAt)
+    const stored = { expiresAt: null, lastUsedAt: null, replacedBy: null, ...record }
+    this.rows.set(record.id, stored)
+    return { ...stored }
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
@@ -30,11 +39,16 @@ class TinyStore implements KeyStore {
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
   }
 
-  async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
+  async setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now = new Date(),
+  ): Promise<KeyRecord | null> {
     const current = this.rows.get(id)
     if (!current) return null
     if (current.active === active) return current
-    if (active && activeLimit !== undefined) this.#checkLimit(current, activeLimit)
+    if (active && activeLimit !== undefined) this.#checkLimit(current, activeLimit, now)
     const updated = { ...current, active }
     this.rows.set(id, updated)
     return updated
@@ -58,11 +72,44 @@ class TinyStore implements KeyStore {
     return changed
   }
 
+  // Nothing awaits between the check and the writes: of concurrent rolls of one key, one wins.
+  async rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<RolledRecords | null> {
+    const current = this.rows.get(id)
+    if (!current || !countsAgainstLimit(current, now)) return null
+    if (current.ownerType !== replacement.ownerType || current.ownerId !== replacement.ownerId) return null
+    const expiresAt =
+      current.expiresAt && current.expiresAt < previousExpiresAt ? current.expiresAt : previousExpiresAt
+    const previous = { ...current, replacedBy: replacement.id, expiresAt }
+    const stored = { expiresAt: null, lastUsedAt: null, replacedBy: null, ...replacement }
+    this.rows.set(id, previous)
+    this.rows.set(stored.id, stored)
+    return { previous, replacement: stored }
+  }
+
+  async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
+    for (const { id, usedAt } of uses) {
+      const current = this.rows.get(id)
+      if (!current?.active || (current.lastUsedAt && current.lastUsedAt >= usedAt)) continue
+      this.rows.set(id, { ...current, lastUsedAt: usedAt })
+    }
+  }
+
+  async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+    const ids = (await this.listKeysByOwner(owner)).filter((r) => r.active).map((r) => r.id)
+    return this.deactivateKeys(ids)
+  }
+
   // Nothing awaits between the count and the write: the limit is atomic in one process.
-  #checkLimit(record: KeyRecord, activeLimit: number): void {
+  #checkLimit(record: KeyRecord, activeLimit: number, now: Date): void {
     const owner = { type: record.ownerType, id: record.ownerId }
-    const isActive = (r: KeyRecord) => r.active && r.ownerType === owner.type && r.ownerId === owner.id
-    if ([...this.rows.values()].filter(isActive).length >= activeLimit) {
+    const counts = (r: KeyRecord) =>
+      r.ownerType === owner.type && r.ownerId === owner.id && countsAgainstLimit(r, now)
+    if ([...this.rows.values()].filter(counts).length >= activeLimit) {
       throw limitExceededError(owner, activeLimit)
     }
   }
