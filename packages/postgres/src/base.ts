@@ -1,4 +1,11 @@
-import { type KeyKind, type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
+import {
+  type KeyChangeFeed,
+  type KeyKind,
+  type KeyOwner,
+  type KeyRecord,
+  type KeyStore,
+  limitExceededError,
+} from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
 
@@ -6,6 +13,11 @@ import { checkSchema, type Statement, type Statements, statementsFor } from './s
 export interface PostgresKeyStoreOptions {
   /** The SQL schema that holds Keyward's tables. Default `keyward`. */
   readonly schema?: string
+  /**
+   * The change feed of this store (`pgChangeFeed`, or PGlite's in process), for a
+   * verification cache. `close()` closes it too when it has a `close` method.
+   */
+  readonly changes?: KeyChangeFeed
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -74,6 +86,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export class PostgresKeyStore implements KeyStore {
   /** The schema of Keyward's tables. */
   readonly schema: string
+  /** The store's change feed, when it was given one. */
+  readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
 
@@ -84,6 +98,7 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    if (options.changes) this.changes = options.changes
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
@@ -175,8 +190,9 @@ export class PostgresKeyStore implements KeyStore {
     )
   }
 
-  /** Closes what the driver opened itself (a pool made from a connection string). */
+  /** Closes the change feed, then what the driver opened itself (a pool made from a connection string). */
   async close(): Promise<void> {
+    await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
     await this.#db.close?.()
   }
 
