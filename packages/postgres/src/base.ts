@@ -1,5 +1,6 @@
 import {
   type KeyChangeFeed,
+  type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
   type KeyRecord,
@@ -90,6 +91,8 @@ export class PostgresKeyStore implements KeyStore {
   readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  // Told of every record this store writes (a store bound to a transaction collects them).
+  #wrote: (record: KeyRecord | null) => void = (record) => this.#publish(record)
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -113,10 +116,10 @@ export class PostgresKeyStore implements KeyStore {
       record.createdAt,
     ]
     if (!record.active || activeLimit === undefined) {
-      return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
+      return this.#written(run(this.#db, this.#sql.insert, values).then(firstRecord)) as Promise<KeyRecord>
     }
     const owner = { type: record.ownerType, id: record.ownerId }
-    return this.#db.transaction(async (tx) => {
+    const inserted = this.#db.transaction(async (tx) => {
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
       const inserted = firstRecord(
         await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
@@ -124,6 +127,7 @@ export class PostgresKeyStore implements KeyStore {
       if (!inserted) throw limitExceededError(owner, activeLimit)
       return inserted
     })
+    return this.#written(inserted) as Promise<KeyRecord>
   }
 
   // The hot path: one prepared statement, one promise on top of the driver's.
@@ -144,9 +148,11 @@ export class PostgresKeyStore implements KeyStore {
   async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
-      return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
+      return this.#written(
+        run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
+      )
     }
-    return this.#db.transaction(async (tx) => {
+    const activated = this.#db.transaction(async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
       if (!owner) return null
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
@@ -156,6 +162,7 @@ export class PostgresKeyStore implements KeyStore {
       if (!activated) throw limitExceededError(owner, activeLimit)
       return activated
     })
+    return this.#written(activated)
   }
 
   /**
@@ -185,9 +192,15 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.#db.transaction((tx) =>
-      fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }),
-    )
+    const written: (KeyRecord | null)[] = []
+    const done = () => {
+      for (const record of written) this.#publish(record)
+    }
+    return this.#db
+      .transaction((tx) =>
+        fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx, written) }),
+      )
+      .finally(done)
   }
 
   /** Closes the change feed, then what the driver opened itself (a pool made from a connection string). */
@@ -196,12 +209,28 @@ export class PostgresKeyStore implements KeyStore {
     await this.#db.close?.()
   }
 
-  #bound(tx: SqlQueryable): PostgresKeyStore {
+  #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
-    return new PostgresKeyStore(driver, { schema: this.schema })
+    const bound = new PostgresKeyStore(driver, { schema: this.schema })
+    bound.#wrote = (record) => written.push(record)
+    return bound
+  }
+
+  // A write is reported to this process's services at once, when it returns, besides the
+  // trigger's notification that every process hears a little later.
+  #written(write: Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    return write.then((record) => {
+      this.#wrote(record)
+      return record
+    })
+  }
+
+  #publish(record: KeyRecord | null): void {
+    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
+    if (record && hub?.publish) hub.publish({ type: 'changed', hash: record.hash, id: record.id })
   }
 }
 

@@ -103,7 +103,13 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
    * listens on the store's `connectionString`; behind a transaction pooler, or with a
    * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed.
    */
-  readonly changeFeed?: boolean | Omit<PgChangeFeedOptions, 'schema'>
+  readonly changeFeed?: boolean | StoreChangeFeedOptions
+}
+
+/** The change feed settings of {@link createPgKeyStore}: those of {@link pgChangeFeed}, the URL optional. */
+export type StoreChangeFeedOptions = Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & {
+  /** A direct URL to the primary. Default: the store's `connectionString`. */
+  readonly connectionString?: string
 }
 
 /**
@@ -153,8 +159,7 @@ export async function createPgKeyStore(
 function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
   const wanted = options.changeFeed
   if (wanted === undefined || wanted === false) return undefined
-  const settings: Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & { connectionString?: string } =
-    wanted === true ? {} : wanted
+  const settings: StoreChangeFeedOptions = wanted === true ? {} : wanted
   const connectionString =
     settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)
   if (typeof connectionString !== 'string') {
