@@ -31,30 +31,33 @@ function floor(key) {
 
 const requirement = { scope: 'project', projectId }
 const swallow = () => {}
-const results = await measure([
-  { name: 'floor: regex + crypto.hash + Map (valid key)', fn: (i) => floor(valid[i % 1000]) },
-  {
-    name: 'authenticate, valid key',
-    fn: (i) => keyward.authenticate({ projectKey: valid[i % 1000] }, requirement),
-    async: true,
-  },
-  {
-    name: 'authenticate, unknown key (key_invalid)',
-    fn: (i) => keyward.authenticate({ projectKey: unknown[i % 1000] }, requirement).catch(swallow),
-    async: true,
-  },
-  {
-    name: 'authenticate, inactive key (key_invalid)',
-    fn: (i) => keyward.authenticate({ projectKey: inactive[i % 1000] }, requirement).catch(swallow),
-    async: true,
-  },
-  {
-    name: 'authenticate, malformed key (key_malformed)',
-    fn: (i) => keyward.authenticate({ projectKey: malformed[i % 1000] }, requirement).catch(swallow),
-    async: true,
-  },
-  { name: 'generateKey', fn: () => generateKey() },
-])
+const results = await measure(
+  [
+    { name: 'floor: regex + crypto.hash + Map (valid key)', fn: (i) => floor(valid[i % 1000]) },
+    {
+      name: 'authenticate, valid key',
+      fn: (i) => keyward.authenticate({ projectKey: valid[i % 1000] }, requirement),
+      async: true,
+    },
+    {
+      name: 'authenticate, unknown key (key_invalid)',
+      fn: (i) => keyward.authenticate({ projectKey: unknown[i % 1000] }, requirement).catch(swallow),
+      async: true,
+    },
+    {
+      name: 'authenticate, inactive key (key_invalid)',
+      fn: (i) => keyward.authenticate({ projectKey: inactive[i % 1000] }, requirement).catch(swallow),
+      async: true,
+    },
+    {
+      name: 'authenticate, malformed key (key_malformed)',
+      fn: (i) => keyward.authenticate({ projectKey: malformed[i % 1000] }, requirement).catch(swallow),
+      async: true,
+    },
+    { name: 'generateKey', fn: () => generateKey() },
+  ],
+  { rounds: Number(process.env.BENCH_ROUNDS ?? 15) },
+)
 
 const floorNs = results.get('floor: regex + crypto.hash + Map (valid key)')
 const rows = []

@@ -62,6 +62,18 @@ const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', p
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
+const settled = Promise.resolve()
+
+// A promise that rejects with `error` a tick later, once the caller has attached its handlers.
+// Refusals are built this way, neither thrown nor `Promise.reject`ed: a throw, and a rejection
+// that has no handler yet (Node's unhandled-rejection bookkeeping), each cost more than the whole
+// verification (see bench/).
+function refused(error: KeywardError): Promise<never> {
+  return new Promise((_, reject) => {
+    settled.then(() => reject(error))
+  })
+}
+
 /**
  * Builds the key service over a store: issuing, listing, (de)activating and verifying keys.
  *
@@ -143,7 +155,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
             : problem.type === ErrorType.keyLegacyPrefix
               ? 'legacy_prefix'
               : 'malformed'
-        return Promise.reject(failed(kind, reason, problem))
+        return refused(failed(kind, reason, problem))
       }
     }
     const digest = sha256Hex(value as string)
@@ -151,29 +163,29 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   function lookup(hash: string, kind: KeyKind): Promise<KeyRecord> {
-    let found: Promise<KeyRecord | null>
     if (cache) {
       const cached = cache.get(hash)
-      if (cached !== undefined) {
-        // The same checks as after a store lookup: a cached record is checked every time.
-        try {
-          return Promise.resolve(checkRecord(cached, kind))
-        } catch (error) {
-          return Promise.reject(error)
-        }
-      }
-      const version = cache.version
-      found = findKey(hash).then((record) => {
-        cache.fill(version, hash, record)
-        return record
-      })
-    } else found = findKey(hash)
-    return found.then(
-      (record) => checkRecord(record, kind),
-      (error: unknown) => {
-        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
-      },
-    )
+      // The same checks as after a store lookup: a cached record is checked every time.
+      if (cached !== undefined) return settle(cached, kind)
+    }
+    const version = cache ? cache.version : -1
+    return new Promise((resolve, reject) => {
+      findKey(hash).then(
+        (record) => {
+          cache?.fill(version, hash, record)
+          const problem = recordProblem(record, kind)
+          if (problem) reject(problem)
+          else resolve(record as KeyRecord)
+        },
+        (error: unknown) =>
+          reject(failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))),
+      )
+    })
+  }
+
+  function settle(record: KeyRecord | null, kind: KeyKind): Promise<KeyRecord> {
+    const problem = recordProblem(record, kind)
+    return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
   }
 
   function findKey(hash: string): Promise<KeyRecord | null> {
@@ -184,8 +196,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  function checkRecord(record: KeyRecord | null, kind: KeyKind): KeyRecord {
-    if (record?.active && record.ownerType === kind) return record
+  /** The refusal of a looked-up record, or `null` when it passes. */
+  function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
+    if (record?.active && record.ownerType === kind) return null
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
       const error = refusal(
@@ -193,7 +206,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
         `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
         loc,
       )
-      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
+      return failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
     }
     const other = OTHER_KIND[kind]
     const error = refusal(
@@ -201,7 +214,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
       `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
       loc,
     )
-    throw failed(kind, 'wrong_type', error, record)
+    return failed(kind, 'wrong_type', error, record)
   }
 
   async function projectOwner(projectId: string): Promise<string | null> {
