@@ -80,6 +80,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   let client: pg.Client | undefined
   let closed = false
   let failures = 0
+  let reported = false
   let retry: ReturnType<typeof setTimeout> | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
 
@@ -88,7 +89,11 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     client = undefined
     clearInterval(heartbeat)
     from.end().catch(() => {})
-    feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
+    // Reported once per outage (and once when the first attempt fails), not on every retry.
+    if (feed.connected || !reported) {
+      reported = true
+      feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
+    }
     if (closed) return
     const wait = Math.min(maxMs, minMs * 2 ** failures++)
     retry = setTimeout(connect, wait)
@@ -122,6 +127,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       return
     }
     failures = 0
+    reported = false
     let waiting = false
     heartbeat = setInterval(() => {
       // The previous check has not answered in a whole period: the connection is gone.
