@@ -5,7 +5,14 @@ import { changeOf } from './feed-payload.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
-/** Options of {@link pgChangeFeed}. */
+/**
+ * Options of {@link pgChangeFeed}.
+ *
+ * @example
+ * ```ts
+ * const changes = pgChangeFeed({ connectionString: process.env.DIRECT_URL!, schema: 'keyward', reconnectMaxMs: 5000 })
+ * ```
+ */
 export interface PgChangeFeedOptions {
   /**
    * Where to listen: a direct connection to the primary. LISTEN needs a session of its own,
@@ -28,7 +35,17 @@ export interface PgChangeFeedOptions {
   readonly heartbeatMs?: number
 }
 
-/** The change feed of {@link pgChangeFeed}: a `KeyChangeFeed` that you start and close. */
+/**
+ * The change feed of {@link pgChangeFeed}: a `KeyChangeFeed` that you start and close.
+ *
+ * @example
+ * ```ts
+ * const changes: PgChangeFeed = pgChangeFeed({ connectionString: process.env.DIRECT_URL! })
+ * await changes.start()
+ * // ...
+ * await changes.close()
+ * ```
+ */
 export interface PgChangeFeed extends KeyChangeHub {
   /** Connects and listens; resolves after the first attempt, connected or not (it keeps trying). */
   start(): Promise<void>
