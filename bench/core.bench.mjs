@@ -2,7 +2,7 @@
 // verifier can do (format regex, SHA-256, one Map lookup), in the same process and run.
 import { hash } from 'node:crypto'
 import { createKeyward, generateKey, KEY_PATTERN, MemoryKeyStore } from '@keyward/core'
-import { machineLine, measure, table } from './harness.mjs'
+import { machineLine, measure, pairedCpu, table } from './harness.mjs'
 
 const store = new MemoryKeyStore()
 const keyward = createKeyward({ store })
@@ -71,3 +71,25 @@ console.log(`\ngenerateKey: ${gen.toFixed(0)} ns/op, ${Math.round(1e9 / gen).toL
 console.log(
   `Target: every case within 2x the floor (refusals included: they build no stack trace). ${machineLine()}`,
 )
+
+// last_used_at tracking on (the default) against off: two fresh services over the same store,
+// fed the same keys and nothing else (a service that also saw refusals would carry other JIT
+// feedback), compared by CPU time per verification in alternating pairs of batches.
+const tracked = createKeyward({ store })
+const untracked = createKeyward({ store, trackLastUsed: false })
+const tracking = await pairedCpu(
+  (i) => untracked.authenticate({ projectKey: valid[i % 1000] }, requirement),
+  (i) => tracked.authenticate({ projectKey: valid[i % 1000] }, requirement),
+)
+await tracked.flushLastUsed()
+console.log(
+  '\nlast_used_at tracking, valid key (CPU time of this process, median of 41 alternating pairs):\n',
+)
+table(
+  ['tracking', 'CPU ns/op'],
+  [
+    ['off', tracking.a.toFixed(0)],
+    ['on (default)', tracking.b.toFixed(0)],
+  ],
+)
+console.log(`\non/off: ${tracking.ratio.toFixed(3)} (median of the pairs' ratios; target at most 1.05)`)

@@ -1,4 +1,10 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type ProtectionOptions } from '@keyward/core'
+import {
+  DEFAULT_BODY_LIMIT,
+  type Keyward,
+  type KeywardEventHook,
+  type ProtectionOptions,
+  type SecretScanningOptions,
+} from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -22,8 +28,12 @@ export interface AppDependencies {
   readonly bodyLimit?: number
   /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
   readonly protection?: ProtectionOptions
-  /** Keep verifications in memory (needs the store's change feed). Default `true`. */
+  /** Keep verifications in memory (needs the store's change feed). Default `true`; unused with `keyward`. */
   readonly cache?: boolean
+  /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
+  readonly keyward?: Keyward
+  /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
@@ -37,13 +47,16 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
   cache = true,
+  keyward = keywardOver(store, onEvent, protection, cache),
+  secretScanning = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent, protection, cache),
+    keyward,
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,
+    secretScanning,
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()

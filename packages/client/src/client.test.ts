@@ -4,12 +4,12 @@ import { inspect } from 'node:util'
 import {
   ClientConfigError,
   createKeyward,
-  displayKey,
   ErrorType,
   errorBody,
   generateKey,
   type KeyRecord,
   KeywardError,
+  keyToJson,
   MemoryKeyStore,
 } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -82,7 +82,11 @@ const listed = {
   name: 'ci',
   active: true,
   created_at: '2025-01-01T00:00:00.000Z',
+  expires_at: null,
+  last_used_at: '2025-01-02T00:00:00.000Z',
+  rotation_due: false,
 }
+const previous_key = { id: 'k0', expires_at: '2025-01-03T00:00:00.000Z' }
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
 const endpoints: {
@@ -127,6 +131,23 @@ const endpoints: {
     path: '/api/v1/auth/developer-keys/k1',
     send: { developer: true },
     reply: { status: 200, body: { ...listed, developer_id: 'dev_1', active: false } },
+  },
+  {
+    name: 'developerKeys.activate',
+    call: (c) => c.developerKeys.activate('k1'),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys/k1/activate',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, developer_id: 'dev_1' } },
+  },
+  {
+    name: 'developerKeys.roll',
+    call: (c) => c.developerKeys.roll('k1', { grace_seconds: 60 }),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys/k1/roll',
+    send: { developer: true },
+    body: { grace_seconds: 60 },
+    reply: { status: 201, body: { ...listed, key: generateKey(), developer_id: 'dev_1', previous_key } },
   },
   {
     name: 'projects.create',
@@ -175,6 +196,23 @@ const endpoints: {
     path: '/api/v1/projects/p1/api-keys/k1',
     send: { developer: true },
     reply: { status: 200, body: { ...listed, project_id: 'p1', active: false } },
+  },
+  {
+    name: 'apiKeys.activate',
+    call: (c) => c.apiKeys.activate('p1', 'k1'),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/activate',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, project_id: 'p1' } },
+  },
+  {
+    name: 'apiKeys.roll',
+    call: (c) => c.apiKeys.roll('p1', 'k1'),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/roll',
+    send: { developer: true },
+    body: {},
+    reply: { status: 201, body: { ...listed, key: generateKey(), project_id: 'p1', previous_key } },
   },
   {
     name: 'accessTokens.create',
@@ -490,15 +528,7 @@ describe('createClient against a server that authenticates with the core', () =>
   it('sends the developer key the core verifies, and reads the core errors after revocation', async () => {
     const keyward = createKeyward({ store: new MemoryKeyStore() })
     const issued = await keyward.issueDeveloperKey('dev_1', { name: 'laptop' })
-    const wire = (r: KeyRecord) => ({
-      id: r.id,
-      key_prefix: r.keyPrefix,
-      display: displayKey(r.keyPrefix),
-      name: r.name,
-      developer_id: r.ownerId,
-      active: r.active,
-      created_at: r.createdAt.toISOString(),
-    })
+    const wire = (r: KeyRecord) => keyToJson(r, keyward.isRotationDue(r))
     const server = await fakeServer(async (request) => {
       try {
         const key = request.headers['x-developer-key'] as string | undefined

@@ -21,6 +21,7 @@ export type {
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
+  CreateKeyBody,
   CreateProjectBody,
   Deleted,
   DeveloperKeyInfo,
@@ -29,5 +30,9 @@ export type {
   KeyInfoBase,
   KeyList,
   NameBody,
+  PreviousKey,
   Project,
+  RolledApiKey,
+  RolledDeveloperKey,
+  RollKeyBody,
 } from './types.js'

@@ -15,6 +15,12 @@ export interface KeyInfoBase {
   readonly active: boolean
   /** When the key was issued (ISO 8601). */
   readonly created_at: string
+  /** When the key stops working (ISO 8601), or `null` for never. */
+  readonly expires_at: string | null
+  /** When the key last authenticated (ISO 8601, recorded at most once a minute), or `null`. */
+  readonly last_used_at: string | null
+  /** The key is older than the server's rotation period (90 days by default): roll it. */
+  readonly rotation_due: boolean
 }
 
 /** A developer key as listed: no `key`. */
@@ -35,6 +41,22 @@ export interface CreatedDeveloperKey extends DeveloperKeyInfo {
 /** An API key just created: `key` is the full key, shown this once and never again. */
 export interface CreatedApiKey extends ApiKeyInfo {
   readonly key: string
+}
+
+/** The old key of a roll: its id and when it stops working (the end of the grace window). */
+export interface PreviousKey {
+  readonly id: string
+  readonly expires_at: string | null
+}
+
+/** A developer key just rolled: the new key, shown once, and the key it replaces. */
+export interface RolledDeveloperKey extends CreatedDeveloperKey {
+  readonly previous_key: PreviousKey
+}
+
+/** An API key just rolled: the new key, shown once, and the key it replaces. */
+export interface RolledApiKey extends CreatedApiKey {
+  readonly previous_key: PreviousKey
 }
 
 /** The body of a key listing. */
@@ -90,6 +112,20 @@ export interface Health {
 export interface NameBody {
   /** 1 to 100 characters. */
   readonly name?: string
+}
+
+/** The body of key creation: a name and an optional expiry (one of the two fields). */
+export interface CreateKeyBody extends NameBody {
+  /** When the key expires: an ISO 8601 time with an offset, in the future. */
+  readonly expires_at?: string
+  /** The key expires this many days from now, 1 to 3650. */
+  readonly expires_in_days?: number
+}
+
+/** The body of a roll. */
+export interface RollKeyBody {
+  /** How long the old key keeps working, 0 to 604800 seconds. Default 86400 (a day). */
+  readonly grace_seconds?: number
 }
 
 /** The body of project creation. */

@@ -26,6 +26,7 @@ import {
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
+  type SecretScanningOptions,
 } from '@keyward/core'
 import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express'
 
@@ -138,11 +139,17 @@ export interface KeywardRouterOptions {
   readonly createProject?: CreateProject
   /** The largest body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /**
+   * Mounts `POST /api/v1/secret-scanning/github`, which revokes keys that GitHub's secret
+   * scanning reports as leaked. It checks a signature over the body as sent, so mount the
+   * router before a JSON body parser.
+   */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
- * A router with the key-management endpoints: developer keys, project API keys and, with
- * `createProject`, project creation. It reads bodies itself; a body parser mounted before it
+ * A router with the key-management endpoints: developer keys, project API keys, with
+ * `createProject` project creation, and with `secretScanning` the leaked-key alert endpoint. It reads bodies itself; a body parser mounted before it
  * is used when it has already parsed the body.
  *
  * @example

@@ -166,7 +166,8 @@ const keyRoutes: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, opti
 
 /**
  * The Keyward plugin: declares `request.keyward` and mounts the key-management endpoints
- * (developer keys, project API keys and, with `createProject`, project creation).
+ * (developer keys, project API keys, with `createProject` project creation, and with
+ * `secretScanning` the leaked-key alert endpoint).
  *
  * @example
  * ```ts

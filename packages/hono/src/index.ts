@@ -144,8 +144,8 @@ export const requireBearer = <T>(
 ): MiddlewareHandler<KeywardEnv<BearerAuth<T>>> => protect<BearerAuth<T>>(bearerGuard(options))
 
 /**
- * An app with the key-management endpoints: developer keys, project API keys and, with
- * `createProject`, project creation. Mount it with `app.route('/', ...)`.
+ * An app with the key-management endpoints: developer keys, project API keys, with
+ * `createProject` project creation, and with `secretScanning` the leaked-key alert endpoint. Mount it with `app.route('/', ...)`.
  *
  * @example
  * ```ts

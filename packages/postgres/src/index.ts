@@ -18,5 +18,5 @@ export {
   type SqlQueryOptions,
   type SqlRow,
 } from './driver.js'
-export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js'
+export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
 export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -1,5 +1,5 @@
 // The app in process, on a database of its own, as main.ts builds it.
-import type { KeywardEvent, ProtectionOptions } from '@keyward/core'
+import type { KeywardEvent, ProtectionOptions, SecretScanningOptions } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
@@ -75,7 +75,7 @@ export interface TestApp {
 /** The app over a fresh database, with its first developer registered. */
 export async function openTestApp(
   backend: Backend,
-  options: { protection?: ProtectionOptions } = {},
+  options: { protection?: ProtectionOptions; secretScanning?: SecretScanningOptions } = {},
 ): Promise<TestApp> {
   const { store, drop } = await openTestStore(backend)
   const events: KeywardEvent[] = []

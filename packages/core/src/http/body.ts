@@ -41,7 +41,7 @@ function nextChunk(source: ChunkSource): () => Promise<{ done?: boolean; value?:
   return () => reader.read()
 }
 
-async function readText(source: ChunkSource, limit: number): Promise<string> {
+async function readText(source: ChunkSource, limit: number, bytes?: Uint8Array[]): Promise<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true })
   const next = nextChunk(source)
   let text = ''
@@ -53,6 +53,7 @@ async function readText(source: ChunkSource, limit: number): Promise<string> {
     if (chunk === undefined) continue
     size += typeof chunk === 'string' ? chunk.length : chunk.byteLength
     if (size > limit) throw tooLarge(limit)
+    bytes?.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk)
     try {
       text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
     } catch {
@@ -78,6 +79,26 @@ export interface ReadJsonBodyOptions {
   readonly limit?: number
 }
 
+/** Options of {@link readJsonBody}. */
+export interface ReadJsonAnyBodyOptions extends ReadJsonBodyOptions {
+  /**
+   * Keep the bytes as they were sent, in `bytes` (to check a signature made over them). The
+   * body must then come raw: one that a body parser of the host already parsed is refused
+   * with a `TypeError` that says so.
+   */
+  readonly keepBytes?: boolean
+}
+
+/** A request body of any JSON value: the value, its JSON text and, when asked for, its bytes. */
+export interface JsonBody {
+  /** The value, as `JSON.parse` returns it. */
+  readonly value: unknown
+  /** The JSON text as it was sent (or, for a body parsed by the host, as `JSON.stringify` writes it). */
+  readonly text: string
+  /** The bytes as they were sent, with `keepBytes`. */
+  readonly bytes?: Uint8Array
+}
+
 /** A request body that is a JSON object: the object, and its JSON text. */
 export interface JsonObjectBody {
   /** The object, as `JSON.parse` returns it. */
@@ -93,12 +114,32 @@ export interface JsonObjectBody {
 const isBodySource = (source: KeywardRequest | BodySource): source is BodySource =>
   'raw' in source || 'parsed' in source
 
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!
+  let size = 0
+  for (const chunk of chunks) size += chunk.byteLength
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return out
+}
+
 async function readJson(
   source: KeywardRequest | BodySource,
   limit: number,
-): Promise<{ value: unknown; text: string } | undefined> {
+  keepBytes = false,
+): Promise<JsonBody | undefined> {
   const body = isBodySource(source) ? source : source.body?.()
   if (body === undefined) return undefined
+  if ('parsed' in body && keepBytes) {
+    throw new TypeError(
+      'The request body was already parsed by a body parser, so its bytes as sent are gone. ' +
+        'Mount this route before the body parser, or give it the raw body.',
+    )
+  }
   if ('parsed' in body) {
     const value = body.parsed
     // Written only when asked for: the key routes never ask.
@@ -115,10 +156,12 @@ async function readJson(
   const type = isBodySource(source) ? undefined : contentType(source)
   if (type !== undefined && !JSON_MEDIA_TYPE.test(type)) throw notJsonType()
   if (!isBodySource(source) && Number(source.header('content-length')) > limit) throw tooLarge(limit)
-  const text = await readText(body.raw, limit)
+  const chunks: Uint8Array[] | undefined = keepBytes ? [] : undefined
+  const text = await readText(body.raw, limit, chunks)
   if (text.trim() === '') return undefined
   try {
-    return { value: JSON.parse(text), text }
+    const value: unknown = JSON.parse(text)
+    return chunks ? { value, text, bytes: concat(chunks) } : { value, text }
   } catch {
     throw notJson()
   }
@@ -158,4 +201,23 @@ export async function readJsonObjectBody(
     throw new KeywardError(ErrorType.dictType, 'The request body should be a JSON object.', BODY_LOC)
   }
   return body as JsonObjectBody
+}
+
+/**
+ * Reads a request body of any JSON value (an array, say) with the rules of
+ * {@link readJsonObjectBody}: a size limit (413 `payload_too_large`), 422 `json_invalid` for
+ * anything that is not UTF-8 JSON, `undefined` when there is no body. With `keepBytes`, the
+ * bytes as sent come back too, for a signature check.
+ *
+ * @example
+ * ```ts
+ * const body = await readJsonBody(request, { limit: 1024 * 1024, keepBytes: true })
+ * if (body && (await verify(signature, body.bytes!))) handle(body.value)
+ * ```
+ */
+export function readJsonBody(
+  source: KeywardRequest | BodySource,
+  options: ReadJsonAnyBodyOptions = {},
+): Promise<JsonBody | undefined> {
+  return readJson(source, options.limit ?? DEFAULT_BODY_LIMIT, options.keepBytes === true)
 }

@@ -1,7 +1,10 @@
 export {
   DEFAULT_BODY_LIMIT,
+  type JsonBody,
   type JsonObjectBody,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
+  readJsonBody,
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'
@@ -31,6 +34,8 @@ export {
   type ProjectJson,
   type ProjectRecord,
   projectToJson,
+  type RolledKeyJson,
+  rolledKeyToJson,
 } from './shapes.js'
 export type {
   BearerAuth,

@@ -1,5 +1,6 @@
 import { displayKey } from '../key/display.js'
 import type { IssuedKey } from '../service/keyward.js'
+import type { RolledKey } from '../service/roll.js'
 import type { KeyRecord } from '../store/types.js'
 
 /** A key as listings show it (the `L` shape): everything but the key itself. */
@@ -12,11 +13,22 @@ export interface KeyJson {
   readonly project_id?: string
   readonly active: boolean
   readonly created_at: string
+  /** When the key stops working (ISO 8601), or `null` for never. */
+  readonly expires_at: string | null
+  /** When the key last passed authentication (ISO 8601, recorded at most once a minute), or `null`. */
+  readonly last_used_at: string | null
+  /** Whether the key is older than the rotation period (default 90 days) and should be rolled. */
+  readonly rotation_due: boolean
 }
 
 /** A newly created key (the `K` shape): the listing fields plus the full `key`, shown once. */
 export interface IssuedKeyJson extends KeyJson {
   readonly key: string
+}
+
+/** A rolled key: the new key (the `K` shape) and the old key's id and new expiry. */
+export interface RolledKeyJson extends IssuedKeyJson {
+  readonly previous_key: { readonly id: string; readonly expires_at: string | null }
 }
 
 /** A project as the host created it. */
@@ -36,18 +48,22 @@ export interface ProjectJson {
 }
 
 const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString())
+const isoOrNull = (date: Date | null | undefined) => (date ? date.toISOString() : null)
 const owner = (record: KeyRecord) =>
   record.ownerType === 'developer' ? { developer_id: record.ownerId } : { project_id: record.ownerId }
 
 /**
- * A key record as JSON, without the key: the only shape that listings return.
+ * A key record as JSON, without the key: the only shape that listings return. `rotationDue`
+ * is the service's verdict (`keyward.isRotationDue(record)`).
  *
  * @example
  * ```ts
- * keyToJson(record) // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at }
+ * keyToJson(record, keyward.isRotationDue(record))
+ * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
+ * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false }
  * ```
  */
-export function keyToJson(record: KeyRecord): KeyJson {
+export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
   return {
     id: record.id,
     key_prefix: record.keyPrefix,
@@ -56,6 +72,9 @@ export function keyToJson(record: KeyRecord): KeyJson {
     ...owner(record),
     active: record.active,
     created_at: iso(record.createdAt),
+    expires_at: isoOrNull(record.expiresAt),
+    last_used_at: isoOrNull(record.lastUsedAt),
+    rotation_due: rotationDue,
   }
 }
 
@@ -70,6 +89,21 @@ export function keyToJson(record: KeyRecord): KeyJson {
 export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
   const { id, ...rest } = keyToJson(issued.record)
   return { id, key: issued.key, ...rest }
+}
+
+/**
+ * A rolled key as JSON: the new key, shown once, and the old key's id and new expiry.
+ *
+ * @example
+ * ```ts
+ * rolledKeyToJson(await keyward.rollKey(keyId)) // { id, key: 'ak_...', ..., previous_key: { id, expires_at } }
+ * ```
+ */
+export function rolledKeyToJson(rolled: RolledKey): RolledKeyJson {
+  return {
+    ...issuedKeyToJson(rolled),
+    previous_key: { id: rolled.previous.id, expires_at: isoOrNull(rolled.previous.expiresAt) },
+  }
 }
 
 /**

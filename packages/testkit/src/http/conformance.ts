@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
+import { lifecycleCases } from './lifecycle-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
@@ -168,7 +169,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       for (const target of targets.values()) target.world.setStoreDown(false)
     })
 
-    for (const testCase of [...credentialCases, ...endpointCases]) {
+    for (const testCase of [...credentialCases, ...endpointCases, ...lifecycleCases]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
         for (const adapter of adapters) {
