@@ -1,11 +1,12 @@
 import {
   DEFAULT_BODY_LIMIT,
+  errorResponse,
   type Keyward,
   type KeywardEventHook,
   type ProtectionOptions,
   type SecretScanningOptions,
 } from '@keyward/core'
-import { keywardOnError } from '@keyward/hono'
+import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
 import { routeFallback } from './http/fallback.js'
@@ -13,6 +14,7 @@ import { accessTokenRoutes } from './routes/access-tokens.js'
 import type { RouteContext } from './routes/context.js'
 import { generationRoutes } from './routes/generations.js'
 import { healthRoutes } from './routes/health.js'
+import { openApiRoutes } from './routes/openapi.js'
 import { projectRoutes } from './routes/projects.js'
 import { database, keywardOver } from './service.js'
 import type { AccessTokens } from './tokens.js'
@@ -64,7 +66,10 @@ export function createApp({
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))
     .route('/', healthRoutes(context))
+    .route('/', openApiRoutes())
   app.notFound(routeFallback(app))
-  app.onError(keywardOnError)
+  // Keyward's errors in the specification's format; anything unexpected as a bare 500
+  // `internal_error` that says nothing of it.
+  app.onError((error, c) => send(c, errorResponse(error)))
   return app
 }

@@ -375,6 +375,13 @@ describe('createClient: errors', () => {
     expect(error.type).toBe('missing')
   })
 
+  it('keeps a type it does not know in detail, and `type` null', async () => {
+    const detail = [{ loc: [], msg: 'new', type: 'quota_spent' }]
+    const server = await fakeServer(() => ({ status: 402, body: { detail } }))
+    const error = (await rejection(createClient({ baseUrl: server.baseUrl }).health())) as KeywardApiError
+    expect([error.type, error.detail]).toEqual([null, detail])
+  })
+
   it('reports a success answer whose body is not JSON', async () => {
     const server = await fakeServer(() => ({ status: 200, raw: 'ok' }))
     const client = createClient({ baseUrl: server.baseUrl })
@@ -408,6 +415,8 @@ describe('createClient: errors', () => {
     const error = (await rejection(client.health())) as KeywardNetworkError
     expect(error).toBeInstanceOf(KeywardNetworkError)
     expect([error.reason, error.method, error.path]).toEqual(['unreachable', 'GET', '/healthz'])
+    expect(error.baseUrl).toBe(server.baseUrl)
+    expect(error.message).toBe(`GET /healthz could not reach the server at ${server.baseUrl}.`)
     expect(error.cause).toBeInstanceOf(Error)
   })
 
@@ -417,7 +426,7 @@ describe('createClient: errors', () => {
     const error = (await rejection(client.health())) as KeywardNetworkError
     expect(error).toBeInstanceOf(KeywardNetworkError)
     expect(error.reason).toBe('timeout')
-    expect(error.message).toBe('GET /healthz got no answer within 100 ms.')
+    expect(error.message).toBe(`GET /healthz got no answer from ${server.baseUrl} within 100 ms.`)
   })
 
   it("rejects with the caller's abort reason when the caller aborts", async () => {

@@ -17,7 +17,10 @@ export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './err
 export type { FetchLike } from './request.js'
 export type {
   AccessToken,
+  ApiComponents,
   ApiKeyInfo,
+  ApiOperations,
+  ApiPaths,
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
@@ -25,6 +28,7 @@ export type {
   CreateProjectBody,
   Deleted,
   DeveloperKeyInfo,
+  ErrorBody,
   Generation,
   Health,
   KeyInfoBase,

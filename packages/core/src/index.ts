@@ -39,9 +39,11 @@ export { hashKey } from './hash/digest.js'
 export {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodyProblem,
   type BodySource,
   type ByteStream,
   bearerGuard,
+  bodyError,
   type CreateProject,
   type CreateProjectInput,
   clientAddress,
@@ -67,6 +69,7 @@ export {
   keyToJson,
   type NodeHeaders,
   nodeRequestHeader,
+  notFoundResponse,
   type ProjectGuardOptions,
   type ProjectJson,
   type ProjectRecord,
@@ -101,6 +104,13 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export {
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
+  openApiDocument,
+} from './openapi/document.js'
+export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
+export { checkBody } from './openapi/validate.js'
 export {
   type Limiter,
   type LimiterFactory,

@@ -9,10 +9,15 @@ const BODY_LOC = ['body'] as const
 
 // The 413 closes the connection: the rest of the body is left unread, and the socket that still
 // holds it cannot serve another request.
-const tooLarge = (limit: number) =>
-  new KeywardError(ErrorType.payloadTooLarge, `The request body is larger than ${limit} bytes.`, BODY_LOC, {
-    headers: { connection: 'close' },
-  })
+const tooLarge = (limit?: number) =>
+  new KeywardError(
+    ErrorType.payloadTooLarge,
+    limit === undefined
+      ? 'The request body is larger than the server accepts.'
+      : `The request body is larger than ${limit} bytes.`,
+    BODY_LOC,
+    { headers: { connection: 'close' } },
+  )
 const notJson = () => new KeywardError(ErrorType.jsonInvalid, 'The request body is not valid JSON.', BODY_LOC)
 const notJsonType = () =>
   new KeywardError(
@@ -21,6 +26,26 @@ const notJsonType = () =>
     ['header', 'content-type'],
     { headers: { connection: 'close' } },
   )
+
+/** What the host's own body parser refused: JSON it could not parse, too many bytes, or a media type. */
+export type BodyProblem = 'invalid_json' | 'too_large' | 'unsupported_media_type'
+
+/**
+ * The error for a body that the host's own parser (Express's `express.json()`, Fastify's
+ * parser) refused, worded as Keyward's own body reader words it: 422 `json_invalid`, 413
+ * `payload_too_large` (with the parser's `limit` in bytes when it gives one), or 415
+ * `unsupported_media_type` (at `["header", "content-type"]`), the others at `["body"]`. Adapters map their framework's errors to it.
+ *
+ * @example
+ * ```ts
+ * if (err.type === 'entity.too.large') send(res, errorResponse(bodyError('too_large', err.limit)))
+ * ```
+ */
+export function bodyError(problem: BodyProblem, limit?: number): KeywardError {
+  if (problem === 'too_large') return tooLarge(typeof limit === 'number' ? limit : undefined)
+  if (problem === 'invalid_json') return notJson()
+  return notJsonType()
+}
 
 // application/json, or a structured syntax suffix (application/problem+json), with any parameters.
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i

@@ -1,4 +1,6 @@
 export {
+  type BodyProblem,
+  bodyError,
   DEFAULT_BODY_LIMIT,
   type JsonBody,
   type JsonObjectBody,
@@ -25,7 +27,7 @@ export {
   type KeyRoutesOptions,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
-export { errorResponse, jsonResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
+export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,
   issuedKeyToJson,

@@ -216,6 +216,9 @@ describe('createKeyRoutes', () => {
       'option `bodyLimit` must be a positive integer',
     )
     expect(() => createKeyRoutes(keyward, { createProject: 1 as never })).toThrow('option `createProject`')
+    expect(() => createKeyRoutes(createKeyward({ store: new MemoryKeyStore() }))).toThrow(
+      "createKeyRoutes (the project API-key routes check the project's owner) needs to know who owns a project",
+    )
   })
 })
 

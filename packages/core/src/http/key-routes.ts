@@ -1,15 +1,16 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
+import { CreateKeyBodySchema, CreateProjectBodySchema, RollKeyBodySchema } from '../openapi/schemas.js'
+import { checkBody } from '../openapi/validate.js'
 import type { SecretScanningOptions } from '../secret-scanning/options.js'
 import { createSecretScanningRoute } from '../secret-scanning/route.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
 import { readExpiryFields } from '../service/lifecycle.js'
-import { checkName } from '../service/name.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import type { KeyRecord } from '../store/types.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
-import { developerGuard } from './guards.js'
+import { checkProjectOwner, developerGuard } from './guards.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
@@ -108,6 +109,7 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
  */
 export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}): readonly KeyRoute[] {
   checkOptions(keyward, options)
+  checkProjectOwner(keyward, "createKeyRoutes (the project API-key routes check the project's owner)")
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const developer = developerGuard(keyward)
   const owner = developerGuard(keyward, { projectParam: 'project_id' })
@@ -116,8 +118,8 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
 
   // A creation body: a name and an expiry, all optional.
   async function newKey(request: KeywardRequest) {
-    const value = await body(request)
-    return { name: checkName(value?.name), ...readExpiryFields(value) }
+    const value = checkBody(CreateKeyBodySchema, await body(request))
+    return { name: value.name ?? null, ...readExpiryFields(value) }
   }
 
   const listed = (record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
@@ -146,7 +148,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
 
   async function roll(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const record = await ownKey(request, kind, ownerId)
-    const graceSeconds = (await body(request))?.grace_seconds as number | undefined
+    const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
     const rolled = await keyward.rollKey(record.id, graceSeconds === undefined ? {} : { graceSeconds })
     if (rolled === null) throw notFound()
     return respond(201, rolledKeyToJson(rolled))
@@ -193,14 +195,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {
-        const body = (await readJsonObjectBody(request, { limit }))?.value
-        if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
-        if (body.name === undefined)
-          throw new KeywardError(ErrorType.missing, 'Field required.', ['body', 'name'])
-        const name = checkName(body.name)
-        if (name === null) {
-          throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', ['body', 'name'])
-        }
+        const { name } = checkBody(
+          CreateProjectBodySchema,
+          (await readJsonObjectBody(request, { limit }))?.value,
+        )
         let issued: IssuedKey | undefined
         const issueDefaultKey = async (projectId: string, service: Keyward = keyward) => {
           if (issued) throw new TypeError('createProject: issueDefaultKey was called twice.')

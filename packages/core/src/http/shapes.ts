@@ -1,35 +1,17 @@
 import { displayKey } from '../key/display.js'
+import type { ApiValue } from '../openapi/schemas.js'
 import type { IssuedKey } from '../service/keyward.js'
 import type { RolledKey } from '../service/roll.js'
 import type { KeyRecord } from '../store/types.js'
 
 /** A key as listings show it (the `L` shape): everything but the key itself. */
-export interface KeyJson {
-  readonly id: string
-  readonly key_prefix: string
-  readonly display: string
-  readonly name: string | null
-  readonly developer_id?: string
-  readonly project_id?: string
-  readonly active: boolean
-  readonly created_at: string
-  /** When the key stops working (ISO 8601), or `null` for never. */
-  readonly expires_at: string | null
-  /** When the key last passed authentication (ISO 8601, recorded at most once a minute), or `null`. */
-  readonly last_used_at: string | null
-  /** Whether the key is older than the rotation period (default 90 days) and should be rolled. */
-  readonly rotation_due: boolean
-}
+export type KeyJson = ApiValue<'DeveloperKey'> | ApiValue<'ApiKey'>
 
 /** A newly created key (the `K` shape): the listing fields plus the full `key`, shown once. */
-export interface IssuedKeyJson extends KeyJson {
-  readonly key: string
-}
+export type IssuedKeyJson = ApiValue<'CreatedDeveloperKey'> | ApiValue<'CreatedApiKey'>
 
 /** A rolled key: the new key (the `K` shape) and the old key's id and new expiry. */
-export interface RolledKeyJson extends IssuedKeyJson {
-  readonly previous_key: { readonly id: string; readonly expires_at: string | null }
-}
+export type RolledKeyJson = ApiValue<'RolledDeveloperKey'> | ApiValue<'RolledApiKey'>
 
 /** A project as the host created it. */
 export interface ProjectRecord {
@@ -40,12 +22,7 @@ export interface ProjectRecord {
 }
 
 /** A project in a response: `{"id","name","developer_id","created_at"}`. */
-export interface ProjectJson {
-  readonly id: string
-  readonly name: string
-  readonly developer_id: string
-  readonly created_at: string
-}
+export type ProjectJson = ApiValue<'Project'>
 
 const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString())
 const isoOrNull = (date: Date | null | undefined) => (date ? date.toISOString() : null)
@@ -64,7 +41,7 @@ const owner = (record: KeyRecord) =>
  * ```
  */
 export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
-  return {
+  return <KeyJson>{
     id: record.id,
     key_prefix: record.keyPrefix,
     display: displayKey(record.keyPrefix),
@@ -88,7 +65,7 @@ export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
  */
 export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
   const { id, ...rest } = keyToJson(issued.record)
-  return { id, key: issued.key, ...rest }
+  return <IssuedKeyJson>{ id, key: issued.key, ...rest }
 }
 
 /**
@@ -100,7 +77,7 @@ export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
  * ```
  */
 export function rolledKeyToJson(rolled: RolledKey): RolledKeyJson {
-  return {
+  return <RolledKeyJson>{
     ...issuedKeyToJson(rolled),
     previous_key: { id: rolled.previous.id, expires_at: isoOrNull(rolled.previous.expiresAt) },
   }

@@ -41,6 +41,8 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
+  readonly hasProjectOwner: boolean
   /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
@@ -437,6 +439,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    hasProjectOwner: ownerLookup !== undefined,
     protection: options.protection ? createProtection(options.protection, emit) : undefined,
     rotationPeriodDays,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),

@@ -87,7 +87,11 @@ beforeAll(async () => {
   sender = await startSecretScanningSender()
   for (const [name, listen] of Object.entries(adapters)) {
     const events: KeywardEvent[] = []
-    const keyward = createKeyward({ store: new MemoryKeyStore(), onEvent: (e) => events.push(e) })
+    const keyward = createKeyward({
+      store: new MemoryKeyStore(),
+      projectOwner: () => null,
+      onEvent: (e) => events.push(e),
+    })
     const server = await listen(keyward, { keysUrl: sender.keysUrl, bodyLimit: 64 * 1024 })
     targets.push({ name, keyward, events, server })
   }
@@ -197,7 +201,7 @@ describe('secret scanning through each adapter', () => {
   })
 
   it('on Express behind a JSON body parser, whose bytes are gone, answers 500 and revokes nothing', async () => {
-    const keyward = createKeyward({ store: new MemoryKeyStore() })
+    const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
     const app = express()
     app.use(express.json())
     app.use(kwExpress.keywardRouter(keyward, { secretScanning: { keysUrl: sender.keysUrl } }))
