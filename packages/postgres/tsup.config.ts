@@ -29,6 +29,8 @@ export default packageBuild({
   esbuildPlugins: [rawText],
   // Ship the schema as files too, for those who apply it with their own tooling.
   onSuccess: async () => {
-    for (const file of ['schema.sql', 'schema-v2.sql']) await copyFile(`src/${file}`, `dist/${file}`)
+    for (const file of ['schema.sql', 'schema-v2.sql', 'change-feed.sql']) {
+      await copyFile(`src/${file}`, `dist/${file}`)
+    }
   },
 })

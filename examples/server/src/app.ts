@@ -30,6 +30,8 @@ export interface AppDependencies {
   readonly bodyLimit?: number
   /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
   readonly protection?: ProtectionOptions
+  /** Keep verifications in memory (needs the store's change feed). Default `true`; unused with `keyward`. */
+  readonly cache?: boolean
   /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
   readonly keyward?: Keyward
   /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
@@ -46,7 +48,8 @@ export function createApp({
   onEvent,
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
-  keyward = keywardOver(store, onEvent, protection),
+  cache = true,
+  keyward = keywardOver(store, onEvent, protection, cache),
   secretScanning = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {

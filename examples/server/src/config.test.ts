@@ -8,6 +8,8 @@ describe('readConfig', () => {
       port: 3000,
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
+      pgListenUrl: undefined,
+      cache: true,
       keywardSchema: undefined,
       tokenSecret: undefined,
       tokenTtlSeconds: 900,
@@ -25,6 +27,8 @@ describe('readConfig', () => {
       KEYWARD_DATA_DIR: 'data/keys',
       KEYWARD_PG_URL: 'postgres://u@db/keys',
       KEYWARD_PG_SCHEMA: 'keys',
+      KEYWARD_PG_LISTEN_URL: 'postgres://u@db-direct/keys',
+      KEYWARD_CACHE: 'off',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
       KEYWARD_FAILED_AUTH_PER_MINUTE: '0',
@@ -37,6 +41,8 @@ describe('readConfig', () => {
       port: 0,
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
+      pgListenUrl: 'postgres://u@db-direct/keys',
+      cache: false,
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
@@ -58,6 +64,9 @@ describe('readConfig', () => {
     )
     expect(() => readConfig({ PORT: '3e3' })).toThrow(ConfigError)
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
+    expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
+      new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
+    )
     expect(() => readConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: 'keys.json' })).toThrow(
       new ConfigError('KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got "keys.json".'),
     )

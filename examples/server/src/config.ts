@@ -11,6 +11,13 @@ export interface ServerConfig {
   readonly dataDir: string
   /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
   readonly pgUrl: string | undefined
+  /**
+   * `KEYWARD_PG_LISTEN_URL`: where the change feed listens, a direct connection to the primary
+   * (LISTEN needs a session: not through a transaction pooler). Default `KEYWARD_PG_URL`.
+   */
+  readonly pgListenUrl: string | undefined
+  /** `KEYWARD_CACHE`: `on` (default) keeps verifications in memory, revoked through the change feed; `off`. */
+  readonly cache: boolean
   /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
   readonly keywardSchema: string | undefined
   /** `KEYWARD_TOKEN_SECRET`: the access tokens' signing secret; else one kept in the database. */
@@ -55,6 +62,13 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value
 }
 
+function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'on' || raw === 'off') return raw === 'on'
+  throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(raw)}.`)
+}
+
 function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
   const raw = env.KEYWARD_TRUSTED_PROXY
   if (raw === undefined || raw === '') return undefined
@@ -86,6 +100,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl: env.KEYWARD_PG_URL || undefined,
+    pgListenUrl: env.KEYWARD_PG_LISTEN_URL || undefined,
+    cache: switchSetting(env, 'KEYWARD_CACHE', true),
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),

@@ -66,7 +66,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
   }
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
   const protection = protectionOf(config, counters.limiter)
-  const keyward = keywardOver(store, onEvent, protection)
+  const keyward = keywardOver(store, onEvent, protection, config.cache)
   const keysUrl = config.secretScanningKeysUrl
   const app = createApp({
     store,

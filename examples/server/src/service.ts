@@ -12,19 +12,23 @@ import { projectOwner } from './db/projects.js'
 
 /**
  * The key service over the store, or over an open transaction of it (its key writes then
- * commit or roll back with the transaction). Projects and their owners come from the
- * server's `projects` table, read on the same connection. The guards' service has the
- * `protection` (throttle, failure reports); services over a transaction never guard.
+ * commit or roll back with the transaction, and the store tells the cache when it commits).
+ * Projects and their owners come from the server's `projects` table, read on the same
+ * connection. The guards' service has the `protection` (throttle, failure reports) and keeps
+ * verifications in memory when `cache` is on; services over a transaction never guard.
  */
 export function keywardOver(
   db: PostgresKeyStore | PostgresTransaction,
   onEvent?: KeywardEventHook,
   protection?: ProtectionOptions,
+  cache = false,
 ): Keyward {
+  const store = 'store' in db ? db.store : db
   return createKeyward({
-    store: 'store' in db ? db.store : db,
+    store,
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
+    cache: cache && store.changes !== undefined && {},
     ...(protection ? { protection } : {}),
   })
 }

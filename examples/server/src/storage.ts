@@ -27,11 +27,13 @@ function describePg(url: string): string {
  * which `createPGliteKeyStore` refuses while another process has it open.
  */
 export async function openStorage(
-  config: Pick<ServerConfig, 'pgUrl' | 'dataDir' | 'keywardSchema'>,
+  config: Pick<ServerConfig, 'pgUrl' | 'pgListenUrl' | 'cache' | 'dataDir' | 'keywardSchema'>,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
+  // The cache needs the change feed; PGlite has one in process.
+  const changeFeed = config.cache && { connectionString: config.pgListenUrl ?? config.pgUrl }
   const store = config.pgUrl
-    ? await createPgKeyStore({ connectionString: config.pgUrl }, options)
+    ? await createPgKeyStore({ connectionString: config.pgUrl }, { ...options, changeFeed })
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {
     await createAppTables(store)

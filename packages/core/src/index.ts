@@ -132,6 +132,7 @@ export {
   type SecretScanningMatch,
   type SecretScanningOptions,
 } from './secret-scanning/index.js'
+export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,
@@ -160,6 +161,16 @@ export type {
   Requirement,
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export { KeyChangeHub } from './store/feed.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './store/types.js'
+export type {
+  KeyChangeEvent,
+  KeyChangeFeed,
+  KeyOwner,
+  KeyOwnerSummary,
+  KeyRecord,
+  KeyStore,
+  KeyUse,
+  RolledRecords,
+} from './store/types.js'

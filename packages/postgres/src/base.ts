@@ -1,4 +1,6 @@
 import {
+  type KeyChangeFeed,
+  type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
   type KeyOwnerSummary,
@@ -15,6 +17,11 @@ import { checkSchema, type Statement, type Statements, statementsFor } from './s
 export interface PostgresKeyStoreOptions {
   /** The SQL schema that holds Keyward's tables. Default `keyward`. */
   readonly schema?: string
+  /**
+   * The change feed of this store (`pgChangeFeed`, or PGlite's in process), for a
+   * verification cache. `close()` closes it too when it has a `close` method.
+   */
+  readonly changes?: KeyChangeFeed
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -112,8 +119,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export class PostgresKeyStore implements KeyStore {
   /** The schema of Keyward's tables. */
   readonly schema: string
+  /** The store's change feed, when it was given one. */
+  readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  // Told of every record this store writes (a store bound to a transaction collects them).
+  #wrote: (record: KeyRecord | null) => void = (record) => this.#publish(record)
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -122,15 +133,16 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    if (options.changes) this.changes = options.changes
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
     const values = insertValues(record)
     if (!record.active || activeLimit === undefined) {
-      return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
+      return this.#written(run(this.#db, this.#sql.insert, values).then(firstRecord)) as Promise<KeyRecord>
     }
     const owner = { type: record.ownerType, id: record.ownerId }
-    return this.#db.transaction(async (tx) => {
+    const inserted = this.#db.transaction(async (tx) => {
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
       const inserted = firstRecord(
         await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
@@ -138,6 +150,7 @@ export class PostgresKeyStore implements KeyStore {
       if (!inserted) throw limitExceededError(owner, activeLimit)
       return inserted
     })
+    return this.#written(inserted) as Promise<KeyRecord>
   }
 
   // The hot path: one prepared statement, one promise on top of the driver's.
@@ -174,9 +187,11 @@ export class PostgresKeyStore implements KeyStore {
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
-      return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
+      return this.#written(
+        run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
+      )
     }
-    return this.#db.transaction(async (tx) => {
+    const activated = this.#db.transaction(async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
       if (!owner) return null
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
@@ -186,6 +201,7 @@ export class PostgresKeyStore implements KeyStore {
       if (!activated) throw limitExceededError(owner, activeLimit)
       return activated
     })
+    return this.#written(activated)
   }
 
   async rollKey(
@@ -199,7 +215,11 @@ export class PostgresKeyStore implements KeyStore {
     const rows = await run<KeyRow & { is_replacement: boolean }>(this.#db, this.#sql.roll, params)
     const previous = rows.find((row) => !row.is_replacement)
     const stored = rows.find((row) => row.is_replacement)
-    return previous && stored ? { previous: toRecord(previous), replacement: toRecord(stored) } : null
+    if (!previous || !stored) return null
+    const rolled = { previous: toRecord(previous), replacement: toRecord(stored) }
+    this.#wrote(rolled.previous)
+    this.#wrote(rolled.replacement)
+    return rolled
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
@@ -218,7 +238,9 @@ export class PostgresKeyStore implements KeyStore {
     const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
     if (uuids.length === 0) return []
     const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
-    return rows.map(toRecord)
+    const records = rows.map(toRecord)
+    for (const record of records) this.#wrote(record)
+    return records
   }
 
   /**
@@ -248,22 +270,45 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.#db.transaction((tx) =>
-      fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }),
-    )
+    const written: (KeyRecord | null)[] = []
+    const done = () => {
+      for (const record of written) this.#publish(record)
+    }
+    return this.#db
+      .transaction((tx) =>
+        fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx, written) }),
+      )
+      .finally(done)
   }
 
-  /** Closes what the driver opened itself (a pool made from a connection string). */
+  /** Closes the change feed, then what the driver opened itself (a pool made from a connection string). */
   async close(): Promise<void> {
+    await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
     await this.#db.close?.()
   }
 
-  #bound(tx: SqlQueryable): PostgresKeyStore {
+  #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
-    return new PostgresKeyStore(driver, { schema: this.schema })
+    const bound = new PostgresKeyStore(driver, { schema: this.schema })
+    bound.#wrote = (record) => written.push(record)
+    return bound
+  }
+
+  // A write is reported to this process's services at once, when it returns, besides the
+  // trigger's notification that every process hears a little later.
+  #written(write: Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    return write.then((record) => {
+      this.#wrote(record)
+      return record
+    })
+  }
+
+  #publish(record: KeyRecord | null): void {
+    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
+    if (record && hub?.publish) hub.publish({ type: 'changed', hash: record.hash, id: record.id })
   }
 }
 

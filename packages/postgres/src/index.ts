@@ -19,4 +19,4 @@ export {
   type SqlRow,
 } from './driver.js'
 export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
-export { MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'
+export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applyMigrations, migrate } from './migrate.js'
 import { pgliteDriver } from './pglite.js'
-import { MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
+import { CHANGE_FEED_SQL, MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
 afterAll(async () => {
@@ -10,14 +10,16 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, and SCHEMA_SQL both', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
+    const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
+      { version: 3, name: 'change_feed', sql: v3 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}`)
   })
 
   it('adds only nullable columns without defaults in version 2: no table rewrite', () => {
@@ -27,6 +29,22 @@ describe('schema.sql', () => {
       'ALTER TABLE "keyward".api_keys ADD COLUMN IF NOT EXISTS last_used_at timestamptz',
       'ALTER TABLE "keyward".api_keys ADD COLUMN IF NOT EXISTS replaced_by uuid',
     ])
+  })
+
+  it('the change feed is the third migration: a trigger function, its trigger, not on last_used_at', () => {
+    expect(CHANGE_FEED_SQL).toBe(readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8'))
+    expect(MIGRATIONS[2]).toEqual({ version: 3, name: 'change_feed', sql: CHANGE_FEED_SQL })
+    const statements = statementsOf(CHANGE_FEED_SQL, 'tenant_a')
+    expect(statements).toHaveLength(4)
+    expect(statements[0]).toMatch(/^CREATE OR REPLACE FUNCTION "tenant_a".notify_key_change\(\)/)
+    expect(statements[2]).toMatch(
+      /ON "tenant_a".api_keys\s+FOR EACH ROW EXECUTE FUNCTION "tenant_a".notify_key_change\(\)$/,
+    )
+    expect(statements[2]).toMatch(/UPDATE OF .*\bactive\b.*\bexpires_at\b.*\breplaced_by\b/s)
+    expect(statements[2]).not.toMatch(/last_used_at/)
+    expect(statements[3]).toMatch(
+      /^INSERT INTO "tenant_a".keyward_migrations .* VALUES \(3, 'change_feed'\)/s,
+    )
   })
 
   it('splits into statements, without comments, in the schema asked for', () => {
@@ -55,23 +73,24 @@ describe('migrate', () => {
       version: 1,
       applied: [1],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [2] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [2, 3] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
 
     const next = {
-      version: 3,
+      version: 4,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [3] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [4] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
     expect(versions.rows).toEqual([
       { version: 1, name: 'initial' },
       { version: 2, name: 'lifecycle' },
-      { version: 3, name: 'next' },
+      { version: 3, name: 'change_feed' },
+      { version: 4, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -129,7 +129,9 @@ export async function openStore(
 ): Promise<PostgresKeyStore> {
   try {
     if (options.migrate !== false) await migrate(driver, { schema: options.schema })
-    return new PostgresKeyStore(driver, { schema: options.schema })
+    const store = new PostgresKeyStore(driver, options)
+    await (options.changes as { start?: () => Promise<void> } | undefined)?.start?.()
+    return store
   } catch (error) {
     await driver.close?.()
     throw error

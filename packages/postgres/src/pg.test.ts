@@ -29,7 +29,10 @@ describe('pgDriver and createPgKeyStore options', () => {
 
 // Against a real server only when one is named; CI names one.
 if (PG_URL) {
-  runStoreConformance({ name: 'PostgresKeyStore on PostgreSQL (pool)', makeStore: () => pgHarness() })
+  runStoreConformance({
+    name: 'PostgresKeyStore on PostgreSQL (pool, change feed)',
+    makeStore: () => pgHarness({ changeFeed: true }),
+  })
   runPostgresScenarios('PostgreSQL', () => pgHarness())
   runSchemaUpgrade('PostgreSQL', async () => {
     const client = new pg.Client({ connectionString: PG_URL })
@@ -90,8 +93,8 @@ if (PG_URL) {
       })
       const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
       open.push(await pgHarness({ schema, migrate: false }))
-      expect(results.map((r) => r.version)).toEqual([2, 2, 2, 2, 2])
-      expect(results.flatMap((r) => r.applied)).toEqual([1, 2])
+      expect(results.map((r) => r.version)).toEqual([3, 3, 3, 3, 3])
+      expect(results.flatMap((r) => r.applied)).toEqual([1, 2, 3])
     })
 
     it('upgrades a version-1 database once when several processes migrate it together', async () => {
@@ -105,8 +108,8 @@ if (PG_URL) {
       })
       try {
         const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
-        expect(results.map((r) => r.version)).toEqual([2, 2, 2, 2, 2])
-        expect(results.flatMap((r) => r.applied)).toEqual([2])
+        expect(results.map((r) => r.version)).toEqual([3, 3, 3, 3, 3])
+        expect(results.flatMap((r) => r.applied)).toEqual([2, 3])
       } finally {
         await admin.sql(`DROP SCHEMA "${schema}" CASCADE`)
       }

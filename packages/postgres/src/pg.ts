@@ -14,7 +14,10 @@ import {
   type SqlRow,
 } from './driver.js'
 import { openStore } from './migrate.js'
+import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 import { leased, leasesOf, type Query } from './pg-lease.js'
+
+export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
@@ -94,6 +97,27 @@ export type PgKeyStoreSource =
 export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOptions {
   /** Whether to bring the schema up to date first (see `migrate`). Default `true`. */
   readonly migrate?: boolean
+  /**
+   * Listen for changes to key records ({@link pgChangeFeed}), so that a verification cache
+   * (`createKeyward({ store, cache: {} })`) hears every write, from any process. `true`
+   * listens on the store's `connectionString`; behind a transaction pooler, or with a
+   * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed.
+   */
+  readonly changeFeed?: boolean | StoreChangeFeedOptions
+}
+
+/**
+ * The change feed settings of {@link createPgKeyStore}: those of {@link pgChangeFeed}, the URL optional.
+ *
+ * @example
+ * ```ts
+ * const changeFeed: StoreChangeFeedOptions = { connectionString: process.env.DIRECT_URL!, heartbeatMs: 2000 }
+ * const store = await createPgKeyStore({ connectionString: process.env.POOLER_URL! }, { changeFeed })
+ * ```
+ */
+export type StoreChangeFeedOptions = Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & {
+  /** A direct URL to the primary. Default: the store's `connectionString`. */
+  readonly connectionString?: string
 }
 
 /**
@@ -118,6 +142,7 @@ export async function createPgKeyStore(
   options: PgKeyStoreOptions = {},
 ): Promise<PostgresKeyStore> {
   const timeoutMs = checkTimeout('createPgKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
+  const changes = changeFeedOf(source, options)
   let driver: SqlDriver
   if ('pool' in source && source.pool) {
     driver = pgDriver(source.pool, { queryTimeoutMs: timeoutMs })
@@ -136,5 +161,19 @@ export async function createPgKeyStore(
   } else {
     throw new TypeError('createPgKeyStore: pass `{ pool }` or `{ connectionString }`.')
   }
-  return openStore(driver, options)
+  return openStore(driver, { ...options, changes })
+}
+
+function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
+  const wanted = options.changeFeed
+  if (wanted === undefined || wanted === false) return undefined
+  const settings: StoreChangeFeedOptions = wanted === true ? {} : wanted
+  const connectionString =
+    settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)
+  if (typeof connectionString !== 'string') {
+    throw new TypeError(
+      'createPgKeyStore: option `changeFeed` needs `{ connectionString }` (a direct URL) when the store is given a pool.',
+    )
+  }
+  return pgChangeFeed({ ...settings, connectionString, schema: options.schema })
 }

@@ -54,6 +54,7 @@ describe('PGlite driver', () => {
       expect(await second.query('SELECT version FROM keyward.keyward_migrations ORDER BY version')).toEqual([
         { version: 1 },
         { version: 2 },
+        { version: 3 },
       ])
       await second.close()
     } finally {
@@ -96,7 +97,7 @@ describe('PGlite driver', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true })
     }
-  })
+  }, 60_000) // two databases on disk: PGlite's start is slow on a loaded machine
 
   it('refuses a postmaster.pid left behind, until it is deleted', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'keyward-pglite-'))

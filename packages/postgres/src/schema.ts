@@ -1,10 +1,12 @@
+import changeFeedSql from './change-feed.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (2, in the schema `keyward`):
- * version 1 as shipped in `dist/schema.sql` of the package, then version 2 as shipped in
- * `dist/schema-v2.sql`. Readable, idempotent, ready for `psql -f` or your own migration
+ * The SQL of Keyward's tables at the current schema version (3, in the schema `keyward`):
+ * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
+ * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
+ * in `dist/change-feed.sql`. Readable, idempotent, ready for `psql -f` or your own migration
  * tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -13,7 +15,32 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * await writeFile('migrations/001_keyward.sql', SCHEMA_SQL)
  * ```
  */
-export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}`
+export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedSql}`
+
+/**
+ * The SQL of schema version 3, the change feed: a trigger that sends a notification on the
+ * channel {@link CHANGE_CHANNEL} for every write to a key record that verification reads (not
+ * for a key's last use), in the writing transaction. Shipped as `dist/change-feed.sql`; apply
+ * it after `schema.sql` and `schema-v2.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CHANGE_FEED_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/003_keyward_change_feed.sql', CHANGE_FEED_SQL)
+ * ```
+ */
+export const CHANGE_FEED_SQL: string = changeFeedSql
+
+/**
+ * The channel on which the change feed's trigger notifies, for every schema (the payload
+ * names the schema).
+ *
+ * @example
+ * ```ts
+ * await client.query(`LISTEN ${CHANGE_CHANNEL}`)
+ * ```
+ */
+export const CHANGE_CHANNEL = 'keyward_key_changes'
 
 /** One versioned step of the schema. */
 export interface Migration {
@@ -29,12 +56,13 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 2
+ * MIGRATIONS.at(-1)?.version // 3
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: schemaV1Sql },
   { version: 2, name: 'lifecycle', sql: schemaV2Sql },
+  { version: 3, name: 'change_feed', sql: changeFeedSql },
 ]
 
 /**

@@ -89,6 +89,19 @@ export type KeywardEvent =
     }
   | {
       /**
+       * The verification cache is emptied and bypassed: the store's change feed lost its
+       * connection, so writes by other processes may go unheard. Lookups go to the store.
+       */
+      readonly type: 'cache.bypassed'
+      readonly reason: 'feed_disconnected'
+      readonly error?: unknown
+    }
+  | {
+      /** The change feed is connected again; the cache is in use again, starting empty. */
+      readonly type: 'cache.resumed'
+    }
+  | {
+      /**
        * Failed authentications of one client address and error type during one interval, in one
        * event, so that a flood is reported in a bounded number of lines. `address` is `other` for
        * the addresses past the report's limit, `unknown` when the runtime does not tell it.

@@ -1,5 +1,5 @@
 import { echoValue } from '../errors/echo.js'
-import { isKeywardError, KeywardError } from '../errors/error.js'
+import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
@@ -13,6 +13,7 @@ import {
 import { createProtection, type Protection } from '../protection/protection.js'
 import { countsAgainstLimit } from '../store/limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
+import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, emitter } from './events.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
@@ -91,11 +92,25 @@ export interface Keyward {
    * Throws a {@link KeywardError} at the first failed check, in the specification's order.
    */
   authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
+  /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
+  cacheStats(): VerificationCacheStats | null
 }
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
+
+const settled = Promise.resolve()
+
+// A promise that rejects with `error` a tick later, once the caller has attached its handlers.
+// Refusals are built this way, neither thrown nor `Promise.reject`ed: a throw, and a rejection
+// that has no handler yet (Node's unhandled-rejection bookkeeping), each cost more than the whole
+// verification (see bench/).
+function refused(error: KeywardError): Promise<never> {
+  return new Promise((_, reject) => {
+    settled.then(() => reject(error))
+  })
+}
 
 /**
  * Builds the key service over a store: issuing, listing, (de)activating and verifying keys.
@@ -121,6 +136,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const now = options.now ?? (() => new Date())
   const clock = options.now ? () => now().getTime() : Date.now
   const ownerLookup = options.projectOwner
+  const cache =
+    options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
+
+  // Every write through the service ends here before it returns, whether it succeeded or not
+  // (a write that timed out may still commit): the cache forgets the key.
+  const wrote = (hash: string) => cache?.forget(hash)
   const rotationPeriodDays = options.rotationPeriodDays ?? 90
   const rotationPeriodMs = rotationPeriodDays * DAY_MS
   const listening = options.onEvent !== undefined
@@ -164,6 +185,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     error: KeywardError,
     record?: KeyRecord,
   ): KeywardError {
+    // Without a hook, no event is built: a flood of refusals costs no garbage.
+    if (!options.onEvent) return error
     emit({
       type: 'auth.failed',
       reason,
@@ -186,7 +209,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
             : problem.type === ErrorType.keyLegacyPrefix
               ? 'legacy_prefix'
               : 'malformed'
-        return Promise.reject(failed(kind, reason, problem))
+        return refused(failed(kind, reason, problem))
       }
     }
     const digest = sha256Hex(value as string)
@@ -194,45 +217,70 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   function lookup(hash: string, kind: KeyKind): Promise<KeyRecord> {
-    let found: Promise<KeyRecord | null>
-    try {
-      found = store.findKeyByHash(hash)
-    } catch (error) {
-      found = Promise.reject(error)
+    if (cache) {
+      const cached = cache.get(hash)
+      // The same checks as after a store lookup: a cached record is checked every time.
+      if (cached !== undefined) return settle(cached, kind)
     }
-    return found.then(
-      (record) => checkRecord(record, kind),
-      (error: unknown) => {
-        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
-      },
-    )
+    const version = cache ? cache.version : -1
+    return new Promise((resolve, reject) => {
+      findKey(hash).then(
+        (record) => {
+          cache?.fill(version, hash, record)
+          const problem = recordProblem(record, kind)
+          if (problem) reject(problem)
+          else resolve(record as KeyRecord)
+        },
+        (error: unknown) =>
+          reject(failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))),
+      )
+    })
+  }
+
+  function settle(record: KeyRecord | null, kind: KeyKind): Promise<KeyRecord> {
+    const problem = recordProblem(record, kind)
+    return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
+  }
+
+  function findKey(hash: string): Promise<KeyRecord | null> {
+    try {
+      return store.findKeyByHash(hash)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
   const invalid = (kind: KeyKind) =>
-    new KeywardError(
+    refusal(
       ErrorType.keyInvalid,
       `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
       ['header', KEY_HEADER[kind]],
     )
 
-  function checkRecord(record: KeyRecord | null, kind: KeyKind): KeyRecord {
+  /** The refusal of a looked-up record, or `null` when it passes. */
+  function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
     if (record?.active && record.ownerType === kind) {
-      // Checked on the record, after the lookup: a record read from a cache expires on time too.
-      if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return record
-      throw failed(kind, 'expired_key', invalid(kind), record)
+      // Checked on the record, after the lookup: a record read from the cache expires on time too.
+      if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
+      return failed(kind, 'expired_key', invalid(kind), record)
     }
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
-      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', invalid(kind), record ?? undefined)
+      return failed(
+        kind,
+        record === null ? 'unknown_key' : 'inactive_key',
+        invalid(kind),
+        record ?? undefined,
+      )
     }
     const other = OTHER_KIND[kind]
-    const error = new KeywardError(
+    const error = refusal(
       ErrorType.keyWrongType,
       `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
       loc,
     )
-    throw failed(kind, 'wrong_type', error, record)
+    return failed(kind, 'wrong_type', error, record)
   }
 
   async function projectOwner(projectId: string): Promise<string | null> {
@@ -247,14 +295,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
     const owner = await projectOwner(projectId)
     if (owner === null) {
-      const error = new KeywardError(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
+      const error = refusal(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
         'path',
         'project_id',
       ])
       throw failed('developer', 'project_not_found', error, developer)
     }
     if (owner !== developer.ownerId) {
-      const error = new KeywardError(
+      const error = refusal(
         ErrorType.notProjectOwner,
         'The developer key does not belong to the owner of this project.',
         ['header', KEY_HEADER.developer],
@@ -265,7 +313,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   function checkProject(key: KeyRecord, projectId: string): void {
     if (key.ownerId !== projectId) {
-      const error = new KeywardError(
+      const error = refusal(
         ErrorType.projectMismatch,
         `The API key is not a key of project ${echoValue(projectId)}.`,
         ['header', KEY_HEADER.project],
@@ -291,12 +339,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
+        wrote(record.hash)
         if (isKeywardError(error) && error.type === ErrorType.limitExceeded && limit !== undefined) {
           emit({ type: 'key.limit_exceeded', ownerType, ownerId, activeLimit: limit })
         }
         throw error
       },
     )
+    wrote(stored.hash)
     emit({ type: 'key.issued', keyId: stored.id, keyPrefix: stored.keyPrefix, ownerType, ownerId })
     return { key, record: stored }
   }
@@ -306,11 +356,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (!current) return null
     const at = now()
     if (active) {
-      const refusal = lifecycleRefusal(current, 'activate', at.getTime())
-      if (refusal) throw refusal
+      const problem = lifecycleRefusal(current, 'activate', at.getTime())
+      if (problem) throw problem
     }
     const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
-    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit, at))
+    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit, at)).finally(
+      () => wrote(current.hash),
+    )
     if (updated && updated.active === active && current.active !== active) {
       emit({
         type: active ? 'key.activated' : 'key.deactivated',
@@ -400,12 +452,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
     activateKey: (id) => setActive(id, true),
-    rollKey: rollWith({ store, storeCall, now, emit }),
+    rollKey: rollWith({ store, storeCall, now, emit, wrote }),
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),
-    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit }),
+    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit, wrote }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
+    cacheStats: () => cache?.stats() ?? null,
   }
 }

@@ -31,6 +31,8 @@ export interface LeakDependencies {
   readonly store: KeyStore
   storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
   emit(event: KeywardEvent): void
+  /** Tells the service's cache that the key with this hash was written (or may have been). */
+  wrote(hash: string): void
 }
 
 /**
@@ -38,7 +40,7 @@ export interface LeakDependencies {
  * deactivation of the active ones, then `key.deactivated` for each key this call deactivated
  * and `key.leaked` for each report of a known key (with the reporter's `url` and `source`).
  */
-export function leakedKeyRevoker({ store, storeCall, emit }: LeakDependencies) {
+export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependencies) {
   return async function revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]> {
     if (
       !Array.isArray(leaks) ||
@@ -51,9 +53,15 @@ export function leakedKeyRevoker({ store, storeCall, emit }: LeakDependencies) {
     const hashes = [...new Set(leaks.map((leak) => leak.hash))]
     const found =
       hashes.length === 0 ? [] : await storeCall('findKeysByHashes', () => store.findKeysByHashes(hashes))
-    const active = found.filter((record) => record.active).map((record) => record.id)
+    const active = found.filter((record) => record.active)
     const changed =
-      active.length === 0 ? [] : await storeCall('deactivateKeys', () => store.deactivateKeys(active))
+      active.length === 0
+        ? []
+        : await storeCall('deactivateKeys', () =>
+            store.deactivateKeys(active.map((record) => record.id)),
+          ).finally(() => {
+            for (const record of active) wrote(record.hash)
+          })
     const deactivated = new Map(changed.map((record) => [record.id, record]))
     for (const record of changed) {
       emit({

@@ -40,10 +40,12 @@ export interface RollDependencies {
   storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
   now(): Date
   emit(event: KeywardEvent): void
+  /** Tells the service's cache that the key with this hash was written (or may have been). */
+  wrote(hash: string): void
 }
 
 /** @internal The service's `rollKey`. */
-export function rollWith({ store, storeCall, now, emit }: RollDependencies) {
+export function rollWith({ store, storeCall, now, emit, wrote }: RollDependencies) {
   return async function rollKey(id: string, rollOptions: RollKeyOptions = {}): Promise<RolledKey | null> {
     const graceSeconds = checkGraceSeconds(rollOptions.graceSeconds)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
@@ -57,7 +59,10 @@ export function rollWith({ store, storeCall, now, emit }: RollDependencies) {
     const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
     const { key, record } = await mintKey(owner, current.name, expiresAt, at)
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
-    const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at))
+    const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at)).finally(() => {
+      wrote(current.hash)
+      wrote(record.hash)
+    })
     if (!rolled) {
       // Another roll (or a deactivation) came first: say why, from the record as it is now.
       const latest = await storeCall('findKeyById', () => store.findKeyById(id))

@@ -1,4 +1,5 @@
 import type { KeyKind } from '../key/format.js'
+import { KeyChangeHub } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './types.js'
 
@@ -24,7 +25,9 @@ const complete = (record: KeyRecord): KeyRecord => ({
 /**
  * A {@link KeyStore} in process memory: for tests, examples and single-process apps that
  * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check and
- * its roll are atomic because nothing awaits between the check and the write.
+ * its roll are atomic because nothing awaits between the check and the write. Its change
+ * feed reports every write but a key's last use, so services that share one store keep
+ * their caches right.
  *
  * @example
  * ```ts
@@ -33,6 +36,8 @@ const complete = (record: KeyRecord): KeyRecord => ({
  * ```
  */
 export class MemoryKeyStore implements KeyStore {
+  /** Reports this store's own writes, always connected: services sharing the store hear each other. */
+  readonly changes = new KeyChangeHub({ connected: true })
   readonly #records: Map<string, KeyRecord>
   readonly #byHash = new Map<string, KeyRecord>()
   readonly #byOwner = new Map<string, KeyRecord[]>()
@@ -123,7 +128,8 @@ export class MemoryKeyStore implements KeyStore {
     for (const { id, usedAt } of uses) {
       const current = this.#records.get(id)
       if (!current?.active || (current.lastUsedAt && current.lastUsedAt >= usedAt)) continue
-      this.#replace({ ...current, lastUsedAt: usedAt })
+      // Not a change the feed reports: a key's last use never touches a cache.
+      this.#write({ ...current, lastUsedAt: usedAt })
     }
   }
 
@@ -137,15 +143,24 @@ export class MemoryKeyStore implements KeyStore {
     const stored = complete(record)
     this.#records.set(stored.id, stored)
     this.#index(stored)
-    return stored
+    return this.#changed(stored)
   }
 
   #replace(updated: KeyRecord): KeyRecord {
+    return this.#changed(this.#write(updated))
+  }
+
+  #write(updated: KeyRecord): KeyRecord {
     this.#records.set(updated.id, updated)
     this.#byHash.set(updated.hash, updated)
     const list = this.#byOwner.get(ownerKey(updated.ownerType, updated.ownerId))!
     list[list.findIndex((r) => r.id === updated.id)] = updated
     return updated
+  }
+
+  #changed(record: KeyRecord): KeyRecord {
+    this.changes.publish({ type: 'changed', hash: record.hash, id: record.id })
+    return record
   }
 
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {

@@ -3,7 +3,7 @@ import { createKeyward, generateKey, hashKey, keyPrefix } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { PostgresKeyStore } from '../base.js'
 import type { SqlDriver } from '../driver.js'
-import { migrate, SchemaTooNewError } from '../migrate.js'
+import { applyMigrations, migrate, SchemaTooNewError } from '../migrate.js'
 import { MIGRATIONS, statementsOf } from '../schema.js'
 import { uniqueSchema } from './harness.js'
 
@@ -39,14 +39,19 @@ const fileNode = async (driver: SqlDriver, schema: string) =>
 
 export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTarget>): void {
   describe(`schema upgrade on ${name}`, () => {
-    it('brings a version-1 database holding keys to version 2, online: no table rewrite', async () => {
+    it('brings a version-1 database holding keys to version 2, then 3, online: no table rewrite', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 3)
       try {
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [2] })
+        expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 2))).toEqual({
+          version: 2,
+          applied: [2],
+        })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [3] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -75,9 +80,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 2 })
+        expect(error).toMatchObject({ found: 99, known: 3 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 2). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 3). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {
