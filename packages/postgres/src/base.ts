@@ -1,11 +1,28 @@
 import { type KeyKind, type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import {
+  type ReadReplica,
+  type ReplicaEvent,
+  type ReplicaReadOptions,
+  ReplicaReads,
+} from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
   /** The SQL schema that holds Keyward's tables. Default `keyward`. */
   readonly schema?: string
+  /**
+   * Streaming standbys of the database, for lookups by hash (every write, the limit and
+   * everything else stay on the primary). A standby's answer is used only for an active key
+   * with no change newer than what the standby has replayed; see the Postgres guide's
+   * "Read replicas" for the guarantee. `createPgKeyStore` builds these from `replicas`.
+   */
+  readonly readReplicas?: readonly ReadReplica[]
+  /** How replicas are read: lag bound, probe interval, behaviour while the primary is down. */
+  readonly replicaReads?: ReplicaReadOptions
+  /** Receives what happens to the primary and the replicas (down, up, lagging, caught up). */
+  readonly onEvent?: (event: ReplicaEvent) => void
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -76,6 +93,10 @@ export class PostgresKeyStore implements KeyStore {
   readonly schema: string
   readonly #db: SqlDriver
   readonly #sql: Statements
+  readonly #replicas: readonly ReadReplica[]
+  readonly #reads: ReplicaReads | undefined
+  /** In a transaction's store: the hashes it wrote, heard by the store once the transaction ends. */
+  #written: string[] | undefined
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -84,6 +105,24 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    this.#replicas = options.readReplicas ?? []
+    if (this.#replicas.length > 0) {
+      const emit = options.onEvent ?? (() => {})
+      this.#reads = new ReplicaReads(
+        driver,
+        this.#replicas,
+        (db, hash) => run(db, this.#sql.findByHash, [hash]).then(firstRecord),
+        (event) => {
+          try {
+            emit(event)
+          } catch {
+            // The host's hook must not change the outcome of a lookup.
+          }
+        },
+        options.replicaReads,
+      )
+      void this.#reads.probe()
+    }
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
@@ -98,21 +137,24 @@ export class PostgresKeyStore implements KeyStore {
       record.createdAt,
     ]
     if (!record.active || activeLimit === undefined) {
-      return (await run(this.#db, this.#sql.insert, values).then(firstRecord))!
+      return this.#wrote((await run(this.#db, this.#sql.insert, values).then(firstRecord))!)
     }
     const owner = { type: record.ownerType, id: record.ownerId }
-    return this.#db.transaction(async (tx) => {
-      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-      const inserted = firstRecord(
-        await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
-      )
-      if (!inserted) throw limitExceededError(owner, activeLimit)
-      return inserted
-    })
+    return this.#wrote(
+      await this.#db.transaction(async (tx) => {
+        await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+        const inserted = firstRecord(
+          await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
+        )
+        if (!inserted) throw limitExceededError(owner, activeLimit)
+        return inserted
+      }),
+    )
   }
 
   // The hot path: one prepared statement, one promise on top of the driver's.
   findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    if (this.#reads) return this.#reads.findKeyByHash(hash)
     return run(this.#db, this.#sql.findByHash, [hash]).then(firstRecord)
   }
 
@@ -129,18 +171,22 @@ export class PostgresKeyStore implements KeyStore {
   async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
-      return run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord)
-    }
-    return this.#db.transaction(async (tx) => {
-      const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
-      if (!owner) return null
-      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-      const activated = firstRecord(
-        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+      return this.#wrote(
+        await run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
       )
-      if (!activated) throw limitExceededError(owner, activeLimit)
-      return activated
-    })
+    }
+    return this.#wrote(
+      await this.#db.transaction(async (tx) => {
+        const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
+        if (!owner) return null
+        await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+        const activated = firstRecord(
+          await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+        )
+        if (!activated) throw limitExceededError(owner, activeLimit)
+        return activated
+      }),
+    )
   }
 
   /**
@@ -170,22 +216,45 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    return this.#db.transaction((tx) =>
-      fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx) }),
-    )
+    const written: string[] = []
+    const heard = () => {
+      // Committed or not (a lost connection may hide a commit): the keys are read from the
+      // primary until a replica is past this point.
+      for (const hash of written) this.#heard(hash)
+    }
+    return this.#db
+      .transaction((tx) =>
+        fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx, written) }),
+      )
+      .finally(heard)
   }
 
-  /** Closes what the driver opened itself (a pool made from a connection string). */
+  /** Closes what the driver opened itself (pools made from connection strings), replicas' too. */
   async close(): Promise<void> {
-    await this.#db.close?.()
+    this.#reads?.close()
+    await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
   }
 
-  #bound(tx: SqlQueryable): PostgresKeyStore {
+  // A committed write of this process: the key is read from the primary until the replicas
+  // have replayed it. In a transaction's store, the write counts once the transaction ends.
+  #wrote<R extends KeyRecord | null>(record: R): R {
+    if (record) this.#heard(record.hash)
+    return record
+  }
+
+  #heard(hash: string): void {
+    if (this.#written) this.#written.push(hash)
+    else this.#reads?.hear({ type: 'changed', hash })
+  }
+
+  #bound(tx: SqlQueryable, written: string[]): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
-    return new PostgresKeyStore(driver, { schema: this.schema })
+    const bound = new PostgresKeyStore(driver, { schema: this.schema })
+    bound.#written = written
+    return bound
   }
 }
 

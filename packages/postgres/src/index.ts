@@ -19,4 +19,9 @@ export {
   type SqlRow,
 } from './driver.js'
 export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js'
+export type {
+  ReadReplica,
+  ReplicaEvent,
+  ReplicaReadOptions,
+} from './replicas/reads.js'
 export { MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -85,9 +85,9 @@ export async function openStore(
 ): Promise<PostgresKeyStore> {
   try {
     if (options.migrate !== false) await migrate(driver, { schema: options.schema })
-    return new PostgresKeyStore(driver, { schema: options.schema })
+    return new PostgresKeyStore(driver, options)
   } catch (error) {
-    await driver.close?.()
+    await Promise.all([driver.close?.(), ...(options.readReplicas ?? []).map((r) => r.driver.close?.())])
     throw error
   }
 }

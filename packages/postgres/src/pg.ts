@@ -94,6 +94,31 @@ export type PgKeyStoreSource =
 export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOptions {
   /** Whether to bring the schema up to date first (see `migrate`). Default `true`. */
   readonly migrate?: boolean
+  /**
+   * Streaming standbys for lookups by hash: connection strings (a pool is made for each, with
+   * the settings of `poolConfig`, and `store.close()` ends it) or pools of yours. Writes, the
+   * limit and the change feed stay on the primary. See the Postgres guide's "Read replicas".
+   */
+  readonly replicas?: readonly (string | pg.Pool)[]
+  /**
+   * Bound on one lookup on a replica, in milliseconds; past it the lookup goes to the primary.
+   * Default 1000 (or `queryTimeoutMs` if smaller).
+   */
+  readonly replicaQueryTimeoutMs?: number
+}
+
+/** How events name a database: host, port and database, never a password. */
+function describeDatabase(source: string | pg.Pool): string {
+  if (typeof source !== 'string') {
+    const { host, port, database } = source.options
+    return `${host ?? 'localhost'}:${port ?? 5432}/${database ?? ''}`
+  }
+  try {
+    const { hostname, port, pathname } = new URL(source)
+    return `${hostname}:${port || 5432}${pathname}`
+  } catch {
+    return 'replica'
+  }
 }
 
 /**
@@ -118,23 +143,43 @@ export async function createPgKeyStore(
   options: PgKeyStoreOptions = {},
 ): Promise<PostgresKeyStore> {
   const timeoutMs = checkTimeout('createPgKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-  let driver: SqlDriver
-  if ('pool' in source && source.pool) {
-    driver = pgDriver(source.pool, { queryTimeoutMs: timeoutMs })
-  } else if ('connectionString' in source && typeof source.connectionString === 'string') {
+  const replicaTimeoutMs = checkTimeout(
+    'createPgKeyStore',
+    options.replicaQueryTimeoutMs,
+    Math.min(1000, timeoutMs),
+  )
+  const replicas = options.replicas ?? []
+  if (!Array.isArray(replicas) || replicas.some((r) => typeof r !== 'string' && !(r instanceof pg.Pool))) {
+    throw new TypeError(
+      'createPgKeyStore: option `replicas` must be an array of connection strings or pg Pools.',
+    )
+  }
+  const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
+  const driverOf = (db: string | pg.Pool, queryTimeoutMs: number): SqlDriver => {
+    if (typeof db !== 'string') return pgDriver(db, { queryTimeoutMs })
     const pool = new pg.Pool({
       max: 10,
-      connectionTimeoutMillis: timeoutMs,
-      statement_timeout: timeoutMs,
-      ...source.poolConfig,
-      connectionString: source.connectionString,
+      connectionTimeoutMillis: queryTimeoutMs,
+      statement_timeout: queryTimeoutMs,
+      ...poolConfig,
+      connectionString: db,
     })
     // An idle connection that breaks (the database restarts, say) is dropped by the pool and
     // replaced on the next operation; the failure reaches the caller of that operation.
     pool.on('error', () => {})
-    driver = { ...pgDriver(pool, { queryTimeoutMs: timeoutMs }), close: () => pool.end() }
+    return { ...pgDriver(pool, { queryTimeoutMs }), close: () => pool.end() }
+  }
+  let driver: SqlDriver
+  if ('pool' in source && source.pool) {
+    driver = driverOf(source.pool, timeoutMs)
+  } else if ('connectionString' in source && typeof source.connectionString === 'string') {
+    driver = driverOf(source.connectionString, timeoutMs)
   } else {
     throw new TypeError('createPgKeyStore: pass `{ pool }` or `{ connectionString }`.')
   }
-  return openStore(driver, options)
+  const readReplicas = replicas.map((replica) => ({
+    name: describeDatabase(replica),
+    driver: driverOf(replica, replicaTimeoutMs),
+  }))
+  return openStore(driver, { ...options, readReplicas })
 }

@@ -1,0 +1,242 @@
+// Lookups by hash on streaming standbys, with the primary as the fallback and the lag guard as
+// the rule of which answers a standby may give.
+import type { KeyRecord } from '@keyward/core'
+import type { SqlDriver, SqlQueryable } from '../driver.js'
+import { type FeedSignal, LagGuard } from './guard.js'
+import { parseLsn } from './lsn.js'
+
+/** A read replica (a streaming standby) of the primary. */
+export interface ReadReplica {
+  /** How events name it: host, port and database, never a password. */
+  readonly name: string
+  /** Runs the lookups and the probes on it. */
+  readonly driver: SqlDriver
+}
+
+/** What {@link PostgresKeyStore} reports about its primary and replicas. */
+export type ReplicaEvent =
+  | { readonly type: 'replica.down'; readonly replica: string; readonly error: unknown }
+  | { readonly type: 'replica.up'; readonly replica: string }
+  | { readonly type: 'replica.lagging'; readonly replica: string; readonly lagMs: number }
+  | { readonly type: 'replica.caught_up'; readonly replica: string; readonly lagMs: number }
+  | { readonly type: 'primary.down'; readonly error: unknown }
+  | { readonly type: 'primary.up' }
+
+/** Options of the replica reads (see `PostgresKeyStoreOptions.replicas`). */
+export interface ReplicaReadOptions {
+  /** A replica further behind the primary than this is not read. Default 10000 ms. */
+  readonly maxLagMs?: number
+  /** How often the primary's position and each replica's replay position are read. Default 250 ms. */
+  readonly probeIntervalMs?: number
+  /**
+   * While the primary is down: `'replica'` (default) answers lookups of keys with no change
+   * this process has heard of from a replica; `'refuse'` answers 503 like every other call.
+   */
+  readonly whenPrimaryDown?: 'replica' | 'refuse'
+}
+
+type Find = (db: SqlQueryable, hash: string) => Promise<KeyRecord | null>
+
+interface ReplicaState {
+  readonly replica: ReadReplica
+  /** Probed and answering. */
+  up: boolean
+  /** Its replay position, as last probed (it only grows while it stays up). */
+  replayed: bigint
+  lagging: boolean
+}
+
+// The primary's recent positions, to tell a replica's lag in time.
+const SAMPLES = 4096
+
+const LAG_QUERY = 'SELECT pg_last_wal_replay_lsn()::text AS position'
+const POSITION_QUERY = 'SELECT pg_current_wal_insert_lsn()::text AS position'
+
+// An error the server reported (a bad statement) says nothing about the server's health.
+const reportedByServer = (error: unknown) => typeof (error as { severity?: unknown })?.severity === 'string'
+
+/**
+ * @internal Routes lookups by hash: to a replica that the {@link LagGuard} trusts for the hash,
+ * else to the primary. A replica's answer is used only when it is a found, active record and
+ * the guard still trusts it when it arrives; every other answer (unknown, inactive, an error)
+ * is asked of the primary. Probes keep each replica's replay position and lag.
+ */
+export class ReplicaReads {
+  readonly guard = new LagGuard()
+  readonly #primary: SqlDriver
+  readonly #replicas: ReplicaState[]
+  readonly #find: Find
+  readonly #emit: (event: ReplicaEvent) => void
+  readonly #maxLagMs: number
+  readonly #fallBack: boolean
+  readonly #samples: { at: number; position: bigint }[] = []
+  readonly #timer: ReturnType<typeof setInterval>
+  #primaryDown = false
+  #probing: Promise<void> | undefined
+  #next = 0
+
+  constructor(
+    primary: SqlDriver,
+    replicas: readonly ReadReplica[],
+    find: Find,
+    emit: (event: ReplicaEvent) => void,
+    options: ReplicaReadOptions = {},
+  ) {
+    this.#primary = primary
+    this.#replicas = replicas.map((replica) => ({ replica, up: false, replayed: 0n, lagging: false }))
+    this.#find = find
+    this.#emit = emit
+    this.#maxLagMs = options.maxLagMs ?? 10_000
+    this.#fallBack = (options.whenPrimaryDown ?? 'replica') === 'replica'
+    this.#timer = setInterval(() => void this.probe(), options.probeIntervalMs ?? 250)
+    this.#timer.unref?.()
+  }
+
+  /** Takes in a signal of the change feed, or a write of this process (`changed`, after commit). */
+  hear(signal: FeedSignal): void {
+    this.guard.hear(signal)
+  }
+
+  /** Reads the primary's position (settling waiting marks) and each replica's replay position. */
+  probe(): Promise<void> {
+    this.#probing ??= this.#probeAll().finally(() => {
+      this.#probing = undefined
+    })
+    return this.#probing
+  }
+
+  findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    const state = this.#pick(hash, this.#primaryDown)
+    if (!state) return this.#fromPrimary(hash)
+    const replayed = state.replayed
+    return this.#find(state.replica.driver, hash).then(
+      (record) =>
+        // Trusted still when the answer arrives: no change heard meanwhile that it may lack.
+        record?.active && this.guard.trusts(hash, replayed, this.#primaryDown)
+          ? record
+          : this.#fromPrimary(hash),
+      (error: unknown) => {
+        this.#replicaDown(state, error)
+        return this.#fromPrimary(hash)
+      },
+    )
+  }
+
+  /** Stops the probes. */
+  close(): void {
+    clearInterval(this.#timer)
+  }
+
+  #fromPrimary(hash: string): Promise<KeyRecord | null> {
+    if (this.#primaryDown && this.#fallBack) return this.#whilePrimaryDown(hash, undefined)
+    return this.#find(this.#primary, hash).catch((error: unknown) => {
+      if (reportedByServer(error) || !this.#fallBack) throw error
+      this.#setPrimaryDown(error)
+      return this.#whilePrimaryDown(hash, error)
+    })
+  }
+
+  // The primary is down: a replica may still confirm an active key the guard trusts it for;
+  // anything else fails as the primary did.
+  async #whilePrimaryDown(hash: string, error: unknown): Promise<KeyRecord | null> {
+    const failure = error ?? new Error('The primary is down.')
+    const state = this.#pick(hash, true)
+    if (!state) throw failure
+    const replayed = state.replayed
+    const record = await this.#find(state.replica.driver, hash).catch((replicaError: unknown) => {
+      this.#replicaDown(state, replicaError)
+      throw failure
+    })
+    if (record?.active && this.guard.trusts(hash, replayed, true)) return record
+    throw failure
+  }
+
+  // Round robin over the replicas that are up, not lagging, and trusted for the hash.
+  #pick(hash: string, primaryDown: boolean): ReplicaState | undefined {
+    const count = this.#replicas.length
+    for (let i = 0; i < count; i++) {
+      const state = this.#replicas[(this.#next + i) % count]!
+      if (
+        state.up &&
+        (!state.lagging || primaryDown) &&
+        this.guard.trusts(hash, state.replayed, primaryDown)
+      ) {
+        this.#next = (this.#next + i + 1) % count
+        return state
+      }
+    }
+    return undefined
+  }
+
+  async #probeAll(): Promise<void> {
+    await Promise.all([this.#probePrimary(), ...this.#replicas.map((state) => this.#probeReplica(state))])
+    let furthest = -1n
+    for (const state of this.#replicas) if (state.up && state.replayed > furthest) furthest = state.replayed
+    if (furthest >= 0n) this.guard.forget(furthest)
+  }
+
+  async #probePrimary(): Promise<void> {
+    const batch = this.guard.takeWaiting()
+    const epoch = this.guard.feedEpoch
+    try {
+      const [row] = await this.#primary.query<{ position: string }>(POSITION_QUERY)
+      const position = parseLsn(row!.position)
+      this.guard.settle(batch, position)
+      this.guard.primaryAnswered(epoch)
+      this.#samples.push({ at: Date.now(), position })
+      if (this.#samples.length > SAMPLES) this.#samples.shift()
+      if (this.#primaryDown) {
+        this.#primaryDown = false
+        this.#emit({ type: 'primary.up' })
+      }
+    } catch (error) {
+      this.guard.settle(batch, undefined)
+      this.#setPrimaryDown(error)
+    }
+  }
+
+  async #probeReplica(state: ReplicaState): Promise<void> {
+    let replayed: bigint
+    try {
+      const [row] = await state.replica.driver.query<{ position: string | null }>(LAG_QUERY)
+      if (!row?.position) throw new Error('The replica is not a standby in recovery.')
+      replayed = parseLsn(row.position)
+    } catch (error) {
+      this.#replicaDown(state, error)
+      return
+    }
+    state.replayed = replayed
+    if (!state.up) {
+      state.up = true
+      this.#emit({ type: 'replica.up', replica: state.replica.name })
+    }
+    const lagMs = this.#lagMs(replayed)
+    if (lagMs > this.#maxLagMs && !state.lagging) {
+      state.lagging = true
+      this.#emit({ type: 'replica.lagging', replica: state.replica.name, lagMs })
+    } else if (lagMs <= this.#maxLagMs && state.lagging) {
+      state.lagging = false
+      this.#emit({ type: 'replica.caught_up', replica: state.replica.name, lagMs })
+    }
+  }
+
+  // How long ago the primary was at the oldest position the replica has not replayed.
+  #lagMs(replayed: bigint): number {
+    for (const sample of this.#samples) {
+      if (sample.position > replayed) return Date.now() - sample.at
+    }
+    return 0
+  }
+
+  #replicaDown(state: ReplicaState, error: unknown): void {
+    if (!state.up) return
+    state.up = false
+    this.#emit({ type: 'replica.down', replica: state.replica.name, error })
+  }
+
+  #setPrimaryDown(error: unknown): void {
+    if (this.#primaryDown) return
+    this.#primaryDown = true
+    this.#emit({ type: 'primary.down', error })
+  }
+}

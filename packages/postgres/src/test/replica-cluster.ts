@@ -1,0 +1,210 @@
+// A real PostgreSQL primary and a streaming standby, built for one test file from the machine's
+// PostgreSQL binaries (initdb, pg_ctl, pg_basebackup -R) in a temporary directory, on two free
+// ports, and torn down after: both servers stopped, the directory removed.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir, userInfo } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+/** Where the PostgreSQL server binaries are: `KEYWARD_PG_BINDIR`, else what `pg_config` says. */
+export function postgresBinDir(): string | undefined {
+  const named = process.env.KEYWARD_PG_BINDIR
+  if (named) return existsSync(join(named, 'initdb')) ? named : undefined
+  const found = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' })
+  const dir = found.status === 0 ? found.stdout.trim() : ''
+  return dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_basebackup')) ? dir : undefined
+}
+
+/** Why replica clusters cannot be built here, or `undefined` when they can. */
+export function replicaClusterUnavailable(): string | undefined {
+  if (!postgresBinDir())
+    return 'no PostgreSQL server binaries (set KEYWARD_PG_BINDIR or put pg_config on PATH)'
+  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0) {
+    return 'running as root without a `postgres` user to run the servers'
+  }
+  return undefined
+}
+
+/** A free TCP port on 127.0.0.1 (the kernel picks it; it is free again when this resolves). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** One server of the cluster. */
+export interface ClusterNode {
+  readonly port: number
+  readonly dataDir: string
+  /** A connection string to the node's `postgres` database. */
+  readonly url: string
+}
+
+/**
+ * A primary and one streaming standby. The standby replays commits `applyDelayMs` after the
+ * primary made them (`recovery_min_apply_delay`), so tests can see it lag.
+ */
+export class ReplicaCluster {
+  readonly #bin: string
+  readonly #root: string
+  readonly #asPostgres: boolean
+  #running = new Set<ClusterNode>()
+
+  private constructor(
+    bin: string,
+    root: string,
+    readonly primary: ClusterNode,
+    readonly standby: ClusterNode,
+    readonly applyDelayMs: number,
+  ) {
+    this.#bin = bin
+    this.#root = root
+    this.#asPostgres = process.getuid?.() === 0
+  }
+
+  /** Builds and starts both servers; the standby is streaming when this resolves. */
+  static async start(options: { readonly applyDelayMs?: number } = {}): Promise<ReplicaCluster> {
+    const bin = postgresBinDir()
+    if (!bin) throw new Error(replicaClusterUnavailable())
+    const root = mkdtempSync(join(tmpdir(), 'keyward-replicas-'))
+    const asPostgres = process.getuid?.() === 0
+    if (asPostgres) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }))
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }))
+      chownSync(root, uid, gid)
+    }
+    const user = asPostgres ? 'postgres' : userInfo().username
+    const node = (name: string, port: number): ClusterNode => ({
+      port,
+      dataDir: join(root, name),
+      url: `postgres://${user}@127.0.0.1:${port}/postgres`,
+    })
+    const cluster = new ReplicaCluster(
+      bin,
+      root,
+      node('primary', await freePort()),
+      node('standby', await freePort()),
+      options.applyDelayMs ?? 3000,
+    )
+    try {
+      await cluster.#build(user)
+    } catch (error) {
+      await cluster.destroy()
+      throw error
+    }
+    return cluster
+  }
+
+  async #build(user: string): Promise<void> {
+    const { primary, standby } = this
+    this.#run('initdb', ['-D', primary.dataDir, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8'])
+    this.#configure(primary, [
+      'wal_level = replica',
+      'max_wal_senders = 4',
+      // Small and quick: these servers live for one test file.
+      'shared_buffers = 16MB',
+      'max_connections = 60',
+      'fsync = off',
+    ])
+    this.#run('pg_ctl', ['-D', primary.dataDir, '-l', join(this.#root, 'primary.log'), '-w', 'start'])
+    this.#running.add(primary)
+    this.#run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      user,
+      '-D',
+      standby.dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+    ])
+    this.#configure(standby, [
+      'hot_standby = on',
+      `recovery_min_apply_delay = '${this.applyDelayMs}ms'`,
+      // Probes and lookups on the standby must not be cancelled by replay.
+      'hot_standby_feedback = on',
+    ])
+    await this.startNode(standby)
+    await this.#waitForStreaming()
+  }
+
+  /** Appends settings to a node's configuration (port and sockets included). */
+  #configure(node: ClusterNode, settings: readonly string[]): void {
+    const lines = [
+      `port = ${node.port}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${this.#root}'`,
+      ...settings,
+    ]
+    this.#shell(
+      `printf '%s\\n' ${lines.map(quote).join(' ')} >> ${quote(join(node.dataDir, 'postgresql.conf'))}`,
+    )
+  }
+
+  async #waitForStreaming(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.primary.url })
+    await client.connect()
+    try {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await client.query("SELECT 1 FROM pg_stat_replication WHERE state = 'streaming'")
+        if (rows.length > 0) return
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error('The standby did not start streaming within 10 s.')
+    } finally {
+      await client.end()
+    }
+  }
+
+  /** Starts a stopped node and waits until it accepts connections. */
+  async startNode(node: ClusterNode): Promise<void> {
+    const log = join(this.#root, `${node === this.primary ? 'primary' : 'standby'}.log`)
+    this.#run('pg_ctl', ['-D', node.dataDir, '-l', log, '-w', '-t', '30', 'start'])
+    this.#running.add(node)
+  }
+
+  /** Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash. */
+  async stopNode(node: ClusterNode, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    this.#run('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
+    this.#running.delete(node)
+  }
+
+  /** Stops whatever still runs and removes the directory. */
+  async destroy(): Promise<void> {
+    for (const node of [...this.#running]) {
+      try {
+        await this.stopNode(node, 'immediate')
+      } catch {
+        // Stopped already: nothing to do.
+      }
+    }
+    rmSync(this.#root, { recursive: true, force: true })
+  }
+
+  #run(tool: string, args: readonly string[]): void {
+    this.#shell([join(this.#bin, tool), ...args].map(quote).join(' '))
+  }
+
+  #shell(command: string): void {
+    const [file, args] = this.#asPostgres
+      ? ['runuser', ['-u', 'postgres', '--', 'sh', '-c', command]]
+      : ['sh', ['-c', command]]
+    const result = spawnSync(file, args, { encoding: 'utf8', cwd: this.#root })
+    if (result.status !== 0) {
+      throw new Error(`${command.split(' ')[0]} failed (${result.status}): ${result.stderr || result.stdout}`)
+    }
+  }
+}
+
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
