@@ -28,5 +28,8 @@ export default packageBuild({
   external: ['pg', '@electric-sql/pglite'],
   esbuildPlugins: [rawText],
   // Ship the schema as a file too, for those who apply it with their own tooling.
-  onSuccess: () => copyFile('src/schema.sql', 'dist/schema.sql'),
+  onSuccess: async () => {
+    await copyFile('src/schema.sql', 'dist/schema.sql')
+    await copyFile('src/change-feed.sql', 'dist/change-feed.sql')
+  },
 })

@@ -110,6 +110,7 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
+export { KeyChangeHub } from './store/feed.js'
 export { limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyOwner, KeyRecord, KeyStore } from './store/types.js'
+export type { KeyChangeEvent, KeyChangeFeed, KeyOwner, KeyRecord, KeyStore } from './store/types.js'

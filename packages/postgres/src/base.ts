@@ -1,4 +1,11 @@
-import { type KeyKind, type KeyOwner, type KeyRecord, type KeyStore, limitExceededError } from '@keyward/core'
+import {
+  type KeyChangeFeed,
+  type KeyKind,
+  type KeyOwner,
+  type KeyRecord,
+  type KeyStore,
+  limitExceededError,
+} from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   type ReadReplica,
@@ -23,6 +30,11 @@ export interface PostgresKeyStoreOptions {
   readonly replicaReads?: ReplicaReadOptions
   /** Receives what happens to the primary and the replicas (down, up, lagging, caught up). */
   readonly onEvent?: (event: ReplicaEvent) => void
+  /**
+   * The change feed of this store (`pgChangeFeed`, or PGlite's in process), for a
+   * verification cache. `close()` closes it too when it has a `close` method.
+   */
+  readonly changes?: KeyChangeFeed
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -91,6 +103,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export class PostgresKeyStore implements KeyStore {
   /** The schema of Keyward's tables. */
   readonly schema: string
+  /** The store's change feed, when it was given one. */
+  readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #replicas: readonly ReadReplica[]
@@ -105,6 +119,7 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     if (this.#replicas.length > 0) {
       const emit = options.onEvent ?? (() => {})
@@ -121,7 +136,12 @@ export class PostgresKeyStore implements KeyStore {
         },
         options.replicaReads,
       )
-      void this.#reads.probe()
+      // The guard hears the feed before anyone else (a cache subscribes later), so that a
+      // lookup made on a `changed` event already finds the key on the primary.
+      const reads = this.#reads
+      if (this.changes?.connected) reads.hear({ type: 'connected' })
+      this.changes?.subscribe((event) => reads.hear(event))
+      void reads.probe()
     }
   }
 
@@ -229,9 +249,13 @@ export class PostgresKeyStore implements KeyStore {
       .finally(heard)
   }
 
-  /** Closes what the driver opened itself (pools made from connection strings), replicas' too. */
+  /**
+   * Closes the change feed, then what the driver opened itself (pools made from connection
+   * strings, the replicas' included).
+   */
   async close(): Promise<void> {
     this.#reads?.close()
+    await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
     await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
   }
 

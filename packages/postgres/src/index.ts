@@ -24,4 +24,4 @@ export type {
   ReplicaEvent,
   ReplicaReadOptions,
 } from './replicas/reads.js'
-export { MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'
+export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applyMigrations, migrate } from './migrate.js'
 import { pgliteDriver } from './pglite.js'
-import { MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
+import { CHANGE_FEED_SQL, MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
 afterAll(async () => {
@@ -13,6 +13,17 @@ describe('schema.sql', () => {
   it('is what SCHEMA_SQL and the first migration hold', () => {
     expect(SCHEMA_SQL).toBe(readFileSync(new URL('./schema.sql', import.meta.url), 'utf8'))
     expect(MIGRATIONS[0]).toEqual({ version: 1, name: 'initial', sql: SCHEMA_SQL })
+  })
+
+  it('the change feed is the second migration, one trigger function and its trigger', () => {
+    expect(CHANGE_FEED_SQL).toBe(readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8'))
+    expect(MIGRATIONS[1]).toEqual({ version: 2, name: 'change_feed', sql: CHANGE_FEED_SQL })
+    const statements = statementsOf(CHANGE_FEED_SQL, 'tenant_a')
+    expect(statements).toHaveLength(3)
+    expect(statements[0]).toMatch(/^CREATE OR REPLACE FUNCTION "tenant_a".notify_key_change\(\)/)
+    expect(statements[2]).toMatch(
+      /ON "tenant_a".api_keys\s+FOR EACH ROW EXECUTE FUNCTION "tenant_a".notify_key_change\(\)$/,
+    )
   })
 
   it('splits into statements, without comments, in the schema asked for', () => {
@@ -37,22 +48,23 @@ describe('migrate', () => {
     const db = await pgliteDatabase()
     const driver = pgliteDriver(db)
     const schema = uniqueSchema()
-    expect(await migrate(driver, { schema })).toEqual({ version: 1, applied: [1] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 1, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [1, 2] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
 
     const next = {
-      version: 2,
+      version: 3,
       name: 'last_used',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN last_used_at timestamptz;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 2, applied: [2] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 2, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [3] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
     expect(versions.rows).toEqual([
       { version: 1, name: 'initial' },
-      { version: 2, name: 'last_used' },
+      { version: 2, name: 'change_feed' },
+      { version: 3, name: 'last_used' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -14,7 +14,10 @@ import {
   type SqlRow,
 } from './driver.js'
 import { openStore } from './migrate.js'
+import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 import { leased, leasesOf, type Query } from './pg-lease.js'
+
+export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
@@ -95,9 +98,18 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
   /** Whether to bring the schema up to date first (see `migrate`). Default `true`. */
   readonly migrate?: boolean
   /**
+   * Listen for changes to key records ({@link pgChangeFeed}), so that a verification cache
+   * (`createKeyward({ store, cache: {} })`) hears every write, from any process. `true`
+   * listens on the store's `connectionString`; behind a transaction pooler, or with a
+   * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed,
+   * unless there are `replicas`, which need it.
+   */
+  readonly changeFeed?: boolean | Omit<PgChangeFeedOptions, 'schema'>
+  /**
    * Streaming standbys for lookups by hash: connection strings (a pool is made for each, with
    * the settings of `poolConfig`, and `store.close()` ends it) or pools of yours. Writes, the
-   * limit and the change feed stay on the primary. See the Postgres guide's "Read replicas".
+   * limit and the change feed stay on the primary; a store with replicas has a change feed.
+   * See the Postgres guide's "Read replicas".
    */
   readonly replicas?: readonly (string | pg.Pool)[]
   /**
@@ -154,6 +166,7 @@ export async function createPgKeyStore(
       'createPgKeyStore: option `replicas` must be an array of connection strings or pg Pools.',
     )
   }
+  const changes = changeFeedOf(source, options)
   const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
   const driverOf = (db: string | pg.Pool, queryTimeoutMs: number): SqlDriver => {
     if (typeof db !== 'string') return pgDriver(db, { queryTimeoutMs })
@@ -181,5 +194,27 @@ export async function createPgKeyStore(
     name: describeDatabase(replica),
     driver: driverOf(replica, replicaTimeoutMs),
   }))
-  return openStore(driver, { ...options, readReplicas })
+  return openStore(driver, { ...options, changes, readReplicas })
+}
+
+function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
+  const wanted = options.changeFeed ?? (options.replicas?.length ? true : undefined)
+  if (wanted === undefined || wanted === false) {
+    if (options.replicas?.length) {
+      throw new TypeError(
+        'createPgKeyStore: option `replicas` needs the change feed (`changeFeed` must not be false).',
+      )
+    }
+    return undefined
+  }
+  const settings: Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & { connectionString?: string } =
+    wanted === true ? {} : wanted
+  const connectionString =
+    settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)
+  if (typeof connectionString !== 'string') {
+    throw new TypeError(
+      'createPgKeyStore: option `changeFeed` needs `{ connectionString }` (a direct URL) when the store is given a pool.',
+    )
+  }
+  return pgChangeFeed({ ...settings, connectionString, schema: options.schema })
 }

@@ -4,7 +4,8 @@
  * @packageDocumentation
  */
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite'
-import type { PostgresKeyStore, PostgresKeyStoreOptions } from './base.js'
+import { KeyChangeHub } from '@keyward/core'
+import { DEFAULT_SCHEMA, type PostgresKeyStore, type PostgresKeyStoreOptions } from './base.js'
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -13,7 +14,9 @@ import {
   type SqlRow,
   withTimeout,
 } from './driver.js'
+import { changeOf } from './feed-payload.js'
 import { openStore } from './migrate.js'
+import { CHANGE_CHANNEL } from './schema.js'
 
 /** Options of {@link pgliteDriver}. */
 export interface PGliteDriverOptions {
@@ -33,7 +36,8 @@ export interface PGliteDriverOptions {
  * const db: PGliteDatabase = await PGlite.create('./.keyward')
  * ```
  */
-export type PGliteDatabase = Pick<PGliteInterface, 'query' | 'transaction'>
+export type PGliteDatabase = Pick<PGliteInterface, 'query' | 'transaction'> &
+  Partial<Pick<PGliteInterface, 'listen'>>
 
 /**
  * A {@link SqlDriver} over an open PGlite database. PGlite is one connection in this
@@ -148,8 +152,10 @@ export async function createPGliteKeyStore(
 ): Promise<PostgresKeyStore> {
   const driverOptions = { queryTimeoutMs: options.queryTimeoutMs }
   let driver: SqlDriver
+  let database: PGliteDatabase
   if ('db' in source && source.db) {
-    driver = pgliteDriver(source.db, driverOptions)
+    database = source.db
+    driver = pgliteDriver(database, driverOptions)
   } else {
     const dataDir = (source as { dataDir?: string }).dataDir
     if (dataDir !== undefined && typeof dataDir !== 'string') {
@@ -159,6 +165,26 @@ export async function createPGliteKeyStore(
     await checkDataDirFree(dataDir)
     const db = await PGlite.create(dataDir)
     driver = { ...pgliteDriver(db, driverOptions), close: () => db.close() }
+    database = db
   }
-  return openStore(driver, options)
+  const changes = await pgliteChangeFeed(database, options.schema ?? DEFAULT_SCHEMA)
+  return openStore(driver, { ...options, changes })
+}
+
+// PGlite is one process: the trigger's notifications arrive in this process, for writes made
+// by any connection to it (the store, your SQL, a transaction). The feed stays connected.
+async function pgliteChangeFeed(db: PGliteDatabase, schema: string) {
+  if (typeof db.listen !== 'function') return undefined
+  const feed = new KeyChangeHub()
+  const unlisten = await db.listen(CHANGE_CHANNEL, (payload) => {
+    const change = changeOf(payload, schema)
+    if (change) feed.publish(change)
+  })
+  feed.publish({ type: 'connected' })
+  return Object.assign(feed, {
+    close: async () => {
+      await unlisten().catch(() => {})
+      feed.publish({ type: 'disconnected' })
+    },
+  })
 }

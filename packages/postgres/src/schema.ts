@@ -1,3 +1,4 @@
+import changeFeedSql from './change-feed.sql?raw'
 import schemaSql from './schema.sql?raw'
 
 /**
@@ -13,6 +14,30 @@ import schemaSql from './schema.sql?raw'
  */
 export const SCHEMA_SQL: string = schemaSql
 
+/**
+ * The SQL of schema version 2, the change feed: a trigger that sends a notification on the
+ * channel {@link CHANGE_CHANNEL} for every write to a key record, in the writing transaction.
+ * Shipped as `dist/change-feed.sql`; apply it after `schema.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CHANGE_FEED_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/002_keyward_change_feed.sql', CHANGE_FEED_SQL)
+ * ```
+ */
+export const CHANGE_FEED_SQL: string = changeFeedSql
+
+/**
+ * The channel on which the change feed's trigger notifies, for every schema (the payload
+ * names the schema).
+ *
+ * @example
+ * ```ts
+ * await client.query(`LISTEN ${CHANGE_CHANNEL}`)
+ * ```
+ */
+export const CHANGE_CHANNEL = 'keyward_key_changes'
+
 /** One versioned step of the schema. */
 export interface Migration {
   readonly version: number
@@ -27,10 +52,13 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 1
+ * MIGRATIONS.at(-1)?.version // 2
  * ```
  */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial', sql: SCHEMA_SQL }]
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: SCHEMA_SQL },
+  { version: 2, name: 'change_feed', sql: CHANGE_FEED_SQL },
+]
 
 /**
  * @internal The statements of a migration for `schema`: comments dropped, one statement per

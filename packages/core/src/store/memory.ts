@@ -1,3 +1,4 @@
+import { KeyChangeHub } from './feed.js'
 import { limitExceededError } from './limit.js'
 import type { KeyOwner, KeyRecord, KeyStore } from './types.js'
 
@@ -15,7 +16,8 @@ const ownerKey = (type: string, id: string) => `${type}:${id}`
 /**
  * A {@link KeyStore} in process memory: for tests, examples and single-process apps that
  * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check is
- * atomic because nothing awaits between the count and the write.
+ * atomic because nothing awaits between the count and the write. Its change feed reports
+ * every write, so services that share one store keep their caches right.
  *
  * @example
  * ```ts
@@ -24,6 +26,8 @@ const ownerKey = (type: string, id: string) => `${type}:${id}`
  * ```
  */
 export class MemoryKeyStore implements KeyStore {
+  /** Reports this store's own writes, always connected: services sharing the store hear each other. */
+  readonly changes = new KeyChangeHub({ connected: true })
   readonly #records: Map<string, KeyRecord>
   readonly #byHash = new Map<string, KeyRecord>()
   readonly #byOwner = new Map<string, KeyRecord[]>()
@@ -42,6 +46,7 @@ export class MemoryKeyStore implements KeyStore {
     const stored = { ...record }
     this.#records.set(stored.id, stored)
     this.#index(stored)
+    this.#changed(stored)
     return stored
   }
 
@@ -67,7 +72,12 @@ export class MemoryKeyStore implements KeyStore {
     this.#byHash.set(updated.hash, updated)
     const list = this.#byOwner.get(ownerKey(updated.ownerType, updated.ownerId))!
     list[list.findIndex((r) => r.id === id)] = updated
+    this.#changed(updated)
     return updated
+  }
+
+  #changed(record: KeyRecord): void {
+    this.changes.publish({ type: 'changed', hash: record.hash, id: record.id })
   }
 
   #index(record: KeyRecord): void {

@@ -61,4 +61,79 @@ export interface KeyStore {
    * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
    */
   setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null>
+  /**
+   * The store's change feed, when it has one: how a verification cache in this process hears
+   * of writes made by other processes (or other services in this one). See {@link KeyChangeFeed}.
+   */
+  readonly changes?: KeyChangeFeed
+}
+
+/**
+ * What a {@link KeyChangeFeed} tells its listeners.
+ *
+ * - `changed`: a key record was inserted, updated or deleted, by any writer. The event names
+ *   the record by its `hash` (and `id` when the store knows it), never by a key. It is sent
+ *   after the write is committed, so a lookup made after it sees the write.
+ * - `connected`: the feed now hears every change. What was cached before must be dropped:
+ *   changes made while it was not connected were not heard.
+ * - `disconnected`: the feed may miss changes from now on, until the next `connected`.
+ *
+ * @example
+ * ```ts
+ * const stop = store.changes?.subscribe((event) => {
+ *   if (event.type === 'changed') cache.delete(event.hash)
+ *   else cache.clear()
+ * })
+ * ```
+ */
+export type KeyChangeEvent =
+  | {
+      readonly type: 'changed'
+      /** SHA-256 (hex) of the key whose record changed. */
+      readonly hash: string
+      /** The id of the record, when the store knows it. */
+      readonly id?: string
+      /**
+       * Where the change sits in the database's log, when the store has one. On PostgreSQL: the
+       * WAL insert position (`pg_current_wal_insert_lsn()`, text such as `0/16B3748`) taken by the
+       * writing transaction when it made the change. The commit record comes after it, so a
+       * standby whose replay position is past `position` may still lack the commit: a reader
+       * that must see the commit compares with a position read after the event arrived.
+       * Stores without a log (memory, or a feed in process) leave it out.
+       */
+      readonly position?: string
+    }
+  | { readonly type: 'connected' }
+  | {
+      readonly type: 'disconnected'
+      /** Why, when known (the connection's error). */
+      readonly error?: unknown
+    }
+
+/**
+ * A store's feed of writes to key records, for caches that must forget what changed.
+ *
+ * The contract: while `connected` is true, every committed write to a key record, by any
+ * writer, is reported as a `changed` event (usually within milliseconds). While it is false,
+ * changes may be missed, so a cache must hold nothing and be bypassed. A feed reconnects by
+ * itself and reports `connected` again; nothing heard before that may be trusted.
+ *
+ * The PostgreSQL store sends a notification from a trigger, in the writing transaction, and
+ * listens on a session connection of its own; the memory store reports its own writes.
+ *
+ * @example
+ * ```ts
+ * const feed: KeyChangeFeed = store.changes!
+ * const unsubscribe = feed.subscribe((event) => {
+ *   if (event.type === 'changed') console.log('changed', event.hash.slice(0, 8), event.position)
+ * })
+ * feed.connected // true once the feed hears changes
+ * unsubscribe()
+ * ```
+ */
+export interface KeyChangeFeed {
+  /** Whether every change is heard now. */
+  readonly connected: boolean
+  /** Calls `listener` for every event from now on; returns the function that stops it. */
+  subscribe(listener: (event: KeyChangeEvent) => void): () => void
 }

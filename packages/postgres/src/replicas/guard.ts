@@ -1,18 +1,13 @@
 // Which keys may be read from a standby, given what this process knows of recent changes.
 // Pure bookkeeping: the primary's positions and the standbys' replay positions come from
 // outside (see reads.ts), so the rule can be read, and tested, on its own.
+import type { KeyChangeEvent } from '@keyward/core'
 
 /** A change (or a barrier) and the primary's WAL position that covers its commit. */
 interface Mark {
   /** A position read on the primary after the commit; `undefined` until it has been read. */
   position: bigint | undefined
 }
-
-/** What the guard hears from the store's change feed. */
-export type FeedSignal =
-  | { readonly type: 'changed'; readonly hash: string }
-  | { readonly type: 'connected' }
-  | { readonly type: 'disconnected' }
 
 /**
  * @internal The lag guard. It keeps the hashes of recently changed keys, each with a primary
@@ -61,8 +56,12 @@ export class LagGuard {
     return this.#waiting.length > 0
   }
 
-  /** Takes in a signal of the change feed (or a write of this process, as `changed`). */
-  hear(signal: FeedSignal): void {
+  /**
+   * Takes in an event of the change feed, or a committed write of this process as `changed`.
+   * The event's own `position` is not used: it is taken before the commit record, so a
+   * standby past it may still lack the commit; a position read after the event is.
+   */
+  hear(signal: KeyChangeEvent): void {
     if (signal.type === 'changed') this.#note(signal.hash)
     else {
       this.#feedEpoch++

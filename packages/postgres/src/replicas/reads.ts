@@ -1,8 +1,8 @@
 // Lookups by hash on streaming standbys, with the primary as the fallback and the lag guard as
 // the rule of which answers a standby may give.
-import type { KeyRecord } from '@keyward/core'
+import type { KeyChangeEvent, KeyRecord } from '@keyward/core'
 import type { SqlDriver, SqlQueryable } from '../driver.js'
-import { type FeedSignal, LagGuard } from './guard.js'
+import { LagGuard } from './guard.js'
 import { parseLsn } from './lsn.js'
 
 /** A read replica (a streaming standby) of the primary. */
@@ -93,7 +93,7 @@ export class ReplicaReads {
   }
 
   /** Takes in a signal of the change feed, or a write of this process (`changed`, after commit). */
-  hear(signal: FeedSignal): void {
+  hear(signal: KeyChangeEvent): void {
     this.guard.hear(signal)
   }
 

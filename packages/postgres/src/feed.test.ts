@@ -1,0 +1,93 @@
+import { createKeyward, type KeyChangeEvent, type KeyChangeFeed } from '@keyward/core'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import type { PostgresKeyStore } from './base.js'
+import { createPgKeyStore, pgChangeFeed } from './pg.js'
+import { createPGliteKeyStore } from './pglite.js'
+import { PG_URL, pgliteDatabase, uniqueSchema } from './test/harness.js'
+
+afterAll(async () => {
+  await (await pgliteDatabase()).close()
+})
+
+/** Resolves with the first event that `match` accepts (or rejects after 5 s). */
+function next(feed: KeyChangeFeed, match: (event: KeyChangeEvent) => boolean): Promise<KeyChangeEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop()
+      reject(new Error('no such event within 5 s'))
+    }, 5000)
+    const stop = feed.subscribe((event) => {
+      if (!match(event)) return
+      clearTimeout(timer)
+      stop()
+      resolve(event)
+    })
+  })
+}
+
+function feedScenarios(name: string, open: () => Promise<PostgresKeyStore>) {
+  describe(`the change feed on ${name}`, () => {
+    const stores: PostgresKeyStore[] = []
+    const make = async () => {
+      const store = await open()
+      stores.push(store)
+      return store
+    }
+    afterEach(async () => {
+      for (const store of stores.splice(0)) {
+        await store.query(`DROP SCHEMA IF EXISTS "${store.schema}" CASCADE`)
+        await store.close()
+      }
+    })
+
+    it('reports every write by hash, id and WAL position, never with the key, and only its own schema', async () => {
+      const store = await make()
+      const other = await make()
+      const feed = store.changes!
+      expect(feed.connected).toBe(true)
+      const heard: KeyChangeEvent[] = []
+      feed.subscribe((event) => heard.push(event))
+
+      const keyward = createKeyward({ store })
+      const issuing = next(feed, (event) => event.type === 'changed')
+      const { key, record } = await keyward.issueDeveloperKey('dev-1')
+      expect(await issuing).toEqual({
+        type: 'changed',
+        hash: record.hash,
+        id: record.id,
+        position: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/),
+      })
+      const deactivating = next(feed, (event) => event.type === 'changed')
+      await keyward.deactivateKey(record.id)
+      expect(await deactivating).toMatchObject({ type: 'changed', hash: record.hash, id: record.id })
+
+      // A write by SQL of one's own (not through the store) is heard too.
+      const sqlWrite = next(feed, (event) => event.type === 'changed')
+      await store.query(`UPDATE "${store.schema}".api_keys SET active = true WHERE id = $1`, [record.id])
+      expect(await sqlWrite).toMatchObject({ hash: record.hash })
+
+      // Another schema's writes are not this store's changes.
+      await createKeyward({ store: other }).issueProjectKey('p-1')
+      await createKeyward({ store }).issueProjectKey('p-2')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(heard.filter((event) => event.type === 'changed')).toHaveLength(4)
+      expect(JSON.stringify(heard)).not.toContain(key)
+    })
+  })
+}
+
+feedScenarios('PGlite, in process', async () =>
+  createPGliteKeyStore({ db: await pgliteDatabase() }, { schema: uniqueSchema() }),
+)
+
+describe.skipIf(!PG_URL)('the change feed on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
+  it('checks its options when built', () => {
+    expect(() => pgChangeFeed({} as never)).toThrow('pgChangeFeed: option `connectionString` is required')
+    expect(() => pgChangeFeed({ connectionString: 'postgres://x', heartbeatMs: 0 })).toThrow(
+      'pgChangeFeed: option `heartbeatMs` must be a positive integer, got 0.',
+    )
+  })
+  feedScenarios('PostgreSQL', () =>
+    createPgKeyStore({ connectionString: PG_URL as string }, { schema: uniqueSchema(), changeFeed: true }),
+  )
+})
