@@ -11,6 +11,7 @@ import {
   type ReadReplica,
   type ReplicaEvent,
   type ReplicaReadOptions,
+  type ReplicaReadStats,
   ReplicaReads,
 } from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
@@ -170,6 +171,20 @@ export class PostgresKeyStore implements KeyStore {
         return inserted
       }),
     )
+  }
+
+  /**
+   * With read replicas: how many lookups by hash a replica answered, and how many the primary
+   * did (recently changed, unknown or inactive keys, and fallbacks). `undefined` without replicas.
+   *
+   * @example
+   * ```ts
+   * const { replica, primary } = store.replicaStats ?? { replica: 0, primary: 0 }
+   * metrics.gauge('keyward.lookups.replica_share', replica / Math.max(1, replica + primary))
+   * ```
+   */
+  get replicaStats(): Readonly<ReplicaReadStats> | undefined {
+    return this.#reads ? { ...this.#reads.stats } : undefined
   }
 
   // The hot path: one prepared statement, one promise on top of the driver's.

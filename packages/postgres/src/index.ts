@@ -23,5 +23,6 @@ export type {
   ReadReplica,
   ReplicaEvent,
   ReplicaReadOptions,
+  ReplicaReadStats,
 } from './replicas/reads.js'
 export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

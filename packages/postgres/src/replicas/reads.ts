@@ -37,6 +37,14 @@ export interface ReplicaReadOptions {
 
 type Find = (db: SqlQueryable, hash: string) => Promise<KeyRecord | null>
 
+/** How many lookups by hash each side has answered, since the store was built. */
+export interface ReplicaReadStats {
+  /** Answered by a replica (found, active, and trusted by the lag guard). */
+  replica: number
+  /** Answered by the primary: keys changed recently, unknown or inactive keys, fallbacks. */
+  primary: number
+}
+
 interface ReplicaState {
   readonly replica: ReadReplica
   /** Probed and answering. */
@@ -52,8 +60,12 @@ const SAMPLES = 4096
 const LAG_QUERY = 'SELECT pg_last_wal_replay_lsn()::text AS position'
 const POSITION_QUERY = 'SELECT pg_current_wal_insert_lsn()::text AS position'
 
-// An error the server reported (a bad statement) says nothing about the server's health.
-const reportedByServer = (error: unknown) => typeof (error as { severity?: unknown })?.severity === 'string'
+// An error of the statement (SQLSTATE outside connection exceptions, resources and operator
+// intervention, such as a shutdown) says nothing about the server's health; any other does.
+const statementError = (error: unknown) => {
+  const { severity, code } = (error ?? {}) as { severity?: unknown; code?: unknown }
+  return typeof severity === 'string' && typeof code === 'string' && !/^(08|53|57)/.test(code)
+}
 
 /**
  * @internal Routes lookups by hash: to a replica that the {@link LagGuard} trusts for the hash,
@@ -63,6 +75,7 @@ const reportedByServer = (error: unknown) => typeof (error as { severity?: unkno
  */
 export class ReplicaReads {
   readonly guard = new LagGuard()
+  readonly stats: ReplicaReadStats = { replica: 0, primary: 0 }
   readonly #primary: SqlDriver
   readonly #replicas: ReplicaState[]
   readonly #find: Find
@@ -110,13 +123,16 @@ export class ReplicaReads {
     if (!state) return this.#fromPrimary(hash)
     const replayed = state.replayed
     return this.#find(state.replica.driver, hash).then(
-      (record) =>
+      (record) => {
         // Trusted still when the answer arrives: no change heard meanwhile that it may lack.
-        record?.active && this.guard.trusts(hash, replayed, this.#primaryDown)
-          ? record
-          : this.#fromPrimary(hash),
+        if (!record?.active || !this.guard.trusts(hash, replayed, this.#primaryDown)) {
+          return this.#fromPrimary(hash)
+        }
+        this.stats.replica++
+        return record
+      },
       (error: unknown) => {
-        this.#replicaDown(state, error)
+        if (!statementError(error)) this.#replicaDown(state, error)
         return this.#fromPrimary(hash)
       },
     )
@@ -129,11 +145,17 @@ export class ReplicaReads {
 
   #fromPrimary(hash: string): Promise<KeyRecord | null> {
     if (this.#primaryDown && this.#fallBack) return this.#whilePrimaryDown(hash, undefined)
-    return this.#find(this.#primary, hash).catch((error: unknown) => {
-      if (reportedByServer(error) || !this.#fallBack) throw error
-      this.#setPrimaryDown(error)
-      return this.#whilePrimaryDown(hash, error)
-    })
+    return this.#find(this.#primary, hash).then(
+      (record) => {
+        this.stats.primary++
+        return record
+      },
+      (error: unknown) => {
+        if (statementError(error) || !this.#fallBack) throw error
+        this.#setPrimaryDown(error)
+        return this.#whilePrimaryDown(hash, error)
+      },
+    )
   }
 
   // The primary is down: a replica may still confirm an active key the guard trusts it for;
@@ -144,11 +166,12 @@ export class ReplicaReads {
     if (!state) throw failure
     const replayed = state.replayed
     const record = await this.#find(state.replica.driver, hash).catch((replicaError: unknown) => {
-      this.#replicaDown(state, replicaError)
+      if (!statementError(replicaError)) this.#replicaDown(state, replicaError)
       throw failure
     })
-    if (record?.active && this.guard.trusts(hash, replayed, true)) return record
-    throw failure
+    if (!record?.active || !this.guard.trusts(hash, replayed, true)) throw failure
+    this.stats.replica++
+    return record
   }
 
   // Round robin over the replicas that are up, not lagging, and trusted for the hash.

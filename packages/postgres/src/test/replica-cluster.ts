@@ -93,6 +93,7 @@ export class ReplicaCluster {
       node('standby', await freePort()),
       options.applyDelayMs ?? 3000,
     )
+    live.add(cluster)
     try {
       await cluster.#build(user)
     } catch (error) {
@@ -182,12 +183,19 @@ export class ReplicaCluster {
 
   /** Stops whatever still runs and removes the directory. */
   async destroy(): Promise<void> {
+    this.destroySync()
+  }
+
+  /** {@link destroy}, synchronously (for a process that is exiting). */
+  destroySync(): void {
+    live.delete(this)
     for (const node of [...this.#running]) {
       try {
-        await this.stopNode(node, 'immediate')
+        this.#run('pg_ctl', ['-D', node.dataDir, '-m', 'immediate', '-w', 'stop'])
       } catch {
         // Stopped already: nothing to do.
       }
+      this.#running.delete(node)
     }
     rmSync(this.#root, { recursive: true, force: true })
   }
@@ -206,5 +214,12 @@ export class ReplicaCluster {
     }
   }
 }
+
+// A test process that ends without its afterAll (a timeout, an uncaught error) still stops
+// the servers it started and removes their directory.
+const live = new Set<ReplicaCluster>()
+process.once('exit', () => {
+  for (const cluster of live) cluster.destroySync()
+})
 
 const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
