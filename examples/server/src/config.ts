@@ -10,6 +10,11 @@ export interface ServerConfig {
   readonly dataDir: string
   /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
   readonly pgUrl: string | undefined
+  /**
+   * `KEYWARD_PG_REPLICA_URLS`: streaming standbys of `KEYWARD_PG_URL` for key lookups,
+   * comma-separated. Default none.
+   */
+  readonly pgReplicaUrls: readonly string[]
   /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
   readonly keywardSchema: string | undefined
   /** `KEYWARD_TOKEN_SECRET`: the access tokens' signing secret; else one kept in the database. */
@@ -37,6 +42,25 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value
 }
 
+/** The replica URLs of `KEYWARD_PG_REPLICA_URLS`; a URL is never echoed (it may hold a password). */
+function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[] {
+  const urls = (env.KEYWARD_PG_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '')
+  if (urls.length > 0 && pgUrl === undefined) {
+    throw new ConfigError('KEYWARD_PG_REPLICA_URLS needs KEYWARD_PG_URL (the primary) to be set too.')
+  }
+  urls.forEach((url, i) => {
+    if (!/^postgres(ql)?:\/\/./.test(url)) {
+      throw new ConfigError(
+        `KEYWARD_PG_REPLICA_URLS: entry ${i + 1} is not a postgres:// or postgresql:// URL.`,
+      )
+    }
+  })
+  return urls
+}
+
 /** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
   const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
@@ -45,11 +69,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
     )
   }
+  const pgUrl = env.KEYWARD_PG_URL || undefined
   return {
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
-    pgUrl: env.KEYWARD_PG_URL || undefined,
+    pgUrl,
+    pgReplicaUrls: replicaUrls(env, pgUrl),
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),

@@ -1,4 +1,5 @@
 import { displayKey, type KeywardEvent } from '@keyward/core'
+import type { ReplicaEvent } from '@keyward/postgres'
 
 const causeOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -20,5 +21,22 @@ export function formatEvent(event: KeywardEvent): string {
     }
     case 'store.error':
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
+  }
+}
+
+/** One log line for an event of the store's primary and read replicas. */
+export function formatReplicaEvent(event: ReplicaEvent): string {
+  switch (event.type) {
+    case 'replica.down':
+      return `${event.type} ${event.replica}: ${causeOf(event.error)}; its lookups go to the primary`
+    case 'replica.up':
+      return `${event.type} ${event.replica}`
+    case 'replica.lagging':
+    case 'replica.caught_up':
+      return `${event.type} ${event.replica} (${event.lagMs} ms behind the primary)`
+    case 'primary.down':
+      return `${event.type}: ${causeOf(event.error)}`
+    case 'primary.up':
+      return event.type
   }
 }

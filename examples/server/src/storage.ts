@@ -1,4 +1,4 @@
-import type { PostgresKeyStore } from '@keyward/postgres'
+import type { PostgresKeyStore, ReplicaEvent } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import type { ServerConfig } from './config.js'
@@ -27,11 +27,16 @@ function describePg(url: string): string {
  * which `createPGliteKeyStore` refuses while another process has it open.
  */
 export async function openStorage(
-  config: Pick<ServerConfig, 'pgUrl' | 'dataDir' | 'keywardSchema'>,
+  config: Pick<ServerConfig, 'pgUrl' | 'pgReplicaUrls' | 'dataDir' | 'keywardSchema'>,
+  onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
+  const replicas = config.pgReplicaUrls
   const store = config.pgUrl
-    ? await createPgKeyStore({ connectionString: config.pgUrl }, options)
+    ? await createPgKeyStore(
+        { connectionString: config.pgUrl },
+        replicas.length > 0 ? { ...options, replicas, onEvent: onReplicaEvent } : options,
+      )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {
     await createAppTables(store)
@@ -39,7 +44,11 @@ export async function openStorage(
     await store.close()
     throw error
   }
-  return { store, description: config.pgUrl ? describePg(config.pgUrl) : `PGlite in ${config.dataDir}` }
+  const readingFrom = replicas.length > 0 ? `, keys read from ${replicas.length} replica(s)` : ''
+  return {
+    store,
+    description: config.pgUrl ? `${describePg(config.pgUrl)}${readingFrom}` : `PGlite in ${config.dataDir}`,
+  }
 }
 
 /** The configured signing secret, else the one kept in the database (made on first start). */

@@ -12,6 +12,10 @@ import type { ReplicaEvent } from './reads.js'
 
 const APPLY_DELAY_MS = 3000
 const unavailable = replicaClusterUnavailable()
+// CI must run these, not skip them.
+if (unavailable && process.env.KEYWARD_REQUIRE_REPLICAS) {
+  throw new Error(`KEYWARD_REQUIRE_REPLICAS is set, but replica clusters cannot be built: ${unavailable}.`)
+}
 
 const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs

@@ -2,19 +2,31 @@
 // PostgreSQL binaries (initdb, pg_ctl, pg_basebackup -R) in a temporary directory, on two free
 // ports, and torn down after: both servers stopped, the directory removed.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 
-/** Where the PostgreSQL server binaries are: `KEYWARD_PG_BINDIR`, else what `pg_config` says. */
+const hasServerTools = (dir: string) =>
+  ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(join(dir, tool)))
+
+/**
+ * Where the PostgreSQL server binaries are: `KEYWARD_PG_BINDIR`, else what `pg_config` says,
+ * else the newest version in Debian's layout.
+ */
 export function postgresBinDir(): string | undefined {
   const named = process.env.KEYWARD_PG_BINDIR
-  if (named) return existsSync(join(named, 'initdb')) ? named : undefined
+  if (named) return hasServerTools(named) ? named : undefined
   const found = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' })
   const dir = found.status === 0 ? found.stdout.trim() : ''
-  return dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_basebackup')) ? dir : undefined
+  if (dir && hasServerTools(dir)) return dir
+  const debian = '/usr/lib/postgresql'
+  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v)) : []
+  return versions
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => join(debian, version, 'bin'))
+    .find(hasServerTools)
 }
 
 /** Why replica clusters cannot be built here, or `undefined` when they can. */
