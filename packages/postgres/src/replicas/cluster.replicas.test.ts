@@ -4,10 +4,10 @@
 import { createKeyward, ErrorType, type KeyChangeFeed, type Keyward } from '@keyward/core'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ReplicaCluster, replicaClusterUnavailable } from '../../../../scripts/replica-cluster.mjs'
 import type { PostgresKeyStore } from '../base.js'
 import { createPgKeyStore } from '../pg.js'
 import { uniqueSchema } from '../test/harness.js'
-import { ReplicaCluster, replicaClusterUnavailable } from '../test/replica-cluster.js'
 import type { ReplicaEvent } from './reads.js'
 
 const APPLY_DELAY_MS = 3000

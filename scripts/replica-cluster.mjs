@@ -1,21 +1,20 @@
-// A real PostgreSQL primary and a streaming standby, built for one test file from the machine's
-// PostgreSQL binaries (initdb, pg_ctl, pg_basebackup -R) in a temporary directory, on two free
-// ports, and torn down after: both servers stopped, the directory removed.
+// A real PostgreSQL primary and a streaming standby, built for a test file or a benchmark
+// from the machine's PostgreSQL binaries (initdb, pg_ctl, pg_basebackup -R, psql) in a
+// temporary directory, on two free ports, and torn down after: both servers stopped, the
+// directory removed.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 
-const hasServerTools = (dir: string) =>
-  ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(join(dir, tool)))
-
+const hasServerTools = (dir) =>
+  ['initdb', 'pg_ctl', 'pg_basebackup', 'psql'].every((tool) => existsSync(join(dir, tool)))
 /**
  * Where the PostgreSQL server binaries are: `KEYWARD_PG_BINDIR`, else what `pg_config` says,
  * else the newest version in Debian's layout.
  */
-export function postgresBinDir(): string | undefined {
+export function postgresBinDir() {
   const named = process.env.KEYWARD_PG_BINDIR
   if (named) return hasServerTools(named) ? named : undefined
   const found = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' })
@@ -28,9 +27,8 @@ export function postgresBinDir(): string | undefined {
     .map((version) => join(debian, version, 'bin'))
     .find(hasServerTools)
 }
-
 /** Why replica clusters cannot be built here, or `undefined` when they can. */
-export function replicaClusterUnavailable(): string | undefined {
+export function replicaClusterUnavailable() {
   if (!postgresBinDir())
     return 'no PostgreSQL server binaries (set KEYWARD_PG_BINDIR or put pg_config on PATH)'
   if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0) {
@@ -38,51 +36,40 @@ export function replicaClusterUnavailable(): string | undefined {
   }
   return undefined
 }
-
 /** A free TCP port on 127.0.0.1 (the kernel picks it; it is free again when this resolves). */
-async function freePort(): Promise<number> {
+async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
+      const { port } = server.address()
       server.close(() => resolve(port))
     })
   })
 }
-
-/** One server of the cluster. */
-export interface ClusterNode {
-  readonly port: number
-  readonly dataDir: string
-  /** A connection string to the node's `postgres` database. */
-  readonly url: string
-}
-
 /**
  * A primary and one streaming standby. The standby replays commits `applyDelayMs` after the
  * primary made them (`recovery_min_apply_delay`), so tests can see it lag.
  */
 export class ReplicaCluster {
-  readonly #bin: string
-  readonly #root: string
-  readonly #asPostgres: boolean
-  #running = new Set<ClusterNode>()
-
-  private constructor(
-    bin: string,
-    root: string,
-    readonly primary: ClusterNode,
-    readonly standby: ClusterNode,
-    readonly applyDelayMs: number,
-  ) {
+  primary
+  standby
+  applyDelayMs
+  #bin
+  #root
+  #asPostgres
+  #running = new Set()
+  #user = ''
+  constructor(bin, root, primary, standby, applyDelayMs) {
+    this.primary = primary
+    this.standby = standby
+    this.applyDelayMs = applyDelayMs
     this.#bin = bin
     this.#root = root
     this.#asPostgres = process.getuid?.() === 0
   }
-
   /** Builds and starts both servers; the standby is streaming when this resolves. */
-  static async start(options: { readonly applyDelayMs?: number } = {}): Promise<ReplicaCluster> {
+  static async start(options = {}) {
     const bin = postgresBinDir()
     if (!bin) throw new Error(replicaClusterUnavailable())
     const root = mkdtempSync(join(tmpdir(), 'keyward-replicas-'))
@@ -93,7 +80,7 @@ export class ReplicaCluster {
       chownSync(root, uid, gid)
     }
     const user = asPostgres ? 'postgres' : userInfo().username
-    const node = (name: string, port: number): ClusterNode => ({
+    const node = (name, port) => ({
       port,
       dataDir: join(root, name),
       url: `postgres://${user}@127.0.0.1:${port}/postgres`,
@@ -114,8 +101,8 @@ export class ReplicaCluster {
     }
     return cluster
   }
-
-  async #build(user: string): Promise<void> {
+  async #build(user) {
+    this.#user = user
     const { primary, standby } = this
     this.#run('initdb', ['-D', primary.dataDir, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8'])
     this.#configure(primary, [
@@ -151,9 +138,8 @@ export class ReplicaCluster {
     await this.startNode(standby)
     await this.#waitForStreaming()
   }
-
   /** Appends settings to a node's configuration (port and sockets included). */
-  #configure(node: ClusterNode, settings: readonly string[]): void {
+  #configure(node, settings) {
     const lines = [
       `port = ${node.port}`,
       "listen_addresses = '127.0.0.1'",
@@ -164,42 +150,54 @@ export class ReplicaCluster {
       `printf '%s\\n' ${lines.map(quote).join(' ')} >> ${quote(join(node.dataDir, 'postgresql.conf'))}`,
     )
   }
-
-  async #waitForStreaming(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.primary.url })
-    await client.connect()
-    try {
-      for (let i = 0; i < 200; i++) {
-        const { rows } = await client.query("SELECT 1 FROM pg_stat_replication WHERE state = 'streaming'")
-        if (rows.length > 0) return
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      throw new Error('The standby did not start streaming within 10 s.')
-    } finally {
-      await client.end()
+  async #waitForStreaming() {
+    for (let i = 0; i < 200; i++) {
+      const streaming = this.#psql(
+        this.primary,
+        "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'",
+      )
+      if (streaming !== '0') return
+      await new Promise((resolve) => setTimeout(resolve, 50))
     }
+    throw new Error('The standby did not start streaming within 10 s.')
   }
-
+  /** Runs one query on a node with psql; returns its output, unaligned and without headers. */
+  #psql(node, sql) {
+    return this.#shell(
+      [
+        join(this.#bin, 'psql'),
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(node.port),
+        '-U',
+        this.#user,
+        '-d',
+        'postgres',
+        '-Atc',
+        sql,
+      ]
+        .map(quote)
+        .join(' '),
+    ).trim()
+  }
   /** Starts a stopped node and waits until it accepts connections. */
-  async startNode(node: ClusterNode): Promise<void> {
+  async startNode(node) {
     const log = join(this.#root, `${node === this.primary ? 'primary' : 'standby'}.log`)
     this.#run('pg_ctl', ['-D', node.dataDir, '-l', log, '-w', '-t', '30', 'start'])
     this.#running.add(node)
   }
-
   /** Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash. */
-  async stopNode(node: ClusterNode, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+  async stopNode(node, mode = 'fast') {
     this.#run('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
     this.#running.delete(node)
   }
-
   /** Stops whatever still runs and removes the directory. */
-  async destroy(): Promise<void> {
+  async destroy() {
     this.destroySync()
   }
-
   /** {@link destroy}, synchronously (for a process that is exiting). */
-  destroySync(): void {
+  destroySync() {
     live.delete(this)
     for (const node of [...this.#running]) {
       try {
@@ -211,12 +209,10 @@ export class ReplicaCluster {
     }
     rmSync(this.#root, { recursive: true, force: true })
   }
-
-  #run(tool: string, args: readonly string[]): void {
+  #run(tool, args) {
     this.#shell([join(this.#bin, tool), ...args].map(quote).join(' '))
   }
-
-  #shell(command: string): void {
+  #shell(command) {
     const [file, args] = this.#asPostgres
       ? ['runuser', ['-u', 'postgres', '--', 'sh', '-c', command]]
       : ['sh', ['-c', command]]
@@ -224,14 +220,13 @@ export class ReplicaCluster {
     if (result.status !== 0) {
       throw new Error(`${command.split(' ')[0]} failed (${result.status}): ${result.stderr || result.stdout}`)
     }
+    return result.stdout
   }
 }
-
 // A test process that ends without its afterAll (a timeout, an uncaught error) still stops
 // the servers it started and removes their directory.
-const live = new Set<ReplicaCluster>()
+const live = new Set()
 process.once('exit', () => {
   for (const cluster of live) cluster.destroySync()
 })
-
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
+const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`
