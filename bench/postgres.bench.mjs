@@ -8,37 +8,12 @@ import { migrate, PostgresKeyStore } from '@keyward/postgres'
 import { pgDriver } from '@keyward/postgres/pg'
 import { pgliteDriver } from '@keyward/postgres/pglite'
 import pg from 'pg'
-import { machineLine, table } from './harness.mjs'
+import { machineLine, median, table, throughput } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 500)
 const KEYS = 1000
 const PROJECT = 'bench-project'
-
-/**
- * Runs `op` with `inFlight` concurrent loops for `ms`; returns operations per second and the
- * CPU time of this process per operation (microseconds), which other load on the machine
- * disturbs less than throughput.
- */
-async function throughput(op, inFlight, ms) {
-  let count = 0
-  let i = 0
-  const end = performance.now() + ms
-  const started = performance.now()
-  const cpu = process.cpuUsage()
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < end) {
-        await op(i++)
-        count++
-      }
-    }),
-  )
-  const { user, system } = process.cpuUsage(cpu)
-  return { opsPerSecond: (count * 1000) / (performance.now() - started), cpuPerOp: (user + system) / count }
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 /**
  * Runs floor and Keyward in pairs of rounds, in alternating order (so that neither always

@@ -24,6 +24,8 @@ export declare class ReplicaCluster {
   private constructor()
   /** Builds and starts both servers; the standby is streaming when this resolves. */
   static start(options?: { readonly applyDelayMs?: number }): Promise<ReplicaCluster>
+  /** Appends settings (`name = value` lines) to a running node's configuration and reloads it. */
+  reconfigure(node: ClusterNode, settings: readonly string[]): void
   /** Starts a stopped node and waits until it accepts connections. */
   startNode(node: ClusterNode): Promise<void>
   /** Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash. */

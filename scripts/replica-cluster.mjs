@@ -181,6 +181,11 @@ export class ReplicaCluster {
         .join(' '),
     ).trim()
   }
+  /** Appends settings to a running node's configuration and reloads it. */
+  reconfigure(node, settings) {
+    this.#configure(node, settings)
+    this.#run('pg_ctl', ['-D', node.dataDir, 'reload'])
+  }
   /** Starts a stopped node and waits until it accepts connections. */
   async startNode(node) {
     const log = join(this.#root, `${node === this.primary ? 'primary' : 'standby'}.log`)
