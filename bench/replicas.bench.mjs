@@ -144,12 +144,12 @@ try {
   table(
     ['reads', 'verifications (ops/s)', 'ratio', 'lookups on the primary per verification'],
     [
-      ['primary only', format(primary.opsPerSecond), '1.00x', primary.primaryShare.toFixed(3)],
+      ['primary only', format(primary.opsPerSecond), '1.00x', primary.primaryShare.toFixed(4)],
       [
         'primary + standby',
         format(replica.opsPerSecond),
         `${(replica.opsPerSecond / primary.opsPerSecond).toFixed(2)}x`,
-        replica.primaryShare.toFixed(3),
+        replica.primaryShare.toFixed(4),
       ],
     ],
   )
