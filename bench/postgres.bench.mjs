@@ -1,130 +1,175 @@
-// Verification through the Postgres store against the floor: a raw prepared lookup of the
-// same hash on the same connections, with nothing of Keyward around it. Both run in the
-// same process and the same run, in alternating rounds, at 1 and 10 requests in flight.
-// PostgreSQL when KEYWARD_PG_URL names a server; embedded PGlite always.
+// Verification through the stores, in one process and one run, at 1 and 16 requests in
+// flight: the memory store, PostgreSQL without and with the verification cache, PGlite with
+// it, and the floor (a raw prepared lookup of the same hash on the same pool). Cases run in
+// rounds, in rotating order. Then, without a cache, the time of an unknown, an inactive and a
+// valid key, which must not tell them apart. With BENCH_JSON=<file>, the results are also
+// written there as [{ case, inFlight, opsPerSec }].
+import { writeFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { createKeyward, hashKey } from '@keyward/core'
-import { migrate, PostgresKeyStore } from '@keyward/postgres'
-import { pgDriver } from '@keyward/postgres/pg'
-import { pgliteDriver } from '@keyward/postgres/pglite'
+import { createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
+import { createPgKeyStore } from '@keyward/postgres/pg'
+import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
 import { machineLine, median, table, throughput } from './harness.mjs'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 500)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 400)
 const KEYS = 1000
 const PROJECT = 'bench-project'
+const IN_FLIGHT = [1, 16]
+const url = process.env.KEYWARD_PG_URL
 
-/**
- * Runs floor and Keyward in pairs of rounds, in alternating order (so that neither always
- * goes first on a machine whose load drifts); returns the median throughput of each and the
- * median of the ratios of the pairs.
- */
-async function compare(floor, keyward, inFlight) {
-  await throughput(floor, inFlight, 300)
-  await throughput(keyward, inFlight, 300)
-  const runs = { floor: [], keyward: [] }
-  const ratios = []
-  for (let round = 0; round < ROUNDS; round++) {
-    const pair = {}
-    for (const name of round % 2 === 0 ? ['floor', 'keyward'] : ['keyward', 'floor']) {
-      pair[name] = await throughput(name === 'floor' ? floor : keyward, inFlight, ROUND_MS)
-      runs[name].push(pair[name])
-    }
-    ratios.push(pair.keyward.opsPerSecond / pair.floor.opsPerSecond)
-  }
-  const summary = (list) => ({
-    opsPerSecond: median(list.map((r) => r.opsPerSecond)),
-    cpuPerOp: median(list.map((r) => r.cpuPerOp)),
-  })
-  return { floor: summary(runs.floor), keyward: summary(runs.keyward), ratio: median(ratios) }
-}
-
-/** Issues keys through the store and returns the verification and floor operations. */
-async function setup(store) {
-  const keyward = createKeyward({ store })
+/** Issues keys through `keyward` and returns its verification of them, and their hashes. */
+async function verification(keyward) {
   const keys = []
   for (let i = 0; i < KEYS; i++) keys.push((await keyward.issueProjectKey(PROJECT)).key)
-  const hashes = await Promise.all(keys.map(hashKey))
+  const requirement = { scope: 'project', projectId: PROJECT }
   const verify = async (i) => {
-    const auth = await keyward.authenticate(
-      { projectKey: keys[i % KEYS] },
-      { scope: 'project', projectId: PROJECT },
-    )
+    const auth = await keyward.authenticate({ projectKey: keys[i % KEYS] }, requirement)
     if (auth.projectId !== PROJECT) throw new Error('verification failed')
   }
-  return { hashes, verify }
+  return { keys, verify, hashes: await Promise.all(keys.map(hashKey)) }
 }
 
-const COLUMNS = 'id, hash, key_prefix, developer_id, project_id, name, active, created_at'
-const rows = []
+const cases = new Map()
+const closers = []
+const timing = []
 
-async function benchPostgres(url) {
+cases.set('memory', (await verification(createKeyward({ store: new MemoryKeyStore() }))).verify)
+
+if (url) {
   const schema = `kw_bench_${process.pid}`
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
-  try {
-    const driver = pgDriver(pool)
-    await migrate(driver, { schema })
-    const { hashes, verify } = await setup(new PostgresKeyStore(driver, { schema }))
-    const text = `SELECT ${COLUMNS} FROM "${schema}".api_keys WHERE hash = $1`
-    const floor = async (i) => {
-      const { rows: found } = await pool.query({ name: 'bench_floor', text, values: [hashes[i % KEYS]] })
-      if (found.length !== 1) throw new Error('lookup failed')
-    }
-    for (const inFlight of [1, 10])
-      rows.push(['PostgreSQL (pg Pool, 10)', inFlight, await compare(floor, verify, inFlight)])
-  } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-    await pool.end()
-  }
+  const options = { schema, changeFeed: true }
+  const pool = { connectionString: url, poolConfig: { max: 10 } }
+  const plain = await createPgKeyStore(pool, options)
+  const cached = await createPgKeyStore(pool, options)
+  closers.push(async () => {
+    await plain.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await plain.close()
+    await cached.close()
+  })
+  const uncachedService = createKeyward({ store: plain })
+  const { keys, hashes, verify } = await verification(uncachedService)
+  const cachedService = createKeyward({ store: cached, cache: {} })
+  const requirement = { scope: 'project', projectId: PROJECT }
+  cases.set('pg', verify)
+  cases.set('pg-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
+  const raw = new pg.Pool({ connectionString: url, max: 10 })
+  closers.push(() => raw.end())
+  const text = `SELECT id, hash, key_prefix, developer_id, project_id, name, active, created_at FROM "${schema}".api_keys WHERE hash = $1`
+  cases.set('pg-floor', async (i) => {
+    const { rows } = await raw.query({ name: 'bench_floor', text, values: [hashes[i % KEYS]] })
+    if (rows.length !== 1) throw new Error('lookup failed')
+  })
+  timing.push(['PostgreSQL', uncachedService, keys])
 }
 
-async function benchPGlite() {
+{
   const db = await PGlite.create()
-  try {
-    const driver = pgliteDriver(db)
-    await migrate(driver)
-    const { hashes, verify } = await setup(new PostgresKeyStore(driver))
-    const text = `SELECT ${COLUMNS} FROM keyward.api_keys WHERE hash = $1`
-    const floor = async (i) => {
-      const { rows: found } = await db.query(text, [hashes[i % KEYS]])
-      if (found.length !== 1) throw new Error('lookup failed')
-    }
-    for (const inFlight of [1, 10])
-      rows.push(['PGlite (in process)', inFlight, await compare(floor, verify, inFlight)])
-  } finally {
-    await db.close()
-  }
+  closers.push(() => db.close())
+  const store = await createPGliteKeyStore({ db })
+  const service = createKeyward({ store })
+  const { keys, verify } = await verification(service)
+  const cachedService = createKeyward({ store, cache: {} })
+  const requirement = { scope: 'project', projectId: PROJECT }
+  cases.set('pglite', verify)
+  cases.set('pglite-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
+  timing.push(['PGlite', service, keys])
 }
 
-const url = process.env.KEYWARD_PG_URL
-if (url) await benchPostgres(url)
-await benchPGlite()
+// Throughput: every case at each concurrency, in rounds of rotating order.
+const results = []
+for (const inFlight of IN_FLIGHT) {
+  const names = [...cases.keys()]
+  // Warm up, and let every cache see every key once: the rounds measure the steady state (a key's
+  // first verification costs what it costs without a cache, the `pg` and `pglite` rows).
+  for (const name of names) {
+    for (let i = 0; i < KEYS; i += 16)
+      await Promise.all(Array.from({ length: 16 }, (_, k) => cases.get(name)(i + k)))
+    await throughput(cases.get(name), inFlight, 150)
+  }
+  const samples = new Map(names.map((name) => [name, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, k) => names[(k + round) % names.length])
+    for (const name of order)
+      samples.get(name).push((await throughput(cases.get(name), inFlight, ROUND_MS)).opsPerSecond)
+  }
+  for (const name of names)
+    results.push({ case: name, inFlight, opsPerSec: Math.round(median(samples.get(name))) })
+}
 
-const format = (n) => Math.round(n).toLocaleString('en-US')
+// Timing of refusals against acceptances without a cache: mean µs per verification, one in
+// flight, the three kinds interleaved key by key so that drift hits them alike.
+const timingRows = []
+for (const [database, service, keys] of timing) {
+  const requirement = { scope: 'project', projectId: PROJECT }
+  const inactive = []
+  for (let i = 0; i < 200; i++) {
+    const { key, record } = await service.issueProjectKey(PROJECT)
+    await service.deactivateKey(record.id)
+    inactive.push(key)
+  }
+  const unknown = Array.from({ length: 200 }, () => generateKey())
+  const kinds = { unknown, inactive, valid: keys }
+  const totals = { unknown: [], inactive: [], valid: [] }
+  const swallow = () => {}
+  for (let round = 0; round < ROUNDS * 3; round++) {
+    const sums = { unknown: 0, inactive: 0, valid: 0 }
+    for (let i = 0; i < 200; i++) {
+      for (const kind of ['unknown', 'inactive', 'valid']) {
+        const started = performance.now()
+        await service.authenticate({ projectKey: kinds[kind][i] }, requirement).catch(swallow)
+        sums[kind] += performance.now() - started
+      }
+    }
+    for (const kind of Object.keys(sums)) totals[kind].push((sums[kind] / 200) * 1000)
+  }
+  const med = Object.fromEntries(Object.entries(totals).map(([kind, list]) => [kind, median(list)]))
+  // Noise: how far the round means of one kind spread (interquartile range, over all kinds).
+  const spread = (list) => {
+    const sorted = [...list].sort((a, b) => a - b)
+    return sorted[Math.floor((sorted.length * 3) / 4)] - sorted[Math.floor(sorted.length / 4)]
+  }
+  const noise = median(Object.values(totals).map(spread))
+  timingRows.push([
+    database,
+    med.unknown.toFixed(1),
+    med.inactive.toFixed(1),
+    med.valid.toFixed(1),
+    (med.inactive - med.unknown).toFixed(1),
+    (med.valid - med.unknown).toFixed(1),
+    noise.toFixed(1),
+  ])
+}
+
+for (const close of closers) await close()
+
+const ops = (name, inFlight) => results.find((r) => r.case === name && r.inFlight === inFlight)?.opsPerSec
+table(
+  ['case', ...IN_FLIGHT.map((n) => `${n} in flight (ops/s)`), ...IN_FLIGHT.map((n) => `vs memory at ${n}`)],
+  [...cases.keys()].map((name) => [
+    name,
+    ...IN_FLIGHT.map((n) => ops(name, n).toLocaleString('en-US')),
+    ...IN_FLIGHT.map((n) => `${(ops(name, n) / ops('memory', n)).toFixed(2)}x`),
+  ]),
+)
+console.log('\nWithout a cache, mean µs per verification (one in flight, kinds interleaved key by key):\n')
 table(
   [
     'database',
-    'in flight',
-    'floor: raw prepared lookup (ops/s)',
-    'Keyward verification (ops/s)',
-    'ratio',
-    'CPU per op, floor / Keyward (µs)',
+    'unknown',
+    'inactive',
+    'valid',
+    'inactive - unknown',
+    'valid - unknown',
+    'noise (IQR of rounds)',
   ],
-  rows.map(([database, inFlight, { floor, keyward, ratio }]) => [
-    database,
-    inFlight,
-    format(floor.opsPerSecond),
-    format(keyward.opsPerSecond),
-    `${ratio.toFixed(2)}x`,
-    `${floor.cpuPerOp.toFixed(1)} / ${keyward.cpuPerOp.toFixed(1)}`,
-  ]),
+  timingRows,
 )
 console.log(
-  `\n${machineLine()} ${ROUNDS} pairs of rounds of ${ROUND_MS} ms, floor and Keyward in alternating order;` +
-    " ratio: median of the pairs' ratios; CPU: of this process, the database's not included." +
-    ` ${KEYS} keys. The floor looks up the precomputed hash with a prepared statement; Keyward verification` +
-    ' checks the format, hashes the key, looks it up through the store (prepared, with a timeout) and' +
-    ' checks active and scope.' +
+  `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round.` +
+    ` ${KEYS} keys. pg: node-postgres pool of 10; -cached: the verification cache on, with the change feed;` +
+    ' pg-floor: a raw prepared lookup of the precomputed hash.' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
 )
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(results, null, 2)}\n`)

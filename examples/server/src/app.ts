@@ -20,16 +20,24 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** Keep verifications in memory (needs the store's change feed). Default `true`. */
+  readonly cache?: boolean
 }
 
 /**
  * The reference server's HTTP API, every endpoint of the design's table, as a Hono app
  * (serve it with `@hono/node-server`, or call `app.request` in tests).
  */
-export function createApp({ store, tokens, onEvent, bodyLimit = DEFAULT_BODY_LIMIT }: AppDependencies): Hono {
+export function createApp({
+  store,
+  tokens,
+  onEvent,
+  bodyLimit = DEFAULT_BODY_LIMIT,
+  cache = true,
+}: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent),
+    keyward: keywardOver(store, onEvent, cache),
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

@@ -9,6 +9,8 @@ describe('readConfig', () => {
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
       pgReplicaUrls: [],
+      pgListenUrl: undefined,
+      cache: true,
       keywardSchema: undefined,
       tokenSecret: undefined,
       tokenTtlSeconds: 900,
@@ -23,6 +25,8 @@ describe('readConfig', () => {
       KEYWARD_PG_URL: 'postgres://u@db/keys',
       KEYWARD_PG_REPLICA_URLS: 'postgres://u@replica-1/keys, postgresql://u@replica-2/keys,',
       KEYWARD_PG_SCHEMA: 'keys',
+      KEYWARD_PG_LISTEN_URL: 'postgres://u@db-direct/keys',
+      KEYWARD_CACHE: 'off',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
     }
@@ -32,6 +36,8 @@ describe('readConfig', () => {
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
       pgReplicaUrls: ['postgres://u@replica-1/keys', 'postgresql://u@replica-2/keys'],
+      pgListenUrl: 'postgres://u@db-direct/keys',
+      cache: false,
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
@@ -45,6 +51,9 @@ describe('readConfig', () => {
     )
     expect(() => readConfig({ PORT: '3e3' })).toThrow(ConfigError)
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
+    expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
+      new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
+    )
     const secret = 'short-secret-value'
     expect(() => readConfig({ KEYWARD_TOKEN_SECRET: secret })).toThrow(
       new ConfigError('KEYWARD_TOKEN_SECRET must have at least 32 characters, got 18.'),

@@ -15,6 +15,13 @@ export interface ServerConfig {
    * comma-separated. Default none.
    */
   readonly pgReplicaUrls: readonly string[]
+  /**
+   * `KEYWARD_PG_LISTEN_URL`: where the change feed listens, a direct connection to the primary
+   * (LISTEN needs a session: not through a transaction pooler). Default `KEYWARD_PG_URL`.
+   */
+  readonly pgListenUrl: string | undefined
+  /** `KEYWARD_CACHE`: `on` (default) keeps verifications in memory, revoked through the change feed; `off`. */
+  readonly cache: boolean
   /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
   readonly keywardSchema: string | undefined
   /** `KEYWARD_TOKEN_SECRET`: the access tokens' signing secret; else one kept in the database. */
@@ -61,6 +68,13 @@ function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[
   return urls
 }
 
+function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (raw === 'on' || raw === 'off') return raw === 'on'
+  throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(raw)}.`)
+}
+
 /** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
   const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
@@ -76,6 +90,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl,
     pgReplicaUrls: replicaUrls(env, pgUrl),
+    pgListenUrl: env.KEYWARD_PG_LISTEN_URL || undefined,
+    cache: switchSetting(env, 'KEYWARD_CACHE', true),
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),

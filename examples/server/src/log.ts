@@ -21,6 +21,10 @@ export function formatEvent(event: KeywardEvent): string {
     }
     case 'store.error':
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
+    case 'cache.bypassed':
+      return `${event.type}: the change feed is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
+    case 'cache.resumed':
+      return `${event.type}: the change feed is connected; verifications are cached again`
   }
 }
 

@@ -48,7 +48,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
     secret: await tokenSecret(store, config.tokenSecret),
     ttlSeconds: config.tokenTtlSeconds,
   })
-  const app = createApp({ store, tokens, onEvent })
+  const app = createApp({ store, tokens, onEvent, cache: config.cache })
   const server = serve(
     { fetch: app.fetch, hostname: config.host, port: config.port },
     (info: AddressInfo) => {

@@ -11,14 +11,21 @@ import { projectOwner } from './db/projects.js'
 
 /**
  * The key service over the store, or over an open transaction of it (its key writes then
- * commit or roll back with the transaction). Projects and their owners come from the
- * server's `projects` table, read on the same connection.
+ * commit or roll back with the transaction, and the store tells the cache when it commits).
+ * Projects and their owners come from the server's `projects` table, read on the same
+ * connection. The service over the store keeps verifications in memory when `cache` is on.
  */
-export function keywardOver(db: PostgresKeyStore | PostgresTransaction, onEvent?: KeywardEventHook): Keyward {
+export function keywardOver(
+  db: PostgresKeyStore | PostgresTransaction,
+  onEvent?: KeywardEventHook,
+  cache = false,
+): Keyward {
+  const store = 'store' in db ? db.store : db
   return createKeyward({
-    store: 'store' in db ? db.store : db,
+    store,
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
+    cache: cache && store.changes !== undefined && {},
   })
 }
 

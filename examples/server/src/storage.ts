@@ -27,15 +27,23 @@ function describePg(url: string): string {
  * which `createPGliteKeyStore` refuses while another process has it open.
  */
 export async function openStorage(
-  config: Pick<ServerConfig, 'pgUrl' | 'pgReplicaUrls' | 'dataDir' | 'keywardSchema'>,
+  config: Pick<
+    ServerConfig,
+    'pgUrl' | 'pgReplicaUrls' | 'pgListenUrl' | 'cache' | 'dataDir' | 'keywardSchema'
+  >,
   onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
   const replicas = config.pgReplicaUrls
+  // The cache and the replicas need the change feed; PGlite has one in process.
+  const changeFeed = (config.cache || replicas.length > 0) && {
+    connectionString: config.pgListenUrl ?? config.pgUrl,
+  }
+  const replicaOptions = replicas.length > 0 ? { replicas, onEvent: onReplicaEvent } : {}
   const store = config.pgUrl
     ? await createPgKeyStore(
         { connectionString: config.pgUrl },
-        replicas.length > 0 ? { ...options, replicas, onEvent: onReplicaEvent } : options,
+        { ...options, changeFeed, ...replicaOptions },
       )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {

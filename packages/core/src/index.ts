@@ -91,6 +91,7 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
   createKeyward,

@@ -1,5 +1,6 @@
 import {
   type KeyChangeFeed,
+  type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
   type KeyRecord,
@@ -21,21 +22,22 @@ export interface PostgresKeyStoreOptions {
   /** The SQL schema that holds Keyward's tables. Default `keyward`. */
   readonly schema?: string
   /**
+   * The change feed of this store (`pgChangeFeed`, or PGlite's in process), for a
+   * verification cache. `close()` closes it too when it has a `close` method.
+   */
+  readonly changes?: KeyChangeFeed
+  /**
    * Streaming standbys of the database, for lookups by hash (every write, the limit and
    * everything else stay on the primary). A standby's answer is used only for an active key
-   * with no change newer than what the standby has replayed; see the Postgres guide's
-   * "Read replicas" for the guarantee. `createPgKeyStore` builds these from `replicas`.
+   * with no change newer than what the standby has replayed, and only while `changes` is
+   * connected; see the Postgres guide's "Read replicas" for the guarantee. `createPgKeyStore`
+   * builds these from `replicas`.
    */
   readonly readReplicas?: readonly ReadReplica[]
   /** How replicas are read: lag bound, probe interval, behaviour while the primary is down. */
   readonly replicaReads?: ReplicaReadOptions
   /** Receives what happens to the primary and the replicas (down, up, lagging, caught up). */
   readonly onEvent?: (event: ReplicaEvent) => void
-  /**
-   * The change feed of this store (`pgChangeFeed`, or PGlite's in process), for a
-   * verification cache. `close()` closes it too when it has a `close` method.
-   */
-  readonly changes?: KeyChangeFeed
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -110,8 +112,8 @@ export class PostgresKeyStore implements KeyStore {
   readonly #sql: Statements
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
-  /** In a transaction's store: the hashes it wrote, heard by the store once the transaction ends. */
-  #written: string[] | undefined
+  // Told of every record this store writes (a store bound to a transaction collects them).
+  #wrote: (record: KeyRecord | null) => void = (record) => this.#publish(record)
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -123,21 +125,9 @@ export class PostgresKeyStore implements KeyStore {
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     if (this.#replicas.length > 0) {
-      const emit = options.onEvent ?? (() => {})
-      this.#reads = new ReplicaReads(
-        driver,
-        this.#replicas,
-        (db, hash) => run(db, this.#sql.findByHash, [hash]).then(firstRecord),
-        (event) => {
-          try {
-            emit(event)
-          } catch {
-            // The host's hook must not change the outcome of a lookup.
-          }
-        },
-        options.replicaReads,
-      )
-      // The guard hears the feed before anyone else (a cache subscribes later), so that a
+      const find = (db: SqlQueryable, hash: string) => run(db, this.#sql.findByHash, [hash]).then(firstRecord)
+      this.#reads = new ReplicaReads(driver, this.#replicas, find, options.onEvent, options.replicaReads)
+      // The lag guard hears the feed before anyone else (a cache subscribes later), so that a
       // lookup made on a `changed` event already finds the key on the primary.
       const reads = this.#reads
       if (this.changes?.connected) reads.hear({ type: 'connected' })
@@ -158,19 +148,18 @@ export class PostgresKeyStore implements KeyStore {
       record.createdAt,
     ]
     if (!record.active || activeLimit === undefined) {
-      return this.#wrote((await run(this.#db, this.#sql.insert, values).then(firstRecord))!)
+      return this.#written(run(this.#db, this.#sql.insert, values).then(firstRecord)) as Promise<KeyRecord>
     }
     const owner = { type: record.ownerType, id: record.ownerId }
-    return this.#wrote(
-      await this.#db.transaction(async (tx) => {
-        await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-        const inserted = firstRecord(
-          await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
-        )
-        if (!inserted) throw limitExceededError(owner, activeLimit)
-        return inserted
-      }),
-    )
+    const inserted = this.#db.transaction(async (tx) => {
+      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      const inserted = firstRecord(
+        await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
+      )
+      if (!inserted) throw limitExceededError(owner, activeLimit)
+      return inserted
+    })
+    return this.#written(inserted) as Promise<KeyRecord>
   }
 
   /**
@@ -206,22 +195,21 @@ export class PostgresKeyStore implements KeyStore {
   async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
-      return this.#wrote(
-        await run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
+      return this.#written(
+        run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
       )
     }
-    return this.#wrote(
-      await this.#db.transaction(async (tx) => {
-        const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
-        if (!owner) return null
-        await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
-        const activated = firstRecord(
-          await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
-        )
-        if (!activated) throw limitExceededError(owner, activeLimit)
-        return activated
-      }),
-    )
+    const activated = this.#db.transaction(async (tx) => {
+      const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
+      if (!owner) return null
+      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      const activated = firstRecord(
+        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+      )
+      if (!activated) throw limitExceededError(owner, activeLimit)
+      return activated
+    })
+    return this.#written(activated)
   }
 
   /**
@@ -251,17 +239,15 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    const written: string[] = []
-    const heard = () => {
-      // Committed or not (a lost connection may hide a commit): the keys are read from the
-      // primary until a replica is past this point.
-      for (const hash of written) this.#heard(hash)
+    const written: (KeyRecord | null)[] = []
+    const done = () => {
+      for (const record of written) this.#publish(record)
     }
     return this.#db
       .transaction((tx) =>
         fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx, written) }),
       )
-      .finally(heard)
+      .finally(done)
   }
 
   /**
@@ -274,26 +260,33 @@ export class PostgresKeyStore implements KeyStore {
     await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
   }
 
-  // A committed write of this process: the key is read from the primary until the replicas
-  // have replayed it. In a transaction's store, the write counts once the transaction ends.
-  #wrote<R extends KeyRecord | null>(record: R): R {
-    if (record) this.#heard(record.hash)
-    return record
-  }
-
-  #heard(hash: string): void {
-    if (this.#written) this.#written.push(hash)
-    else this.#reads?.hear({ type: 'changed', hash })
-  }
-
-  #bound(tx: SqlQueryable, written: string[]): PostgresKeyStore {
+  #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
     const bound = new PostgresKeyStore(driver, { schema: this.schema })
-    bound.#written = written
+    bound.#wrote = (record) => written.push(record)
     return bound
+  }
+
+  // A write is reported to this process's services at once, when it returns, besides the
+  // trigger's notification that every process hears a little later.
+  #written(write: Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    return write.then((record) => {
+      this.#wrote(record)
+      return record
+    })
+  }
+
+  // The lag guard hears it through the hub (it subscribes first), or directly from a feed that
+  // takes no publications: a key changed here is read from the primary before the call returns.
+  #publish(record: KeyRecord | null): void {
+    if (!record) return
+    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
+    const change = { type: 'changed', hash: record.hash, id: record.id } as const
+    if (hub?.publish) hub.publish(change)
+    else this.#reads?.hear(change)
   }
 }
 

@@ -84,7 +84,7 @@ if (PG_URL) {
       })
       const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
       open.push(await pgHarness({ schema, migrate: false }))
-      expect(results.map((r) => r.version)).toEqual([1, 1, 1, 1, 1])
+      expect(results.map((r) => r.version)).toEqual([2, 2, 2, 2, 2])
       expect(results.flatMap((r) => r.applied)).toEqual([1])
     })
 

@@ -104,7 +104,7 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
    * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed,
    * unless there are `replicas`, which need it.
    */
-  readonly changeFeed?: boolean | Omit<PgChangeFeedOptions, 'schema'>
+  readonly changeFeed?: boolean | StoreChangeFeedOptions
   /**
    * Streaming standbys for lookups by hash: connection strings (a pool is made for each, with
    * the settings of `poolConfig`, and `store.close()` ends it) or pools of yours. Writes, the
@@ -131,6 +131,12 @@ function describeDatabase(source: string | pg.Pool): string {
   } catch {
     return 'replica'
   }
+}
+
+/** The change feed settings of {@link createPgKeyStore}: those of {@link pgChangeFeed}, the URL optional. */
+export type StoreChangeFeedOptions = Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & {
+  /** A direct URL to the primary. Default: the store's `connectionString`. */
+  readonly connectionString?: string
 }
 
 /**
@@ -207,8 +213,7 @@ function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
     }
     return undefined
   }
-  const settings: Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & { connectionString?: string } =
-    wanted === true ? {} : wanted
+  const settings: StoreChangeFeedOptions = wanted === true ? {} : wanted
   const connectionString =
     settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)
   if (typeof connectionString !== 'string') {

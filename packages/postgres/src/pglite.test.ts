@@ -46,7 +46,10 @@ describe('PGlite driver', () => {
         { scope: 'developer' },
       )
       expect(auth.developerKey).toEqual({ id: record.id, keyPrefix: record.keyPrefix })
-      expect(await second.query('SELECT version FROM keyward.keyward_migrations')).toEqual([{ version: 1 }])
+      expect(await second.query('SELECT version FROM keyward.keyward_migrations ORDER BY version')).toEqual([
+        { version: 1 },
+        { version: 2 },
+      ])
       await second.close()
     } finally {
       await rm(dataDir, { recursive: true, force: true })

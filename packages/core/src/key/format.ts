@@ -1,4 +1,4 @@
-import { KeywardError } from '../errors/error.js'
+import { type KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import {
   KEY_LENGTH,
@@ -45,7 +45,7 @@ const ALPHABET_CHAR = /[A-Za-z0-9_-]/
 
 /** @internal The `key_missing` error of a kind, with an optional reason. */
 export function keyMissingError(kind: KeyKind, msg: string = MISSING_MSG[kind]): KeywardError {
-  return new KeywardError(ErrorType.keyMissing, msg, ['header', KEY_HEADER[kind]])
+  return refusal(ErrorType.keyMissing, msg, ['header', KEY_HEADER[kind]])
 }
 
 /**
@@ -60,7 +60,7 @@ export function keyFormatProblem(
 ): KeywardError | null {
   if (value === undefined || value === null || value === '') return keyMissingError(kind)
   const loc = ['header', KEY_HEADER[kind]]
-  const malformed = (msg: string) => new KeywardError(ErrorType.keyMalformed, msg, loc)
+  const malformed = (msg: string) => refusal(ErrorType.keyMalformed, msg, loc)
   if (typeof value !== 'string') return malformed(`Expected ${KIND_WORDS[kind].withArticle} as one string.`)
   if (value.length === KEY_LENGTH && KEY_PATTERN.test(value)) return null
   if (value.length < MIN_KEY_LENGTH) {
@@ -71,7 +71,7 @@ export function keyFormatProblem(
       return malformed('API keys start with ak_; dk_ is the legacy prefix of developer keys.')
     }
     if (legacy === 'accept') return null
-    return new KeywardError(
+    return refusal(
       ErrorType.keyLegacyPrefix,
       'Developer keys with the dk_ prefix are no longer accepted. Issue a new developer key (it starts with ak_), ' +
         'use it in place of this one, then deactivate the old key.',

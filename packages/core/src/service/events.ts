@@ -43,6 +43,19 @@ export type KeywardEvent =
       readonly keyPrefix?: string
     }
   | {
+      /**
+       * The verification cache is emptied and bypassed: the store's change feed lost its
+       * connection, so writes by other processes may go unheard. Lookups go to the store.
+       */
+      readonly type: 'cache.bypassed'
+      readonly reason: 'feed_disconnected'
+      readonly error?: unknown
+    }
+  | {
+      /** The change feed is connected again; the cache is in use again, starting empty. */
+      readonly type: 'cache.resumed'
+    }
+  | {
       readonly type: 'store.error'
       readonly operation: string
       readonly error: unknown

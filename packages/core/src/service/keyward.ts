@@ -1,4 +1,4 @@
-import { isKeywardError, KeywardError } from '../errors/error.js'
+import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
@@ -12,6 +12,7 @@ import {
 } from '../key/format.js'
 import { generateKey } from '../key/generate.js'
 import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
+import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, emitter } from './events.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
@@ -53,11 +54,25 @@ export interface Keyward {
    * Throws a {@link KeywardError} at the first failed check, in the specification's order.
    */
   authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
+  /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
+  cacheStats(): VerificationCacheStats | null
 }
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
+
+const settled = Promise.resolve()
+
+// A promise that rejects with `error` a tick later, once the caller has attached its handlers.
+// Refusals are built this way, neither thrown nor `Promise.reject`ed: a throw, and a rejection
+// that has no handler yet (Node's unhandled-rejection bookkeeping), each cost more than the whole
+// verification (see bench/).
+function refused(error: KeywardError): Promise<never> {
+  return new Promise((_, reject) => {
+    settled.then(() => reject(error))
+  })
+}
 
 /**
  * Builds the key service over a store: issuing, listing, (de)activating and verifying keys.
@@ -82,6 +97,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const emit = emitter(options.onEvent)
   const now = options.now ?? (() => new Date())
   const ownerLookup = options.projectOwner
+  const cache =
+    options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
+
+  // Every write through the service ends here before it returns, whether it succeeded or not
+  // (a write that timed out may still commit): the cache forgets the key.
+  const wrote = (hash: string) => cache?.forget(hash)
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -110,6 +131,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     error: KeywardError,
     record?: KeyRecord,
   ): KeywardError {
+    // Without a hook, no event is built: a flood of refusals costs no garbage.
+    if (!options.onEvent) return error
     emit({
       type: 'auth.failed',
       reason,
@@ -132,7 +155,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
             : problem.type === ErrorType.keyLegacyPrefix
               ? 'legacy_prefix'
               : 'malformed'
-        return Promise.reject(failed(kind, reason, problem))
+        return refused(failed(kind, reason, problem))
       }
     }
     const digest = sha256Hex(value as string)
@@ -140,38 +163,58 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   function lookup(hash: string, kind: KeyKind): Promise<KeyRecord> {
-    let found: Promise<KeyRecord | null>
-    try {
-      found = store.findKeyByHash(hash)
-    } catch (error) {
-      found = Promise.reject(error)
+    if (cache) {
+      const cached = cache.get(hash)
+      // The same checks as after a store lookup: a cached record is checked every time.
+      if (cached !== undefined) return settle(cached, kind)
     }
-    return found.then(
-      (record) => checkRecord(record, kind),
-      (error: unknown) => {
-        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
-      },
-    )
+    const version = cache ? cache.version : -1
+    return new Promise((resolve, reject) => {
+      findKey(hash).then(
+        (record) => {
+          cache?.fill(version, hash, record)
+          const problem = recordProblem(record, kind)
+          if (problem) reject(problem)
+          else resolve(record as KeyRecord)
+        },
+        (error: unknown) =>
+          reject(failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))),
+      )
+    })
   }
 
-  function checkRecord(record: KeyRecord | null, kind: KeyKind): KeyRecord {
-    if (record?.active && record.ownerType === kind) return record
+  function settle(record: KeyRecord | null, kind: KeyKind): Promise<KeyRecord> {
+    const problem = recordProblem(record, kind)
+    return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
+  }
+
+  function findKey(hash: string): Promise<KeyRecord | null> {
+    try {
+      return store.findKeyByHash(hash)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** The refusal of a looked-up record, or `null` when it passes. */
+  function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
+    if (record?.active && record.ownerType === kind) return null
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
-      const error = new KeywardError(
+      const error = refusal(
         ErrorType.keyInvalid,
         `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
         loc,
       )
-      throw failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
+      return failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
     }
     const other = OTHER_KIND[kind]
-    const error = new KeywardError(
+    const error = refusal(
       ErrorType.keyWrongType,
       `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
       loc,
     )
-    throw failed(kind, 'wrong_type', error, record)
+    return failed(kind, 'wrong_type', error, record)
   }
 
   async function projectOwner(projectId: string): Promise<string | null> {
@@ -186,15 +229,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
     const owner = await projectOwner(projectId)
     if (owner === null) {
-      const error = new KeywardError(
-        ErrorType.notFound,
-        `Project ${JSON.stringify(projectId)} was not found.`,
-        ['path', 'project_id'],
-      )
+      const error = refusal(ErrorType.notFound, `Project ${JSON.stringify(projectId)} was not found.`, [
+        'path',
+        'project_id',
+      ])
       throw failed('developer', 'project_not_found', error, developer)
     }
     if (owner !== developer.ownerId) {
-      const error = new KeywardError(
+      const error = refusal(
         ErrorType.notProjectOwner,
         'The developer key does not belong to the owner of this project.',
         ['header', KEY_HEADER.developer],
@@ -205,7 +247,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   function checkProject(key: KeyRecord, projectId: string): void {
     if (key.ownerId !== projectId) {
-      const error = new KeywardError(
+      const error = refusal(
         ErrorType.projectMismatch,
         `The API key is not a key of project ${JSON.stringify(projectId)}.`,
         ['header', KEY_HEADER.project],
@@ -240,12 +282,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
+        wrote(record.hash)
         if (isKeywardError(error) && error.type === ErrorType.limitExceeded && limit !== undefined) {
           emit({ type: 'key.limit_exceeded', ownerType, ownerId, activeLimit: limit })
         }
         throw error
       },
     )
+    wrote(stored.hash)
     emit({ type: 'key.issued', keyId: stored.id, keyPrefix: stored.keyPrefix, ownerType, ownerId })
     return { key, record: stored }
   }
@@ -254,7 +298,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
     const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
-    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit))
+    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit)).finally(() =>
+      wrote(current.hash),
+    )
     if (updated && updated.active === active && current.active !== active) {
       emit({
         type: active ? 'key.activated' : 'key.deactivated',
@@ -322,5 +368,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
     activateKey: (id) => setActive(id, true),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
+    cacheStats: () => cache?.stats() ?? null,
   }
 }

@@ -1,5 +1,6 @@
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
 import type { KeyStore } from '../store/types.js'
+import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
 
 /** Options of {@link createKeyward}. Checked once, when the service is built. */
@@ -19,6 +20,14 @@ export interface KeywardOptions {
   readonly onEvent?: KeywardEventHook
   /** The clock, for tests. Default `() => new Date()`. */
   readonly now?: () => Date
+  /**
+   * Keep verifications in memory, by key hash (records, active or not, and "not found"; never a
+   * key), so that a key seen before costs no store round trip. Needs a store with a change feed
+   * (`store.changes`): writes by other processes reach the cache through it, and while it is
+   * not connected the cache is empty and bypassed. Writes through this service update it
+   * before they return. `{}` for the defaults; off when omitted or `false`.
+   */
+  readonly cache?: VerificationCacheOptions | false
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -53,9 +62,32 @@ export function checkOptions(options: KeywardOptions): void {
       `createKeyward: option \`legacyDeveloperKeys\` must be 'reject' or 'accept', got ${String(legacy)}.`,
     )
   }
+  checkCacheOptions(options)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
     if (options[fn] !== undefined && typeof options[fn] !== 'function') {
       throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)
     }
+  }
+}
+
+function checkCacheOptions({ cache, store }: KeywardOptions): void {
+  if (cache === undefined || cache === false) return
+  if (typeof cache !== 'object' || cache === null) {
+    throw new TypeError('createKeyward: option `cache` must be an object of cache options, or false.')
+  }
+  for (const name of ['maxEntries', 'ttlMs'] as const) {
+    const value = cache[name]
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+      throw new TypeError(
+        `createKeyward: option \`cache.${name}\` must be a positive integer, got ${String(value)}.`,
+      )
+    }
+  }
+  const feed = store.changes
+  if (typeof feed?.subscribe !== 'function' || typeof feed.connected !== 'boolean') {
+    throw new TypeError(
+      'createKeyward: option `cache` needs a store with a change feed (`store.changes`), so that ' +
+        'writes by other processes reach the cache; this store has none.',
+    )
   }
 }

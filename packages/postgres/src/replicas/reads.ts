@@ -92,13 +92,19 @@ export class ReplicaReads {
     primary: SqlDriver,
     replicas: readonly ReadReplica[],
     find: Find,
-    emit: (event: ReplicaEvent) => void,
+    onEvent: ((event: ReplicaEvent) => void) | undefined,
     options: ReplicaReadOptions = {},
   ) {
     this.#primary = primary
     this.#replicas = replicas.map((replica) => ({ replica, up: false, replayed: 0n, lagging: false }))
     this.#find = find
-    this.#emit = emit
+    this.#emit = (event) => {
+      try {
+        onEvent?.(event)
+      } catch {
+        // The host's hook must not change the outcome of a lookup.
+      }
+    }
     this.#maxLagMs = options.maxLagMs ?? 10_000
     this.#fallBack = (options.whenPrimaryDown ?? 'replica') === 'replica'
     this.#timer = setInterval(() => void this.probe(), options.probeIntervalMs ?? 250)

@@ -131,9 +131,10 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 1, applied: [] })
-      expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations`)).toEqual([
+      expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
+      expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
+        { version: 2, name: 'change_feed' },
       ])
     })
   })

@@ -1,0 +1,233 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { LRUCache } from 'lru-cache'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ErrorType } from '../errors/types.js'
+import { generateKey } from '../key/generate.js'
+import { KeyChangeHub } from '../store/feed.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import type { KeyStore } from '../store/types.js'
+import type { KeywardEvent } from './events.js'
+import { createKeyward } from './keyward.js'
+import type { KeywardOptions } from './options.js'
+
+const project = { scope: 'project', projectId: 'proj_a' } as const
+
+/**
+ * A memory store that counts lookups by hash, with a change feed the test drives: it hears
+ * the inner store's writes only while `relay` is on, and connects and drops on command.
+ */
+function countingStore() {
+  const inner = new MemoryKeyStore()
+  const changes = new KeyChangeHub({ connected: true })
+  const control = { relay: true, lookups: 0 }
+  inner.changes.subscribe((event) => {
+    if (control.relay && changes.connected) changes.publish(event)
+  })
+  const store: KeyStore & { changes: KeyChangeHub } = {
+    insertKey: (record, limit) => inner.insertKey(record, limit),
+    findKeyByHash: (hash) => {
+      control.lookups++
+      return inner.findKeyByHash(hash)
+    },
+    findKeyById: (id) => inner.findKeyById(id),
+    listKeysByOwner: (owner) => inner.listKeysByOwner(owner),
+    setKeyActive: (id, active, limit) => inner.setKeyActive(id, active, limit),
+    changes,
+  }
+  return { inner, store, control }
+}
+
+function setup(extra: Partial<KeywardOptions> = {}) {
+  const { inner, store, control } = countingStore()
+  const events: KeywardEvent[] = []
+  const keyward = createKeyward({ store, cache: {}, onEvent: (event) => events.push(event), ...extra })
+  return { inner, store, control, keyward, events }
+}
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'accepted',
+    (error: { type: string }) => error.type,
+  )
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('the verification cache', () => {
+  it('answers a key seen before from memory: valid, inactive and unknown alike', async () => {
+    const { keyward, control } = setup()
+    const valid = (await keyward.issueProjectKey('proj_a')).key
+    const inactive = await keyward.issueProjectKey('proj_a')
+    await keyward.deactivateKey(inactive.record.id)
+    const unknown = generateKey()
+    for (const key of [valid, inactive.key, unknown])
+      await refusal(keyward.authenticate({ projectKey: key }, project))
+    expect(control.lookups).toBe(3)
+
+    for (let i = 0; i < 3; i++) {
+      expect((await keyward.authenticate({ projectKey: valid }, project)).projectId).toBe('proj_a')
+      expect(await refusal(keyward.authenticate({ projectKey: inactive.key }, project))).toBe(
+        ErrorType.keyInvalid,
+      )
+      expect(await refusal(keyward.authenticate({ projectKey: unknown }, project))).toBe(ErrorType.keyInvalid)
+    }
+    expect(control.lookups).toBe(3)
+    expect(keyward.cacheStats()).toEqual({ hits: 9, misses: 3, bypassed: 0, entries: 3, connected: true })
+  })
+
+  it('re-checks a cached record every time: scope and project are not cached answers', async () => {
+    const { keyward } = setup()
+    const { key } = await keyward.issueProjectKey('proj_a')
+    await keyward.authenticate({ projectKey: key }, project)
+    expect(
+      await refusal(keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'proj_b' })),
+    ).toBe(ErrorType.projectMismatch)
+    expect(await refusal(keyward.authenticate({ developerKey: key }, { scope: 'developer' }))).toBe(
+      ErrorType.keyWrongType,
+    )
+  })
+
+  it('forgets a key written through the service before the call returns, even with no feed relaying it', async () => {
+    const { keyward, control } = setup()
+    control.relay = false
+    const { key, record } = await keyward.issueDeveloperKey('dev_a')
+    await keyward.authenticate({ developerKey: key }, { scope: 'developer' })
+    await keyward.deactivateKey(record.id)
+    expect(await refusal(keyward.authenticate({ developerKey: key }, { scope: 'developer' }))).toBe(
+      ErrorType.keyInvalid,
+    )
+    await keyward.activateKey(record.id)
+    await expect(keyward.authenticate({ developerKey: key }, { scope: 'developer' })).resolves.toMatchObject({
+      developerId: 'dev_a',
+    })
+  })
+
+  it('hears writes by another service over the same store through the feed', async () => {
+    const store = new MemoryKeyStore()
+    const reader = createKeyward({ store, cache: {} })
+    const writer = createKeyward({ store })
+    const { key, record } = await writer.issueProjectKey('proj_a')
+    await reader.authenticate({ projectKey: key }, project)
+    await writer.deactivateKey(record.id)
+    expect(await refusal(reader.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+    // "Not found" is forgotten too when the key is then issued.
+    const unknown = generateKey()
+    await refusal(reader.authenticate({ projectKey: unknown }, project))
+    expect(reader.cacheStats()?.entries).toBe(2)
+  })
+
+  it('is empty and bypassed while the feed is not connected, and starts empty on reconnection', async () => {
+    const { keyward, store, control, inner, events } = setup()
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    await keyward.authenticate({ projectKey: key }, project)
+    expect(keyward.cacheStats()?.entries).toBe(1)
+
+    const error = new Error('connection terminated')
+    store.changes.publish({ type: 'disconnected', error })
+    expect(events.at(-1)).toEqual({ type: 'cache.bypassed', reason: 'feed_disconnected', error })
+    expect(keyward.cacheStats()).toMatchObject({ entries: 0, connected: false })
+    const before = control.lookups
+    await keyward.authenticate({ projectKey: key }, project)
+    await keyward.authenticate({ projectKey: key }, project)
+    expect(control.lookups).toBe(before + 2)
+    expect(keyward.cacheStats()).toMatchObject({ entries: 0, bypassed: 2 })
+
+    // Revoked during the outage, by another writer: the feed never tells.
+    await inner.setKeyActive(record.id, false)
+    store.changes.publish({ type: 'connected' })
+    expect(events.at(-1)).toEqual({ type: 'cache.resumed' })
+    expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+    expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+    expect(control.lookups).toBe(before + 3)
+  })
+
+  it('does not keep what a lookup read while the key changed', async () => {
+    const { keyward, store, inner } = setup()
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    // The lookup reads the active record; the revocation commits and is heard before it returns.
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const read = inner.findKeyByHash(record.hash)
+    vi.spyOn(store, 'findKeyByHash').mockImplementationOnce(() => gate.then(() => read))
+    const pending = keyward.authenticate({ projectKey: key }, project)
+    await inner.setKeyActive(record.id, false)
+    release()
+    await pending // answered from what it read, as any request in flight would be
+    expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+  })
+
+  it('trusts an entry no longer than ttlMs when a change is never heard', async () => {
+    const { keyward, control, inner } = setup({ cache: { ttlMs: 40 } })
+    control.relay = false
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    await keyward.authenticate({ projectKey: key }, project)
+    await inner.setKeyActive(record.id, false)
+    await expect(keyward.authenticate({ projectKey: key }, project)).resolves.toBeTruthy()
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+  })
+
+  it('never holds a full key: entries are records by hash, and "not found"', async () => {
+    const set = vi.spyOn(LRUCache.prototype, 'set')
+    const { keyward } = setup()
+    const keys = [
+      (await keyward.issueProjectKey('proj_a')).key,
+      (await keyward.issueDeveloperKey('dev_a')).key,
+    ]
+    keys.push(generateKey())
+    await refusal(keyward.authenticate({ projectKey: keys[0] }, project))
+    await refusal(keyward.authenticate({ developerKey: keys[1] }, { scope: 'developer' }))
+    await refusal(keyward.authenticate({ projectKey: keys[2] }, project))
+    expect(set).toHaveBeenCalledTimes(3)
+    const stored = JSON.stringify(set.mock.calls)
+    for (const key of keys) {
+      expect(stored).not.toContain(key)
+      expect(stored).not.toContain(key.slice(8))
+    }
+    for (const [hash] of set.mock.calls) expect(hash).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('holds at most maxEntries under a flood of one million distinct unknown keys', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), cache: { maxEntries: 10_000 } })
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    gc()
+    const heapBefore = process.memoryUsage().heapUsed
+    const base = generateKey().slice(0, 27)
+    for (let i = 0; i < 1_000_000; i++) {
+      const key = base + i.toString(36).padStart(8, '0')
+      await keyward.authenticate({ projectKey: key }, project).catch(() => {})
+    }
+    gc()
+    const grown = process.memoryUsage().heapUsed - heapBefore
+    expect(keyward.cacheStats()).toMatchObject({ misses: 1_000_000, entries: 10_000 })
+    // 10,000 entries of a 64-character hash: a few MB; a cache without a bound would hold ~200 MB.
+    expect(grown).toBeLessThan(20 * 1024 * 1024)
+    console.info(
+      `cache flood: heap grew by ${(grown / 1024 / 1024).toFixed(1)} MB for 1,000,000 unknown keys`,
+    )
+  }, 120_000)
+
+  it('is checked when the service is built', () => {
+    const store = new MemoryKeyStore()
+    const bare: KeyStore = {
+      insertKey: (r, l) => store.insertKey(r, l),
+      findKeyByHash: (h) => store.findKeyByHash(h),
+      findKeyById: (id) => store.findKeyById(id),
+      listKeysByOwner: (o) => store.listKeysByOwner(o),
+      setKeyActive: (id, a, l) => store.setKeyActive(id, a, l),
+    }
+    expect(() => createKeyward({ store: bare, cache: {} })).toThrow(
+      'createKeyward: option `cache` needs a store with a change feed (`store.changes`)',
+    )
+    expect(createKeyward({ store: bare, cache: false }).cacheStats()).toBeNull()
+    expect(() => createKeyward({ store, cache: { maxEntries: 0 } })).toThrow(
+      'createKeyward: option `cache.maxEntries` must be a positive integer, got 0.',
+    )
+    expect(() => createKeyward({ store, cache: 'yes' as never })).toThrow('option `cache` must be an object')
+  })
+})

@@ -1,0 +1,119 @@
+import { LRUCache } from 'lru-cache'
+import type { KeyChangeFeed, KeyRecord } from '../store/types.js'
+import type { KeywardEvent } from './events.js'
+
+/** Options of the verification cache (`createKeyward({ cache })`). */
+export interface VerificationCacheOptions {
+  /** Most entries kept; the least recently used go first. Default 10,000. */
+  readonly maxEntries?: number
+  /**
+   * The longest an entry is trusted, in milliseconds, counted from the lookup that filled it:
+   * the bound on a change whose notification never arrived. Default 60,000.
+   */
+  readonly ttlMs?: number
+}
+
+/**
+ * What the verification cache has done since the service was built, from
+ * `keyward.cacheStats()`.
+ */
+export interface VerificationCacheStats {
+  /** Lookups answered from memory (found records, active or not, and "not found"). */
+  readonly hits: number
+  /** Lookups that went to the store and filled an entry. */
+  readonly misses: number
+  /** Lookups that went to the store because the change feed was not connected. */
+  readonly bypassed: number
+  /** Entries held now. */
+  readonly entries: number
+  /** Whether the change feed is connected, so that the cache is in use. */
+  readonly connected: boolean
+}
+
+// "Not found" is cached too, as this one value (the cache holds no null).
+const NOT_FOUND = Object.freeze({ notFound: true })
+type Entry = KeyRecord | typeof NOT_FOUND
+
+/**
+ * @internal The verification cache of one service: key records (active or not) and "not
+ * found" by key hash, never a key. It is empty and bypassed while the store's change feed
+ * is not connected, and starts empty on every (re)connection.
+ *
+ * A lookup that was under way while anything changed does not fill an entry: `version`
+ * moves on every change, and `fill` stores only what was read within one version.
+ */
+export class VerificationCache {
+  readonly #entries: LRUCache<string, Entry>
+  readonly #feed: KeyChangeFeed
+  #version = 0
+  #hits = 0
+  #misses = 0
+  #bypassed = 0
+
+  constructor(options: VerificationCacheOptions, feed: KeyChangeFeed, emit: (event: KeywardEvent) => void) {
+    this.#entries = new LRUCache<string, Entry>({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs ?? 60_000,
+      updateAgeOnGet: false,
+    })
+    this.#feed = feed
+    feed.subscribe((event) => {
+      if (event.type === 'changed') return this.forget(event.hash)
+      this.#clear()
+      emit(
+        event.type === 'connected'
+          ? { type: 'cache.resumed' }
+          : { type: 'cache.bypassed', reason: 'feed_disconnected', error: event.error },
+      )
+    })
+  }
+
+  /**
+   * The cached answer for `hash`: the record, `null` for "not found", or `undefined` when the
+   * store must be asked (then pass {@link version} to {@link fill}).
+   */
+  get(hash: string): KeyRecord | null | undefined {
+    if (!this.#feed.connected) {
+      this.#bypassed++
+      return undefined
+    }
+    const entry = this.#entries.get(hash)
+    if (entry === undefined) return undefined
+    this.#hits++
+    return entry === NOT_FOUND ? null : (entry as KeyRecord)
+  }
+
+  /** The version to hand to {@link fill} for a lookup that starts now; -1 while bypassed. */
+  get version(): number {
+    return this.#feed.connected ? this.#version : -1
+  }
+
+  /** Keeps what a lookup that started at `version` found, unless anything changed since. */
+  fill(version: number, hash: string, record: KeyRecord | null): void {
+    if (version === -1) return
+    this.#misses++
+    if (version !== this.#version || !this.#feed.connected) return
+    this.#entries.set(hash, record ?? NOT_FOUND)
+  }
+
+  /** Drops the entry of a key that was written, and any lookup of it under way. */
+  forget(hash: string): void {
+    this.#version++
+    this.#entries.delete(hash)
+  }
+
+  stats(): VerificationCacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      bypassed: this.#bypassed,
+      entries: this.#entries.size,
+      connected: this.#feed.connected,
+    }
+  }
+
+  #clear(): void {
+    this.#version++
+    this.#entries.clear()
+  }
+}

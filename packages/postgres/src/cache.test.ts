@@ -1,0 +1,159 @@
+// The verification cache over real PostgreSQL: revocations reach every service through the
+// change feed, and a feed that is down (killed, or the server restarted) never lets a key
+// revoked meanwhile through.
+import { createKeyward, ErrorType, type Keyward, type KeywardEvent } from '@keyward/core'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { PostgresKeyStore } from './base.js'
+import { createPgKeyStore } from './pg.js'
+import { PG_URL, uniqueSchema } from './test/harness.js'
+import { type OwnCluster, PG_BIN, startOwnCluster } from './test/own-cluster.js'
+
+const project = { scope: 'project', projectId: 'proj-1' } as const
+const outcome = (keyward: Keyward, key: string) =>
+  keyward.authenticate({ projectKey: key }, project).then(
+    () => 'accepted',
+    (error: { type: string }) => error.type,
+  )
+
+/** Polls until `check` holds, every 2 ms, for at most `ms`; returns the time it took. */
+async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<number> {
+  const started = performance.now()
+  while (!(await check())) {
+    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  return performance.now() - started
+}
+
+describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
+  const stores: PostgresKeyStore[] = []
+  afterEach(async () => {
+    const schema = stores[0]?.schema
+    if (schema) await stores[0]!.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    for (const store of stores.splice(0)) await store.close()
+  })
+
+  /** A service with a pool, a change feed and a cache of its own, on `schema`. */
+  async function service(schema: string, feed: Record<string, unknown> = {}, events?: KeywardEvent[]) {
+    const store = await createPgKeyStore(
+      { connectionString: PG_URL as string, poolConfig: { max: 4 } },
+      { schema, changeFeed: { reconnectMinMs: 20, ...feed } },
+    )
+    stores.push(store)
+    return createKeyward({ store, cache: {}, onEvent: (event) => events?.push(event) })
+  }
+
+  it('a key revoked in one service is refused by another within milliseconds, not the TTL', async () => {
+    const schema = uniqueSchema()
+    const a = await service(schema)
+    const b = await service(schema)
+    const { key, record } = await a.issueProjectKey('proj-1')
+    // A lookup under way while any change is heard fills nothing: b may hear the insert late.
+    await until(async () => (await outcome(b, key)) === 'accepted' && b.cacheStats()?.entries === 1, 5000)
+    const { hits } = b.cacheStats()!
+    expect(await outcome(b, key)).toBe('accepted')
+    expect(b.cacheStats()?.hits).toBe(hits + 1)
+
+    await a.deactivateKey(record.id)
+    expect(await outcome(a, key)).toBe(ErrorType.keyInvalid) // its own write: at once
+    // The TTL is a minute; the feed brings it within a few milliseconds (5 s is the test's patience).
+    await until(async () => (await outcome(b, key)) === ErrorType.keyInvalid, 5000)
+    await a.activateKey(record.id)
+    await until(async () => (await outcome(b, key)) === 'accepted', 5000)
+  })
+
+  it('a killed listener connection: the cache is emptied and bypassed, a key revoked meanwhile is refused, then the cache is used again', async () => {
+    const schema = uniqueSchema()
+    const applicationName = `kw_feed_${schema}`.slice(0, 63)
+    const events: KeywardEvent[] = []
+    // A slow first reconnection, so that the revocation surely falls in the outage.
+    const a = await service(
+      schema,
+      { reconnectMinMs: 1500, clientConfig: { application_name: applicationName } },
+      events,
+    )
+    const b = await service(schema)
+    const { key, record } = await b.issueProjectKey('proj-1')
+    await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 5000)
+
+    const admin = new pg.Client({ connectionString: PG_URL })
+    await admin.connect()
+    const { rows } = await admin.query(
+      'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1',
+      [applicationName],
+    )
+    await admin.end()
+    expect(rows).toEqual([{ killed: true }])
+    await until(() => a.cacheStats()?.connected === false, 5000)
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'cache.bypassed', reason: 'feed_disconnected' }),
+    )
+    expect(a.cacheStats()?.entries).toBe(0)
+
+    await b.deactivateKey(record.id) // a does not hear this one
+    expect(a.cacheStats()?.connected).toBe(false)
+    expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+
+    await until(() => a.cacheStats()?.connected === true, 10_000)
+    expect(events.at(-1)).toEqual({ type: 'cache.resumed' })
+    expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+    const { hits } = a.cacheStats()!
+    expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+    expect(a.cacheStats()?.hits).toBe(hits + 1)
+    await b.activateKey(record.id)
+    await until(async () => (await outcome(a, key)) === 'accepted', 5000)
+  })
+})
+
+const ownCluster = PG_BIN !== undefined && (process.getuid?.() === 0 || process.env.USER === 'postgres')
+
+describe.skipIf(!ownCluster)(
+  'the verification cache across a PostgreSQL restart (needs the server binaries: pg_config --bindir)',
+  () => {
+    let cluster: OwnCluster | undefined
+    const stores: PostgresKeyStore[] = []
+    afterEach(async () => {
+      for (const store of stores.splice(0)) await store.close()
+      cluster?.destroy()
+      cluster = undefined
+    })
+
+    it('fails closed while the server is down, refuses a key revoked before the feed is back, then caches again', async () => {
+      cluster = await startOwnCluster()
+      const { url } = cluster
+      const events: KeywardEvent[] = []
+      const open = async (feed: Record<string, unknown>, onEvent?: (event: KeywardEvent) => void) => {
+        const store = await createPgKeyStore(
+          { connectionString: url, poolConfig: { max: 2 } },
+          { changeFeed: { reconnectMinMs: 100, reconnectMaxMs: 3000, ...feed }, queryTimeoutMs: 2000 },
+        )
+        stores.push(store)
+        return createKeyward({ store, cache: {}, ...(onEvent ? { onEvent } : {}) })
+      }
+      const a = await open({}, (event) => events.push(event))
+      const b = await open({})
+      const { key, record } = await b.issueProjectKey('proj-1')
+      await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 5000)
+
+      cluster.stop()
+      await until(() => a.cacheStats()?.connected === false, 10_000)
+      expect(a.cacheStats()?.entries).toBe(0)
+      // Down: no answer from memory, so the store's failure is the answer (fail closed).
+      expect(await outcome(a, key)).toBe(ErrorType.storeUnavailable)
+
+      cluster.start()
+      // Revoke as soon as the server takes writes, before a's feed (backing off) is back.
+      await until(async () => (await b.deactivateKey(record.id).catch(() => null)) !== null, 20_000)
+      if (!a.cacheStats()?.connected) expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+      await until(() => a.cacheStats()?.connected === true, 20_000)
+      expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+      const { hits } = a.cacheStats()!
+      expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+      expect(a.cacheStats()?.hits).toBe(hits + 1)
+      expect(events.map((event) => event.type)).toEqual(
+        expect.arrayContaining(['cache.bypassed', 'cache.resumed']),
+      )
+    }, 90_000)
+  },
+)
