@@ -50,7 +50,7 @@ describe.skipIf(unavailable)(
     const schema = uniqueSchema()
     const processes: Process[] = []
 
-    async function open(options: { maxLagMs?: number } = {}): Promise<Process> {
+    async function open(options: { maxLagMs?: number; cache?: boolean } = {}): Promise<Process> {
       const events: ReplicaEvent[] = []
       const store = await createPgKeyStore(
         { connectionString: cluster.primary.url },
@@ -61,7 +61,11 @@ describe.skipIf(unavailable)(
           onEvent: (event) => events.push(event),
         },
       )
-      const process = { store, keyward: createKeyward({ store }), events }
+      const process = {
+        store,
+        keyward: createKeyward({ store, ...(options.cache ? { cache: {} } : {}) }),
+        events,
+      }
       processes.push(process)
       return process
     }
@@ -118,10 +122,19 @@ describe.skipIf(unavailable)(
 
     it('a revoked key is refused at once by every process while the standby still shows it active', async () => {
       const [a, b, c] = processes as [Process, Process, Process]
+      // D has the verification cache too: a revocation empties its entry, and the lookup that
+      // follows must not fill it again from the lagging standby.
+      const d = await open({ cache: true })
       const { key, record } = await a.keyward.issueDeveloperKey('dev-revoke')
       await until('the standby to replay the key', async () => (await onStandby(record.hash)) === true)
       await servedByStandby(b, key)
       await servedByStandby(c, key)
+      await until('D to read the key from the standby', async () => {
+        const before = d.store.replicaStats!.replica
+        await d.store.findKeyByHash(record.hash)
+        return d.store.replicaStats!.replica > before
+      })
+      expect(await verify(d.keyward, key)).toBe('accepted')
 
       // B verifies without pause from before the revocation to after it (at most 20 s).
       const outcomes: { startedAt: number; outcome: string }[] = []
@@ -138,6 +151,7 @@ describe.skipIf(unavailable)(
         await new Promise((resolve) => setTimeout(resolve, 100))
         const heardByB = heard(b.store.changes!, record.hash)
         const heardByC = heard(c.store.changes!, record.hash)
+        const heardByD = heard(d.store.changes!, record.hash)
 
         await a.keyward.deactivateKey(record.id)
         // The revoking process refuses as soon as the call returns.
@@ -145,6 +159,9 @@ describe.skipIf(unavailable)(
         bHeard = await heardByB
         await heardByC
         expect(await verify(c.keyward, key)).toBe(ErrorType.keyInvalid)
+        await heardByD
+        expect(await verify(d.keyward, key)).toBe(ErrorType.keyInvalid)
+        expect(await verify(d.keyward, key)).toBe(ErrorType.keyInvalid)
         await new Promise((resolve) => setTimeout(resolve, 200))
       } finally {
         hammering = false
