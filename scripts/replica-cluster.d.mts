@@ -22,8 +22,14 @@ export declare class ReplicaCluster {
   readonly standby: ClusterNode
   readonly applyDelayMs: number
   private constructor()
-  /** Builds and starts both servers; the standby is streaming when this resolves. */
-  static start(options?: { readonly applyDelayMs?: number }): Promise<ReplicaCluster>
+  /**
+   * Builds and starts both servers; the standby is streaming when this resolves. With
+   * `standby: false`, only the primary (for tests that stop and restart one server).
+   */
+  static start(options?: {
+    readonly applyDelayMs?: number
+    readonly standby?: boolean
+  }): Promise<ReplicaCluster>
   /** Appends settings (`name = value` lines) to a running node's configuration and reloads it. */
   reconfigure(node: ClusterNode, settings: readonly string[]): void
   /** Starts a stopped node and waits until it accepts connections. */

@@ -68,7 +68,10 @@ export class ReplicaCluster {
     this.#root = root
     this.#asPostgres = process.getuid?.() === 0
   }
-  /** Builds and starts both servers; the standby is streaming when this resolves. */
+  /**
+   * Builds and starts both servers; the standby is streaming when this resolves. With
+   * `standby: false`, only the primary (for tests that stop and restart one server).
+   */
   static async start(options = {}) {
     const bin = postgresBinDir()
     if (!bin) throw new Error(replicaClusterUnavailable())
@@ -94,14 +97,14 @@ export class ReplicaCluster {
     )
     live.add(cluster)
     try {
-      await cluster.#build(user)
+      await cluster.#build(user, options.standby ?? true)
     } catch (error) {
       await cluster.destroy()
       throw error
     }
     return cluster
   }
-  async #build(user) {
+  async #build(user, withStandby) {
     this.#user = user
     const { primary, standby } = this
     this.#run('initdb', ['-D', primary.dataDir, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8'])
@@ -110,11 +113,12 @@ export class ReplicaCluster {
       'max_wal_senders = 4',
       // Small and quick: these servers live for one test file.
       'shared_buffers = 16MB',
-      'max_connections = 60',
+      'max_connections = 100',
       'fsync = off',
     ])
     this.#run('pg_ctl', ['-D', primary.dataDir, '-l', join(this.#root, 'primary.log'), '-w', 'start'])
     this.#running.add(primary)
+    if (!withStandby) return
     this.#run('pg_basebackup', [
       '-h',
       '127.0.0.1',
