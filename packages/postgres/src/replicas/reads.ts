@@ -5,7 +5,15 @@ import type { SqlDriver, SqlQueryable } from '../driver.js'
 import { LagGuard } from './guard.js'
 import { parseLsn } from './lsn.js'
 
-/** A read replica (a streaming standby) of the primary. */
+/**
+ * A read replica (a streaming standby) of the primary, for `PostgresKeyStoreOptions.readReplicas`.
+ *
+ * @example
+ * ```ts
+ * const replica: ReadReplica = { name: 'replica-1:5432/app', driver: pgDriver(replicaPool, { queryTimeoutMs: 1000 }) }
+ * const store = new PostgresKeyStore(pgDriver(primaryPool), { changes, readReplicas: [replica] })
+ * ```
+ */
 export interface ReadReplica {
   /** How events name it: host, port and database, never a password. */
   readonly name: string
@@ -13,7 +21,20 @@ export interface ReadReplica {
   readonly driver: SqlDriver
 }
 
-/** What {@link PostgresKeyStore} reports about its primary and replicas. */
+/**
+ * What `PostgresKeyStore` reports about its primary and replicas, through its `onEvent` option.
+ * A replica is named by host, port and database, never with a password.
+ *
+ * @example
+ * ```ts
+ * const store = await createPgKeyStore(source, {
+ *   replicas: [replicaUrl],
+ *   onEvent: (event) => {
+ *     if (event.type === 'replica.down' || event.type === 'primary.down') alert(event.type)
+ *   },
+ * })
+ * ```
+ */
 export type ReplicaEvent =
   | { readonly type: 'replica.down'; readonly replica: string; readonly error: unknown }
   | { readonly type: 'replica.up'; readonly replica: string }
@@ -22,7 +43,17 @@ export type ReplicaEvent =
   | { readonly type: 'primary.down'; readonly error: unknown }
   | { readonly type: 'primary.up' }
 
-/** Options of the replica reads (see `PostgresKeyStoreOptions.replicas`). */
+/**
+ * How a store reads its replicas (`PostgresKeyStoreOptions.replicaReads`).
+ *
+ * @example
+ * ```ts
+ * const store = await createPgKeyStore(source, {
+ *   replicas: [replicaUrl],
+ *   replicaReads: { maxLagMs: 5000, whenPrimaryDown: 'refuse' },
+ * })
+ * ```
+ */
 export interface ReplicaReadOptions {
   /** A replica further behind the primary than this is not read. Default 10000 ms. */
   readonly maxLagMs?: number
@@ -37,7 +68,16 @@ export interface ReplicaReadOptions {
 
 type Find = (db: SqlQueryable, hash: string) => Promise<KeyRecord | null>
 
-/** How many lookups by hash each side has answered, since the store was built. */
+/**
+ * How many lookups by hash each side has answered since the store was built
+ * (`PostgresKeyStore.replicaStats`).
+ *
+ * @example
+ * ```ts
+ * const stats: ReplicaReadStats | undefined = store.replicaStats
+ * if (stats) metrics.gauge('keyward.lookups.primary', stats.primary)
+ * ```
+ */
 export interface ReplicaReadStats {
   /** Answered by a replica (found, active, and trusted by the lag guard). */
   replica: number
