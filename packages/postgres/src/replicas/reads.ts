@@ -107,6 +107,38 @@ const statementError = (error: unknown) => {
   return typeof severity === 'string' && typeof code === 'string' && !/^(08|53|57)/.test(code)
 }
 
+const positive = (name: string, value: number | undefined, fallback: number) => {
+  if (value === undefined) return fallback
+  if (!(Number.isInteger(value) && value > 0)) {
+    throw new TypeError(
+      `PostgresKeyStore: option \`replicaReads.${name}\` must be a positive integer, got ${String(value)}.`,
+    )
+  }
+  return value
+}
+
+/** @internal Checks the replica options once, when the store is built. */
+function checkReplicas(replicas: readonly ReadReplica[], options: ReplicaReadOptions) {
+  replicas.forEach((replica, i) => {
+    if (typeof replica?.name !== 'string' || typeof replica.driver?.query !== 'function') {
+      throw new TypeError(
+        `PostgresKeyStore: option \`readReplicas[${i}]\` must be { name, driver } with a driver that has \`query\`.`,
+      )
+    }
+  })
+  const when = options.whenPrimaryDown ?? 'replica'
+  if (when !== 'replica' && when !== 'refuse') {
+    throw new TypeError(
+      `PostgresKeyStore: option \`replicaReads.whenPrimaryDown\` must be 'replica' or 'refuse', got ${String(when)}.`,
+    )
+  }
+  return {
+    maxLagMs: positive('maxLagMs', options.maxLagMs, 10_000),
+    probeIntervalMs: positive('probeIntervalMs', options.probeIntervalMs, 250),
+    fallBack: when === 'replica',
+  }
+}
+
 /**
  * @internal Routes lookups by hash: to a replica that the {@link LagGuard} trusts for the hash,
  * else to the primary. A replica's answer is used only when it is a found, active record and
@@ -135,6 +167,7 @@ export class ReplicaReads {
     onEvent: ((event: ReplicaEvent) => void) | undefined,
     options: ReplicaReadOptions = {},
   ) {
+    const checked = checkReplicas(replicas, options)
     this.#primary = primary
     this.#replicas = replicas.map((replica) => ({ replica, up: false, replayed: 0n, lagging: false }))
     this.#find = find
@@ -145,9 +178,9 @@ export class ReplicaReads {
         // The host's hook must not change the outcome of a lookup.
       }
     }
-    this.#maxLagMs = options.maxLagMs ?? 10_000
-    this.#fallBack = (options.whenPrimaryDown ?? 'replica') === 'replica'
-    this.#timer = setInterval(() => void this.probe(), options.probeIntervalMs ?? 250)
+    this.#maxLagMs = checked.maxLagMs
+    this.#fallBack = checked.fallBack
+    this.#timer = setInterval(() => void this.probe(), checked.probeIntervalMs)
     this.#timer.unref?.()
   }
 
