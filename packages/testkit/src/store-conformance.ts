@@ -3,6 +3,7 @@ import {
   ErrorType,
   hashKey,
   KEY_ALPHABET,
+  type KeyChangeEvent,
   type KeyRecord,
   type KeyStore,
   keyPrefix,
@@ -53,6 +54,15 @@ async function recordFor(
   }
 }
 
+/** Waits until `check` holds, polling every 5 ms, for at most 5 s. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 5000
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('the condition did not hold within 5 s')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
 function settle<T>(promises: Promise<T>[]) {
   return Promise.allSettled(promises).then((results) => ({
     fulfilled: results.filter((r) => r.status === 'fulfilled').length,
@@ -65,8 +75,9 @@ function settle<T>(promises: Promise<T>[]) {
 /**
  * The conformance suite every {@link KeyStore} runs, Keyward's own and third parties'.
  * Call it at the top level of a vitest test file. It checks the behaviour of every
- * method, the atomic active-key limit under races, and, by reading raw storage, that no
- * record or field ever holds a full key.
+ * method, the atomic active-key limit under races, by reading raw storage that no
+ * record or field ever holds a full key, and, for a store with a change feed, that the feed
+ * reports every write so that a verification cache over the store stays right.
  *
  * @example
  * ```ts
@@ -235,6 +246,30 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         ),
       )
       expect(auths.map((a) => a.projectKey.id)).toEqual(records.map((r) => r.id))
+    })
+
+    it('a change feed, when the store has one, reports every write by hash and never a key; a cache over it hears writes made past the service', async (context) => {
+      const { store } = await make()
+      const feed = store.changes
+      if (!feed) return context.skip('the store has no change feed (store.changes)')
+      await until(() => feed.connected)
+      const heard: KeyChangeEvent[] = []
+      const stop = feed.subscribe((event) => heard.push(event))
+      const keyward = createKeyward({ store, cache: {} })
+      const { key, record } = await keyward.issueProjectKey(uniqueOwner('proj'))
+      const requirement = { scope: 'project', projectId: record.ownerId } as const
+      const outcome = () =>
+        keyward.authenticate({ projectKey: key }, requirement).then(
+          () => 'accepted',
+          (error: { type: string }) => error.type,
+        )
+      await until(async () => (await outcome()) === 'accepted' && keyward.cacheStats()?.entries === 1)
+      await store.setKeyActive(record.id, false) // past the service: only the feed tells the cache
+      await until(async () => (await outcome()) === ErrorType.keyInvalid)
+      const changes = heard.filter((event) => event.type === 'changed' && event.hash === record.hash)
+      expect(changes.length).toBeGreaterThanOrEqual(2)
+      expect(JSON.stringify(heard)).not.toContain(key.slice(3))
+      stop()
     })
 
     it('no record or field holds a full key or its random part', async () => {
