@@ -50,7 +50,8 @@ export function manifestProblems(manifest, files, folder, repositoryUrl) {
   need(typeof exportsMap === 'object' && exportsMap?.['.'] !== undefined, 'no "exports" with "."')
   for (const [subpath, target] of Object.entries(exportsMap ?? {})) {
     if (subpath === './package.json') continue
-    for (const condition of ['import', 'require']) {
+    // An ESM-only package (no require condition anywhere, see attwProfile) needs types for import.
+    for (const condition of attwProfile(manifest) === 'esm-only' ? ['import'] : ['import', 'require']) {
       need(
         typeof target?.[condition]?.types === 'string',
         `exports["${subpath}"].${condition} has no "types" (each of import and require needs its own)`,

@@ -1,8 +1,9 @@
 // The runtime matrix. Node 22 and 24 (the `node@22` / `node@24` packages of the npm registry)
-// run the whole test suite; Bun and Deno (their `bun` / `deno` npm packages) run the consumer
-// fixtures of core and, when it exists, the Hono adapter against the packed tarballs, and print
-// which SHA-256 path core takes. Runtimes are installed once into a cache outside the repository
-// (KEYWARD_RUNTIMES_DIR, default ~/.cache/keyward-runtimes).
+// run the whole test suite. Bun and Deno (their `bun` / `deno` npm packages) run the test suites
+// of core and the Hono adapter (vitest itself on that runtime, its workers too, which a test
+// checks; the Web Crypto hashing path included), then the consumer fixtures of both against the
+// packed tarballs, and print which SHA-256 path core takes by default. Runtimes are installed
+// once into a cache outside the repository (KEYWARD_RUNTIMES_DIR, default ~/.cache/keyward-runtimes).
 // Usage: node scripts/node-matrix.mjs [--only node22,node24,bun,deno] [--refresh]  (build first)
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -16,18 +17,22 @@ const RUNTIMES = {
   node22: { label: 'Node 22', spec: 'node@22', bin: 'node', job: 'suite' },
   node24: { label: 'Node 24', spec: 'node@24', bin: 'node', job: 'suite' },
   // Bun and Deno are checked when their npm packages install here; when not, the table says why.
-  bun: { label: 'Bun', spec: 'bun', bin: 'bun', job: 'fixtures', exec: [], optional: true },
+  // `--bun` makes Bun run vitest's `#!/usr/bin/env node` entry, and so its workers, itself.
+  bun: { label: 'Bun', spec: 'bun', bin: 'bun', job: 'runtime', exec: [], vitest: ['--bun'], optional: true },
   deno: {
     label: 'Deno',
     spec: 'deno',
     bin: 'deno',
-    job: 'fixtures',
+    job: 'runtime',
     exec: ['run', '--allow-all'],
+    vitest: ['run', '--allow-all'],
     optional: true,
   },
 }
-// The packages that must run on every runtime (with the @keyward packages they depend on).
+// The packages that must run on every runtime (with the @keyward packages they depend on), and
+// their test suites, which Bun and Deno run.
 const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono']
+const EVERY_RUNTIME_TESTS = ['packages/core/src', 'packages/hono/src']
 
 const { values } = parseArgs({
   options: {
@@ -51,26 +56,43 @@ function install(id, runtime) {
   return { bin, version: output.match(/\d+\.\d+\.\d+/)?.[0] ?? output.trim() }
 }
 
-/** Runs the whole vitest suite with this node binary first on PATH; returns what passed. */
-function runSuite(bin) {
+/**
+ * Runs vitest with `bin` (and its `args`), with the runtime's directory first on PATH, on `files`
+ * (default: the whole suite); returns what passed. KEYWARD_TEST_RUNTIME names the runtime to the
+ * suite, whose runtime test fails if the tests ran anywhere else.
+ */
+function runSuite(id, bin, { args = [], files = [] } = {}) {
   const report = join(tempDir('matrix-report'), 'report.json')
   const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
   const path = `${dirname(bin)}${delimiter}${process.env.PATH}`
+  const runtime = id.replace(/\d+$/, '')
   let passed = 0
+  let skipped = 0
   try {
-    run(bin, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
-      cwd: ROOT,
-      env: { PATH: path },
-    })
+    run(
+      bin,
+      [
+        ...args,
+        vitest,
+        'run',
+        ...files,
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${report}`,
+      ],
+      { cwd: ROOT, env: { PATH: path, KEYWARD_TEST_RUNTIME: runtime } },
+    )
   } finally {
     if (existsSync(report)) {
       const counts = JSON.parse(readFileSync(report, 'utf8'))
       passed = counts.numPassedTests
+      skipped = counts.numPendingTests + counts.numTodoTests
       console.log(`tests: ${counts.numPassedTests} passed, ${counts.numFailedTests} failed`)
     }
     rmSync(dirname(report), { recursive: true, force: true })
   }
-  return `test suite: ${passed} tests pass`
+  const what = files.length === 0 ? 'test suite' : `test suites of ${files.join(', ')}`
+  return `${what}: ${passed} tests pass${skipped > 0 ? `, ${skipped} skipped` : ''}`
 }
 
 /** Runs the consumer fixtures' ESM and CommonJS outputs, and the digest check, on Bun or Deno. */
@@ -103,8 +125,9 @@ await script('test:matrix', () => {
       continue
     }
     let result
-    if (runtime.job === 'suite') result = runSuite(installed.bin)
+    if (runtime.job === 'suite') result = runSuite(id, installed.bin)
     else {
+      const suites = runSuite(id, installed.bin, { args: runtime.vitest, files: EVERY_RUNTIME_TESTS })
       if (!consumer) {
         const packages = publicPackages()
         const needed = packages.filter((pkg) => EVERY_RUNTIME.includes(pkg.name))
@@ -113,7 +136,7 @@ await script('test:matrix', () => {
           packages.filter((pkg) => needed.some((n) => n === pkg || deps(n).includes(pkg.name))),
         )
       }
-      result = runOnRuntime(runtime, installed.bin, installed.version, consumer)
+      result = `${suites}; ${runOnRuntime(runtime, installed.bin, installed.version, consumer)}`
     }
     rows.push([runtime.label, installed.version, result, seconds(start)])
   }

@@ -1,3 +1,5 @@
 import { packageBuild } from '../../tsup.base'
 
-export default packageBuild({ external: ['vitest'], sourcemap: false })
+// ESM only: the suites run inside vitest, which cannot be loaded with require().
+
+export default packageBuild({ external: ['vitest'], sourcemap: false, format: ['esm'] })

@@ -1,7 +1,7 @@
 // A consumer project: a fresh folder outside the workspace where the packed tarballs are
 // installed with plain npm, as a user would, and the fixtures of scripts/consumer/ are compiled.
 // The consumer test runs it on Node; the runtime matrix runs the same outputs on Bun and Deno.
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packPackages } from '../pack.mjs'
 import { run, seconds, tempDir } from './commands.mjs'
@@ -38,12 +38,28 @@ function peerSpecs(packages) {
   return [...specs]
 }
 
-/** The smoke fixture: every package loads, with its types, and exports something. */
+/** Whether a package has no CommonJS entry (its exports have no require condition). */
+const esmOnly = (pkg) =>
+  Object.entries(pkg.manifest.exports ?? {}).some(
+    ([subpath, target]) => subpath !== './package.json' && target?.require === undefined,
+  )
+
+/**
+ * The smoke fixture: every package loads, with its types, and exports something. ESM-only
+ * packages are loaded with import(), which CommonJS has too.
+ */
 function smokeFixture(packages) {
-  const imports = packages.map((pkg, i) => `import * as package${i} from '${pkg.name}'`)
-  const checks = packages.map(
+  const dual = packages.filter((pkg) => !esmOnly(pkg))
+  const imports = dual.map((pkg, i) => `import * as package${i} from '${pkg.name}'`)
+  const checks = dual.map(
     (pkg, i) => `assert.ok(Object.keys(package${i}).length > 0, '${pkg.name} exports nothing')`,
   )
+  const dynamic = packages
+    .filter(esmOnly)
+    .map(
+      (pkg) =>
+        `  assert.ok(Object.keys(await import('${pkg.name}')).length > 0, '${pkg.name} exports nothing')`,
+    )
   const names = packages.map((pkg) => pkg.name).join(', ')
   return [
     "import assert from 'node:assert/strict'",
@@ -51,7 +67,14 @@ function smokeFixture(packages) {
     '',
     "const format = process.argv.slice(2).join(' ') || 'unnamed'",
     ...checks,
-    `console.log(\`every package loads (\${format}): ${names}\`)`,
+    'async function main() {',
+    ...dynamic,
+    `  console.log(\`every package loads (\${format}): ${names}\`)`,
+    '}',
+    'main().catch((error) => {',
+    '  console.error(error)',
+    '  process.exit(1)',
+    '})',
     '',
   ].join('\n')
 }
@@ -100,13 +123,21 @@ export function prepareConsumer(packages) {
       )
     }
   }
+  // A fixture's folder (scripts/consumer/NAME/) holds files it runs in the project, such as the
+  // tests of a store of the consumer's own; they are typechecked under bundler too.
+  const folders = own.filter((pkg) => existsSync(join(FIXTURES, pkg.folder)))
+  for (const pkg of folders)
+    cpSync(join(FIXTURES, pkg.folder), join(project, pkg.folder), { recursive: true })
+  const extraFiles = folders.flatMap((pkg) =>
+    readdirSync(join(FIXTURES, pkg.folder)).map((file) => `${pkg.folder}/${file}`),
+  )
   writeJson(join(project, 'tsconfig.node16.json'), {
     compilerOptions: { ...COMPILER_OPTIONS, module: 'node16', moduleResolution: 'node16', outDir: 'out' },
     files: fixtures.flatMap((name) => [`${name}.mts`, `${name}.cts`]),
   })
   writeJson(join(project, 'tsconfig.bundler.json'), {
     compilerOptions: { ...COMPILER_OPTIONS, module: 'esnext', moduleResolution: 'bundler', noEmit: true },
-    files: fixtures.map((name) => `${name}.ts`),
+    files: [...fixtures.map((name) => `${name}.ts`), ...extraFiles],
   })
 
   start = performance.now()

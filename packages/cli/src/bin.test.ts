@@ -50,7 +50,7 @@ describe('the keyward binary', () => {
     const usage = keyward(['rotate'])
     expect([usage.status, usage.stderr]).toEqual([
       2,
-      "keyward: Unknown command: keyward rotate. Run 'keyward --help'.\n",
+      "keyward: Unknown command 'rotate'. Run 'keyward --help'.\n",
     ])
   })
 

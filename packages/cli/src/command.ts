@@ -1,38 +1,46 @@
-import type { ParseArgsConfig } from 'node:util'
-import type { Keyward } from '@keyward/core'
+import type { Keyward, KeywardOptions } from '@keyward/core'
 import { type ExitCode, usageError } from './exit.js'
 import type { CliIO } from './io.js'
 
-/** @internal The options of one command, in `node:util` `parseArgs` form. */
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>
+/** @internal One option of a command: commander's flags (`--name <name>`), help, choices, default. */
+export interface OptionSpec {
+  readonly flags: string
+  readonly help: string
+  readonly choices?: readonly string[]
+  readonly default?: string
+}
 
 /** @internal What a command's `run` receives. */
 export interface CommandContext {
   readonly io: CliIO
+  /** Option values by long name without dashes (`data-dir`), as given or defaulted. */
   readonly values: Readonly<Record<string, string | boolean | undefined>>
+  /** The positional arguments, in the order the command declares them. */
   readonly positionals: readonly string[]
   readonly json: boolean
   /** Writes the result to stdout: `json` (one line) with `--json`, else `text`. */
   print(text: string, json: unknown): void
-  /** Opens the store, runs `use` with a key service over it, and closes the store. */
-  withKeyward<T>(use: (keyward: Keyward) => Promise<T>): Promise<T>
+  /**
+   * Opens the store, runs `use` with a key service over it (built with `options`), and closes
+   * the store. While a slow store starts, says so on stderr (not with `--json`).
+   */
+  withKeyward<T>(use: (keyward: Keyward) => Promise<T>, options?: Omit<KeywardOptions, 'store'>): Promise<T>
 }
 
-/** @internal One `keyward` command. */
+/**
+ * @internal One `keyward` command. A new command is one more of these in the list of
+ * `run.ts`: the parser, help, `--json`, the store options and errors come with it.
+ */
 export interface Command {
-  /** The words that name it, e.g. `keys list`. */
+  /** The words that name it, e.g. `keys list`: a group, then the command. */
   readonly name: string
   readonly summary: string
-  /** Everything after `keyward `, e.g. `keys revoke <key-id> [options]`. */
-  readonly usage: string
   /** Paragraphs of help text. */
   readonly description: string
-  readonly options: OptionSpec
-  /** Help lines of the command's own options: [flag, meaning]. */
-  readonly optionHelp: readonly (readonly [string, string])[]
-  /** Names of its positional arguments, all required. */
-  readonly positionals: readonly string[]
-  /** Whether it works on the store (and so takes --data-dir and --pg-url). */
+  /** Its positional arguments, all required: [name, help]. */
+  readonly arguments: readonly (readonly [string, string])[]
+  readonly options: readonly OptionSpec[]
+  /** Whether it works on the store (and so takes --data-dir, --pg-url and --pg-schema). */
   readonly store: boolean
   /** What its exit codes mean, for the help. */
   readonly exitCodes: string
@@ -55,19 +63,4 @@ export function idArgument(value: string | undefined, label: string): string {
 export function stringOption(context: CommandContext, name: string): string | undefined {
   const value = context.values[name]
   return typeof value === 'string' ? value : undefined
-}
-
-/** @internal A string option limited to some values, with its default. */
-export function choiceOption<T extends string>(
-  context: CommandContext,
-  name: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const value = stringOption(context, name)
-  if (value === undefined) return fallback
-  if (!choices.includes(value as T)) {
-    throw usageError(`--${name} must be one of ${choices.join(', ')}.`)
-  }
-  return value as T
 }

@@ -24,3 +24,8 @@ export function table(header: readonly string[], rows: readonly (readonly string
 export function timestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`
 }
+
+/** @internal `1 key`, `2 keys`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}

@@ -1,67 +1,9 @@
-import {
-  createKeyward,
-  generateKey,
-  hashKey,
-  KEY_PATTERN,
-  type KeyRecord,
-  type KeyStore,
-  MemoryKeyStore,
-} from '@keyward/core'
+import { generateKey, hashKey, KEY_PATTERN, type KeyRecord, MemoryKeyStore } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from './exit.js'
 import type { CliIO } from './io.js'
 import { run } from './run.js'
-import type { StoreLocation } from './store.js'
-
-interface HarnessOptions {
-  readonly stdin?: string
-  readonly tty?: boolean
-  readonly env?: Record<string, string>
-  /** Replaces the store the CLI opens, e.g. to make it fail. */
-  readonly store?: (records: Map<string, KeyRecord>) => KeyStore
-  readonly openFails?: Error
-}
-
-/** A CLI world in memory: one store (shared by every run of the harness), captured output. */
-function harness(options: HarnessOptions = {}) {
-  const records = new Map<string, KeyRecord>()
-  const opened: StoreLocation[] = []
-  let closed = 0
-  let stdout = ''
-  let stderr = ''
-  const io: CliIO = {
-    stdin: {
-      isTTY: options.tty ?? false,
-      async *[Symbol.asyncIterator]() {
-        if (options.stdin !== undefined) yield new TextEncoder().encode(options.stdin)
-      },
-    },
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    env: options.env ?? {},
-    openStore: async (location) => {
-      opened.push(location)
-      if (options.openFails) throw options.openFails
-      const store = options.store?.(records) ?? new MemoryKeyStore({ records })
-      return Object.assign(store, { close: async () => void closed++ })
-    },
-  }
-  return {
-    records,
-    opened,
-    closed: () => closed,
-    /** Runs the CLI and returns its exit code and what it printed during this run. */
-    async run(...argv: string[]) {
-      const before = { out: stdout.length, err: stderr.length }
-      const code = await run(argv, io)
-      return { code, stdout: stdout.slice(before.out), stderr: stderr.slice(before.err) }
-    },
-    /** A key service over the same records, to arrange and verify. */
-    keyward: () => createKeyward({ store: new MemoryKeyStore({ records }) }),
-  }
-}
-
-const STORE = ['--data-dir', '/var/lib/keyward'] as const
+import { harness, STORE } from './test/harness.js'
 
 describe('keyward developers register', () => {
   it('prints the first developer key once, and stores only its hash and prefix', async () => {
@@ -134,17 +76,29 @@ describe('keyward developers register', () => {
   })
 
   it.each([
-    [['developers', 'register', ...STORE], 'keyward developers register takes <developer-id>.'],
-    [['developers', 'register', 'a', 'b', ...STORE], 'keyward developers register takes <developer-id>.'],
+    [
+      ['developers', 'register', ...STORE],
+      "keyward: Missing required argument 'developer-id'. Run 'keyward developers register --help'.",
+    ],
+    [['developers', 'register', 'a', 'b', ...STORE], 'Too many arguments for'],
     [['developers', 'register', ' dev_1', ...STORE], '<developer-id> has leading or trailing whitespace.'],
     [['developers', 'register', 'dev\u001b[2J', ...STORE], '<developer-id> contains a control character.'],
-    [['developers', 'register', 'dev_1', '--name'], "Option '--name <value>' argument missing"],
-    [['developers', 'register', 'dev_1', '--bogus', ...STORE], "Unknown option '--bogus'."],
+    [['developers', 'register', 'dev_1', '--name'], "Option '--name <name>' argument missing."],
+    [
+      ['developers', 'register', 'dev_1', '--bogus', ...STORE],
+      "keyward: Unknown option '--bogus'. Run 'keyward developers register --help'.\n",
+    ],
+    [
+      ['developers', 'register', 'dev_1', '--nmae', 'x', ...STORE],
+      "Unknown option '--nmae' (Did you mean --name?)",
+    ],
   ])('refuses %j as a usage error (exit 2)', async (argv, message) => {
     const cli = harness()
     const result = await cli.run(...argv)
     expect(result.code).toBe(EXIT.usage)
     expect(result.stderr).toContain(message)
+    expect(result.stderr.split('\n')).toHaveLength(2) // one line
+    expect(result.stderr).not.toMatch(/^error:|\n\s+at /m)
     expect(cli.records.size).toBe(0)
   })
 })
@@ -198,7 +152,7 @@ describe('store location', () => {
   it('exits 3 when the store fails during a command, and still closes it', async () => {
     const broken = (records: Map<string, KeyRecord>) => {
       const store = new MemoryKeyStore({ records })
-      store.listKeysByOwner = async () => {
+      store.insertKey = async () => {
         throw new Error('connection terminated')
       }
       return store
@@ -448,7 +402,7 @@ describe('keyward check', () => {
     const result = await harness({ stdin: key }).run('check', '--kind', 'admin')
     expect([result.code, result.stderr]).toEqual([
       EXIT.usage,
-      'keyward: --kind must be one of developer, project.\n',
+      "keyward: Option '--kind <kind>' argument 'admin' is invalid. Allowed choices are developer, project. Run 'keyward check --help'.\n",
     ])
   })
 })
@@ -490,47 +444,73 @@ describe('help, version and usage errors', () => {
     const cli = harness()
     const help = await cli.run('--help')
     expect(help.code).toBe(EXIT.ok)
-    for (const name of ['developers register', 'keys list', 'keys revoke', 'generate', 'check', 'hash']) {
-      expect(help.stdout).toContain(`  ${name} `)
+    for (const name of ['developers', 'keys', 'generate', 'check', 'hash']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
     }
+    expect(help.stdout).toContain('Exit codes: 0 success')
     const none = await cli.run()
     expect([none.code, none.stdout]).toEqual([EXIT.usage, ''])
     expect(none.stderr).toBe(help.stdout)
   })
 
-  it.each([['developers register'], ['keys list'], ['keys revoke'], ['generate'], ['check'], ['hash']])(
-    'keyward %s --help and keyward help %s describe the command and its exit codes',
-    async (name) => {
-      const cli = harness()
-      const result = await cli.run(...name.split(' '), '--help')
-      expect(result.code).toBe(EXIT.ok)
-      expect(result.stdout).toMatch(new RegExp(`^Usage: keyward ${name}`))
-      expect(result.stdout).toContain('Exit codes: 0 ')
-      expect(result.stdout).toContain('--json')
-      expect(await cli.run('help', ...name.split(' '))).toEqual(result)
-    },
-  )
+  it.each([
+    ['developers register'],
+    ['developers list'],
+    ['keys list'],
+    ['keys revoke'],
+    ['keys activate'],
+    ['generate'],
+    ['check'],
+    ['hash'],
+  ])('keyward %s --help (and keyward help ...) describes the command and its exit codes', async (name) => {
+    const cli = harness()
+    const result = await cli.run(...name.split(' '), '--help')
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stdout).toMatch(new RegExp(`^Usage: keyward ${name}`))
+    expect(result.stdout).toContain('Exit codes: 0 ')
+    expect(result.stdout).toContain('--json')
+    expect(await cli.run('help', ...name.split(' '))).toEqual(result)
+  })
 
   it('prints the commands of a group for keyward keys --help, and exits 2 for keyward keys', async () => {
     const cli = harness()
     const help = await cli.run('keys', '--help')
     expect(help.code).toBe(EXIT.ok)
-    expect(help.stdout).toContain('Usage: keyward keys <command> [options]')
-    expect(help.stdout).toContain('keys revoke')
+    expect(help.stdout).toContain('Usage: keyward keys [options] [command]')
+    expect(help.stdout).toMatch(/^ {2}revoke .*<key-id>/m)
+    expect(help.stdout).toMatch(/^ {2}activate .*<key-id>/m)
     expect(help.stdout).not.toContain('developers register')
     const bare = await cli.run('keys')
     expect([bare.code, bare.stderr]).toEqual([EXIT.usage, help.stdout])
   })
 
   it.each([
-    [['deploy'], "Unknown command: keyward deploy. Run 'keyward --help'."],
-    [['keys', 'delete', 'x'], "Unknown command: keyward keys delete. Run 'keyward keys --help'."],
-    [['generate', 'extra'], 'keyward generate takes no arguments.'],
-    [['generate', '--count', '2'], "Unknown option '--count'."],
-  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    [['deploy'], "keyward: Unknown command 'deploy'. Run 'keyward --help'.\n"],
+    [['keys', 'delete', 'x'], "keyward: Unknown command 'delete'. Run 'keyward keys --help'.\n"],
+    [
+      ['keys', 'revok', 'x'],
+      "keyward: Unknown command 'revok' (Did you mean revoke?) Run 'keyward keys --help'.\n",
+    ],
+    [
+      ['generate', 'extra'],
+      "keyward: Too many arguments for 'generate'. Expected 0 arguments but got 1. Run 'keyward generate --help'.\n",
+    ],
+    [['generate', '--count', '2'], "keyward: Unknown option '--count'. Run 'keyward generate --help'.\n"],
+  ])('%j is a usage error in one line (exit 2)', async (argv, message) => {
     const result = await harness().run(...argv)
-    expect(result.code).toBe(EXIT.usage)
-    expect(result.stderr).toContain(message)
+    expect([result.code, result.stdout, result.stderr]).toEqual([EXIT.usage, '', message])
+    const asJson = await harness().run(...argv, '--json')
+    expect(JSON.parse(asJson.stderr)).toEqual({
+      detail: [{ loc: [], msg: message.slice('keyward: '.length, -1), type: 'usage_error' }],
+    })
+  })
+
+  it('takes --json before the command too', async () => {
+    const cli = harness()
+    const result = await cli.run('--json', 'keys', 'list', '--project', 'p', ...STORE)
+    expect([result.code, result.stdout]).toEqual([EXIT.ok, '{"keys":[]}\n'])
+    const refused = await cli.run('--json', 'keys', 'revoke', 'no-such-id', ...STORE)
+    expect(JSON.parse(refused.stderr).detail[0].type).toBe('not_found')
   })
 
   it('--version prints the package version', async () => {

@@ -20,7 +20,12 @@ async function keyward(argv: readonly string[], env: Record<string, string> = {}
     stderr: { write: (chunk: string) => (stderr += chunk) },
     env,
   })
-  return { code, stdout, stderr }
+  // The notice a slow store start prints is feedback, not an error: the tests set it aside.
+  return {
+    code,
+    stdout,
+    stderr: stderr.replace(/^keyward: (starting the embedded store|store ready) .*\n/gm, ''),
+  }
 }
 
 /** Opens the store the CLI wrote to, beside the CLI, runs `use` on a key service over it, closes it. */
@@ -77,13 +82,24 @@ function operatorRoundTrip(
       )
     })
 
+    const activated = await cli('keys', 'activate', listed.id, '--json')
+    expect([activated.code, JSON.parse(activated.stdout)]).toEqual([EXIT.ok, listed])
+    const developers = await cli('developers', 'list', '--json')
+    expect(JSON.parse(developers.stdout).developers).toContainEqual({
+      developer_id: 'dev_1',
+      keys: 1,
+      active_keys: 1,
+      first_created_at: listed.created_at,
+      last_created_at: listed.created_at,
+    })
+
     const unknown = await cli('keys', 'revoke', crypto.randomUUID())
     expect(unknown.code).toBe(EXIT.failed)
     expect(unknown.stderr).toMatch(/^keyward: No key with id [0-9a-f-]{36}\.\n$/)
-    for (const output of [registered, again, projectKeys, revoked, table, unknown]) {
+    for (const output of [registered, again, projectKeys, revoked, table, activated, developers, unknown]) {
       expect(`${output.stdout}${output.stderr}`.split(key)).toHaveLength(output === registered ? 2 : 1)
     }
-  })
+  }, 120_000)
 }
 
 describe('the CLI on an embedded PGlite directory', () => {
@@ -158,6 +174,22 @@ if (PG_URL) {
       const { id } = JSON.parse(result.stdout)
       const { rows } = await admin.query(`SELECT developer_id FROM "${schema}".api_keys WHERE id = $1`, [id])
       expect(rows).toEqual([{ developer_id: 'dev_env' }])
+    })
+
+    it('8 registrations of one developer at once, each on its own connection, issue one key', async () => {
+      const env = { KEYWARD_PG_URL: PG_URL, KEYWARD_PG_SCHEMA: schema }
+      await keyward(['developers', 'list'], env) // the schema exists before the race
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => keyward(['developers', 'register', 'dev_race', '--json'], env)),
+      )
+      expect(results.map((r) => r.code).sort()).toEqual([0, ...Array(7).fill(EXIT.failed)])
+      for (const refused of results.filter((r) => r.code !== EXIT.ok)) {
+        expect(JSON.parse(refused.stderr).detail[0].type).toBe('already_registered')
+      }
+      const { rows } = await admin.query(`SELECT active FROM "${schema}".api_keys WHERE developer_id = $1`, [
+        'dev_race',
+      ])
+      expect(rows).toEqual([{ active: true }])
     })
   })
 }

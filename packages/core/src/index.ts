@@ -114,4 +114,11 @@ export type {
 export { KeyChangeHub } from './store/feed.js'
 export { limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
-export type { KeyChangeEvent, KeyChangeFeed, KeyOwner, KeyRecord, KeyStore } from './store/types.js'
+export type {
+  KeyChangeEvent,
+  KeyChangeFeed,
+  KeyOwner,
+  KeyOwnerSummary,
+  KeyRecord,
+  KeyStore,
+} from './store/types.js'

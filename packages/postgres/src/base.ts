@@ -3,6 +3,7 @@ import {
   type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
+  type KeyOwnerSummary,
   type KeyRecord,
   type KeyStore,
   limitExceededError,
@@ -68,6 +69,14 @@ type KeyRow = {
   name: string | null
   active: boolean
   created_at: Date
+}
+
+type OwnerRow = {
+  id: string
+  keys: number
+  active_keys: number
+  first_created_at: Date
+  last_created_at: Date
 }
 
 const toRecord = (row: KeyRow): KeyRecord => ({
@@ -190,6 +199,17 @@ export class PostgresKeyStore implements KeyStore {
   async listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]> {
     const rows = await run(this.#db, this.#sql.listByOwner[owner.type], [owner.id])
     return rows.map(toRecord)
+  }
+
+  async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
+    const rows = await run<OwnerRow>(this.#db, this.#sql.listOwners[type], [])
+    return rows.map((row) => ({
+      id: row.id,
+      keys: row.keys,
+      activeKeys: row.active_keys,
+      firstCreatedAt: row.first_created_at,
+      lastCreatedAt: row.last_created_at,
+    }))
   }
 
   async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {

@@ -12,6 +12,7 @@ export interface Statements {
   readonly findById: Statement
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
+  readonly listOwners: Readonly<Record<KeyKind, Statement>>
   readonly insert: Statement
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly lockOwner: Statement
@@ -78,6 +79,15 @@ export function statementsFor(schema: string): Statements {
     ),
     listByOwner: byKind((kind, column) =>
       named(`list_${kind}`, `SELECT ${COLUMNS} FROM ${keys} WHERE ${column} = $1 ORDER BY created_at, id`),
+    ),
+    listOwners: byKind((kind, column) =>
+      named(
+        `list_owners_${kind}`,
+        `SELECT ${column} AS id, count(*)::int AS keys, (count(*) FILTER (WHERE active))::int AS active_keys,
+                min(created_at) AS first_created_at, max(created_at) AS last_created_at
+         FROM ${keys} WHERE ${column} IS NOT NULL
+         GROUP BY ${column} ORDER BY min(created_at), ${column}`,
+      ),
     ),
     insert: named(
       'insert',

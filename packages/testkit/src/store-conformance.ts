@@ -73,7 +73,7 @@ function settle<T>(promises: Promise<T>[]) {
 }
 
 /**
- * The conformance suite every {@link KeyStore} runs, Keyward's own and third parties'.
+ * The conformance suite every `KeyStore` (of `@keyward/core`) runs, Keyward's own and third parties'.
  * Call it at the top level of a vitest test file. It checks the behaviour of every
  * method, the atomic active-key limit under races, by reading raw storage that no
  * record or field ever holds a full key, and, for a store with a change feed, that the feed
@@ -148,6 +148,31 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       const listed = await store.listKeysByOwner({ type: 'developer', id: owner })
       expect(listed.map((r) => r.id)).toEqual(ids)
       expect(listed.map((r) => r.active)).toEqual([true, false, true])
+    })
+
+    it('lists the owners of one type with their counts, oldest first (when it has listOwners)', async (context) => {
+      const { store } = await make()
+      if (!store.listOwners) return context.skip('the store has no listOwners (it is optional)')
+      const [first, second] = [uniqueOwner('dev'), uniqueOwner('dev')]
+      const at = (seconds: number) => new Date(1_600_000_000_000 + seconds * 1000)
+      const insert = async (type: 'developer' | 'project', owner: string, seconds: number) => {
+        const record = { ...(await recordFor(`ak_${randomPart(32)}`, type, owner)), createdAt: at(seconds) }
+        return store.insertKey(record)
+      }
+      const old = await insert('developer', first, 0)
+      await insert('developer', second, 1)
+      await insert('developer', first, 2)
+      await insert('project', first, 3)
+      await store.setKeyActive(old.id, false)
+      const owners = (await store.listOwners('developer')).filter((o) => [first, second].includes(o.id))
+      expect(owners).toEqual([
+        { id: first, keys: 2, activeKeys: 1, firstCreatedAt: at(0), lastCreatedAt: at(2) },
+        { id: second, keys: 1, activeKeys: 1, firstCreatedAt: at(1), lastCreatedAt: at(1) },
+      ])
+      const projects = (await store.listOwners('project')).filter((o) => o.id === first)
+      expect(projects).toEqual([
+        { id: first, keys: 1, activeKeys: 1, firstCreatedAt: at(3), lastCreatedAt: at(3) },
+      ])
     })
 
     it('deactivates and re-activates, and a no-op change returns the record', async () => {

@@ -8,7 +8,7 @@ import {
   keyPrefix,
   type LegacyDeveloperKeyPolicy,
 } from '@keyward/core'
-import { type Command, choiceOption } from '../command.js'
+import { type Command, stringOption } from '../command.js'
 import { EXIT } from '../exit.js'
 import { readKeyFromStdin } from '../io.js'
 
@@ -31,13 +31,11 @@ function formatProblem(key: string, kind: KeyKind, legacyDeveloperKeys: LegacyDe
 export const generateCommand: Command = {
   name: 'generate',
   summary: 'Print a new random key (offline)',
-  usage: 'generate [--json]',
   description:
     'Prints a new key, ak_ followed by 32 random characters from a cryptographically secure ' +
     'generator, and nothing else. It is not stored anywhere. With --json, also its prefix and hash.',
-  options: {},
-  optionHelp: [],
-  positionals: [],
+  arguments: [],
+  options: [],
   store: false,
   exitCodes: '0 printed, 2 usage error',
   async run(context) {
@@ -56,24 +54,33 @@ export const generateCommand: Command = {
 export const checkCommand: Command = {
   name: 'check',
   summary: 'Check the format of a key read from stdin, and say what is wrong',
-  usage: 'check [--kind developer|project] [--legacy-developer-keys reject|accept] [--json] < key.txt',
   description:
     'Reads one key from stdin (one trailing newline is ignored) and checks its format by the rules ' +
     'the server applies first: at least 16 characters, the ak_ prefix, exactly 35 characters, only ' +
     "A-Z a-z 0-9 '-' '_'. If it fails, prints the first rule it breaks. It does not ask the server " +
     'whether the key exists or is active. Stdin, not an argument, so that the key stays out of shell ' +
     'history; a terminal is refused.',
-  options: { kind: { type: 'string' }, 'legacy-developer-keys': { type: 'string' } },
-  optionHelp: [
-    ['--kind KIND', 'developer (default) or project: the rules differ only for legacy dk_ keys'],
-    ['--legacy-developer-keys POLICY', 'reject (default, as the server) or accept dk_ developer keys'],
+  arguments: [],
+  options: [
+    {
+      flags: '--kind <kind>',
+      help: 'the kind of key: the rules differ only for legacy dk_ keys',
+      choices: KINDS,
+      default: 'developer',
+    },
+    {
+      flags: '--legacy-developer-keys <policy>',
+      help: 'reject (as the server does by default) or accept dk_ developer keys',
+      choices: POLICIES,
+      default: 'reject',
+    },
   ],
-  positionals: [],
   store: false,
   exitCodes: '0 well-formed, 1 malformed, 2 usage error (no key, or a terminal)',
   async run(context) {
-    const kind = choiceOption(context, 'kind', KINDS, 'developer')
-    const legacy = choiceOption(context, 'legacy-developer-keys', POLICIES, 'reject')
+    // Commander checked both against their choices and applied the defaults.
+    const kind = stringOption(context, 'kind') as KeyKind
+    const legacy = stringOption(context, 'legacy-developer-keys') as LegacyDeveloperKeyPolicy
     const key = await readKeyFromStdin(context.io, 'check')
     const problem = formatProblem(key, kind, legacy)
     if (problem === null) {
@@ -98,15 +105,13 @@ export const checkCommand: Command = {
 export const hashCommand: Command = {
   name: 'hash',
   summary: 'Print the SHA-256 hash of a key read from stdin, as stores keep it',
-  usage: 'hash [--json] < key.txt',
   description:
     'Reads one key from stdin (one trailing newline is ignored) and prints its SHA-256 as 64 ' +
     'lower-case hex characters: the value a store keeps and looks keys up by. Stdin, not an ' +
     'argument, so that the key stays out of shell history; a terminal is refused. A value that is ' +
     'not a well-formed key is hashed all the same, with a warning on stderr.',
-  options: {},
-  optionHelp: [],
-  positionals: [],
+  arguments: [],
+  options: [],
   store: false,
   exitCodes: '0 hashed, 2 usage error (no key, or a terminal)',
   async run(context) {

@@ -11,7 +11,7 @@ import {
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
 import { generateKey } from '../key/generate.js'
-import type { KeyOwner, KeyRecord, KeyStore } from '../store/types.js'
+import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, emitter } from './events.js'
 import { checkName } from './name.js'
@@ -41,6 +41,11 @@ export interface Keyward {
   issueProjectKey(projectId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** The owner's keys, active or not, oldest first. */
   listKeys(owner: KeyOwner): Promise<KeyRecord[]>
+  /**
+   * Every owner of this type that has keys, with counts (for operators' listings).
+   * Throws a `TypeError` when the store does not implement `listOwners`.
+   */
+  listOwners(type: KeyKind): Promise<KeyOwnerSummary[]>
   /** A key record by id, or `null`. */
   findKey(id: string): Promise<KeyRecord | null>
   /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
@@ -363,6 +368,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
+    listOwners: async (type) => {
+      if (!store.listOwners) throw new TypeError('This key store cannot list owners (no `listOwners`).')
+      return storeCall('listOwners', () => store.listOwners!(type))
+    },
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
     activateKey: (id) => setActive(id, true),

@@ -1,6 +1,7 @@
+import type { KeyKind } from '../key/format.js'
 import { KeyChangeHub } from './feed.js'
 import { limitExceededError } from './limit.js'
-import type { KeyOwner, KeyRecord, KeyStore } from './types.js'
+import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from './types.js'
 
 /** Options of {@link MemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -74,6 +75,25 @@ export class MemoryKeyStore implements KeyStore {
     list[list.findIndex((r) => r.id === id)] = updated
     this.#changed(updated)
     return updated
+  }
+
+  async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
+    const owners: KeyOwnerSummary[] = []
+    for (const [key, list] of this.#byOwner) {
+      if (!key.startsWith(`${type}:`) || list.length === 0) continue
+      const times = list.map((r) => r.createdAt.getTime())
+      owners.push({
+        id: key.slice(type.length + 1),
+        keys: list.length,
+        activeKeys: list.filter((r) => r.active).length,
+        firstCreatedAt: new Date(Math.min(...times)),
+        lastCreatedAt: new Date(Math.max(...times)),
+      })
+    }
+    return owners.sort(
+      (a, b) =>
+        a.firstCreatedAt.getTime() - b.firstCreatedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
   }
 
   #changed(record: KeyRecord): void {

@@ -31,6 +31,29 @@ export interface KeyOwner {
 }
 
 /**
+ * One owner of keys as {@link KeyStore.listOwners} reports it: its id and counts of its keys.
+ *
+ * @example
+ * ```ts
+ * for (const developer of await keyward.listOwners('developer')) {
+ *   if (developer.activeKeys === 0) console.log(`${developer.id} cannot sign in`)
+ * }
+ * ```
+ */
+export interface KeyOwnerSummary {
+  /** The `developer_id` or `project_id`. */
+  readonly id: string
+  /** How many keys it has, active or not. */
+  readonly keys: number
+  /** How many of them are active. */
+  readonly activeKeys: number
+  /** When its first key was issued. */
+  readonly firstCreatedAt: Date
+  /** When its latest key was issued. */
+  readonly lastCreatedAt: Date
+}
+
+/**
  * Where Keyward keeps key records, and nothing else. Methods are async and return `null`
  * for "not found". A store never sees a full key.
  *
@@ -61,6 +84,11 @@ export interface KeyStore {
    * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
    */
   setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null>
+  /**
+   * Every owner of this type that has keys, with counts, oldest first (by first key, then id).
+   * Optional: operators' listings (`keyward developers list`) need it; the service does not.
+   */
+  listOwners?(type: KeyKind): Promise<KeyOwnerSummary[]>
   /**
    * The store's change feed, when it has one: how a verification cache in this process hears
    * of writes made by other processes (or other services in this one). See {@link KeyChangeFeed}.

@@ -1,4 +1,4 @@
-export type { Expectation, HttpCase } from './case.js'
+export type { Expectation, HttpCase, JsonBody } from './case.js'
 export {
   type HttpAdapterHarness,
   type HttpConformanceOptions,

@@ -51,6 +51,16 @@ function decodeChunked(data: Buffer): Buffer {
  * Sends one request over a fresh TCP connection to `origin` (`http://127.0.0.1:PORT`) and reads
  * the response until the server closes. Header values go out as UTF-8 bytes, unchecked, so
  * tests can send what clients such as `fetch` refuse to (NUL, duplicates, non-ASCII).
+ *
+ * @example
+ * ```ts
+ * const response = await sendRaw('http://127.0.0.1:3000', {
+ *   method: 'GET',
+ *   path: '/api/v1/auth/developer-keys',
+ *   headers: [['X-Developer-Key', 'ak_short']],
+ * })
+ * response.status // 401
+ * ```
  */
 export function sendRaw(origin: string, request: RawRequest): Promise<RawResponse> {
   const url = new URL(origin)

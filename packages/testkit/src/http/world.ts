@@ -48,7 +48,15 @@ export interface ConformanceWorld {
   readonly legacyKey: string
 }
 
-/** Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for byte. */
+/**
+ * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for byte.
+ *
+ * @example
+ * ```ts
+ * const { keyward, keys } = await createConformanceWorld('reject')
+ * const auth = await keyward.authenticate({ projectKey: keys.p1 }, { scope: 'project', projectId: 'proj-1' })
+ * ```
+ */
 export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): Promise<ConformanceWorld> {
   const store = new SwitchableStore()
   const events: KeywardEvent[] = []
