@@ -91,7 +91,7 @@ export interface KeyStore {
   listOwners?(type: KeyKind): Promise<KeyOwnerSummary[]>
   /**
    * The store's change feed, when it has one: how a verification cache in this process hears
-   * of writes made by other processes (or other services in this one). See {@link KeyChangeFeed}.
+   * of writes made by other processes (or other services in this one). See `KeyChangeFeed`.
    */
   readonly changes?: KeyChangeFeed
 }
