@@ -74,7 +74,7 @@ describe('failures', () => {
       const { key } = await keywardOver(store).issueDeveloperKey('dev_1')
       const project = await app.request('/api/v1/projects', {
         method: 'POST',
-        headers: { 'x-developer-key': key },
+        headers: { 'x-developer-key': key, 'content-type': 'application/json' },
         body: '{"name":"p"}',
       })
       const { api_key } = await project.json()

@@ -1,4 +1,4 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook } from '@keyward/core'
+import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type ProtectionOptions } from '@keyward/core'
 import { keywardOnError } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
@@ -20,6 +20,8 @@ export interface AppDependencies {
   readonly onEvent?: KeywardEventHook
   /** The largest request body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
+  readonly protection?: ProtectionOptions
   /** Keep verifications in memory (needs the store's change feed). Default `true`. */
   readonly cache?: boolean
 }
@@ -33,11 +35,12 @@ export function createApp({
   tokens,
   onEvent,
   bodyLimit = DEFAULT_BODY_LIMIT,
+  protection,
   cache = true,
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent, cache),
+    keyward: keywardOver(store, onEvent, protection, cache),
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,

@@ -14,6 +14,9 @@ describe('readConfig', () => {
       keywardSchema: undefined,
       tokenSecret: undefined,
       tokenTtlSeconds: 900,
+      failedAuthPerMinute: 100,
+      redisUrl: undefined,
+      trustedProxy: undefined,
     })
   })
 
@@ -29,6 +32,9 @@ describe('readConfig', () => {
       KEYWARD_CACHE: 'off',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
+      KEYWARD_FAILED_AUTH_PER_MINUTE: '0',
+      KEYWARD_REDIS_URL: 'redis://cache:6379/2',
+      KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -41,6 +47,13 @@ describe('readConfig', () => {
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
+      failedAuthPerMinute: 0,
+      redisUrl: 'redis://cache:6379/2',
+      trustedProxy: { header: 'x-forwarded-for', hops: 2 },
+    })
+    expect(readConfig({ KEYWARD_TRUSTED_PROXY: 'x-real-ip' }).trustedProxy).toEqual({
+      header: 'x-real-ip',
+      hops: 1,
     })
     expect(readConfig({ KEYWARD_DATA_DIR: '/var/keyward' }, '/srv/app').dataDir).toBe('/var/keyward')
   })
@@ -53,6 +66,12 @@ describe('readConfig', () => {
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
     expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
       new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
+    )
+    expect(() => readConfig({ KEYWARD_FAILED_AUTH_PER_MINUTE: '-1' })).toThrow(
+      /^KEYWARD_FAILED_AUTH_PER_MINUTE must be an integer from 0/,
+    )
+    expect(() => readConfig({ KEYWARD_TRUSTED_PROXY: 'x-forwarded-for, x-real-ip' })).toThrow(
+      /^KEYWARD_TRUSTED_PROXY must be a header name/,
     )
     const secret = 'short-secret-value'
     expect(() => readConfig({ KEYWARD_TOKEN_SECRET: secret })).toThrow(

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { PROTECTION_DEFAULTS, type TrustedProxy } from '@keyward/core'
 
 /** What the server reads from its environment, checked once at start. */
 export interface ServerConfig {
@@ -28,6 +29,18 @@ export interface ServerConfig {
   readonly tokenSecret: string | undefined
   /** `KEYWARD_TOKEN_TTL`: the access tokens' lifetime in seconds. Default 900. */
   readonly tokenTtlSeconds: number
+  /**
+   * `KEYWARD_FAILED_AUTH_PER_MINUTE`: failed verifications allowed per client address and
+   * minute before the address is answered 429. Default 100; `0` turns throttling off.
+   */
+  readonly failedAuthPerMinute: number
+  /** `KEYWARD_REDIS_URL`: the throttle's counters in Redis, shared by all processes, when set. */
+  readonly redisUrl: string | undefined
+  /**
+   * `KEYWARD_TRUSTED_PROXY`: `header` or `header:hops` (e.g. `x-forwarded-for:1`): the client
+   * address is read from that header, as written by that many proxies. Unset: the socket's address.
+   */
+  readonly trustedProxy: TrustedProxy | undefined
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -75,6 +88,18 @@ function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) 
   throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(raw)}.`)
 }
 
+function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
+  const raw = env.KEYWARD_TRUSTED_PROXY
+  if (raw === undefined || raw === '') return undefined
+  const match = /^([a-z0-9-]+)(?::([1-9]\d?))?$/.exec(raw.trim().toLowerCase())
+  if (!match) {
+    throw new ConfigError(
+      `KEYWARD_TRUSTED_PROXY must be a header name with an optional hop count, e.g. x-forwarded-for:1, got ${JSON.stringify(raw)}.`,
+    )
+  }
+  return { header: match[1]!, hops: Number(match[2] ?? 1) }
+}
+
 /** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
   const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
@@ -95,5 +120,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),
+    failedAuthPerMinute: integerSetting(
+      env,
+      'KEYWARD_FAILED_AUTH_PER_MINUTE',
+      PROTECTION_DEFAULTS.failedAuthLimit,
+      0,
+      1_000_000,
+    ),
+    redisUrl: env.KEYWARD_REDIS_URL || undefined,
+    trustedProxy: trustedProxySetting(env),
   }
 }

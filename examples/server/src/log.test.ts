@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { formatEvent, formatReplicaEvent } from './log.js'
 
 describe('formatEvent', () => {
-  it('writes one line per event, with key prefixes only', () => {
-    const events: Array<[KeywardEvent, string]> = [
+  it('writes one line per event, single failures summed up, with key prefixes only', () => {
+    const events: Array<[KeywardEvent, string | undefined]> = [
       [
         { type: 'key.issued', keyId: 'k1', keyPrefix: 'ak_Ab3xY', ownerType: 'project', ownerId: 'p1' },
         'key.issued ak_Ab3xY... project p1 (key id k1)',
@@ -32,11 +32,29 @@ describe('formatEvent', () => {
           keyId: 'k1',
           keyPrefix: 'ak_Ab3xY',
         },
-        'auth.failed key_invalid (inactive_key) in x-api-key ak_Ab3xY...',
+        undefined,
       ],
       [
-        { type: 'auth.failed', reason: 'missing', header: 'x-developer-key', errorType: 'key_missing' },
-        'auth.failed key_missing (missing) in x-developer-key',
+        {
+          type: 'auth.failures',
+          address: '203.0.113.7',
+          errorType: 'key_invalid',
+          count: 1250,
+          keyPrefixes: ['ak_Ab3xY', 'ak_Zz9-_'],
+          intervalSeconds: 60,
+        },
+        'auth.failures 1250 key_invalid from 203.0.113.7 in 60s keys ak_Ab3xY... ak_Zz9-_...',
+      ],
+      [
+        {
+          type: 'auth.failures',
+          address: '1.2.3.4\nforged line',
+          errorType: 'rate_limited',
+          count: 3,
+          keyPrefixes: [],
+          intervalSeconds: 60,
+        },
+        'auth.failures 3 rate_limited from "1.2.3.4\\nforged line" in 60s',
       ],
       [
         { type: 'store.error', operation: 'findKeyByHash', error: new Error('connect ECONNREFUSED') },

@@ -4,10 +4,12 @@ import type { ReplicaEvent } from '@keyward/postgres'
 const causeOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
- * One log line for a Keyward event. Events carry key prefixes only, and so does the line:
- * a full key is never logged.
+ * One log line for a Keyward event, or `undefined` for a single failed authentication: those
+ * are logged summed up, one `auth.failures` line per client address and error type and
+ * interval, so that a flood of failures makes a bounded number of lines. Events carry key
+ * prefixes only, and so does the line: a full key is never logged.
  */
-export function formatEvent(event: KeywardEvent): string {
+export function formatEvent(event: KeywardEvent): string | undefined {
   switch (event.type) {
     case 'key.issued':
     case 'key.deactivated':
@@ -15,9 +17,14 @@ export function formatEvent(event: KeywardEvent): string {
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId})`
     case 'key.limit_exceeded':
       return `${event.type} ${event.ownerType} ${event.ownerId} has ${event.activeLimit} active keys`
-    case 'auth.failed': {
-      const key = event.keyPrefix ? ` ${displayKey(event.keyPrefix)}` : ''
-      return `${event.type} ${event.errorType} (${event.reason}) in ${event.header}${key}`
+    case 'auth.failed':
+      return undefined
+    case 'auth.failures': {
+      // A forwarded address is text a proxy passed on: quoted unless it reads as an address.
+      const address = /^[\w.:%-]+$/.test(event.address) ? event.address : JSON.stringify(event.address)
+      const keys = event.keyPrefixes.map(displayKey).join(' ')
+      const counted = `${event.count} ${event.errorType} from ${address} in ${event.intervalSeconds}s`
+      return `${event.type} ${counted}${keys ? ` keys ${keys}` : ''}`
     }
     case 'store.error':
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`

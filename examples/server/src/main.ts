@@ -6,17 +6,21 @@ import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
 import { formatEvent, formatReplicaEvent } from './log.js'
+import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
 import { accessTokens } from './tokens.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
-const onEvent = (event: KeywardEvent) => console.log(formatEvent(event))
+const onEvent = (event: KeywardEvent) => {
+  const line = formatEvent(event)
+  if (line !== undefined) console.log(line)
+}
 
 /** Ends the process once the database is closed, so that PGlite's data stays whole. */
-function exitAfterClosing(store: PostgresKeyStore, code: number): void {
-  store.close().then(
+function exitAfterClosing(store: PostgresKeyStore, code: number, counters?: Counters): void {
+  Promise.all([store.close(), counters?.close()]).then(
     () => process.exit(code),
     (error: unknown) => {
       console.error(`keyward-server: closing the database failed: ${String(error)}`)
@@ -42,13 +46,26 @@ async function registerOnFirstStart(store: PostgresKeyStore): Promise<void> {
   )
 }
 
-async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<void> {
+async function listen(store: PostgresKeyStore, config: ServerConfig, counters: Counters): Promise<void> {
   await registerOnFirstStart(store)
-  const tokens = accessTokens({
-    secret: await tokenSecret(store, config.tokenSecret),
-    ttlSeconds: config.tokenTtlSeconds,
+  const { secret, ephemeral } = await tokenSecret(store, config.tokenSecret)
+  if (ephemeral) {
+    console.log(
+      'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',
+    )
+  }
+  const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
+  const app = createApp({
+    store,
+    tokens,
+    onEvent,
+    protection: protectionOf(config, counters.limiter),
+    cache: config.cache,
   })
-  const app = createApp({ store, tokens, onEvent, cache: config.cache })
+  const throttle = config.failedAuthPerMinute
+    ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
+    : 'off'
+  console.log(`Throttle: ${throttle}.`)
   const server = serve(
     { fetch: app.fetch, hostname: config.host, port: config.port },
     (info: AddressInfo) => {
@@ -58,7 +75,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
   )
   server.on('error', (error: Error) => {
     console.error(`keyward-server: cannot listen on ${config.host}:${config.port}: ${error.message}`)
-    exitAfterClosing(store, 1)
+    exitAfterClosing(store, 1, counters)
   })
 
   let stopping = false
@@ -68,7 +85,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig): Promise<vo
     console.log(`${signal}: closing.`)
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref()
     // Requests in flight finish, then the database closes.
-    server.close(() => exitAfterClosing(store, 0))
+    server.close(() => exitAfterClosing(store, 0, counters))
     if ('closeIdleConnections' in server) server.closeIdleConnections()
   }
   process.on('SIGINT', stop)
@@ -79,10 +96,14 @@ async function main(): Promise<void> {
   const config = readConfig()
   const { store, description } = await openStorage(config, (event) => console.log(formatReplicaEvent(event)))
   console.log(`Keyward reference server. Data: ${description}.`)
-  await listen(store, config).catch((error: unknown) => {
-    exitAfterClosing(store, 1)
+  let counters: Counters | undefined
+  try {
+    counters = await openCounters(config)
+    await listen(store, config, counters)
+  } catch (error) {
+    exitAfterClosing(store, 1, counters)
     throw error
-  })
+  }
 }
 
 main().catch((error: unknown) => {

@@ -5,6 +5,7 @@ import {
   type Keyward,
   KeywardError,
   type KeywardEventHook,
+  type ProtectionOptions,
 } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import { projectOwner } from './db/projects.js'
@@ -13,11 +14,13 @@ import { projectOwner } from './db/projects.js'
  * The key service over the store, or over an open transaction of it (its key writes then
  * commit or roll back with the transaction, and the store tells the cache when it commits).
  * Projects and their owners come from the server's `projects` table, read on the same
- * connection. The service over the store keeps verifications in memory when `cache` is on.
+ * connection. The guards' service has the `protection` (throttle, failure reports) and keeps
+ * verifications in memory when `cache` is on; services over a transaction never guard.
  */
 export function keywardOver(
   db: PostgresKeyStore | PostgresTransaction,
   onEvent?: KeywardEventHook,
+  protection?: ProtectionOptions,
   cache = false,
 ): Keyward {
   const store = 'store' in db ? db.store : db
@@ -26,6 +29,7 @@ export function keywardOver(
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
     cache: cache && store.changes !== undefined && {},
+    ...(protection ? { protection } : {}),
   })
 }
 

@@ -3,7 +3,7 @@ import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import type { ServerConfig } from './config.js'
 import { createAppTables } from './db/schema.js'
-import { settingOrCreate } from './db/settings.js'
+import { deleteSetting } from './db/settings.js'
 import { newTokenSecret } from './tokens.js'
 
 /** The opened database: Keyward's store (its tables migrated), the server's tables created. */
@@ -59,9 +59,22 @@ export async function openStorage(
   }
 }
 
-/** The configured signing secret, else the one kept in the database (made on first start). */
-export function tokenSecret(store: PostgresKeyStore, configured: string | undefined): Promise<string> {
-  return configured
-    ? Promise.resolve(configured)
-    : settingOrCreate(store, 'access_token_secret', newTokenSecret)
+/** The access tokens' signing secret, and whether it lives and dies with this process. */
+export interface TokenSecret {
+  readonly secret: string
+  readonly ephemeral: boolean
+}
+
+/**
+ * The signing secret: `KEYWARD_TOKEN_SECRET`, else a random one of this process only (its
+ * tokens end when it stops). It is never written to the database: a secret kept next to the
+ * data it protects goes with every copy or dump of that data. A secret that an earlier version
+ * kept in the settings table is deleted.
+ */
+export async function tokenSecret(
+  store: PostgresKeyStore,
+  configured: string | undefined,
+): Promise<TokenSecret> {
+  await deleteSetting(store, 'access_token_secret')
+  return configured ? { secret: configured, ephemeral: false } : { secret: newTokenSecret(), ephemeral: true }
 }

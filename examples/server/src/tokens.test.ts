@@ -43,6 +43,24 @@ describe('access tokens', () => {
     for (const bad of [otherAudience, unsigned, 'garbage', '']) expect(await tokensNow.verify(bad)).toBeNull()
   })
 
+  it('refuses a token issued in the future, or not valid yet', async () => {
+    const now = new Date('2030-01-01T00:00:00Z')
+    const tokens = accessTokens({ secret, ttlSeconds: 900, now: () => now })
+    const at = Math.floor(now.getTime() / 1000)
+    const sign = (set: (jwt: SignJWT) => SignJWT) =>
+      set(
+        new SignJWT({ project_id: claims.projectId, key_id: claims.keyId })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer('keyward-server')
+          .setAudience('keyward-server/generations')
+          .setExpirationTime(at + 600),
+      ).sign(new TextEncoder().encode(secret))
+    expect(await tokens.verify(await sign((jwt) => jwt.setIssuedAt(at)))).toEqual(claims)
+    expect(await tokens.verify(await sign((jwt) => jwt.setIssuedAt(at + 1)))).toBeNull()
+    expect(await tokens.verify(await sign((jwt) => jwt.setIssuedAt(at + 300)))).toBeNull()
+    expect(await tokens.verify(await sign((jwt) => jwt.setIssuedAt(at).setNotBefore(at + 60)))).toBeNull()
+  })
+
   it('makes 256-bit random secrets', () => {
     const secrets = new Set(Array.from({ length: 20 }, newTokenSecret))
     expect(secrets.size).toBe(20)

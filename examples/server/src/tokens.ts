@@ -58,6 +58,9 @@ export function accessTokens({
           issuer: ISSUER,
           audience: AUDIENCE,
           requiredClaims: ['exp', 'iat'],
+          // Refuses a token issued in the future (`iat`) or older than its lifetime; jose
+          // refuses one not valid yet (`nbf`) on its own. No clock tolerance.
+          maxTokenAge: ttlSeconds,
           currentDate: now(),
         })
         const { project_id: projectId, key_id: keyId } = payload

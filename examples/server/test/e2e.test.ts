@@ -10,6 +10,7 @@ import { BACKENDS, type Backend, createPgDatabase } from '../src/test/databases.
 import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
 
 const KEY = /ak_[A-Za-z0-9_-]{32}/g
+const TOKEN_SECRET = 'e2e-token-secret-of-at-least-32-characters'
 
 /** Expects `call` to fail with this status and error type. */
 async function refused(call: Promise<unknown>, status: number, type: string): Promise<void> {
@@ -36,10 +37,10 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
 
   beforeAll(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'keyward-server-'))
-    env = { KEYWARD_DATA_DIR: join(cwd, 'data') }
+    env = { KEYWARD_DATA_DIR: join(cwd, 'data'), KEYWARD_TOKEN_SECRET: TOKEN_SECRET }
     if (backend === 'postgres') {
       const database = await createPgDatabase()
-      env = { KEYWARD_PG_URL: database.url }
+      env = { KEYWARD_PG_URL: database.url, KEYWARD_TOKEN_SECRET: TOKEN_SECRET }
       dropDatabase = database.drop
     }
   })
@@ -134,7 +135,7 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
       ['second', false],
     ])
     await refused(again.withProjectKey(second.key).accessTokens.create(project.id), 401, 'key_invalid')
-    // The token from before the restart still verifies: the signing secret was kept with the data.
+    // The token from before the restart still verifies: the signing secret comes from the environment.
     expect(await again.generations.delete(kept.id, bearer)).toEqual({ id: kept.id, deleted: true })
 
     // Deleting a project (elevated) ends its keys and tokens.

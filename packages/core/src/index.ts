@@ -28,9 +28,11 @@ export {
   type ErrorBody,
   type ErrorDetail,
   ErrorType,
+  echoValue,
   errorBody,
   isKeywardError,
   KeywardError,
+  MAX_ECHO_LENGTH,
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
@@ -42,6 +44,7 @@ export {
   bearerGuard,
   type CreateProject,
   type CreateProjectInput,
+  clientAddress,
   createKeyRoutes,
   DEFAULT_BODY_LIMIT,
   type DeveloperGuardOptions,
@@ -70,6 +73,8 @@ export {
   projectToJson,
   type ReadJsonBodyOptions,
   readJsonObjectBody,
+  STORE_RETRY_AFTER_SECONDS,
+  type TrustedProxy,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
@@ -91,6 +96,17 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export {
+  type Limiter,
+  type LimiterFactory,
+  type LimiterSettings,
+  type LimiterState,
+  PROTECTION_DEFAULTS,
+  type Protection,
+  type ProtectionOptions,
+  type RatedKey,
+  type RateLimitPolicy,
+} from './protection/index.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {

@@ -17,3 +17,6 @@ declare var crypto: KeywardCrypto
 declare class TextEncoder {
   encode(input?: string): Uint8Array
 }
+
+// Timers: the failure reports flush once per interval, and never hold a process open.
+declare function setTimeout(callback: () => void, ms: number): unknown

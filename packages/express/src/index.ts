@@ -53,6 +53,7 @@ export function toKeywardRequest(req: Request): KeywardRequest {
     params: req.params as Record<string, string | undefined>,
     header: (name) => nodeRequestHeader(req, name),
     body: () => (req.body === undefined ? { raw: req } : { parsed: req.body }),
+    address: req.socket?.remoteAddress,
   }
 }
 

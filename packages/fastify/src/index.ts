@@ -63,6 +63,7 @@ export function toKeywardRequest(request: FastifyRequest): KeywardRequest {
     header: (name) => nodeRequestHeader(request.raw, name),
     body: () =>
       request.body === undefined || isStream(request.body) ? { raw: request.body } : { parsed: request.body },
+    address: request.raw.socket?.remoteAddress,
   }
 }
 

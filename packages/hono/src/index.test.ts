@@ -32,11 +32,18 @@ describe('@keyward/hono', () => {
     const app = new Hono().route('/', keywardRoutes(keyward))
     const r = await app.request('/api/v1/projects/proj-1/api-keys', {
       method: 'POST',
-      headers: { 'X-Developer-Key': keys.d1 },
+      headers: { 'X-Developer-Key': keys.d1, 'Content-Type': 'application/json' },
       body: '{"name":"edge"}',
     })
     expect(r.status).toBe(201)
     expect(await r.json()).toMatchObject({ name: 'edge', project_id: 'proj-1' })
+    // A string body without a type is text/plain to fetch: not JSON, so 415.
+    const untyped = await app.request('/api/v1/projects/proj-1/api-keys', {
+      method: 'POST',
+      headers: { 'X-Developer-Key': keys.d1 },
+      body: '{"name":"edge"}',
+    })
+    expect(untyped.status).toBe(415)
   })
 
   it('onError: HTTPException answers for itself, anything else is a bare internal_error', async () => {

@@ -39,8 +39,12 @@ declare module 'hono' {
 /** The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. */
 export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables: { keyward: A } }
 
+/** The socket of `@hono/node-server`'s request, in `c.env.incoming`: the client's address on Node. */
+type NodeBindings = { incoming?: { socket?: { remoteAddress?: string } } } | undefined
+
 /**
- * Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only).
+ * Converts a Hono context into Keyward's neutral request (Web `Request` and `Headers` only, plus
+ * the socket's address when `@hono/node-server` serves the app).
  *
  * @example
  * ```ts
@@ -55,6 +59,7 @@ export function toKeywardRequest(c: Context): KeywardRequest {
     params: c.req.param() as Record<string, string | undefined>,
     header: (name) => raw.headers.get(name) ?? undefined,
     body: () => ({ raw: raw.body }),
+    address: (c.env as NodeBindings)?.incoming?.socket?.remoteAddress,
   }
 }
 

@@ -50,17 +50,17 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     const b = await service(schema)
     const { key, record } = await a.issueProjectKey('proj-1')
     // A lookup under way while any change is heard fills nothing: b may hear the insert late.
-    await until(async () => (await outcome(b, key)) === 'accepted' && b.cacheStats()?.entries === 1, 5000)
+    await until(async () => (await outcome(b, key)) === 'accepted' && b.cacheStats()?.entries === 1, 15_000)
     const { hits } = b.cacheStats()!
     expect(await outcome(b, key)).toBe('accepted')
     expect(b.cacheStats()?.hits).toBe(hits + 1)
 
     await a.deactivateKey(record.id)
     expect(await outcome(a, key)).toBe(ErrorType.keyInvalid) // its own write: at once
-    // The TTL is a minute; the feed brings it within a few milliseconds (5 s is the test's patience).
-    await until(async () => (await outcome(b, key)) === ErrorType.keyInvalid, 5000)
+    // The TTL is a minute; the feed brings it within a few milliseconds (15 s is the test's patience on a loaded machine).
+    await until(async () => (await outcome(b, key)) === ErrorType.keyInvalid, 15_000)
     await a.activateKey(record.id)
-    await until(async () => (await outcome(b, key)) === 'accepted', 5000)
+    await until(async () => (await outcome(b, key)) === 'accepted', 15_000)
   })
 
   it('a killed listener connection: the cache is emptied and bypassed, a key revoked meanwhile is refused, then the cache is used again', async () => {
@@ -75,7 +75,7 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     )
     const b = await service(schema)
     const { key, record } = await b.issueProjectKey('proj-1')
-    await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 5000)
+    await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 15_000)
 
     const admin = new pg.Client({ connectionString: PG_URL })
     await admin.connect()
@@ -85,7 +85,7 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     )
     await admin.end()
     expect(rows).toEqual([{ killed: true }])
-    await until(() => a.cacheStats()?.connected === false, 5000)
+    await until(() => a.cacheStats()?.connected === false, 15_000)
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'cache.bypassed', reason: 'feed_disconnected' }),
     )
@@ -97,12 +97,16 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
 
     await until(() => a.cacheStats()?.connected === true, 10_000)
     expect(events.at(-1)).toEqual({ type: 'cache.resumed' })
-    expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+    // Cached again (a lookup under way while a late notification is heard fills nothing).
+    await until(
+      async () => (await outcome(a, key)) === ErrorType.keyInvalid && a.cacheStats()?.entries === 1,
+      15_000,
+    )
     const { hits } = a.cacheStats()!
     expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
     expect(a.cacheStats()?.hits).toBe(hits + 1)
     await b.activateKey(record.id)
-    await until(async () => (await outcome(a, key)) === 'accepted', 5000)
+    await until(async () => (await outcome(a, key)) === 'accepted', 15_000)
   })
 })
 
@@ -134,7 +138,7 @@ describe.skipIf(!ownCluster)(
       const a = await open({}, (event) => events.push(event))
       const b = await open({})
       const { key, record } = await b.issueProjectKey('proj-1')
-      await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 5000)
+      await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 15_000)
 
       await cluster.stopNode(cluster.primary)
       await until(() => a.cacheStats()?.connected === false, 10_000)
@@ -148,6 +152,11 @@ describe.skipIf(!ownCluster)(
       if (!a.cacheStats()?.connected) expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
       await until(() => a.cacheStats()?.connected === true, 20_000)
       expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
+      // Cached again (a lookup under way while a late notification is heard fills nothing).
+      await until(
+        async () => (await outcome(a, key)) === ErrorType.keyInvalid && a.cacheStats()?.entries === 1,
+        15_000,
+      )
       const { hits } = a.cacheStats()!
       expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)
       expect(a.cacheStats()?.hits).toBe(hits + 1)

@@ -5,7 +5,14 @@ import { changeOf } from './feed-payload.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
-/** Options of {@link pgChangeFeed}. */
+/**
+ * Options of {@link pgChangeFeed}.
+ *
+ * @example
+ * ```ts
+ * const changes = pgChangeFeed({ connectionString: process.env.DIRECT_URL!, schema: 'keyward', reconnectMaxMs: 5000 })
+ * ```
+ */
 export interface PgChangeFeedOptions {
   /**
    * Where to listen: a direct connection to the primary. LISTEN needs a session of its own,
@@ -28,7 +35,17 @@ export interface PgChangeFeedOptions {
   readonly heartbeatMs?: number
 }
 
-/** The change feed of {@link pgChangeFeed}: a `KeyChangeFeed` that you start and close. */
+/**
+ * The change feed of {@link pgChangeFeed}: a `KeyChangeFeed` that you start and close.
+ *
+ * @example
+ * ```ts
+ * const changes: PgChangeFeed = pgChangeFeed({ connectionString: process.env.DIRECT_URL! })
+ * await changes.start()
+ * // ...
+ * await changes.close()
+ * ```
+ */
 export interface PgChangeFeed extends KeyChangeHub {
   /** Connects and listens; resolves after the first attempt, connected or not (it keeps trying). */
   start(): Promise<void>
@@ -80,6 +97,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   let client: pg.Client | undefined
   let closed = false
   let failures = 0
+  let reported = false
   let retry: ReturnType<typeof setTimeout> | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
 
@@ -88,7 +106,11 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     client = undefined
     clearInterval(heartbeat)
     from.end().catch(() => {})
-    feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
+    // Reported once per outage (and once when the first attempt fails), not on every retry.
+    if (feed.connected || !reported) {
+      reported = true
+      feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
+    }
     if (closed) return
     const wait = Math.min(maxMs, minMs * 2 ** failures++)
     retry = setTimeout(connect, wait)
@@ -122,6 +144,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       return
     }
     failures = 0
+    reported = false
     let waiting = false
     heartbeat = setInterval(() => {
       // The previous check has not answered in a whole period: the connection is gone.

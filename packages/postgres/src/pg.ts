@@ -133,7 +133,15 @@ function describeDatabase(source: string | pg.Pool): string {
   }
 }
 
-/** The change feed settings of {@link createPgKeyStore}: those of {@link pgChangeFeed}, the URL optional. */
+/**
+ * The change feed settings of {@link createPgKeyStore}: those of {@link pgChangeFeed}, the URL optional.
+ *
+ * @example
+ * ```ts
+ * const changeFeed: StoreChangeFeedOptions = { connectionString: process.env.DIRECT_URL!, heartbeatMs: 2000 }
+ * const store = await createPgKeyStore({ connectionString: process.env.POOLER_URL! }, { changeFeed })
+ * ```
+ */
 export type StoreChangeFeedOptions = Omit<PgChangeFeedOptions, 'schema' | 'connectionString'> & {
   /** A direct URL to the primary. Default: the store's `connectionString`. */
   readonly connectionString?: string

@@ -91,7 +91,7 @@ describe('PGlite driver', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true })
     }
-  })
+  }, 60_000) // two databases on disk: PGlite's start is slow on a loaded machine
 
   it('refuses a postmaster.pid left behind, until it is deleted', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'keyward-pglite-'))

@@ -54,11 +54,11 @@ async function recordFor(
   }
 }
 
-/** Waits until `check` holds, polling every 5 ms, for at most 5 s. */
+/** Waits until `check` holds, polling every 5 ms, for at most 15 s. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 5000
+  const end = Date.now() + 15_000
   while (!(await check())) {
-    if (Date.now() > end) throw new Error('the condition did not hold within 5 s')
+    if (Date.now() > end) throw new Error('the condition did not hold within 15 s')
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }

@@ -27,7 +27,7 @@ export const APP_TABLES: readonly string[] = [
     created_at timestamptz NOT NULL DEFAULT now()
   )`,
   `CREATE INDEX IF NOT EXISTS generations_project_idx ON ${APP_SCHEMA}.generations (project_id)`,
-  // Server settings, such as the access tokens' signing secret when none is configured.
+  // Server settings (never a secret: the access tokens' signing secret is not kept here).
   `CREATE TABLE IF NOT EXISTS ${APP_SCHEMA}.settings (
     name  text PRIMARY KEY,
     value text NOT NULL

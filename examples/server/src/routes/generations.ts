@@ -21,6 +21,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
       return (await keyward.projectOwner(claims.projectId)) === null ? null : claims
     },
+    keyward,
   })
 
   return new Hono()

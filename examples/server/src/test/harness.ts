@@ -1,5 +1,5 @@
 // The app in process, on a database of its own, as main.ts builds it.
-import type { KeywardEvent } from '@keyward/core'
+import type { KeywardEvent, ProtectionOptions } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
@@ -51,11 +51,14 @@ export interface TestApp {
   readonly developerKey: string
   /** The clock of the access tokens. */
   readonly clock: { now: Date }
-  /** Sends a request to the app; `body` is sent as JSON unless it is a string. */
+  /**
+   * Sends a request to the app; `body` is sent as JSON unless it is a string, with
+   * `Content-Type: application/json` unless `headers` name one. `address` is the socket's.
+   */
   call(
     method: string,
     path: string,
-    init?: { headers?: Record<string, string>; body?: unknown },
+    init?: { headers?: Record<string, string>; body?: unknown; address?: string },
   ): Promise<Answer>
   /** Issues a developer key for another developer. */
   developer(id: string): Promise<string>
@@ -70,13 +73,16 @@ export interface TestApp {
 }
 
 /** The app over a fresh database, with its first developer registered. */
-export async function openTestApp(backend: Backend): Promise<TestApp> {
+export async function openTestApp(
+  backend: Backend,
+  options: { protection?: ProtectionOptions } = {},
+): Promise<TestApp> {
   const { store, drop } = await openTestStore(backend)
   const events: KeywardEvent[] = []
   const onEvent = (event: KeywardEvent) => events.push(event)
   const clock = { now: new Date() }
   const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900, now: () => clock.now })
-  const app = createApp({ store, tokens, onEvent })
+  const app = createApp({ store, tokens, onEvent, ...options })
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   if (!first) throw new Error('A fresh database has no developer yet.')
   const t: TestApp = {
@@ -86,12 +92,18 @@ export async function openTestApp(backend: Backend): Promise<TestApp> {
     developerId: first.developerId,
     developerKey: first.key,
     clock,
-    async call(method, path, { headers = {}, body } = {}) {
-      const response = await app.request(path, {
-        method,
-        headers,
-        body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
-      })
+    async call(method, path, { headers = {}, body, address = '192.0.2.1' } = {}) {
+      const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')
+      const response = await app.request(
+        path,
+        {
+          method,
+          headers: body === undefined || typed ? headers : { 'content-type': 'application/json', ...headers },
+          body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
+        },
+        // What @hono/node-server passes: the request's socket, with the client's address.
+        { incoming: { socket: { remoteAddress: address } } },
+      )
       const text = await response.text()
       let json: unknown
       try {

@@ -37,15 +37,24 @@ export class KeywardError extends Error {
   declare readonly loc: readonly string[]
   declare readonly msg: string
   declare readonly details: readonly ErrorDetail[]
+  /**
+   * Response headers the error needs besides the usual ones (lower-case names), e.g.
+   * `retry-after` on a 429, or `connection: close` on a 413 whose body was left unread.
+   */
+  declare readonly headers: Readonly<Record<string, string>> | undefined
 
   constructor(
     type: ErrorType,
     msg: string,
     loc: readonly string[],
-    options: { details?: readonly ErrorDetail[]; cause?: unknown } = {},
+    options: {
+      details?: readonly ErrorDetail[]
+      cause?: unknown
+      headers?: Readonly<Record<string, string>>
+    } = {},
   ) {
     super(msg, options.cause === undefined ? undefined : { cause: options.cause })
-    fill(this, type, msg, loc, options.details)
+    fill(this, type, msg, loc, options.details, options.headers)
   }
 }
 
@@ -70,6 +79,7 @@ function fill(
   msg: string,
   loc: readonly string[],
   details: readonly ErrorDetail[] = [{ loc, msg, type }],
+  headers?: Readonly<Record<string, string>>,
 ): void {
   const target = error as { -readonly [K in keyof KeywardError]: KeywardError[K] }
   target.name = 'KeywardError'
@@ -78,6 +88,7 @@ function fill(
   target.loc = loc
   target.msg = msg
   target.details = details
+  target.headers = headers
 }
 
 /**

@@ -1,3 +1,4 @@
+export { echoValue, MAX_ECHO_LENGTH } from './echo.js'
 export {
   type ErrorBody,
   type ErrorDetail,

@@ -34,6 +34,13 @@ export const ErrorType = {
   limitExceeded: 'limit_exceeded',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
+  /** The request body is not JSON (`Content-Type` other than `application/json`) where JSON is expected. */
+  unsupportedMediaType: 'unsupported_media_type',
+  /**
+   * The client address is throttled after too many failed verifications, or a key's own rate
+   * limit is spent. The response carries `Retry-After`.
+   */
+  rateLimited: 'rate_limited',
   /** The request body is not valid JSON. */
   jsonInvalid: 'json_invalid',
   /** The body is not a JSON object. */
@@ -81,6 +88,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   method_not_allowed: 405,
   limit_exceeded: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
   json_invalid: 422,
   dict_type: 422,
   missing: 422,

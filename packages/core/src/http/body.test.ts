@@ -10,7 +10,10 @@ async function* chunks(...parts: Array<string | Uint8Array>) {
   for (const part of parts) yield typeof part === 'string' ? encoder.encode(part) : part
 }
 
-const request = (source?: BodySource, headers: Record<string, string> = {}): KeywardRequest => ({
+const request = (
+  source?: BodySource,
+  headers: Record<string, string | undefined> = { 'content-type': 'application/json' },
+): KeywardRequest => ({
   method: 'POST',
   url: '/',
   params: {},
@@ -79,14 +82,22 @@ describe('readJsonObjectBody', () => {
     }
   })
 
-  it('answers 413 past the limit, from Content-Length or from the bytes read, draining the rest', async () => {
-    const big = request({ raw: chunks('{"a":1}') }, { 'content-length': '101' })
+  it('answers 413 past the limit, from Content-Length or from the bytes read, and stops reading there', async () => {
+    const big = request(
+      { raw: chunks('{"a":1}') },
+      { 'content-type': 'application/json', 'content-length': '101' },
+    )
     expect(await failure(read(big))).toMatchObject({ type: 'payload_too_large', status: 413 })
-    let drained = 0
+    let chunksRead = 0
+    let ended = false
     async function* endless() {
-      for (let i = 0; i < 10; i++) {
-        drained++
-        yield encoder.encode('x'.repeat(40))
+      try {
+        for (let i = 0; i < 10; i++) {
+          chunksRead++
+          yield encoder.encode('x'.repeat(40))
+        }
+      } finally {
+        ended = true
       }
     }
     expect(await failure(read(request({ raw: endless() })))).toEqual({
@@ -95,7 +106,48 @@ describe('readJsonObjectBody', () => {
       loc: ['body'],
       msg: 'The request body is larger than 100 bytes.',
     })
-    expect(drained).toBe(10)
+    // Three chunks of 40 bytes pass 100: the rest is never asked for, and the source is not ended
+    // (ending a Node request would destroy its socket before the 413 is sent).
+    expect(chunksRead).toBe(3)
+    expect(ended).toBe(false)
+  })
+
+  it('answers 413 with Connection: close, so the unread rest is never read', async () => {
+    const error = await read(request({ raw: chunks('x'.repeat(101)) })).catch((e: unknown) => e)
+    expect((error as { headers?: unknown }).headers).toEqual({ connection: 'close' })
+  })
+
+  it('answers 415 unsupported_media_type to a body of another type, before reading it', async () => {
+    let started = false
+    async function* watched() {
+      started = true
+      yield encoder.encode('{"a":1}')
+    }
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'multipart/form-data',
+    ]) {
+      expect(await failure(read(request({ raw: watched() }, { 'content-type': type })))).toEqual({
+        type: 'unsupported_media_type',
+        status: 415,
+        loc: ['header', 'content-type'],
+        msg: 'Send the request body as JSON, with Content-Type: application/json.',
+      })
+    }
+    expect(started).toBe(false)
+    // JSON with parameters or a +json suffix is JSON; a body without a type is read as JSON.
+    expect((await read(request({ raw: chunks('{"a":1}') }, {})))?.value).toEqual({ a: 1 })
+    for (const type of [
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/merge-patch+json',
+    ]) {
+      expect((await read(request({ raw: chunks('{"a":1}') }, { 'content-type': type })))?.value).toEqual({
+        a: 1,
+      })
+    }
   })
 
   it('reads at most DEFAULT_BODY_LIMIT (16 KiB) when no limit is given', async () => {

@@ -7,47 +7,69 @@ export const DEFAULT_BODY_LIMIT = 16 * 1024
 
 const BODY_LOC = ['body'] as const
 
+// The 413 closes the connection: the rest of the body is left unread, and the socket that still
+// holds it cannot serve another request.
 const tooLarge = (limit: number) =>
-  new KeywardError(ErrorType.payloadTooLarge, `The request body is larger than ${limit} bytes.`, BODY_LOC)
+  new KeywardError(ErrorType.payloadTooLarge, `The request body is larger than ${limit} bytes.`, BODY_LOC, {
+    headers: { connection: 'close' },
+  })
 const notJson = () => new KeywardError(ErrorType.jsonInvalid, 'The request body is not valid JSON.', BODY_LOC)
+const notJsonType = () =>
+  new KeywardError(
+    ErrorType.unsupportedMediaType,
+    'Send the request body as JSON, with Content-Type: application/json.',
+    ['header', 'content-type'],
+    { headers: { connection: 'close' } },
+  )
 
-async function* chunksOf(source: AsyncIterable<Uint8Array | string> | ByteStream) {
+// application/json, or a structured syntax suffix (application/problem+json), with any parameters.
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+
+type ChunkSource = AsyncIterable<Uint8Array | string> | ByteStream
+
+/**
+ * The next-chunk function of a source. An async iterable is stepped by hand, never ended with
+ * `return()`: ending a Node request's iterator destroys its socket before the 413 can be sent.
+ * Left alone, the stream pauses, and the server closes the connection after the answer.
+ */
+function nextChunk(source: ChunkSource): () => Promise<{ done?: boolean; value?: Uint8Array | string }> {
   if (Symbol.asyncIterator in source) {
-    yield* source
-    return
+    const iterator = source[Symbol.asyncIterator]()
+    return () => iterator.next()
   }
   const reader = source.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return
-    if (value) yield value
-  }
+  return () => reader.read()
 }
 
-async function readText(
-  source: AsyncIterable<Uint8Array | string> | ByteStream,
-  limit: number,
-): Promise<string> {
+async function readText(source: ChunkSource, limit: number): Promise<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true })
+  const next = nextChunk(source)
   let text = ''
   let size = 0
-  // Past the limit the rest is still drained, not read into memory: stopping a Node request
-  // stream part way would destroy its socket before the 413 could be sent.
-  for await (const chunk of chunksOf(source)) {
+  // Reading stops at the limit: memory holds at most `limit` bytes plus one chunk.
+  for (;;) {
+    const { done, value: chunk } = await next()
+    if (done) break
+    if (chunk === undefined) continue
     size += typeof chunk === 'string' ? chunk.length : chunk.byteLength
-    if (size > limit) continue
+    if (size > limit) throw tooLarge(limit)
     try {
       text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
     } catch {
       throw notJson()
     }
   }
-  if (size > limit) throw tooLarge(limit)
   try {
     return text + decoder.decode()
   } catch {
     throw notJson()
   }
+}
+
+/** The `Content-Type` of a request, if it has one header of it. */
+function contentType(request: KeywardRequest): string | undefined {
+  const value = request.header('content-type')
+  return typeof value === 'string' ? value : value?.length === 1 ? value[0] : value?.join(',')
 }
 
 /** Options of {@link readJsonObjectBody}. */
@@ -90,6 +112,8 @@ async function readJson(
         }
   }
   if (body.raw === null || body.raw === undefined) return undefined
+  const type = isBodySource(source) ? undefined : contentType(source)
+  if (type !== undefined && !JSON_MEDIA_TYPE.test(type)) throw notJsonType()
   if (!isBodySource(source) && Number(source.header('content-length')) > limit) throw tooLarge(limit)
   const text = await readText(body.raw, limit)
   if (text.trim() === '') return undefined
@@ -103,13 +127,15 @@ async function readJson(
 /**
  * Reads a request body that should be a JSON object, with a size limit, as Keyward's key
  * routes do: `undefined` when there is none (or only whitespace). Raw bytes are read from
- * their stream and the rest drained past the limit; a body the host already parsed is taken
- * as it is. From a {@link KeywardRequest}, a `Content-Length` over the limit is refused before
- * anything is read.
+ * their stream, and reading stops at the limit (the 413 closes the connection, so memory holds
+ * at most `limit` bytes whatever is sent); a body the host already parsed is taken as it is.
+ * From a {@link KeywardRequest}, a `Content-Length` over the limit, or a `Content-Type` other
+ * than JSON, is refused before anything is read.
  *
- * Throws a {@link KeywardError} at `["body"]`: 413 `payload_too_large` past `limit` bytes,
- * 422 `json_invalid` for anything that is not UTF-8 JSON (the parser's message is never
- * passed on: it would echo the input), 422 `dict_type` for JSON that is not an object.
+ * Throws a {@link KeywardError}: 413 `payload_too_large` past `limit` bytes, 415
+ * `unsupported_media_type` (at `["header", "content-type"]`) for a body sent as another type (a
+ * body without `Content-Type` is read as JSON), 422 `json_invalid` for anything that is not UTF-8 JSON (the parser's message is
+ * never passed on: it would echo the input), 422 `dict_type` for JSON that is not an object.
  *
  * @example
  * ```ts

@@ -1,6 +1,14 @@
 import { isKeywardError } from '../errors/error.js'
+import { KEY_HEADER } from '../key/format.js'
+import type { RatedKey } from '../protection/options.js'
 import type { Keyward } from '../service/keyward.js'
-import type { DeveloperAuth, ElevatedAuth, ProjectAuth, Requirement } from '../service/requirements.js'
+import type {
+  AuthContext,
+  DeveloperAuth,
+  ElevatedAuth,
+  ProjectAuth,
+  Requirement,
+} from '../service/requirements.js'
 import { explainMissingKey, invalidToken, readBearerToken, readKey } from './credentials.js'
 import { errorResponse } from './response.js'
 import type { BearerAuth, Guard, GuardResult, KeywardRequest } from './types.js'
@@ -32,6 +40,11 @@ export interface BearerGuardOptions<T> {
     token: string,
     request: KeywardRequest,
   ) => T | null | undefined | Promise<T | null | undefined>
+  /**
+   * The Keyward service whose `protection` applies to this guard too: a refused token counts as
+   * a failed verification of the client's address, and a throttled address is refused first.
+   */
+  readonly keyward?: Keyward
 }
 
 function checkKeyward(keyward: Keyward, guard: string): void {
@@ -54,6 +67,20 @@ function projectIdOf(request: KeywardRequest, param: string): string {
   return projectId
 }
 
+/** The verified keys of a context, for their rate limits (objects of one shape: a hot path). */
+function keysOf(auth: AuthContext): RatedKey[] {
+  const keys: RatedKey[] = []
+  if (auth.scope !== 'project') {
+    const { id, keyPrefix } = auth.developerKey
+    keys.push({ id, keyPrefix, ownerType: 'developer', ownerId: auth.developerId })
+  }
+  if (auth.scope !== 'developer') {
+    const { id, keyPrefix } = auth.projectKey
+    keys.push({ id, keyPrefix, ownerType: 'project', ownerId: auth.projectId })
+  }
+  return keys
+}
+
 function keyGuard<A>(
   keyward: Keyward,
   needs: { developer: boolean; project: boolean },
@@ -63,6 +90,7 @@ function keyGuard<A>(
     ok: false,
     response: errorResponse(explainMissingKey(error, request)),
   })
+  const { protection } = keyward
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
   return (request) => {
     let authenticated: Promise<unknown>
@@ -72,7 +100,17 @@ function keyGuard<A>(
         developerKey: needs.developer ? readKey(request, 'developer') : undefined,
         projectKey: needs.project ? readKey(request, 'project') : undefined,
       }
-      authenticated = keyward.authenticate(credentials, requirement)
+      authenticated = protection
+        ? protection.run({
+            request,
+            presented: {
+              [KEY_HEADER.developer]: credentials.developerKey,
+              [KEY_HEADER.project]: credentials.projectKey,
+            },
+            verify: () => keyward.authenticate(credentials, requirement),
+            keys: keysOf,
+          })
+        : keyward.authenticate(credentials, requirement)
     } catch (error) {
       return Promise.resolve(refuse(error, request))
     }
@@ -159,19 +197,34 @@ export function bearerGuard<T>(options: BearerGuardOptions<T>): Guard<BearerAuth
   if (typeof options?.verify !== 'function') {
     throw new TypeError('bearerGuard: option `verify` must be a function.')
   }
+  if (options.keyward !== undefined && typeof options.keyward?.authenticate !== 'function') {
+    throw new TypeError('bearerGuard: option `keyward` must be a Keyward service (createKeyward).')
+  }
   const { verify } = options
+  const protection = options.keyward?.protection
+  const check = async (token: string, request: KeywardRequest): Promise<BearerAuth<T>> => {
+    let claims: T | null | undefined
+    try {
+      claims = await verify(token, request)
+    } catch (error) {
+      if (isKeywardError(error)) throw error
+      claims = null
+    }
+    if (claims === null || claims === undefined) throw invalidToken()
+    return { scope: 'bearer', claims }
+  }
   return async (request) => {
     try {
       const token = readBearerToken(request)
-      let claims: T | null | undefined
-      try {
-        claims = await verify(token, request)
-      } catch (error) {
-        if (isKeywardError(error)) throw error
-        claims = null
-      }
-      if (claims === null || claims === undefined) throw invalidToken()
-      return { ok: true, auth: { scope: 'bearer', claims } }
+      const auth = protection
+        ? await protection.run({
+            request,
+            presented: {},
+            verify: () => check(token, request),
+            keys: () => [],
+          })
+        : await check(token, request)
+      return { ok: true, auth }
     } catch (error) {
       return { ok: false, response: errorResponse(error) }
     }

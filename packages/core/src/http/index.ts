@@ -4,6 +4,7 @@ export {
   type ReadJsonBodyOptions,
   readJsonObjectBody,
 } from './body.js'
+export { clientAddress, type TrustedProxy } from './client-address.js'
 export {
   type BearerGuardOptions,
   bearerGuard,
@@ -21,7 +22,7 @@ export {
   type KeyRoutesOptions,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
-export { errorResponse, jsonResponse } from './response.js'
+export { errorResponse, jsonResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,
   issuedKeyToJson,

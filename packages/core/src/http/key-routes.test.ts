@@ -47,7 +47,12 @@ async function world(options: { createProject?: 'router' | 'host' | 'twice' | 'o
       method,
       url: path,
       params,
-      header: (name) => (name === 'x-developer-key' ? init.key : undefined),
+      header: (name) =>
+        name === 'x-developer-key'
+          ? init.key
+          : name === 'content-type' && init.body !== undefined
+            ? 'application/json'
+            : undefined,
       body: () => ({
         raw:
           init.body === undefined

@@ -31,9 +31,20 @@ export function jsonResponse(
 }
 
 /**
+ * Seconds a client is told to wait (`Retry-After`) after a 503 `store_unavailable`.
+ *
+ * @example
+ * ```ts
+ * errorResponse(storeDown).headers['retry-after'] // String(STORE_RETRY_AFTER_SECONDS)
+ * ```
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5
+
+/**
  * The response for any failure: a {@link KeywardError} gets its status and the specification's
  * body; bearer-token errors add `WWW-Authenticate: Bearer` (RFC 6750); anything else becomes a
- * bare 500 `internal_error` that says nothing of it.
+ * bare 500 `internal_error` that says nothing of it. Every error carries `Cache-Control:
+ * no-store`; a 503 carries `Retry-After`, and an error's own `headers` are added.
  *
  * @example
  * ```ts
@@ -46,5 +57,8 @@ export function jsonResponse(
 export function errorResponse(error: unknown): KeywardResponse {
   const err = toKeywardError(error)
   const challenge = BEARER_CHALLENGE[err.type]
-  return jsonResponse(err.status, errorBody(err), challenge ? { 'www-authenticate': challenge } : undefined)
+  const headers: Record<string, string> = { 'cache-control': 'no-store' }
+  if (challenge) headers['www-authenticate'] = challenge
+  if (err.status === 503) headers['retry-after'] = String(STORE_RETRY_AFTER_SECONDS)
+  return jsonResponse(err.status, errorBody(err), err.headers ? { ...headers, ...err.headers } : headers)
 }

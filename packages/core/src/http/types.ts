@@ -46,6 +46,11 @@ export interface KeywardRequest {
   header(name: string): string | readonly string[] | undefined
   /** The body, when the route reads one. */
   readonly body?: () => BodySource
+  /**
+   * The address of the peer of the connection (the socket's remote address), when the runtime
+   * tells it. Forwarded headers are read only through a configured trusted proxy.
+   */
+  readonly address?: string
 }
 
 /**

@@ -2,7 +2,14 @@ import { LRUCache } from 'lru-cache'
 import type { KeyChangeFeed, KeyRecord } from '../store/types.js'
 import type { KeywardEvent } from './events.js'
 
-/** Options of the verification cache (`createKeyward({ cache })`). */
+/**
+ * Options of the verification cache (`createKeyward({ cache })`).
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({ store, cache: { maxEntries: 50_000, ttlMs: 30_000 } })
+ * ```
+ */
 export interface VerificationCacheOptions {
   /** Most entries kept; the least recently used go first. Default 10,000. */
   readonly maxEntries?: number
@@ -16,6 +23,12 @@ export interface VerificationCacheOptions {
 /**
  * What the verification cache has done since the service was built, from
  * `keyward.cacheStats()`.
+ *
+ * @example
+ * ```ts
+ * const stats = keyward.cacheStats()
+ * if (stats) metrics.gauge('keyward.cache.hit_ratio', stats.hits / Math.max(1, stats.hits + stats.misses))
+ * ```
  */
 export interface VerificationCacheStats {
   /** Lookups answered from memory (found records, active or not, and "not found"). */

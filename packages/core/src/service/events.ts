@@ -56,6 +56,21 @@ export type KeywardEvent =
       readonly type: 'cache.resumed'
     }
   | {
+      /**
+       * Failed authentications of one client address and error type during one interval, in one
+       * event, so that a flood is reported in a bounded number of lines. `address` is `other` for
+       * the addresses past the report's limit, `unknown` when the runtime does not tell it.
+       */
+      readonly type: 'auth.failures'
+      readonly address: string
+      /** The error type the client received (`rate_limited` for requests refused by the throttle). */
+      readonly errorType: string
+      readonly count: number
+      /** Up to 3 prefixes of the keys presented (8 characters), never a full key. */
+      readonly keyPrefixes: readonly string[]
+      readonly intervalSeconds: number
+    }
+  | {
       readonly type: 'store.error'
       readonly operation: string
       readonly error: unknown

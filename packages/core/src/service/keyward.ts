@@ -1,3 +1,4 @@
+import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
@@ -11,6 +12,7 @@ import {
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
 import { generateKey } from '../key/generate.js'
+import { createProtection, type Protection } from '../protection/protection.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, emitter } from './events.js'
@@ -35,6 +37,8 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
+  readonly protection: Protection | undefined
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -234,7 +238,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
     const owner = await projectOwner(projectId)
     if (owner === null) {
-      const error = refusal(ErrorType.notFound, `Project ${JSON.stringify(projectId)} was not found.`, [
+      const error = refusal(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
         'path',
         'project_id',
       ])
@@ -254,7 +258,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (key.ownerId !== projectId) {
       const error = refusal(
         ErrorType.projectMismatch,
-        `The API key is not a key of project ${JSON.stringify(projectId)}.`,
+        `The API key is not a key of project ${echoValue(projectId)}.`,
         ['header', KEY_HEADER.project],
       )
       throw failed('project', 'project_mismatch', error, key)
@@ -365,6 +369,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    protection: options.protection ? createProtection(options.protection, emit) : undefined,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),

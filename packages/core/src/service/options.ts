@@ -1,4 +1,5 @@
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
+import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
 import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
@@ -28,6 +29,11 @@ export interface KeywardOptions {
    * before they return. `{}` for the defaults; off when omitted or `false`.
    */
   readonly cache?: VerificationCacheOptions | false
+  /**
+   * Abuse protection of the HTTP guards: failed verifications throttled per client address,
+   * rate limits per key, failures reported aggregated (`auth.failures` events). Off when absent.
+   */
+  readonly protection?: ProtectionOptions
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -63,6 +69,7 @@ export function checkOptions(options: KeywardOptions): void {
     )
   }
   checkCacheOptions(options)
+  checkProtectionOptions(options.protection)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
     if (options[fn] !== undefined && typeof options[fn] !== 'function') {
       throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)

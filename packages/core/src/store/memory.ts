@@ -77,6 +77,10 @@ export class MemoryKeyStore implements KeyStore {
     return updated
   }
 
+  #changed(record: KeyRecord): void {
+    this.changes.publish({ type: 'changed', hash: record.hash, id: record.id })
+  }
+
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
     const owners: KeyOwnerSummary[] = []
     for (const [key, list] of this.#byOwner) {
@@ -94,10 +98,6 @@ export class MemoryKeyStore implements KeyStore {
       (a, b) =>
         a.firstCreatedAt.getTime() - b.firstCreatedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     )
-  }
-
-  #changed(record: KeyRecord): void {
-    this.changes.publish({ type: 'changed', hash: record.hash, id: record.id })
   }
 
   #index(record: KeyRecord): void {

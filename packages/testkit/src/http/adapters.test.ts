@@ -8,6 +8,7 @@ import * as kwHono from '@keyward/hono'
 import express from 'express'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
+import { RateLimiterMemory } from 'rate-limiter-flexible'
 import type { HttpAdapterHarness, RunningServer } from './conformance.js'
 import { runHttpConformance } from './conformance.js'
 import type { ConformanceApp } from './world.js'
@@ -35,7 +36,7 @@ const expressHarness: HttpAdapterHarness = {
     )
     server.get('/conformance/projects/:project_id/project', kwExpress.requireProject(keyward), answer)
     server.post('/conformance/projects/:project_id/elevated', kwExpress.requireElevated(keyward), answer)
-    server.get('/conformance/bearer', kwExpress.requireBearer({ verify: app.verifyToken }), answer)
+    server.get('/conformance/bearer', kwExpress.requireBearer({ verify: app.verifyToken, keyward }), answer)
     server.get('/conformance/throws', () => {
       throw app.failure
     })
@@ -75,7 +76,7 @@ const fastifyHarness: HttpAdapterHarness = {
     )
     server.get(
       '/conformance/bearer',
-      { onRequest: kwFastify.requireBearer({ verify: app.verifyToken }) },
+      { onRequest: kwFastify.requireBearer({ verify: app.verifyToken, keyward }) },
       answer,
     )
     server.get('/conformance/throws', async () => {
@@ -106,7 +107,7 @@ const honoHarness: HttpAdapterHarness = {
     server.post('/conformance/projects/:project_id/elevated', kwHono.requireElevated(keyward), (c) =>
       c.json({ auth: c.get('keyward') }),
     )
-    server.get('/conformance/bearer', kwHono.requireBearer({ verify: app.verifyToken }), (c) =>
+    server.get('/conformance/bearer', kwHono.requireBearer({ verify: app.verifyToken, keyward }), (c) =>
       c.json({ auth: c.get('keyward') }),
     )
     server.get('/conformance/throws', () => {
@@ -124,4 +125,7 @@ const honoHarness: HttpAdapterHarness = {
   },
 }
 
-runHttpConformance({ adapters: [expressHarness, fastifyHarness, honoHarness] })
+runHttpConformance({
+  adapters: [expressHarness, fastifyHarness, honoHarness],
+  limiter: (settings) => new RateLimiterMemory(settings),
+})

@@ -1,8 +1,9 @@
-import type { LegacyDeveloperKeyPolicy } from '@keyward/core'
+import type { LegacyDeveloperKeyPolicy, LimiterFactory } from '@keyward/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
+import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
 
@@ -22,7 +23,8 @@ export interface RunningServer {
  * - `GET /conformance/projects/:project_id/owner`: require a developer key of the project's owner;
  * - `GET /conformance/projects/:project_id/project`: require an API key of the project;
  * - `POST /conformance/projects/:project_id/elevated`: require both;
- * - `GET /conformance/bearer`: require a bearer token verified by `app.verifyToken`;
+ * - `GET /conformance/bearer`: require a bearer token verified by `app.verifyToken`, with
+ *   `keyward: app.keyward` (its protection counts refused tokens);
  * - `GET /conformance/throws`: throws `app.failure` (a `KeywardError`) from the route.
  */
 export interface HttpAdapterHarness {
@@ -34,6 +36,11 @@ export interface HttpAdapterHarness {
 export interface HttpConformanceOptions {
   /** The adapters under test. With more than one, their answers must be identical. */
   readonly adapters: readonly HttpAdapterHarness[]
+  /**
+   * Builds the counters of the protection sequence (throttle and key rate limits), e.g.
+   * `(settings) => new RateLimiterMemory(settings)`. Without it, that sequence is skipped.
+   */
+  readonly limiter?: LimiterFactory
 }
 
 interface Target {
@@ -41,7 +48,13 @@ interface Target {
   readonly server: RunningServer
 }
 
-const COMPARED_HEADERS = ['content-type', 'www-authenticate', 'cache-control'] as const
+const COMPARED_HEADERS = [
+  'content-type',
+  'www-authenticate',
+  'cache-control',
+  'retry-after',
+  'connection',
+] as const
 const MASKED_FIELDS = new Set(['id', 'key', 'key_prefix', 'display', 'keyPrefix'])
 
 /** A success body with its random fields (ids, keys, prefixes) masked, for comparison across adapters. */
@@ -101,6 +114,10 @@ function checkExpectation(testCase: HttpCase, response: RawResponse, target: Tar
   expect(typeof detail.msg === 'string' && detail.msg.length > 0).toBe(true)
   expect(response.headers['content-type']).toEqual(['application/json; charset=utf-8'])
   expect(response.headers['www-authenticate']).toEqual(e.challenge ? [e.challenge] : undefined)
+  expect(response.headers['cache-control'], 'every error carries Cache-Control: no-store').toEqual([
+    'no-store',
+  ])
+  if (response.status === 503) expect(response.headers['retry-after']?.[0]).toMatch(/^\d+$/)
 }
 
 /**
@@ -129,7 +146,7 @@ function comparable(testCase: HttpCase, request: RawRequest, response: RawRespon
  * ```
  */
 export function runHttpConformance(options: HttpConformanceOptions): void {
-  const { adapters } = options
+  const { adapters, limiter } = options
   const names = adapters.map((a) => a.name).join(', ')
 
   describe(`HTTP adapter conformance: ${names}`, () => {
@@ -174,5 +191,8 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
         }
       })
     }
+
+    describeProtection(adapters, limiter)
+    describeBodyFlood(adapters)
   })
 }

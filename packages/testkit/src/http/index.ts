@@ -5,6 +5,7 @@ export {
   type RunningServer,
   runHttpConformance,
 } from './conformance.js'
+export { type FloodOutcome, sendChunkedFlood } from './flood-body.js'
 export { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 export {
   CONFORMANCE_NOW,

@@ -8,6 +8,7 @@ import {
   type LegacyDeveloperKeyPolicy,
   MemoryKeyStore,
   type ProjectRecord,
+  type ProtectionOptions,
 } from '@keyward/core'
 
 /** What every adapter under test serves: the same service, project callback and token verifier. */
@@ -28,7 +29,9 @@ export const CONFORMANCE_TOKEN = 'tok.proj-1_~+/=='
 /** A store that can be taken down, to prove that an outage fails closed. */
 class SwitchableStore extends MemoryKeyStore {
   down = false
+  lookups = 0
   override async findKeyByHash(hash: string) {
+    this.lookups++
     if (this.down) throw new Error('ECONNREFUSED 10.0.0.7:5432')
     return super.findKeyByHash(hash)
   }
@@ -41,6 +44,8 @@ export interface ConformanceWorld {
   readonly events: KeywardEvent[]
   readonly projects: Map<string, ProjectRecord>
   setStoreDown(down: boolean): void
+  /** How many lookups by hash the store has answered. */
+  lookups(): number
   /** Developer keys of dev-1 and dev-2, API keys of proj-1 (owned by dev-1) and proj-2 (dev-2). */
   readonly keys: { readonly d1: string; readonly d2: string; readonly p1: string; readonly p2: string }
   /** A deactivated API key of proj-1, and a legacy `dk_` developer key of dev-1. */
@@ -49,7 +54,8 @@ export interface ConformanceWorld {
 }
 
 /**
- * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for byte.
+ * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for
+ * byte. With `protection`, its service throttles failed verifications and rate-limits keys.
  *
  * @example
  * ```ts
@@ -57,7 +63,10 @@ export interface ConformanceWorld {
  * const auth = await keyward.authenticate({ projectKey: keys.p1 }, { scope: 'project', projectId: 'proj-1' })
  * ```
  */
-export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): Promise<ConformanceWorld> {
+export async function createConformanceWorld(
+  legacy: LegacyDeveloperKeyPolicy,
+  protection?: ProtectionOptions,
+): Promise<ConformanceWorld> {
   const store = new SwitchableStore()
   const events: KeywardEvent[] = []
   const projects = new Map<string, ProjectRecord>()
@@ -67,6 +76,7 @@ export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): 
     now: () => CONFORMANCE_NOW,
     projectOwner: (id) => projects.get(id)?.developerId ?? null,
     onEvent: (event) => events.push(event),
+    ...(protection ? { protection } : {}),
   })
   for (const [id, developerId] of [
     ['proj-1', 'dev-1'],
@@ -115,6 +125,7 @@ export async function createConformanceWorld(legacy: LegacyDeveloperKeyPolicy): 
     setStoreDown: (down) => {
       store.down = down
     },
+    lookups: () => store.lookups,
     keys,
     inactiveKey: inactive.key,
     legacyKey,

@@ -1,0 +1,185 @@
+// A flood of 100,000 unknown keys from one client address while normal traffic with a valid key
+// comes from another, in one run: how many store lookups the flood causes, and the valid
+// traffic's throughput during the flood against its throughput before and after it.
+// The server (Hono on @hono/node-server, memory store, throttle counters in memory) believes
+// X-Forwarded-For from one trusted proxy, which gives the two load generators two addresses.
+// Server on CPU 0; the valid load (this process) and the flood (a child) share CPU 1.
+//
+//   pnpm bench flood       (FLOOD_REQUESTS=100000, FLOOD_RATE=2000 requests/s, 0 = as fast as
+//                          the flood's process can send; FLOOD_LIMIT=100, FLOOD_WINDOW_SECONDS=1.5)
+import { spawn, spawnSync } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const SELF = fileURLToPath(import.meta.url)
+const FLOOD_REQUESTS = Number(process.env.FLOOD_REQUESTS || 100_000)
+const RATE = Number(process.env.FLOOD_RATE ?? 2000)
+const LIMIT = Number(process.env.FLOOD_LIMIT || 100)
+const WINDOW_SECONDS = Number(process.env.FLOOD_WINDOW_SECONDS || 1.5)
+const ATTACKER = '203.0.113.66'
+const CLIENT = '198.51.100.10'
+
+// ---- server side -------------------------------------------------------------------------
+
+async function serve(failedAuthLimit) {
+  const { createKeyward, MemoryKeyStore } = await import('@keyward/core')
+  const { requireProject } = await import('@keyward/hono')
+  const { Hono } = await import('hono')
+  const { serve: serveNode } = await import('@hono/node-server')
+  const { RateLimiterMemory } = await import('rate-limiter-flexible')
+  let unknownLookups = 0
+  class CountingStore extends MemoryKeyStore {
+    async findKeyByHash(hash) {
+      const record = await super.findKeyByHash(hash)
+      if (record === null) unknownLookups++
+      return record
+    }
+  }
+  const keyward = createKeyward({
+    store: new CountingStore(),
+    projectOwner: () => 'dev-1',
+    protection: {
+      limiter: (settings) => new RateLimiterMemory(settings),
+      failedAuthLimit,
+      failedAuthWindowSeconds: 3600,
+      trustedProxy: { header: 'x-forwarded-for', hops: 1 },
+    },
+  })
+  const { key } = await keyward.issueProjectKey('p1')
+  const app = new Hono()
+  app.get('/items/:project_id', requireProject(keyward), (c) => c.json({ ok: true }))
+  app.get('/stats', (c) => c.json({ unknownLookups }))
+  const server = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+    process.stdout.write(`${JSON.stringify({ port: info.port, key })}\n`),
+  )
+  process.on('SIGTERM', () => server.close(() => process.exit(0)))
+}
+
+// ---- flood side (a child process) ----------------------------------------------------------
+
+async function flood(port) {
+  const { default: autocannon } = await import('autocannon')
+  let n = 0
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/items/p1`,
+    connections: 10,
+    amount: FLOOD_REQUESTS,
+    ...(RATE > 0 ? { overallRate: RATE } : {}),
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: {
+            'x-forwarded-for': `10.9.9.9, ${ATTACKER}`,
+            'x-api-key': `ak_${String(n++).padStart(32, 'F')}`,
+          },
+        }),
+      },
+    ],
+  })
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([s, v]) => [s, v.count]))
+  process.stdout.write(`${JSON.stringify({ statuses, seconds: result.duration, errors: result.errors })}\n`)
+}
+
+// ---- load side ---------------------------------------------------------------------------
+
+const hasTaskset = spawnSync('taskset', ['--version']).status === 0
+const pinned = (cpu, args) =>
+  hasTaskset
+    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+
+function firstLine(child, what) {
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code} before answering`)))
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)))
+  })
+}
+
+async function validWindow(autocannon, port, key) {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/items/p1`,
+    connections: 8,
+    duration: WINDOW_SECONDS,
+    headers: { 'x-forwarded-for': `10.9.9.9, ${CLIENT}`, 'x-api-key': key },
+  })
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`valid traffic: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  }
+  return result.requests.total / WINDOW_SECONDS
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+async function run(autocannon, failedAuthLimit) {
+  const server = pinned(0, [SELF, '--serve', String(failedAuthLimit)])
+  const { port, key } = await firstLine(server, 'server')
+  try {
+    await validWindow(autocannon, port, key) // warm-up
+    const before = []
+    for (let i = 0; i < 3; i++) before.push(await validWindow(autocannon, port, key))
+    const flooder = pinned(1, [SELF, '--flood', String(port)])
+    const floodDone = firstLine(flooder, 'flood')
+    let floodOver = false
+    floodDone.then(() => {
+      floodOver = true
+    })
+    const during = []
+    while (!floodOver) {
+      const rps = await validWindow(autocannon, port, key)
+      // A window counts as flooded only if the flood lasted all through it.
+      if (!floodOver) during.push(rps)
+    }
+    const floodResult = await floodDone
+    const after = []
+    for (let i = 0; i < 3; i++) after.push(await validWindow(autocannon, port, key))
+    const stats = await (await fetch(`http://127.0.0.1:${port}/stats`)).json()
+    return {
+      failedAuthLimit,
+      unflooded: median([...before, ...after]),
+      flooded: during.length ? median(during) : Number.NaN,
+      windows: during.length,
+      flood: floodResult,
+      lookups: stats.unknownLookups,
+    }
+  } finally {
+    server.kill('SIGTERM')
+  }
+}
+
+async function main() {
+  const { default: autocannon } = await import('autocannon')
+  if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+  const rows = []
+  for (const limit of [LIMIT, 0]) {
+    const r = await run(autocannon, limit)
+    const fmt = (n) => Math.round(n).toLocaleString('en-US')
+    const statuses = Object.entries(r.flood.statuses)
+      .map(([status, count]) => `${fmt(count)} x ${status}`)
+      .join(', ')
+    rows.push(
+      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${(r.flooded / r.unflooded).toFixed(2)}x |`,
+    )
+  }
+  console.log(
+    [
+      '| throttle | flood (unknown keys, one address) | store lookups caused by the flood | valid req/s unflooded | valid req/s during the flood | ratio |',
+      '| --- | --- | --- | --- | --- | --- |',
+      ...rows,
+    ].join('\n'),
+  )
+  console.log(
+    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows, medians (unflooded: 3 windows before and 3 after the flood).`,
+  )
+}
+
+const [mode, arg] = process.argv.slice(2)
+if (mode === '--serve') await serve(Number(arg))
+else if (mode === '--flood') await flood(Number(arg))
+else await main()

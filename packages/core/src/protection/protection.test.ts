@@ -1,0 +1,217 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { describe, expect, it } from 'vitest'
+import { bearerGuard, projectGuard } from '../http/guards.js'
+import type { KeywardRequest } from '../http/types.js'
+import type { KeywardEvent } from '../service/events.js'
+import { createKeyward } from '../service/keyward.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import type { LimiterFactory } from './limiter.js'
+import type { ProtectionOptions } from './options.js'
+
+const memory: LimiterFactory = (settings) => new RateLimiterMemory(settings)
+const unknownKey = (i: number) => `ak_${String(i).padStart(32, 'Z')}`
+
+/** A store that counts its lookups by hash. */
+class CountingStore extends MemoryKeyStore {
+  lookups = 0
+  override findKeyByHash(hash: string) {
+    this.lookups++
+    return super.findKeyByHash(hash)
+  }
+}
+
+async function world(protection: Partial<ProtectionOptions> = {}) {
+  const events: KeywardEvent[] = []
+  const store = new CountingStore()
+  const keyward = createKeyward({
+    store,
+    projectOwner: () => 'd1',
+    onEvent: (event) => events.push(event),
+    protection: { limiter: memory, failedAuthLimit: 5, ...protection },
+  })
+  const key = (await keyward.issueProjectKey('p1')).key
+  const guard = projectGuard(keyward)
+  const call = (apiKey: string, address = '203.0.113.7', headers: Record<string, string> = {}) => {
+    const request: KeywardRequest = {
+      method: 'GET',
+      url: '/',
+      params: { project_id: 'p1' },
+      header: (name) => (name === 'x-api-key' ? apiKey : headers[name]),
+      address,
+    }
+    return guard(request)
+  }
+  return { keyward, store, events, key, call }
+}
+
+const statusOf = async (result: ReturnType<Awaited<ReturnType<typeof world>>['call']>) => {
+  const r = await result
+  return r.ok ? 200 : r.response.status
+}
+
+describe('failed-verification throttle', () => {
+  it('answers 429 rate_limited with Retry-After past the limit, to a valid key too, before any lookup', async () => {
+    const w = await world()
+    for (let i = 0; i < 5; i++) expect(await statusOf(w.call(unknownKey(i)))).toBe(401)
+    expect(w.store.lookups).toBe(5)
+    for (const key of [unknownKey(99), w.key]) {
+      const result = await w.call(key)
+      expect(result.ok).toBe(false)
+      if (result.ok) return
+      expect(result.response.status).toBe(429)
+      expect(JSON.parse(result.response.body)).toEqual({
+        detail: [
+          {
+            loc: [],
+            msg: expect.stringMatching(
+              /^Too many failed authentications from this address: try again in \d+ seconds\.$/,
+            ),
+            type: 'rate_limited',
+          },
+        ],
+      })
+      expect(Number(result.response.headers['retry-after'])).toBeGreaterThanOrEqual(59)
+      expect(result.response.headers['cache-control']).toBe('no-store')
+    }
+    // A guess made while throttled is never looked up, so never confirmed.
+    expect(w.store.lookups).toBe(5)
+    // Another address is not concerned.
+    expect(await statusOf(w.call(w.key, '198.51.100.1'))).toBe(200)
+  })
+
+  it('counts only presented credentials that fail, not valid ones nor missing ones', async () => {
+    const w = await world()
+    for (let i = 0; i < 20; i++) expect(await statusOf(w.call(w.key))).toBe(200)
+    for (let i = 0; i < 20; i++) expect(await statusOf(w.call(''))).toBe(401)
+    expect(await statusOf(w.call(w.key))).toBe(200)
+  })
+
+  it('keeps concurrent guesses of a throttled address within the limit', async () => {
+    const w = await world({ failedAuthLimit: 10 })
+    expect(await statusOf(w.call(unknownKey(0)))).toBe(401)
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => statusOf(w.call(unknownKey(i + 1)))),
+    )
+    expect(statuses.filter((s) => s === 401)).toHaveLength(9)
+    expect(w.store.lookups).toBe(10)
+  })
+
+  it('reads the client address from the socket, and a forwarded header only when it is trusted', async () => {
+    const spoofed = { 'x-forwarded-for': '192.0.2.1' }
+    const open = await world({ failedAuthLimit: 1 })
+    expect(await statusOf(open.call(unknownKey(1), '10.0.0.1', spoofed))).toBe(401)
+    // A changed X-Forwarded-For does not escape the throttle of the socket's address.
+    expect(await statusOf(open.call(open.key, '10.0.0.1', { 'x-forwarded-for': '192.0.2.2' }))).toBe(429)
+
+    const proxied = await world({ failedAuthLimit: 1, trustedProxy: { header: 'x-forwarded-for', hops: 1 } })
+    const via = (client: string) => ({ 'x-forwarded-for': `6.6.6.6, ${client}` })
+    expect(await statusOf(proxied.call(unknownKey(1), '10.0.0.1', via('192.0.2.1')))).toBe(401)
+    expect(await statusOf(proxied.call(proxied.key, '10.0.0.1', via('192.0.2.1')))).toBe(429)
+    // The proxy's own address is not throttled for its other clients; the left part is not believed.
+    expect(await statusOf(proxied.call(proxied.key, '10.0.0.1', via('192.0.2.2')))).toBe(200)
+  })
+
+  it('is off with failedAuthLimit 0', async () => {
+    const w = await world({ failedAuthLimit: 0 })
+    for (let i = 0; i < 20; i++) expect(await statusOf(w.call(unknownKey(i)))).toBe(401)
+    expect(await statusOf(w.call(w.key))).toBe(200)
+  })
+
+  it('counts refused bearer tokens too, when the bearer guard names the service', async () => {
+    const w = await world({ failedAuthLimit: 2 })
+    const guard = bearerGuard({
+      verify: (token) => (token === 'good' ? { ok: true } : null),
+      keyward: w.keyward,
+    })
+    const call = (token: string) =>
+      guard({
+        method: 'GET',
+        url: '/',
+        params: {},
+        header: (name) => (name === 'authorization' ? `Bearer ${token}` : undefined),
+        address: '192.0.2.9',
+      }).then((r) => (r.ok ? 200 : r.response.status))
+    expect([await call('bad1'), await call('bad2'), await call('good')]).toEqual([401, 401, 429])
+  })
+
+  it('fails open when the counters cannot be reached, and says so once', async () => {
+    const broken: LimiterFactory = () => ({
+      get: () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),
+      penalty: () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),
+      consume: () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),
+    })
+    const w = await world({ limiter: broken })
+    for (let i = 0; i < 10; i++) expect(await statusOf(w.call(unknownKey(i)))).toBe(401)
+    expect(await statusOf(w.call(w.key))).toBe(200)
+    expect(w.events.filter((e) => e.type === 'store.error')).toHaveLength(1)
+  })
+})
+
+describe('failure reports', () => {
+  it('sums a flood into one auth.failures event per address and error type per interval', async () => {
+    const w = await world({ failedAuthLimit: 50, reportIntervalSeconds: 1 })
+    for (let i = 0; i < 2_000; i++) await w.call(unknownKey(i), i % 2 ? '203.0.113.7' : '203.0.113.8')
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const reports = w.events.filter((e) => e.type === 'auth.failures')
+    expect(reports).toHaveLength(4)
+    expect(reports).toContainEqual({
+      type: 'auth.failures',
+      address: '203.0.113.7',
+      errorType: 'key_invalid',
+      count: 50,
+      keyPrefixes: ['ak_ZZZZZ'],
+      intervalSeconds: 1,
+    })
+    expect(reports).toContainEqual(
+      expect.objectContaining({ address: '203.0.113.8', errorType: 'rate_limited', count: 950 }),
+    )
+    expect(JSON.stringify(reports)).not.toMatch(/ak_Z{6}/)
+  })
+})
+
+describe('per-key rate limits', () => {
+  it('answers 429 with RateLimit-Policy, RateLimit and Retry-After once a key has spent its window', async () => {
+    const w = await world({ keyRateLimits: { project: { limit: 3, windowSeconds: 60 } } })
+    for (let i = 0; i < 3; i++) expect(await statusOf(w.call(w.key))).toBe(200)
+    const result = await w.call(w.key)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.response.status).toBe(429)
+    const { headers } = result.response
+    expect(headers['ratelimit-policy']).toBe('"key";q=3;w=60')
+    expect(headers.ratelimit).toMatch(/^"key";r=0;t=(59|60)$/)
+    expect(headers['retry-after']).toMatch(/^(59|60)$/)
+    expect(JSON.parse(result.response.body).detail[0]).toMatchObject({
+      loc: ['header', 'x-api-key'],
+      type: 'rate_limited',
+    })
+  })
+
+  it('takes the host callback rateLimitFor before the owner-type limits', async () => {
+    const w = await world({
+      keyRateLimits: { project: { limit: 1, windowSeconds: 60 } },
+      rateLimitFor: (key) => (key.ownerId === 'p1' ? { limit: 2, windowSeconds: 60 } : null),
+    })
+    expect([
+      await statusOf(w.call(w.key)),
+      await statusOf(w.call(w.key)),
+      await statusOf(w.call(w.key)),
+    ]).toEqual([200, 200, 429])
+  })
+})
+
+describe('protection options', () => {
+  it('are checked when the service is built', () => {
+    const store = new MemoryKeyStore()
+    const build = (protection: unknown) => () =>
+      createKeyward({ store, protection: protection as ProtectionOptions })
+    expect(build({})).toThrow('`protection.limiter`')
+    expect(build({ limiter: memory, failedAuthLimit: -1 })).toThrow('`protection.failedAuthLimit`')
+    expect(build({ limiter: memory, trustedProxy: { header: 'X-Forwarded-For' } })).toThrow(
+      'trustedProxy.header',
+    )
+    expect(build({ limiter: memory, keyRateLimits: { project: { limit: 0, windowSeconds: 1 } } })).toThrow(
+      'keyRateLimits.project',
+    )
+  })
+})

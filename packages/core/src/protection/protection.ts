@@ -1,0 +1,154 @@
+import { isKeywardError, KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import { clientAddress } from '../http/client-address.js'
+import type { KeywardRequest } from '../http/types.js'
+import type { KeywardEvent } from '../service/events.js'
+import { failureReport } from './failure-report.js'
+import { keyRateLimiter } from './key-rate-limit.js'
+import { isLimiterState, type Limiter, secondsLeft } from './limiter.js'
+import { PROTECTION_DEFAULTS, type ProtectionOptions, type RatedKey } from './options.js'
+
+/** The failures that count against an address: a credential was presented and did not verify. */
+const COUNTED: ReadonlySet<string> = new Set([
+  ErrorType.keyMalformed,
+  ErrorType.keyLegacyPrefix,
+  ErrorType.keyInvalid,
+  ErrorType.keyWrongType,
+  ErrorType.tokenInvalid,
+])
+
+// The first 8 characters of a presented value, when they look like a key's prefix: anything
+// else a client sends is not repeated in a log line.
+const PREFIX = /^[a-z]{2}_[A-Za-z0-9_-]{5}/
+
+/** @internal What a guard verifies, with the protection around it. */
+export interface Protected<A> {
+  readonly request: KeywardRequest
+  /** The credentials presented, by header name, to name their prefix in failure reports. */
+  readonly presented: Readonly<Record<string, string | undefined>>
+  readonly verify: () => Promise<A>
+  /** The keys to rate-limit once verified. */
+  readonly keys: (auth: A) => readonly RatedKey[]
+}
+
+/**
+ * The guards' abuse protection, built by `createKeyward` from its `protection` option; the
+ * guards run every verification through it. Hosts configure it, they do not call it.
+ *
+ * @example
+ * ```ts
+ * keyward.protection === undefined // true unless createKeyward was given `protection`
+ * ```
+ */
+export interface Protection {
+  /** @internal Runs a guard's verification: throttle first, failures counted, key limits after. */
+  run<A>(work: Protected<A>): Promise<A>
+}
+
+/** @internal Builds the protection: the throttle, the key rate limits and the failure report. */
+export function createProtection(
+  options: ProtectionOptions,
+  emit: (event: KeywardEvent) => void,
+): Protection {
+  const limit = options.failedAuthLimit ?? PROTECTION_DEFAULTS.failedAuthLimit
+  const windowSeconds = options.failedAuthWindowSeconds ?? PROTECTION_DEFAULTS.failedAuthWindowSeconds
+  const prefix = options.keyPrefix ?? PROTECTION_DEFAULTS.keyPrefix
+  const report = failureReport(
+    options.reportIntervalSeconds ?? PROTECTION_DEFAULTS.reportIntervalSeconds,
+    emit,
+  )
+  const failures: Limiter | undefined =
+    limit > 0
+      ? options.limiter({ keyPrefix: `${prefix}:failed-auth`, points: limit, duration: windowSeconds })
+      : undefined
+  const keyRates = keyRateLimiter(options, prefix)
+  // Verifications in progress per address, in this process: while an address has failures,
+  // they count against its remaining allowance, so concurrent guesses cannot overshoot it.
+  const pending = new Map<string, number>()
+  let backendErrorReported = false
+
+  const backendError = (operation: string, error: unknown) => {
+    // One event per outage, not one per request: a down backend must not flood the log either.
+    if (backendErrorReported) return
+    backendErrorReported = true
+    emit({ type: 'store.error', operation, error })
+  }
+
+  // One refusal per number of seconds left, built once: a flood is answered without building
+  // an error (and capturing its stack) per request.
+  const refusals = new Map<number, KeywardError>()
+  const throttled = (seconds: number) => {
+    let refusal = refusals.get(seconds)
+    if (!refusal) {
+      refusal = new KeywardError(
+        ErrorType.rateLimited,
+        `Too many failed authentications from this address: try again in ${seconds} seconds.`,
+        [],
+        { headers: { 'retry-after': String(seconds) } },
+      )
+      refusals.set(seconds, refusal)
+    }
+    return refusal
+  }
+
+  /** Admits a verification from `address`, or throws 429: never a lookup for a throttled address. */
+  async function admit(address: string): Promise<void> {
+    if (!failures) return
+    let state: Awaited<ReturnType<Limiter['get']>>
+    try {
+      state = await failures.get(address)
+      backendErrorReported = false
+    } catch (error) {
+      // The throttle fails open: the key checks themselves still fail closed.
+      backendError('throttle.get', error)
+      state = null
+    }
+    const counted = state?.consumedPoints ?? 0
+    const inFlight = counted > 0 ? (pending.get(address) ?? 0) : 0
+    if (state && counted + inFlight >= limit) {
+      report.add(address, ErrorType.rateLimited, undefined)
+      throw throttled(counted >= limit ? secondsLeft(state) : 1)
+    }
+    pending.set(address, (pending.get(address) ?? 0) + 1)
+  }
+
+  function settle(address: string): void {
+    const left = (pending.get(address) ?? 1) - 1
+    if (left > 0) pending.set(address, left)
+    else pending.delete(address)
+  }
+
+  async function failed(
+    address: string | undefined,
+    error: unknown,
+    presented: Protected<unknown>['presented'],
+  ) {
+    if (!isKeywardError(error) || !COUNTED.has(error.type)) return
+    const value = presented[error.loc[1] ?? '']
+    report.add(address, error.type, value === undefined ? undefined : PREFIX.exec(value)?.[0])
+    if (!failures || address === undefined) return
+    try {
+      await failures.penalty(address, 1)
+    } catch (cause) {
+      if (!isLimiterState(cause)) backendError('throttle.penalty', cause)
+    }
+  }
+
+  return {
+    async run(work) {
+      const address = clientAddress(work.request, options.trustedProxy)
+      if (address !== undefined) await admit(address)
+      let auth: Awaited<ReturnType<typeof work.verify>>
+      try {
+        auth = await work.verify()
+      } catch (error) {
+        await failed(address, error, work.presented)
+        throw error
+      } finally {
+        if (address !== undefined && failures) settle(address)
+      }
+      if (keyRates) await keyRates.take(work.keys(auth), backendError)
+      return auth
+    },
+  }
+}

@@ -1,0 +1,223 @@
+import type { LimiterFactory } from '@keyward/core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiKey, developerKey, ROUTES, unknownKey } from './case.js'
+import type { HttpAdapterHarness, RunningServer } from './conformance.js'
+import { sendChunkedFlood } from './flood-body.js'
+import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { type ConformanceWorld, createConformanceWorld } from './world.js'
+
+/** The protection of the suite's protected world: small limits, a trusted proxy header. */
+const FAILED_AUTH_LIMIT = 3
+const KEY_LIMIT = 2
+
+interface Step {
+  readonly name: string
+  readonly request: (world: ConformanceWorld) => RawRequest
+  readonly status: number
+  readonly type?: string
+  /** The store is asked (true) or not (false). */
+  readonly lookup: boolean
+}
+
+const from = (address: string) => ['X-Forwarded-For', `198.51.100.250, ${address}`] as const
+const P1 = ROUTES.project('proj-1')
+const ATTACKER = '192.0.2.66'
+const CLIENT = '192.0.2.10'
+
+const STEPS: readonly Step[] = [
+  ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
+    name: `guess ${i + 1} from one address: 401`,
+    request: () => ({ method: 'GET', path: P1, headers: [apiKey(unknownKey()), from(ATTACKER)] }),
+    status: 401,
+    type: 'key_invalid',
+    lookup: true,
+  })),
+  {
+    name: 'then a valid key from that address: 429 before any lookup',
+    request: (w) => ({ method: 'GET', path: P1, headers: [apiKey(w.keys.p1), from(ATTACKER)] }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: false,
+  },
+  {
+    name: 'a key route from that address: 429',
+    request: (w) => ({
+      method: 'GET',
+      path: '/api/v1/auth/developer-keys',
+      headers: [developerKey(w.keys.d1), from(ATTACKER)],
+    }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: false,
+  },
+  {
+    name: 'a bearer token from that address: 429',
+    request: () => ({
+      method: 'GET',
+      path: ROUTES.bearer,
+      headers: [['Authorization', 'Bearer some.token'], from(ATTACKER)],
+    }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: false,
+  },
+  ...Array.from({ length: KEY_LIMIT }, (_, i) => ({
+    name: `request ${i + 1} of a key from another address: 200`,
+    request: (w: ConformanceWorld) => ({
+      method: 'GET',
+      path: P1,
+      headers: [apiKey(w.keys.p1), from(CLIENT)],
+    }),
+    status: 200,
+    lookup: true,
+  })),
+  {
+    name: 'past the key limit: 429 with RateLimit-Policy and RateLimit',
+    request: (w) => ({ method: 'GET', path: P1, headers: [apiKey(w.keys.p1), from(CLIENT)] }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: true,
+  },
+  // Without the forwarded header, the address is the socket's: the adapter must pass it.
+  ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
+    name: `guess ${i + 1} without a forwarded header: 401`,
+    request: () => ({ method: 'GET', path: ROUTES.developer, headers: [developerKey(unknownKey())] }),
+    status: 401,
+    type: 'key_invalid',
+    lookup: true,
+  })),
+  {
+    name: 'then a valid key from the same socket address: 429',
+    request: (w) => ({ method: 'GET', path: ROUTES.developer, headers: [developerKey(w.keys.d1)] }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: false,
+  },
+]
+
+const COMPARED = ['content-type', 'cache-control', 'ratelimit-policy'] as const
+// Seconds left in a window may differ by one between adapters asked a moment apart.
+const SECONDS = /\b(?:59|60)\b/g
+
+function comparable(response: RawResponse) {
+  // A success of a `/conformance/` route is the host's own answer, with its framework's headers.
+  if (response.status < 400) return { status: response.status }
+  return {
+    status: response.status,
+    headers: Object.fromEntries(COMPARED.map((h) => [h, response.headers[h]])),
+    retryAfter: response.headers['retry-after']?.map((v) => v.replace(SECONDS, 'N')),
+    rateLimit: response.headers.ratelimit?.map((v) => v.replace(SECONDS, 'N')),
+    body: response.body.replace(SECONDS, 'N'),
+  }
+}
+
+/**
+ * @internal The protection sequence: an address is throttled after its failed verifications,
+ * before any lookup, on key, key-route and bearer guards alike, and a key's rate limit is
+ * enforced, with the same answers on every adapter.
+ */
+export function describeProtection(
+  adapters: readonly HttpAdapterHarness[],
+  limiter: LimiterFactory | undefined,
+) {
+  describe('abuse protection: throttle and key rate limits', () => {
+    const servers = new Map<string, { world: ConformanceWorld; server: RunningServer }>()
+    beforeAll(async () => {
+      if (!limiter) return
+      for (const adapter of adapters) {
+        const world = await createConformanceWorld('reject', {
+          limiter,
+          failedAuthLimit: FAILED_AUTH_LIMIT,
+          trustedProxy: { header: 'x-forwarded-for', hops: 1 },
+          keyRateLimits: { project: { limit: KEY_LIMIT, windowSeconds: 60 } },
+          keyPrefix: `kw-conformance-${adapter.name}-${Date.now().toString(36)}`,
+        })
+        servers.set(adapter.name, { world, server: await adapter.listen(world.app) })
+      }
+    })
+    afterAll(async () => {
+      for (const { server } of servers.values()) await server.close()
+    })
+
+    it.skipIf(!limiter)(
+      'answers the same sequence on every adapter (skipped without a `limiter` option)',
+      async () => {
+        for (const step of STEPS) {
+          const answers: Array<{ adapter: string; value: unknown }> = []
+          for (const adapter of adapters) {
+            const { world, server } = servers.get(adapter.name)!
+            const before = world.lookups()
+            const response = await sendRaw(server.origin, step.request(world))
+            expect({ step: step.name, status: response.status }).toEqual({
+              step: step.name,
+              status: step.status,
+            })
+            expect({ step: step.name, lookup: world.lookups() > before }).toEqual({
+              step: step.name,
+              lookup: step.lookup,
+            })
+            if (step.type) {
+              expect(JSON.parse(response.body).detail[0].type).toBe(step.type)
+              expect(response.headers['cache-control']).toEqual(['no-store'])
+            }
+            if (step.status === 429) expect(response.headers['retry-after']?.[0]).toMatch(/^\d+$/)
+            answers.push({ adapter: adapter.name, value: comparable(response) })
+          }
+          for (const answer of answers.slice(1)) {
+            expect({ step: step.name, adapter: answer.adapter, answer: answer.value }).toEqual({
+              step: step.name,
+              adapter: answer.adapter,
+              answer: answers[0]!.value,
+            })
+          }
+        }
+        const first = servers.get(adapters[0]!.name)!
+        const keyLimited = STEPS[FAILED_AUTH_LIMIT + 3 + KEY_LIMIT]!
+        const response = await sendRaw(first.server.origin, keyLimited.request(first.world))
+        expect(response.headers['ratelimit-policy']).toEqual([`"key";q=${KEY_LIMIT};w=60`])
+        expect(response.headers.ratelimit?.[0]).toMatch(/^"key";r=0;t=\d+$/)
+      },
+    )
+  })
+}
+
+const MB = 1024 * 1024
+
+/**
+ * @internal A 200 MB chunked body to a key route: 413 while it streams, the rest unread (the
+ * server closes the connection), this process's memory bounded, on every adapter.
+ */
+export function describeBodyFlood(adapters: readonly HttpAdapterHarness[]) {
+  describe('a 200 MB chunked body', () => {
+    const servers = new Map<string, { world: ConformanceWorld; server: RunningServer }>()
+    beforeAll(async () => {
+      for (const adapter of adapters) {
+        const world = await createConformanceWorld('reject')
+        servers.set(adapter.name, { world, server: await adapter.listen(world.app) })
+      }
+    })
+    afterAll(async () => {
+      for (const { server } of servers.values()) await server.close()
+    })
+
+    for (const adapter of adapters) {
+      it(`${adapter.name}: answers 413 and stops reading, memory bounded`, async () => {
+        const { world, server } = servers.get(adapter.name)!
+        const outcome = await sendChunkedFlood(
+          server.origin,
+          '/api/v1/auth/developer-keys',
+          [
+            ['X-Developer-Key', world.keys.d1],
+            ['Content-Type', 'application/json'],
+          ],
+          200 * MB,
+        )
+        expect(outcome.status, outcome.response.slice(0, 300)).toBe(413)
+        expect(outcome.response).toContain('"type":"payload_too_large"')
+        // The server stopped taking the body: what it accepted is socket buffers, not 200 MB.
+        expect(outcome.bytesAccepted).toBeLessThan(32 * MB)
+        expect(outcome.rssGrowth).toBeLessThan(64 * MB)
+      })
+    }
+  })
+}
