@@ -1,8 +1,16 @@
 // authenticate() on MemoryKeyStore against a hand-written floor: the least work a correct
 // verifier can do (format regex, SHA-256, one Map lookup), in the same process and run.
 import { hash } from 'node:crypto'
-import { createKeyward, generateKey, KEY_PATTERN, MemoryKeyStore } from '@keyward/core'
-import { machineLine, measure, table } from './harness.mjs'
+import {
+  API_SCHEMAS,
+  checkBody,
+  checkName,
+  createKeyward,
+  generateKey,
+  KEY_PATTERN,
+  MemoryKeyStore,
+} from '@keyward/core'
+import { machineLine, measure, pairedCpu, table } from './harness.mjs'
 
 const store = new MemoryKeyStore()
 const keyward = createKeyward({ store })
@@ -30,6 +38,7 @@ function floor(key) {
 }
 
 const requirement = { scope: 'project', projectId }
+const bodies = [{ name: 'ci runner' }, { name: 'laptop', expires_in_days: 30 }, {}]
 const swallow = () => {}
 const results = await measure(
   [
@@ -55,6 +64,9 @@ const results = await measure(
       async: true,
     },
     { name: 'generateKey', fn: () => generateKey() },
+    // Request bodies of the key routes, checked with the API's schemas (not on the verification path).
+    { name: 'checkBody: key creation body', fn: (i) => checkBody(API_SCHEMAS.CreateKeyBody, bodies[i % 3]) },
+    { name: 'checkName: the name alone', fn: (i) => checkName(bodies[i % 3].name) },
   ],
   { rounds: Number(process.env.BENCH_ROUNDS ?? 15) },
 )
@@ -62,12 +74,39 @@ const results = await measure(
 const floorNs = results.get('floor: regex + crypto.hash + Map (valid key)')
 const rows = []
 for (const [name, ns] of results) {
-  if (name === 'generateKey') continue
+  if (name === 'generateKey' || name.startsWith('check')) continue
   rows.push([name, ns.toFixed(0), (ns / floorNs).toFixed(2)])
 }
 table(['case', 'ns/op', 'ratio to floor'], rows)
 const gen = results.get('generateKey')
 console.log(`\ngenerateKey: ${gen.toFixed(0)} ns/op, ${Math.round(1e9 / gen).toLocaleString('en')} keys/s`)
+const body = results.get('checkBody: key creation body')
+const name = results.get('checkName: the name alone')
 console.log(
-  `Target: every case within 2x the floor (refusals included: they build no stack trace). ${machineLine()}`,
+  `checkBody (key creation body): ${body.toFixed(0)} ns/op; checkName alone: ${name.toFixed(0)} ns/op`,
 )
+console.log(
+  `Target: every authenticate case within 2x the floor (refusals included: they build no stack trace). ${machineLine()}`,
+)
+
+// last_used_at tracking on (the default) against off: two fresh services over the same store,
+// fed the same keys and nothing else (a service that also saw refusals would carry other JIT
+// feedback), compared by CPU time per verification in alternating pairs of batches.
+const tracked = createKeyward({ store })
+const untracked = createKeyward({ store, trackLastUsed: false })
+const tracking = await pairedCpu(
+  (i) => untracked.authenticate({ projectKey: valid[i % 1000] }, requirement),
+  (i) => tracked.authenticate({ projectKey: valid[i % 1000] }, requirement),
+)
+await tracked.flushLastUsed()
+console.log(
+  '\nlast_used_at tracking, valid key (CPU time of this process, median of 41 alternating pairs):\n',
+)
+table(
+  ['tracking', 'CPU ns/op'],
+  [
+    ['off', tracking.a.toFixed(0)],
+    ['on (default)', tracking.b.toFixed(0)],
+  ],
+)
+console.log(`\non/off: ${tracking.ratio.toFixed(3)} (median of the pairs' ratios; target at most 1.05)`)

@@ -89,3 +89,41 @@ export function table(headers, rows) {
 export function machineLine() {
   return `Node ${process.version}, ${process.platform}/${process.arch}; median of interleaved rounds${cpuClock ? ' of CPU time' : ''}.`
 }
+
+/**
+ * Compares two async operations by the CPU time of this process per operation, in pairs of
+ * batches run in alternating order; returns the median CPU ns/op of each and the median of the
+ * pairs' ratios (b over a). CPU time is what other load on a shared machine disturbs least,
+ * and the ratio of two batches run back to back is what carries over between machines.
+ *
+ * @param {(i: number) => Promise<unknown>} a
+ * @param {(i: number) => Promise<unknown>} b
+ * @returns {Promise<{ a: number, b: number, ratio: number }>}
+ */
+export async function pairedCpu(a, b, { pairs = 41, batch = 20_000 } = {}) {
+  const run = async (fn) => {
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < batch; i++) await fn(i)
+    const { user, system } = process.cpuUsage(cpu)
+    return ((user + system) * 1000) / batch
+  }
+  for (let i = 0; i < 3; i++) {
+    await run(a)
+    await run(b)
+  }
+  const as = []
+  const bs = []
+  const ratios = []
+  for (let p = 0; p < pairs; p++) {
+    globalThis.gc?.()
+    const order = p % 2 === 0 ? [a, b] : [b, a]
+    const first = await run(order[0])
+    const second = await run(order[1])
+    const [ta, tb] = p % 2 === 0 ? [first, second] : [second, first]
+    as.push(ta)
+    bs.push(tb)
+    ratios.push(tb / ta)
+  }
+  const median = (values) => [...values].sort((x, y) => x - y)[values.length >> 1]
+  return { a: median(as), b: median(bs), ratio: median(ratios) }
+}

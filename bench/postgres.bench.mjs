@@ -34,6 +34,74 @@ async function verification(keyward) {
 const cases = new Map()
 const closers = []
 const timing = []
+// Stores on which last_used_at tracking on is compared against off, after the other cases.
+const trackingStores = []
+const COLUMNS =
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
+
+/**
+ * Runs `op` like {@link throughput}, and also returns the CPU time of this process per
+ * operation (microseconds), which other load on the machine disturbs less than throughput.
+ */
+async function measured(op, inFlight, ms) {
+  const cpu = process.cpuUsage()
+  let count = 0
+  const counted = async (i) => {
+    await op(i)
+    count++
+  }
+  const opsPerSecond = await throughput(counted, inFlight, ms)
+  const { user, system } = process.cpuUsage(cpu)
+  return { opsPerSecond, cpuPerOp: (user + system) / count }
+}
+
+/**
+ * Runs `off` and `on` in pairs of rounds, in alternating order (so that neither always goes
+ * first on a machine whose load drifts); returns the median of each and of the pairs' ratios.
+ */
+async function compare(off, on, inFlight) {
+  await throughput(off, inFlight, 300)
+  await throughput(on, inFlight, 300)
+  const runs = { off: [], on: [] }
+  const ratios = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const pair = {}
+    for (const name of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
+      pair[name] = await measured(name === 'off' ? off : on, inFlight, ROUND_MS)
+      runs[name].push(pair[name])
+    }
+    ratios.push(pair.on.opsPerSecond / pair.off.opsPerSecond)
+  }
+  const summary = (list) => ({
+    opsPerSecond: median(list.map((r) => r.opsPerSecond)),
+    cpuPerOp: median(list.map((r) => r.cpuPerOp)),
+  })
+  return { off: summary(runs.off), on: summary(runs.on), ratio: median(ratios) }
+}
+
+// The default interval (60 s: each key written once in the run), and 1 s: every key written
+// again every 1 to 1.25 s, a write load far above what the default makes.
+const LAST_USED_INTERVALS = [60, 1]
+
+async function compareTracking(label, store) {
+  const untracked = createKeyward({ store, trackLastUsed: false })
+  const keys = []
+  for (let i = 0; i < KEYS; i++) keys.push((await untracked.issueProjectKey(`${PROJECT}-lu`)).key)
+  const verifyWith = (service) => async (i) => {
+    await service.authenticate(
+      { projectKey: keys[i % KEYS] },
+      { scope: 'project', projectId: `${PROJECT}-lu` },
+    )
+  }
+  const rows = []
+  for (const seconds of LAST_USED_INTERVALS) {
+    const tracked = createKeyward({ store, lastUsedIntervalSeconds: seconds })
+    const result = await compare(verifyWith(untracked), verifyWith(tracked), 10)
+    await tracked.flushLastUsed()
+    rows.push([label, seconds, result])
+  }
+  return rows
+}
 
 cases.set('memory', (await verification(createKeyward({ store: new MemoryKeyStore() }))).verify)
 
@@ -56,12 +124,13 @@ if (url) {
   cases.set('pg-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
   const raw = new pg.Pool({ connectionString: url, max: 10 })
   closers.push(() => raw.end())
-  const text = `SELECT id, hash, key_prefix, developer_id, project_id, name, active, created_at FROM "${schema}".api_keys WHERE hash = $1`
+  const text = `SELECT ${COLUMNS} FROM "${schema}".api_keys WHERE hash = $1`
   cases.set('pg-floor', async (i) => {
     const { rows } = await raw.query({ name: 'bench_floor', text, values: [hashes[i % KEYS]] })
     if (rows.length !== 1) throw new Error('lookup failed')
   })
   timing.push(['PostgreSQL', uncachedService, keys])
+  trackingStores.push(['PostgreSQL (pg Pool, 10)', plain])
 }
 
 {
@@ -75,6 +144,7 @@ if (url) {
   cases.set('pglite', verify)
   cases.set('pglite-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
   timing.push(['PGlite', service, keys])
+  trackingStores.push(['PGlite (in process)', store])
 }
 
 // Throughput: every case at each concurrency, in rounds of rotating order.
@@ -142,6 +212,9 @@ for (const [database, service, keys] of timing) {
   ])
 }
 
+const trackingRows = []
+for (const [label, store] of trackingStores) trackingRows.push(...(await compareTracking(label, store)))
+
 for (const close of closers) await close()
 
 const ops = (name, inFlight) => results.find((r) => r.case === name && r.inFlight === inFlight)?.opsPerSec
@@ -171,5 +244,18 @@ console.log(
     ` ${KEYS} keys. pg: node-postgres pool of 10; -cached: the verification cache on, with the change feed;` +
     ' pg-floor: a raw prepared lookup of the precomputed hash.' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
+)
+console.log('\nlast_used_at tracking on against off (10 in flight):\n')
+const format = (n) => Math.round(n).toLocaleString('en-US')
+table(
+  ['database', 'interval', 'off (ops/s)', 'on (ops/s)', 'on/off', 'CPU per op, off / on (µs)'],
+  trackingRows.map(([database, seconds, { off, on, ratio }]) => [
+    database,
+    `${seconds} s`,
+    format(off.opsPerSecond),
+    format(on.opsPerSecond),
+    `${ratio.toFixed(3)}x`,
+    `${off.cpuPerOp.toFixed(1)} / ${on.cpuPerOp.toFixed(1)}`,
+  ]),
 )
 if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(results, null, 2)}\n`)

@@ -27,9 +27,10 @@ export default packageBuild({
   splitting: true,
   external: ['pg', '@electric-sql/pglite'],
   esbuildPlugins: [rawText],
-  // Ship the schema as a file too, for those who apply it with their own tooling.
+  // Ship the schema as files too, for those who apply it with their own tooling.
   onSuccess: async () => {
-    await copyFile('src/schema.sql', 'dist/schema.sql')
-    await copyFile('src/change-feed.sql', 'dist/change-feed.sql')
+    for (const file of ['schema.sql', 'schema-v2.sql', 'change-feed.sql']) {
+      await copyFile(`src/${file}`, `dist/${file}`)
+    }
   },
 })

@@ -3,7 +3,7 @@
 // start issues new ones; a real app keeps them in @keyward/postgres.
 import type { AddressInfo } from 'node:net'
 import { createKeyward, MemoryKeyStore } from '@keyward/core'
-import { keywardErrorHandler, keywardRouter, requireProject } from '@keyward/express'
+import { keywardErrorHandler, keywardNotFound, keywardRouter, requireProject } from '@keyward/express'
 import express from 'express'
 
 const projects = new Map([
@@ -19,14 +19,17 @@ const app = express()
 
 // An API key of the project named by :project_id, in the X-API-Key header.
 app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (req, res) => {
-  if (req.keyward?.scope !== 'project') throw new Error('unreachable: requireProject ran')
-  const { projectId, projectKey } = req.keyward
+  const { projectId, projectKey } = req.keyward // ProjectAuth
   res.json({ message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix })
 })
 
 // The key endpoints: the developer key of dev_1 creates, lists and revokes keys of proj_1.
 app.use(keywardRouter(keyward))
+// Unmatched routes, bad JSON and thrown KeywardErrors answer in the error format.
+app.use(keywardNotFound())
 app.use(keywardErrorHandler())
+
+// The first keys. A real app registers developers with the CLI (`keyward developers register`).
 
 const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
 const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })

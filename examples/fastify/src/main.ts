@@ -2,7 +2,7 @@
 // developer, whose keys are issued at start and printed once. Keys live in memory here, so every
 // start issues new ones; a real app keeps them in @keyward/postgres.
 import { createKeyward, MemoryKeyStore } from '@keyward/core'
-import { keywardErrorHandler, keywardPlugin, requireProject } from '@keyward/fastify'
+import { keywardErrorHandler, keywardNotFoundHandler, keywardPlugin, requireProject } from '@keyward/fastify'
 import Fastify from 'fastify'
 
 const projects = new Map([
@@ -18,15 +18,17 @@ const fastify = Fastify()
 // Declares request.keyward and mounts the key endpoints: the developer key of dev_1 creates,
 // lists and revokes keys of proj_1.
 await fastify.register(keywardPlugin, { keyward })
+// Unmatched routes, bad JSON and thrown KeywardErrors answer in the error format.
 fastify.setErrorHandler(keywardErrorHandler)
+fastify.setNotFoundHandler(keywardNotFoundHandler)
 
 // An API key of the project named by :project_id, in the X-API-Key header.
 fastify.get('/api/v1/projects/:project_id/hello', { onRequest: requireProject(keyward) }, async (request) => {
-  if (request.keyward?.scope !== 'project') throw new Error('unreachable: requireProject ran')
-  const { projectId, projectKey } = request.keyward
+  const { projectId, projectKey } = request.keyward // ProjectAuth
   return { message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix }
 })
 
+// The first keys. A real app registers developers with the CLI (`keyward developers register`).
 const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
 const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })
 

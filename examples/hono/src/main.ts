@@ -3,7 +3,7 @@
 // here, so every start issues new ones; a real app keeps them in @keyward/postgres.
 import { serve } from '@hono/node-server'
 import { createKeyward, MemoryKeyStore } from '@keyward/core'
-import { keywardOnError, keywardRoutes, requireProject } from '@keyward/hono'
+import { keywardNotFound, keywardOnError, keywardRoutes, requireProject } from '@keyward/hono'
 import { Hono } from 'hono'
 
 const projects = new Map([
@@ -25,7 +25,11 @@ app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (c) => {
 
 // The key endpoints: the developer key of dev_1 creates, lists and revokes keys of proj_1.
 app.route('/', keywardRoutes(keyward))
+// Unmatched routes and thrown KeywardErrors answer in the error format.
+app.notFound(keywardNotFound)
 app.onError(keywardOnError)
+
+// The first keys. A real app registers developers with the CLI (`keyward developers register`).
 
 const developerKey = await keyward.issueDeveloperKey('dev_1', { name: 'example' })
 const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })

@@ -18,6 +18,14 @@ describe.each(BACKENDS)('the app (%s)', (backend) => {
     expect((await t.call('HEAD', '/healthz')).status).toBe(200)
   })
 
+  it('GET /openapi.json serves the OpenAPI 3.1 document of every endpoint', async () => {
+    const answer = await t.call('GET', '/openapi.json')
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(answer.body.openapi).toBe('3.1.0')
+    expect(Object.keys(answer.body.paths)).toContain('/api/v1/generation/generations-v2/{generation_id}')
+  })
+
   it('answers an unknown path 404 not_found, in the specification’s format', async () => {
     for (const path of ['/', '/api/v1', '/api/v1/projects/x/unknown', '/healthz/']) {
       const answer = await t.call('GET', path)

@@ -1,5 +1,12 @@
-import { DEFAULT_BODY_LIMIT, type KeywardEventHook, type ProtectionOptions } from '@keyward/core'
-import { keywardOnError } from '@keyward/hono'
+import {
+  DEFAULT_BODY_LIMIT,
+  errorResponse,
+  type Keyward,
+  type KeywardEventHook,
+  type ProtectionOptions,
+  type SecretScanningOptions,
+} from '@keyward/core'
+import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
 import { routeFallback } from './http/fallback.js'
@@ -7,6 +14,7 @@ import { accessTokenRoutes } from './routes/access-tokens.js'
 import type { RouteContext } from './routes/context.js'
 import { generationRoutes } from './routes/generations.js'
 import { healthRoutes } from './routes/health.js'
+import { openApiRoutes } from './routes/openapi.js'
 import { projectRoutes } from './routes/projects.js'
 import { database, keywardOver } from './service.js'
 import type { AccessTokens } from './tokens.js'
@@ -22,8 +30,12 @@ export interface AppDependencies {
   readonly bodyLimit?: number
   /** The guards' abuse protection: the throttle of failed verifications, failure reports. */
   readonly protection?: ProtectionOptions
-  /** Keep verifications in memory (needs the store's change feed). Default `true`. */
+  /** Keep verifications in memory (needs the store's change feed). Default `true`; unused with `keyward`. */
   readonly cache?: boolean
+  /** The key service over `store`; by default the app builds one. Pass it to flush its `last_used_at` on shutdown. */
+  readonly keyward?: Keyward
+  /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
@@ -37,13 +49,16 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
   cache = true,
+  keyward = keywardOver(store, onEvent, protection, cache),
+  secretScanning = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
-    keyward: keywardOver(store, onEvent, protection, cache),
+    keyward,
     keywardIn: (tx) => keywardOver(tx, onEvent),
     tokens,
     bodyLimit,
+    secretScanning,
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()
@@ -51,7 +66,10 @@ export function createApp({
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))
     .route('/', healthRoutes(context))
+    .route('/', openApiRoutes())
   app.notFound(routeFallback(app))
-  app.onError(keywardOnError)
+  // Keyward's errors in the specification's format; anything unexpected as a bare 500
+  // `internal_error` that says nothing of it.
+  app.onError((error, c) => send(c, errorResponse(error)))
   return app
 }

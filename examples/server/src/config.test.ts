@@ -17,6 +17,7 @@ describe('readConfig', () => {
       failedAuthPerMinute: 100,
       redisUrl: undefined,
       trustedProxy: undefined,
+      secretScanningKeysUrl: undefined,
     })
   })
 
@@ -35,6 +36,7 @@ describe('readConfig', () => {
       KEYWARD_FAILED_AUTH_PER_MINUTE: '0',
       KEYWARD_REDIS_URL: 'redis://cache:6379/2',
       KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
+      KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -47,6 +49,7 @@ describe('readConfig', () => {
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
+      secretScanningKeysUrl: 'http://127.0.0.1:8080/keys',
       failedAuthPerMinute: 0,
       redisUrl: 'redis://cache:6379/2',
       trustedProxy: { header: 'x-forwarded-for', hops: 2 },
@@ -66,6 +69,9 @@ describe('readConfig', () => {
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
     expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
       new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
+    )
+    expect(() => readConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: 'keys.json' })).toThrow(
+      new ConfigError('KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got "keys.json".'),
     )
     expect(() => readConfig({ KEYWARD_FAILED_AUTH_PER_MINUTE: '-1' })).toThrow(
       /^KEYWARD_FAILED_AUTH_PER_MINUTE must be an integer from 0/,

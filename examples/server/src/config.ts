@@ -41,6 +41,11 @@ export interface ServerConfig {
    * address is read from that header, as written by that many proxies. Unset: the socket's address.
    */
   readonly trustedProxy: TrustedProxy | undefined
+  /**
+   * `KEYWARD_SECRET_SCANNING_KEYS_URL`: the public keys that sign secret-scanning alerts.
+   * Default GitHub's (`undefined` here).
+   */
+  readonly secretScanningKeysUrl: string | undefined
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -109,6 +114,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     )
   }
   const pgUrl = env.KEYWARD_PG_URL || undefined
+  const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
+  if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
+    throw new ConfigError(
+      `KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got ${JSON.stringify(secretScanningKeysUrl)}.`,
+    )
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
@@ -129,5 +140,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     ),
     redisUrl: env.KEYWARD_REDIS_URL || undefined,
     trustedProxy: trustedProxySetting(env),
+    secretScanningKeysUrl,
   }
 }

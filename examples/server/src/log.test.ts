@@ -20,6 +20,19 @@ describe('formatEvent', () => {
         'key.deactivated ak_Ab3xY... developer d1 (key id k1)',
       ],
       [
+        {
+          type: 'key.leaked',
+          keyId: 'k1',
+          keyPrefix: 'ak_Ab3xY',
+          ownerType: 'project',
+          ownerId: 'p1',
+          url: 'https://example.com/a.txt',
+          source: 'commit',
+          revoked: true,
+        },
+        'key.leaked ak_Ab3xY... project p1 (key id k1) found at "https://example.com/a.txt" (commit): revoked',
+      ],
+      [
         { type: 'key.limit_exceeded', ownerType: 'developer', ownerId: 'd1', activeLimit: 10 },
         'key.limit_exceeded developer d1 has 10 active keys',
       ],

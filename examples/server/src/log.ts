@@ -15,6 +15,16 @@ export function formatEvent(event: KeywardEvent): string | undefined {
     case 'key.deactivated':
     case 'key.activated':
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId})`
+    case 'key.rolled':
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) replaces key id ${event.previousKeyId} from ${event.previousExpiresAt.toISOString()}`
+    case 'key.rotation_due':
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) issued ${event.createdAt.toISOString()}: roll it`
+    case 'auth.succeeded':
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId})`
+    case 'key.leaked': {
+      const state = event.revoked ? 'revoked' : 'already inactive'
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) found at ${JSON.stringify(event.url)} (${event.source || 'unknown'}): ${state}`
+    }
     case 'key.limit_exceeded':
       return `${event.type} ${event.ownerType} ${event.ownerId} has ${event.activeLimit} active keys`
     case 'auth.failed':

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
-import type { KeywardEvent } from '@keyward/core'
+import type { Keyward, KeywardEvent } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
@@ -18,15 +18,25 @@ const onEvent = (event: KeywardEvent) => {
   if (line !== undefined) console.log(line)
 }
 
-/** Ends the process once the database is closed, so that PGlite's data stays whole. */
-function exitAfterClosing(store: PostgresKeyStore, code: number, counters?: Counters): void {
-  Promise.all([store.close(), counters?.close()]).then(
-    () => process.exit(code),
-    (error: unknown) => {
-      console.error(`keyward-server: closing the database failed: ${String(error)}`)
-      process.exit(1)
-    },
-  )
+/**
+ * Ends the process once the database is closed, so that PGlite's data stays whole; writes
+ * the pending `last_used_at` uses first.
+ */
+function exitAfterClosing(
+  store: PostgresKeyStore,
+  code: number,
+  counters?: Counters,
+  keyward?: Keyward,
+): void {
+  Promise.resolve(keyward?.flushLastUsed())
+    .then(() => Promise.all([store.close(), counters?.close()]))
+    .then(
+      () => process.exit(code),
+      (error: unknown) => {
+        console.error(`keyward-server: closing the database failed: ${String(error)}`)
+        process.exit(1)
+      },
+    )
 }
 
 /** On first start, registers a developer and prints their key: the one time it is shown. */
@@ -55,12 +65,16 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
     )
   }
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
+  const protection = protectionOf(config, counters.limiter)
+  const keyward = keywardOver(store, onEvent, protection, config.cache)
+  const keysUrl = config.secretScanningKeysUrl
   const app = createApp({
     store,
     tokens,
     onEvent,
-    protection: protectionOf(config, counters.limiter),
-    cache: config.cache,
+    protection,
+    keyward,
+    secretScanning: keysUrl ? { keysUrl } : {},
   })
   const throttle = config.failedAuthPerMinute
     ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
@@ -85,7 +99,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
     console.log(`${signal}: closing.`)
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref()
     // Requests in flight finish, then the database closes.
-    server.close(() => exitAfterClosing(store, 0, counters))
+    server.close(() => exitAfterClosing(store, 0, counters, keyward))
     if ('closeIdleConnections' in server) server.closeIdleConnections()
   }
   process.on('SIGINT', stop)

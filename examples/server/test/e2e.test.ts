@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, KeywardApiError, type KeywardClient } from '@keyward/client'
+import { startSecretScanningSender } from '@keyward/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, type Backend, createPgDatabase } from '../src/test/databases.js'
 import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
@@ -127,9 +128,17 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     expect(restarted.output()).not.toContain('Developer key')
 
     const again = createClient({ baseUrl: restarted.baseUrl, developerKey })
-    expect((await again.developerKeys.list()).keys).toEqual(
-      developerKeys.keys.map((k) => (k.id === spare.id ? { ...k, active: false } : k)),
+    const afterRestart = (await again.developerKeys.list()).keys
+    expect(afterRestart.map(({ last_used_at: _, ...k }) => k)).toEqual(
+      developerKeys.keys.map(({ last_used_at: _, ...k }) =>
+        k.id === spare.id ? { ...k, active: false } : k,
+      ),
     )
+    // The server wrote the pending last uses before it closed the database: the developer key
+    // it was called with has one, the keys never used have none.
+    const used = afterRestart.find((k) => k.key_prefix === developerKey?.slice(0, 8))
+    expect(used?.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/))
+    expect(afterRestart.filter((k) => k.last_used_at !== null)).toHaveLength(1)
     expect((await again.apiKeys.list(project.id)).keys.map((k) => [k.name, k.active])).toEqual([
       ['default', true],
       ['second', false],
@@ -158,5 +167,41 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     const printed = [...`${firstOutput}${restarted.output()}`.matchAll(KEY)].map((m) => m[0])
     expect(printed).toEqual([developerKey])
     expect(issued.size).toBe(13)
-  })
+  }, 120_000) // two PGlite starts: about 30 s on a small machine busy with other work
+})
+
+describe('the reference server revokes leaked keys (as a process, KEYWARD_SECRET_SCANNING_KEYS_URL)', () => {
+  it('takes a signed alert at POST /api/v1/secret-scanning/github and the key stops working', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'keyward-server-'))
+    const sender = await startSecretScanningSender()
+    let server: ServerProcess | undefined
+    try {
+      server = await startServer(cwd, {
+        KEYWARD_DATA_DIR: join(cwd, 'data'),
+        KEYWARD_SECRET_SCANNING_KEYS_URL: sender.keysUrl,
+      })
+      const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(server.stdout())![1]!
+      const body = JSON.stringify([
+        { token: developerKey, type: 'keyward_api_key', url: 'https://example.com/a.env', source: 'content' },
+      ])
+      const response = await fetch(`${server.baseUrl}/api/v1/secret-scanning/github`, {
+        method: 'POST',
+        headers: [['content-type', 'application/json'], ...sender.headers(body)],
+        body,
+      })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject([{ label: 'true_positive', token_type: 'keyward_api_key' }])
+      expect(sender.fetches).toBe(1)
+      const client = createClient({ baseUrl: server.baseUrl, developerKey })
+      await refused(client.developerKeys.list(), 401, 'key_invalid')
+      expect(server.stdout()).toMatch(
+        /key\.leaked ak_\S{5}\.\.\. developer .* found at "https:\/\/example\.com\/a\.env" \(content\): revoked/,
+      )
+      expect([...server.output().matchAll(KEY)].map((m) => m[0])).toEqual([developerKey])
+    } finally {
+      await server?.stop()
+      await sender.close()
+      await rm(cwd, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

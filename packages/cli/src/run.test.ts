@@ -40,6 +40,9 @@ describe('keyward developers register', () => {
       developer_id: 'dev_1',
       active: true,
       created_at: record!.createdAt.toISOString(),
+      expires_at: null,
+      last_used_at: null,
+      rotation_due: false,
       notice: expect.stringContaining('will not be shown again'),
     })
     expect(await hashKey(body.key)).toBe(record!.hash)
@@ -222,9 +225,9 @@ describe('keyward keys list', () => {
     const result = await cli.run('keys', 'list', '--developer', 'dev_1', ...STORE)
     expect(result.code).toBe(EXIT.ok)
     const lines = result.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}CREATED$/)
+    expect(lines[0]).toMatch(/^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}CREATED {2,}EXPIRES {2}USED {2}DUE$/)
     expect(lines[1]).toContain(`${a.record.id}  ${a.record.keyPrefix}...  laptop`)
-    expect(lines[1]).toMatch(/ {2}yes {5}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(lines[1]).toMatch(/ {2}yes {5}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}- {8}- {5}no$/)
     expect(lines[2]).toContain(`${b.record.keyPrefix}...  ci?[31m`)
     expect(lines[2]).toMatch(/ {2}no {6}\d{4}-/)
     expect(lines.at(-1)).toBe('2 keys, 1 active.')
@@ -247,9 +250,27 @@ describe('keyward keys list', () => {
           project_id: 'proj_1',
           active: true,
           created_at: p.record.createdAt.toISOString(),
+          expires_at: null,
+          last_used_at: null,
+          rotation_due: false,
         },
       ],
     })
+  })
+
+  it('--due lists only the keys older than the rotation period, and shows when keys were used', async () => {
+    const { cli, a, p } = await arranged()
+    const old = new Date(Date.now() - 91 * 86_400_000)
+    cli.records.set(a.record.id, { ...cli.records.get(a.record.id)!, createdAt: old, lastUsedAt: old })
+    const due = await cli.run('keys', 'list', '--developer', 'dev_1', '--due', ...STORE)
+    const lines = due.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(4)
+    expect(lines[1]).toContain(a.record.id)
+    expect(lines[1]).toMatch(new RegExp(`${old.toISOString().slice(0, 19)}Z {2}yes$`))
+    expect(lines.at(-1)).toBe('1 key due for rotation, 1 active.')
+    const none = await cli.run('keys', 'list', '--project', 'proj_1', '--due', '--json', ...STORE)
+    expect(JSON.parse(none.stdout)).toEqual({ keys: [] })
+    expect(p.record.id).toBeTruthy()
   })
 
   it('says so when there are no keys (exit 0)', async () => {
@@ -272,6 +293,42 @@ describe('keyward keys list', () => {
       expect(result.stderr).toBe('keyward: Give exactly one of --developer ID or --project ID.\n')
     },
   )
+})
+
+describe('keyward keys roll and activate', () => {
+  it('rolls a key: prints the new key once; the old one works for the grace window', async () => {
+    const cli = harness()
+    const { key, record } = await cli.keyward().issueProjectKey('proj_1', { name: 'ci' })
+    const result = await cli.run('keys', 'roll', record.id, '--grace-seconds', '60', '--json', ...STORE)
+    expect(result.code).toBe(EXIT.ok)
+    const body = JSON.parse(result.stdout)
+    expect(body).toMatchObject({ name: 'ci', project_id: 'proj_1', previous_key: { id: record.id } })
+    expect(await hashKey(body.key)).toBe(cli.records.get(body.id)!.hash)
+    const asProject = (projectKey: string) =>
+      cli.keyward().authenticate({ projectKey }, { scope: 'project', projectId: 'proj_1' })
+    await expect(asProject(key)).resolves.toBeTruthy()
+    await expect(asProject(body.key)).resolves.toBeTruthy()
+    const again = await cli.run('keys', 'roll', record.id, ...STORE)
+    expect([again.code, again.stderr]).toEqual([EXIT.failed, expect.stringContaining('rolled')])
+    const bad = await cli.run('keys', 'roll', body.id, '--grace-seconds', 'soon', ...STORE)
+    expect(bad.code).toBe(EXIT.usage)
+  })
+
+  it('re-activates a revoked key, and exits 1 at the limit', async () => {
+    const cli = harness()
+    const keyward = cli.keyward()
+    const { record } = await keyward.issueDeveloperKey('dev_1')
+    await keyward.deactivateKey(record.id)
+    const back = await cli.run('keys', 'activate', record.id, ...STORE)
+    expect([back.code, back.stdout]).toEqual([
+      EXIT.ok,
+      `Activated key ${record.id} (${record.keyPrefix}..., developer dev_1).\n`,
+    ])
+    await keyward.deactivateKey(record.id)
+    for (let i = 0; i < 10; i++) await keyward.issueDeveloperKey('dev_1')
+    const full = await cli.run('keys', 'activate', record.id, ...STORE)
+    expect([full.code, full.stderr]).toEqual([EXIT.failed, expect.stringContaining('10 active keys')])
+  })
 })
 
 describe('keyward keys revoke', () => {

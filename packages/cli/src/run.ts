@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
-import { activateCommand, listCommand, revokeCommand } from './commands/keys.js'
+import { activateCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
@@ -15,6 +15,7 @@ const COMMANDS: readonly Command[] = [
   listCommand,
   revokeCommand,
   activateCommand,
+  rollCommand,
   generateCommand,
   checkCommand,
   hashCommand,
@@ -33,7 +34,8 @@ async function withStore<T>(
   )
   const store = await openWithNotice(io, location, { quiet: context.json })
   try {
-    return await use(createKeyward({ ...options, store }))
+    // Operators verify no keys: nothing to record as used.
+    return await use(createKeyward({ trackLastUsed: false, ...options, store }))
   } finally {
     await store.close().catch((error: unknown) => {
       io.stderr.write(

@@ -4,12 +4,12 @@ import { inspect } from 'node:util'
 import {
   ClientConfigError,
   createKeyward,
-  displayKey,
   ErrorType,
   errorBody,
   generateKey,
   type KeyRecord,
   KeywardError,
+  keyToJson,
   MemoryKeyStore,
 } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -82,7 +82,11 @@ const listed = {
   name: 'ci',
   active: true,
   created_at: '2025-01-01T00:00:00.000Z',
+  expires_at: null,
+  last_used_at: '2025-01-02T00:00:00.000Z',
+  rotation_due: false,
 }
+const previous_key = { id: 'k0', expires_at: '2025-01-03T00:00:00.000Z' }
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
 const endpoints: {
@@ -127,6 +131,23 @@ const endpoints: {
     path: '/api/v1/auth/developer-keys/k1',
     send: { developer: true },
     reply: { status: 200, body: { ...listed, developer_id: 'dev_1', active: false } },
+  },
+  {
+    name: 'developerKeys.activate',
+    call: (c) => c.developerKeys.activate('k1'),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys/k1/activate',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, developer_id: 'dev_1' } },
+  },
+  {
+    name: 'developerKeys.roll',
+    call: (c) => c.developerKeys.roll('k1', { grace_seconds: 60 }),
+    method: 'POST',
+    path: '/api/v1/auth/developer-keys/k1/roll',
+    send: { developer: true },
+    body: { grace_seconds: 60 },
+    reply: { status: 201, body: { ...listed, key: generateKey(), developer_id: 'dev_1', previous_key } },
   },
   {
     name: 'projects.create',
@@ -175,6 +196,23 @@ const endpoints: {
     path: '/api/v1/projects/p1/api-keys/k1',
     send: { developer: true },
     reply: { status: 200, body: { ...listed, project_id: 'p1', active: false } },
+  },
+  {
+    name: 'apiKeys.activate',
+    call: (c) => c.apiKeys.activate('p1', 'k1'),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/activate',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, project_id: 'p1' } },
+  },
+  {
+    name: 'apiKeys.roll',
+    call: (c) => c.apiKeys.roll('p1', 'k1'),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/roll',
+    send: { developer: true },
+    body: {},
+    reply: { status: 201, body: { ...listed, key: generateKey(), project_id: 'p1', previous_key } },
   },
   {
     name: 'accessTokens.create',
@@ -337,6 +375,13 @@ describe('createClient: errors', () => {
     expect(error.type).toBe('missing')
   })
 
+  it('keeps a type it does not know in detail, and `type` null', async () => {
+    const detail = [{ loc: [], msg: 'new', type: 'quota_spent' }]
+    const server = await fakeServer(() => ({ status: 402, body: { detail } }))
+    const error = (await rejection(createClient({ baseUrl: server.baseUrl }).health())) as KeywardApiError
+    expect([error.type, error.detail]).toEqual([null, detail])
+  })
+
   it('reports a success answer whose body is not JSON', async () => {
     const server = await fakeServer(() => ({ status: 200, raw: 'ok' }))
     const client = createClient({ baseUrl: server.baseUrl })
@@ -370,6 +415,8 @@ describe('createClient: errors', () => {
     const error = (await rejection(client.health())) as KeywardNetworkError
     expect(error).toBeInstanceOf(KeywardNetworkError)
     expect([error.reason, error.method, error.path]).toEqual(['unreachable', 'GET', '/healthz'])
+    expect(error.baseUrl).toBe(server.baseUrl)
+    expect(error.message).toBe(`GET /healthz could not reach the server at ${server.baseUrl}.`)
     expect(error.cause).toBeInstanceOf(Error)
   })
 
@@ -379,7 +426,7 @@ describe('createClient: errors', () => {
     const error = (await rejection(client.health())) as KeywardNetworkError
     expect(error).toBeInstanceOf(KeywardNetworkError)
     expect(error.reason).toBe('timeout')
-    expect(error.message).toBe('GET /healthz got no answer within 100 ms.')
+    expect(error.message).toBe(`GET /healthz got no answer from ${server.baseUrl} within 100 ms.`)
   })
 
   it("rejects with the caller's abort reason when the caller aborts", async () => {
@@ -490,15 +537,7 @@ describe('createClient against a server that authenticates with the core', () =>
   it('sends the developer key the core verifies, and reads the core errors after revocation', async () => {
     const keyward = createKeyward({ store: new MemoryKeyStore() })
     const issued = await keyward.issueDeveloperKey('dev_1', { name: 'laptop' })
-    const wire = (r: KeyRecord) => ({
-      id: r.id,
-      key_prefix: r.keyPrefix,
-      display: displayKey(r.keyPrefix),
-      name: r.name,
-      developer_id: r.ownerId,
-      active: r.active,
-      created_at: r.createdAt.toISOString(),
-    })
+    const wire = (r: KeyRecord) => keyToJson(r, keyward.isRotationDue(r))
     const server = await fakeServer(async (request) => {
       try {
         const key = request.headers['x-developer-key'] as string | undefined

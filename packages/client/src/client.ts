@@ -12,13 +12,16 @@ import type {
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
+  CreateKeyBody,
   CreateProjectBody,
   Deleted,
   DeveloperKeyInfo,
   Generation,
   Health,
   KeyList,
-  NameBody,
+  RolledApiKey,
+  RolledDeveloperKey,
+  RollKeyBody,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -62,11 +65,15 @@ export interface KeywardClient {
   /** The developer's own keys (`X-Developer-Key`). */
   readonly developerKeys: {
     /** `POST /api/v1/auth/developer-keys`: a new developer key; 409 `limit_exceeded` at the limit. */
-    create(body?: NameBody, options?: CallOptions): Promise<CreatedDeveloperKey>
+    create(body?: CreateKeyBody, options?: CallOptions): Promise<CreatedDeveloperKey>
     /** `GET /api/v1/auth/developer-keys`: the developer's keys, without the keys themselves. */
     list(options?: CallOptions): Promise<KeyList<DeveloperKeyInfo>>
     /** `DELETE /api/v1/auth/developer-keys/{key_id}`: deactivates one of the developer's keys. */
     deactivate(keyId: string, options?: CallOptions): Promise<DeveloperKeyInfo>
+    /** `POST /api/v1/auth/developer-keys/{key_id}/activate`: re-activates one; 409 at the limit. */
+    activate(keyId: string, options?: CallOptions): Promise<DeveloperKeyInfo>
+    /** `POST /api/v1/auth/developer-keys/{key_id}/roll`: a new key; the old one works for the grace window. */
+    roll(keyId: string, body?: RollKeyBody, options?: CallOptions): Promise<RolledDeveloperKey>
   }
   /** Projects. */
   readonly projects: {
@@ -78,11 +85,15 @@ export interface KeywardClient {
   /** A project's API keys, managed with the owner's developer key. */
   readonly apiKeys: {
     /** `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project. */
-    create(projectId: string, body?: NameBody, options?: CallOptions): Promise<CreatedApiKey>
+    create(projectId: string, body?: CreateKeyBody, options?: CallOptions): Promise<CreatedApiKey>
     /** `GET /api/v1/projects/{project_id}/api-keys`: the project's keys, without the keys themselves. */
     list(projectId: string, options?: CallOptions): Promise<KeyList<ApiKeyInfo>>
     /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
     deactivate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
+    /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/activate`: re-activates one of the project's keys. */
+    activate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
+    /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/roll`: a new key; the old one works for the grace window. */
+    roll(projectId: string, keyId: string, body?: RollKeyBody, options?: CallOptions): Promise<RolledApiKey>
   }
   /** Bearer tokens for the generation endpoints. */
   readonly accessTokens: {
@@ -178,6 +189,9 @@ export function buildClient(settings: ClientSettings): KeywardClient {
   ): Promise<T> => send<T>(transport, { method, path, headers, body, signal: options?.signal })
   const projectPath = (projectId: string) => `/api/v1/projects/${segment('projectId', projectId)}`
   const generations = '/api/v1/generation/generations-v2'
+  const developerKeyPath = (keyId: string) => `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`
+  const apiKeyPath = (projectId: string, keyId: string) =>
+    `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`
 
   // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
@@ -188,12 +202,11 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       list: async (options) =>
         request('GET', '/api/v1/auth/developer-keys', developer('developerKeys.list'), options),
       deactivate: async (keyId, options) =>
-        request(
-          'DELETE',
-          `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`,
-          developer('developerKeys.deactivate'),
-          options,
-        ),
+        request('DELETE', developerKeyPath(keyId), developer('developerKeys.deactivate'), options),
+      activate: async (keyId, options) =>
+        request('POST', `${developerKeyPath(keyId)}/activate`, developer('developerKeys.activate'), options),
+      roll: async (keyId, body = {}, options) =>
+        request('POST', `${developerKeyPath(keyId)}/roll`, developer('developerKeys.roll'), options, body),
     },
     projects: {
       create: async (body, options) =>
@@ -212,12 +225,11 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       list: async (projectId, options) =>
         request('GET', `${projectPath(projectId)}/api-keys`, developer('apiKeys.list'), options),
       deactivate: async (projectId, keyId, options) =>
-        request(
-          'DELETE',
-          `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`,
-          developer('apiKeys.deactivate'),
-          options,
-        ),
+        request('DELETE', apiKeyPath(projectId, keyId), developer('apiKeys.deactivate'), options),
+      activate: async (projectId, keyId, options) =>
+        request('POST', `${apiKeyPath(projectId, keyId)}/activate`, developer('apiKeys.activate'), options),
+      roll: async (projectId, keyId, body = {}, options) =>
+        request('POST', `${apiKeyPath(projectId, keyId)}/roll`, developer('apiKeys.roll'), options, body),
     },
     accessTokens: {
       create: async (projectId, options) =>

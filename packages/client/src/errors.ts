@@ -1,10 +1,16 @@
-import type { ErrorDetail } from '@keyward/core'
+import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '@keyward/core'
+
+/** Whether a `type` from a server's answer is one of Keyward's error types. */
+export const isErrorType = (type: string | undefined): type is ErrorType =>
+  type !== undefined && Object.hasOwn(ERROR_STATUS, type)
 
 /**
  * The server answered, but not with a success the client can use: an error status (its
  * `{"detail": [...]}` body is in `detail`, the first element's `type` in `type`), a redirect
  * (never followed, so that keys are not sent elsewhere), or a success body that is not JSON.
- * `type` is `null` when the body is not a Keyward error body (a proxy's 502 page, say).
+ * `type` is one of Keyward's error types (switch on it), or `null` when the body is not a Keyward
+ * error body (a proxy's 502 page, say) or names a type this client does not know (it is still in
+ * `detail`).
  *
  * @example
  * ```ts
@@ -21,7 +27,7 @@ export class KeywardApiError extends Error {
   /** The HTTP status of the answer. */
   readonly status: number
   /** The `type` of the first detail (an `ErrorType` code such as `key_invalid`), or `null`. */
-  readonly type: string | null
+  readonly type: ErrorType | null
   /** The body's `detail` array: `{loc, msg, type}` for each problem; empty if there was none. */
   readonly detail: readonly ErrorDetail[]
   /** The request's method. */
@@ -40,7 +46,8 @@ export class KeywardApiError extends Error {
     this.name = 'KeywardApiError'
     this.status = init.status
     this.detail = init.detail
-    this.type = init.detail[0]?.type ?? null
+    const type = init.detail[0]?.type
+    this.type = isErrorType(type) ? type : null
     this.method = init.method
     this.path = init.path
   }
@@ -59,7 +66,7 @@ export type NetworkFailure = 'unreachable' | 'timeout'
  * try {
  *   await client.health()
  * } catch (err) {
- *   if (err instanceof KeywardNetworkError) console.error(`server down (${err.reason})`)
+ *   if (err instanceof KeywardNetworkError) console.error(`${err.baseUrl} is down (${err.reason})`)
  * }
  * ```
  */
@@ -70,11 +77,14 @@ export class KeywardNetworkError extends Error {
   readonly method: string
   /** The request's API path (without the base URL). */
   readonly path: string
+  /** The server the request went to: the client's base URL. */
+  readonly baseUrl: string
 
   constructor(init: {
     reason: NetworkFailure
     method: string
     path: string
+    baseUrl: string
     message: string
     cause?: unknown
   }) {
@@ -83,5 +93,6 @@ export class KeywardNetworkError extends Error {
     this.reason = init.reason
     this.method = init.method
     this.path = init.path
+    this.baseUrl = init.baseUrl
   }
 }

@@ -101,9 +101,10 @@ export async function send<T>(transport: Transport, call: Call): Promise<T> {
       reason: timedOut ? 'timeout' : 'unreachable',
       method: call.method,
       path: call.path,
+      baseUrl: transport.baseUrl,
       message: timedOut
-        ? `${call.method} ${call.path} got no answer within ${transport.timeoutMs} ms.`
-        : `${call.method} ${call.path} could not reach the server.`,
+        ? `${call.method} ${call.path} got no answer from ${transport.baseUrl} within ${transport.timeoutMs} ms.`
+        : `${call.method} ${call.path} could not reach the server at ${transport.baseUrl}.`,
       cause: error,
     })
   }

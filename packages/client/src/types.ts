@@ -1,41 +1,31 @@
-// The JSON bodies of the Keyward HTTP API, field for field as on the wire (snake_case).
-// Timestamps are ISO 8601 strings, as JSON carries them.
-
-/** The fields every key listing and key creation carries. A listing never holds the key. */
-export interface KeyInfoBase {
-  /** The key record's id: what deactivation takes. */
-  readonly id: string
-  /** The first 8 characters of the key (`ak_` plus 5): for display, not unique. */
-  readonly key_prefix: string
-  /** `key_prefix` followed by `...`, e.g. `ak_Ab3xY...`. */
-  readonly display: string
-  /** The descriptive name given at creation, or `null`. */
-  readonly name: string | null
-  /** Only active keys authenticate. */
-  readonly active: boolean
-  /** When the key was issued (ISO 8601). */
-  readonly created_at: string
-}
+// The JSON bodies of the Keyward HTTP API, field for field as on the wire (snake_case), read
+// from the types that openapi-typescript generates from the server's OpenAPI document
+// (./openapi.ts): the client and the server cannot drift. Timestamps are ISO 8601 strings.
+import type { components } from './openapi.js'
 
 /** A developer key as listed: no `key`. */
-export interface DeveloperKeyInfo extends KeyInfoBase {
-  readonly developer_id: string
-}
+export type DeveloperKeyInfo = components['schemas']['DeveloperKey']
 
 /** A project's API key as listed: no `key`. */
-export interface ApiKeyInfo extends KeyInfoBase {
-  readonly project_id: string
-}
+export type ApiKeyInfo = components['schemas']['ApiKey']
+
+/** The fields every key listing and key creation carries. A listing never holds the key. */
+export type KeyInfoBase = Omit<DeveloperKeyInfo, 'developer_id'>
 
 /** A developer key just created: `key` is the full key, shown this once and never again. */
-export interface CreatedDeveloperKey extends DeveloperKeyInfo {
-  readonly key: string
-}
+export type CreatedDeveloperKey = components['schemas']['CreatedDeveloperKey']
 
 /** An API key just created: `key` is the full key, shown this once and never again. */
-export interface CreatedApiKey extends ApiKeyInfo {
-  readonly key: string
-}
+export type CreatedApiKey = components['schemas']['CreatedApiKey']
+
+/** A developer key just rolled: the new key, shown once, and the key it replaces. */
+export type RolledDeveloperKey = components['schemas']['RolledDeveloperKey']
+
+/** An API key just rolled: the new key, shown once, and the key it replaces. */
+export type RolledApiKey = components['schemas']['RolledApiKey']
+
+/** The old key of a roll: its id and when it stops working (the end of the grace window). */
+export type PreviousKey = RolledDeveloperKey['previous_key']
 
 /** The body of a key listing. */
 export interface KeyList<K extends KeyInfoBase> {
@@ -43,57 +33,41 @@ export interface KeyList<K extends KeyInfoBase> {
 }
 
 /** A project. */
-export interface Project {
-  readonly id: string
-  readonly name: string
-  readonly developer_id: string
-  /** ISO 8601. */
-  readonly created_at: string
-}
+export type Project = components['schemas']['Project']
 
 /** The answer to creating a project: the project and its default API key (named `default`). */
-export interface CreatedProject {
-  readonly project: Project
-  readonly api_key: CreatedApiKey
-}
+export type CreatedProject = components['schemas']['CreatedProject']
 
 /** The answer to a deletion. */
-export interface Deleted {
-  readonly id: string
-  readonly deleted: true
-}
+export type Deleted = components['schemas']['Deleted']
 
 /** A short-lived bearer token for one project. */
-export interface AccessToken {
-  /** Send it as `Authorization: Bearer <access_token>`. */
-  readonly access_token: string
-  readonly token_type: 'bearer'
-  /** Lifetime in seconds. */
-  readonly expires_in: number
-}
+export type AccessToken = components['schemas']['AccessToken']
 
 /** A generation. */
-export interface Generation {
-  /** A UUID. */
-  readonly id: string
-  readonly project_id: string
-  /** ISO 8601. */
-  readonly created_at: string
-}
+export type Generation = components['schemas']['Generation']
 
 /** The answer of `GET /healthz` when the server and its store are up. */
-export interface Health {
-  readonly status: 'ok'
-}
+export type Health = components['schemas']['Health']
 
-/** The body of key and project creation requests. */
-export interface NameBody {
-  /** 1 to 100 characters. */
-  readonly name?: string
-}
+/** The body of key creation requests: a name (1 to 100 characters), all fields optional. */
+export type NameBody = components['schemas']['CreateKeyBody']
+
+/** The body of key creation: a name and an optional expiry (one of `expires_at`, `expires_in_days`). */
+export type CreateKeyBody = components['schemas']['CreateKeyBody']
+
+/** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
+export type RollKeyBody = components['schemas']['RollKeyBody']
 
 /** The body of project creation. */
-export interface CreateProjectBody {
-  /** 1 to 100 characters. */
-  readonly name: string
-}
+export type CreateProjectBody = components['schemas']['CreateProjectBody']
+
+/** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
+export type ErrorBody = components['schemas']['ErrorBody']
+
+/** The generated declarations themselves: paths, schemas, operations. */
+export type {
+  components as ApiComponents,
+  operations as ApiOperations,
+  paths as ApiPaths,
+} from './openapi.js'

@@ -1,8 +1,8 @@
 /**
  * Keyward's framework-neutral core: key format, generation, hashing, display, errors,
  * the store interface with an in-memory store, the key service, client configuration, and
- * framework-neutral HTTP handling (guards and key-management endpoints) that the framework
- * adapters translate.
+ * framework-neutral HTTP handling (guards, key-management endpoints and the secret-scanning
+ * alert endpoint) that the framework adapters translate.
  *
  * @packageDocumentation
  */
@@ -39,9 +39,11 @@ export { hashKey } from './hash/digest.js'
 export {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodyProblem,
   type BodySource,
   type ByteStream,
   bearerGuard,
+  bodyError,
   type CreateProject,
   type CreateProjectInput,
   clientAddress,
@@ -55,6 +57,7 @@ export {
   type GuardResult,
   type IssuedKeyJson,
   issuedKeyToJson,
+  type JsonBody,
   type JsonObjectBody,
   jsonResponse,
   type KeyJson,
@@ -66,13 +69,18 @@ export {
   keyToJson,
   type NodeHeaders,
   nodeRequestHeader,
+  notFoundResponse,
   type ProjectGuardOptions,
   type ProjectJson,
   type ProjectRecord,
   projectGuard,
   projectToJson,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
+  type RolledKeyJson,
+  readJsonBody,
   readJsonObjectBody,
+  rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
 } from './http/index.js'
@@ -97,6 +105,13 @@ export {
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
 export {
+  type OpenApiDocument,
+  type OpenApiDocumentOptions,
+  openApiDocument,
+} from './openapi/document.js'
+export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
+export { checkBody } from './openapi/validate.js'
+export {
   type Limiter,
   type LimiterFactory,
   type LimiterSettings,
@@ -107,6 +122,16 @@ export {
   type RatedKey,
   type RateLimitPolicy,
 } from './protection/index.js'
+export {
+  createSecretScanningRoute,
+  GITHUB_SECRET_SCANNING_KEYS_URL,
+  SECRET_SCANNING_PATH,
+  type SecretScanningFeedback,
+  type SecretScanningFetch,
+  type SecretScanningLabel,
+  type SecretScanningMatch,
+  type SecretScanningOptions,
+} from './secret-scanning/index.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export {
@@ -115,6 +140,14 @@ export {
   type IssueKeyOptions,
   type Keyward,
 } from './service/keyward.js'
+export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
+export {
+  DEFAULT_GRACE_SECONDS,
+  type ExpiryFields,
+  MAX_EXPIRES_IN_DAYS,
+  MAX_GRACE_SECONDS,
+  readExpiryFields,
+} from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
 export type {
@@ -127,8 +160,9 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
+export type { RolledKey, RollKeyOptions } from './service/roll.js'
 export { KeyChangeHub } from './store/feed.js'
-export { limitExceededError } from './store/limit.js'
+export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
 export type {
   KeyChangeEvent,
@@ -137,4 +171,6 @@ export type {
   KeyOwnerSummary,
   KeyRecord,
   KeyStore,
+  KeyUse,
+  RolledRecords,
 } from './store/types.js'

@@ -18,5 +18,7 @@ declare class TextEncoder {
   encode(input?: string): Uint8Array
 }
 
-// Timers: the failure reports flush once per interval, and never hold a process open.
+// Timers: failure reports flush once per interval, `last_used_at` is written off the hot path;
+// neither holds a process open (`unref` exists on Node, Bun and Deno).
 declare function setTimeout(callback: () => void, ms: number): unknown
+declare function clearTimeout(timer: unknown): void

@@ -1,9 +1,17 @@
 import type { AddressInfo } from 'node:net'
-import type { KeywardContext } from '@keyward/core'
+import type { BearerAuth, DeveloperAuth, ElevatedAuth, KeywardContext, ProjectAuth } from '@keyward/core'
 import { createConformanceWorld } from '@keyward/testkit'
 import express from 'express'
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
-import { keywardErrorHandler, keywardRouter, requireProject } from './index.js'
+import {
+  keywardErrorHandler,
+  keywardNotFound,
+  keywardRouter,
+  requireBearer,
+  requireDeveloper,
+  requireElevated,
+  requireProject,
+} from './index.js'
 
 const servers: import('node:http').Server[] = []
 afterEach(() => {
@@ -18,8 +26,60 @@ async function start(app: express.Express): Promise<string> {
 }
 
 describe('@keyward/express', () => {
-  it('types req.keyward through the Request augmentation', () => {
+  it('types req.keyward by the requirement of the middleware before the handler', async () => {
+    const { keyward } = await createConformanceWorld('reject')
+    type Claims = { readonly sub: string }
+    const app = express()
+    app.get('/p/:project_id', requireProject(keyward), (req, res) => {
+      expectTypeOf(req.keyward).toEqualTypeOf<ProjectAuth>()
+      expectTypeOf(res.locals.keyward).toEqualTypeOf<ProjectAuth>()
+      res.json({ projectId: req.keyward.projectId })
+    })
+    app.get('/me', requireDeveloper(keyward), (req) =>
+      expectTypeOf(req.keyward).toEqualTypeOf<DeveloperAuth>(),
+    )
+    app.delete('/p/:project_id', requireElevated(keyward), express.json(), (req) =>
+      expectTypeOf(req.keyward).toEqualTypeOf<ElevatedAuth>(),
+    )
+    const router = express.Router()
+    router.get('/t', requireBearer<Claims>({ verify: () => ({ sub: 'x' }) }), (req) => {
+      expectTypeOf(req.keyward).toEqualTypeOf<BearerAuth<Claims>>()
+      expectTypeOf(req.keyward.claims.sub).toEqualTypeOf<string>()
+    })
+    // A handler that no Keyward middleware guards: nothing is known.
+    app.get('/open', (req) => expectTypeOf(req.keyward).toEqualTypeOf<KeywardContext | undefined>())
     expectTypeOf<express.Request['keyward']>().toEqualTypeOf<KeywardContext | undefined>()
+  })
+
+  it("answers body-parser's errors (bad JSON, too large) and unmatched routes in the format", async () => {
+    const app = express()
+    app.use(express.json({ limit: 10 }))
+    app.post('/echo', (req, res) => res.json(req.body))
+    app.use(keywardNotFound())
+    app.use(keywardErrorHandler())
+    const origin = await start(app)
+    const post = (body: string) =>
+      fetch(`${origin}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    const bad = await post('{"a":')
+    expect([bad.status, bad.headers.get('content-type'), await bad.json()]).toEqual([
+      422,
+      'application/json; charset=utf-8',
+      { detail: [{ loc: ['body'], msg: 'The request body is not valid JSON.', type: 'json_invalid' }] },
+    ])
+    const large = await post(JSON.stringify({ a: 'x'.repeat(20) }))
+    expect([large.status, await large.json()]).toEqual([
+      413,
+      {
+        detail: [
+          { loc: ['body'], msg: 'The request body is larger than 10 bytes.', type: 'payload_too_large' },
+        ],
+      },
+    ])
+    const missing = await fetch(`${origin}/nowhere`)
+    expect([missing.status, await missing.json()]).toEqual([
+      404,
+      { detail: [{ loc: [], msg: 'Not found.', type: 'not_found' }] },
+    ])
   })
 
   it('works as app.use middleware on a path with :project_id, and leaves other routes alone', async () => {

@@ -15,9 +15,7 @@ import {
   developerGuard,
   type ElevatedAuth,
   elevatedGuard,
-  errorResponse,
   type Guard,
-  isKeywardError,
   type Keyward,
   type KeywardContext,
   type KeywardRequest,
@@ -26,17 +24,55 @@ import {
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
+  type SecretScanningOptions,
 } from '@keyward/core'
-import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express'
+import { type Request, type RequestHandler, type Response, Router } from 'express'
 
 declare global {
   namespace Express {
     interface Request {
-      /** Who is calling, set by a Keyward middleware (`requireProject`, ...). Switch on `scope`. */
-      keyward?: KeywardContext
+      /**
+       * Who is calling, set by a Keyward middleware: in a handler after `requireProject(keyward)`
+       * it is a `ProjectAuth`, after `requireBearer<Claims>(...)` a `BearerAuth<Claims>`, and so
+       * on; in a handler no Keyward middleware types, `KeywardContext | undefined`.
+       */
+      keyward: this extends { res?: { locals: { keyward: infer A } } } ? A : KeywardContext | undefined
     }
   }
 }
+
+/**
+ * What a Keyward middleware adds to `res.locals`: the context `A`, also at `req.keyward`.
+ *
+ * @example
+ * ```ts
+ * const handler: RequestHandler<ParamsDictionary, unknown, unknown, ParsedQs, KeywardLocals<ProjectAuth>> =
+ *   (req, res) => res.json({ project: res.locals.keyward.projectId })
+ * ```
+ */
+export interface KeywardLocals<A extends KeywardContext> {
+  keyward: A
+}
+
+/**
+ * A Keyward middleware: in the handlers after it on a route, `req.keyward` (and
+ * `res.locals.keyward`) is typed `A`, the context its requirement yields.
+ *
+ * @example
+ * ```ts
+ * const guard: KeywardMiddleware<ProjectAuth> = requireProject(keyward)
+ * app.get('/api/v1/projects/:project_id/items', guard, (req, res) => res.json(req.keyward.projectId))
+ * ```
+ */
+export type KeywardMiddleware<A extends KeywardContext> = RequestHandler<
+  Request['params'],
+  // biome-ignore lint/suspicious/noExplicitAny: Express's own default for the response body
+  any,
+  // biome-ignore lint/suspicious/noExplicitAny: Express's own default for the request body
+  any,
+  Request['query'],
+  KeywardLocals<A>
+>
 
 /**
  * Converts an Express request into Keyward's neutral request.
@@ -70,19 +106,20 @@ export function send(res: Response, response: KeywardResponse): void {
 }
 
 /**
- * Turns any Keyward guard into a middleware: it sets `req.keyward` and calls `next()`, or
- * answers the refusal.
+ * Turns any Keyward guard into a middleware: it sets `req.keyward` (and `res.locals.keyward`)
+ * and calls `next()`, or answers the refusal.
  *
  * @example
  * ```ts
- * app.get('/reports', protect(bearerGuard({ verify })), (req, res) => res.json(req.keyward))
+ * app.get('/reports', protect(bearerGuard({ verify })), (req, res) => res.json(req.keyward.claims))
  * ```
  */
-export function protect<A extends KeywardContext>(guard: Guard<A>): RequestHandler {
+export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddleware<A> {
   return (req, res, next) => {
-    guard(toKeywardRequest(req)).then((result) => {
+    guard(toKeywardRequest(req as Request)).then((result) => {
       if (!result.ok) return send(res, result.response)
       req.keyward = result.auth
+      res.locals.keyward = result.auth
       next()
     }, next)
   }
@@ -93,22 +130,28 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): RequestHandl
  *
  * @example
  * ```ts
- * app.get('/me', requireDeveloper(keyward), (req, res) => res.json({ id: req.keyward?.developerId }))
+ * app.get('/me', requireDeveloper(keyward), (req, res) => res.json({ id: req.keyward.developerId }))
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions): RequestHandler =>
-  protect<DeveloperAuth>(developerGuard(keyward, options))
+export const requireDeveloper = (
+  keyward: Keyward,
+  options?: DeveloperGuardOptions,
+): KeywardMiddleware<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
  * Requires an API key (`X-API-Key`) of the request's `:project_id`.
  *
  * @example
  * ```ts
- * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), handler)
+ * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (req, res) =>
+ *   res.json({ project: req.keyward.projectId }),
+ * )
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
-  protect<ProjectAuth>(projectGuard(keyward, options))
+export const requireProject = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardMiddleware<ProjectAuth> => protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -118,8 +161,10 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): RequestHandler =>
-  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+export const requireElevated = (
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardMiddleware<ElevatedAuth> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.
@@ -129,7 +174,7 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * app.delete('/api/v1/generation/generations-v2/:generation_id', requireBearer({ verify }), handler)
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>): RequestHandler =>
+export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardMiddleware<BearerAuth<T>> =>
   protect<BearerAuth<T>>(bearerGuard(options))
 
 /** Options of {@link keywardRouter}. */
@@ -138,11 +183,17 @@ export interface KeywardRouterOptions {
   readonly createProject?: CreateProject
   /** The largest body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
+  /**
+   * Mounts `POST /api/v1/secret-scanning/github`, which revokes keys that GitHub's secret
+   * scanning reports as leaked. It checks a signature over the body as sent, so mount the
+   * router before a JSON body parser.
+   */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /**
- * A router with the key-management endpoints: developer keys, project API keys and, with
- * `createProject`, project creation. It reads bodies itself; a body parser mounted before it
+ * A router with the key-management endpoints: developer keys, project API keys, with
+ * `createProject` project creation, and with `secretScanning` the leaked-key alert endpoint. It reads bodies itself; a body parser mounted before it
  * is used when it has already parsed the body.
  *
  * @example
@@ -161,15 +212,4 @@ export function keywardRouter(keyward: Keyward, options: KeywardRouterOptions = 
   return router
 }
 
-/**
- * An error middleware that answers a `KeywardError` thrown by your routes in the specification's
- * format, and passes any other error on.
- *
- * @example
- * ```ts
- * app.use(keywardErrorHandler())
- * ```
- */
-export function keywardErrorHandler(): ErrorRequestHandler {
-  return (err, _req, res, next) => (isKeywardError(err) ? send(res, errorResponse(err)) : next(err))
-}
+export { keywardErrorHandler, keywardNotFound } from './errors.js'

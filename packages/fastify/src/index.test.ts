@@ -1,12 +1,71 @@
-import type { KeywardContext } from '@keyward/core'
+import type { BearerAuth, DeveloperAuth, ElevatedAuth, KeywardContext, ProjectAuth } from '@keyward/core'
 import { createConformanceWorld } from '@keyward/testkit'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { keywardErrorHandler, keywardPlugin, requireProject } from './index.js'
+import {
+  type KeywardRouteConfig,
+  keywardErrorHandler,
+  keywardNotFoundHandler,
+  keywardPlugin,
+  requireBearer,
+  requireDeveloper,
+  requireElevated,
+  requireProject,
+} from './index.js'
 
 describe('@keyward/fastify', () => {
-  it('declares request.keyward through module augmentation', () => {
+  it("types request.keyward by the requirement of the route's hook", async () => {
+    const { keyward } = await createConformanceWorld('reject')
+    type Claims = { readonly sub: string }
+    const app = Fastify()
+    app.get('/p/:project_id', { onRequest: requireProject(keyward) }, async (request) => {
+      expectTypeOf(request.keyward).toEqualTypeOf<ProjectAuth>()
+      return { projectId: request.keyward.projectId }
+    })
+    app.get('/me', { onRequest: requireDeveloper(keyward) }, async (request) => {
+      expectTypeOf(request.keyward).toEqualTypeOf<DeveloperAuth>()
+    })
+    app.delete('/p/:project_id', { onRequest: [requireElevated(keyward)] }, async (request) => {
+      expectTypeOf(request.keyward).toEqualTypeOf<ElevatedAuth>()
+    })
+    app.get('/t', { onRequest: requireBearer<Claims>({ verify: () => ({ sub: 'x' }) }) }, async (request) => {
+      expectTypeOf(request.keyward).toEqualTypeOf<BearerAuth<Claims>>()
+    })
+    // With explicit route generics, the config generic names the context.
+    app.get<{ Params: { project_id: string } }, KeywardRouteConfig<ProjectAuth>>(
+      '/q/:project_id',
+      { onRequest: requireProject(keyward) },
+      async (request) => {
+        expectTypeOf(request.keyward).toEqualTypeOf<ProjectAuth>()
+        expectTypeOf(request.params.project_id).toEqualTypeOf<string>()
+      },
+    )
+    // A route that no Keyward hook guards: nothing is known.
+    app.get('/open', async (request) => expectTypeOf(request.keyward).toEqualTypeOf<KeywardContext | null>())
     expectTypeOf<FastifyRequest['keyward']>().toEqualTypeOf<KeywardContext | null>()
+  })
+
+  it("answers the body parser's errors and unmatched routes in the format", async () => {
+    const app = Fastify({ bodyLimit: 10 })
+    app.setErrorHandler(keywardErrorHandler)
+    app.setNotFoundHandler(keywardNotFoundHandler)
+    app.post('/echo', async (request) => request.body)
+    const post = (payload: string, type = 'application/json') =>
+      app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': type }, payload })
+    const bad = await post('{"a":')
+    expect([bad.statusCode, bad.json()]).toEqual([
+      422,
+      { detail: [{ loc: ['body'], msg: 'The request body is not valid JSON.', type: 'json_invalid' }] },
+    ])
+    const large = await post(JSON.stringify({ a: 'x'.repeat(20) }))
+    expect([large.statusCode, large.json().detail[0].type]).toEqual([413, 'payload_too_large'])
+    const media = await post('a', 'application/x-unknown')
+    expect([media.statusCode, media.json().detail[0].type]).toEqual([415, 'unsupported_media_type'])
+    const missing = await app.inject({ url: '/nowhere' })
+    expect([missing.statusCode, missing.json()]).toEqual([
+      404,
+      { detail: [{ loc: [], msg: 'Not found.', type: 'not_found' }] },
+    ])
   })
 
   it('sets request.keyward on protected routes only, with typed route generics', async () => {

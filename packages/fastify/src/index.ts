@@ -14,9 +14,7 @@ import {
   developerGuard,
   type ElevatedAuth,
   elevatedGuard,
-  errorResponse,
   type Guard,
-  isKeywardError,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
@@ -27,22 +25,73 @@ import {
   type ProjectGuardOptions,
   projectGuard,
 } from '@keyward/core'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify'
 import fp from 'fastify-plugin'
+
+/** A type-only mark: the context a Keyward hook gives the route it guards. */
+declare const guarded: unique symbol
+
+/**
+ * The route config of a route guarded by a Keyward hook: its context type, and nothing at run
+ * time. Name it when you give a route's generics explicitly.
+ *
+ * @example
+ * ```ts
+ * fastify.get<{ Params: { project_id: string } }, KeywardRouteConfig<ProjectAuth>>(
+ *   '/api/v1/projects/:project_id/items',
+ *   { onRequest: requireProject(keyward) },
+ *   async (request) => request.keyward.projectId,
+ * )
+ * ```
+ */
+export interface KeywardRouteConfig<A extends KeywardContext> {
+  readonly [guarded]?: A
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who is calling, set by a Keyward hook (`requireProject`, ...); `null` elsewhere. Switch on `scope`. */
-    keyward: KeywardContext | null
+    /**
+     * Who is calling, set by a Keyward hook: in a route with `onRequest: requireProject(keyward)`
+     * it is a `ProjectAuth`, with `requireBearer<Claims>(...)` a `BearerAuth<Claims>`, and so on;
+     * in a route no Keyward hook guards, `KeywardContext | null`.
+     */
+    keyward: this extends { routeOptions: { config: { readonly [guarded]?: infer A } } }
+      ? unknown extends A
+        ? KeywardContext | null
+        : Exclude<A, undefined>
+      : KeywardContext | null
   }
 }
 
-/** An `onRequest` hook: it sets `request.keyward` and continues, or answers the refusal. */
-export type KeywardHook = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  done: (error?: Error) => void,
-) => void
+/**
+ * An `onRequest` hook: it sets `request.keyward` and continues, or answers the refusal. In the
+ * route it guards, `request.keyward` is typed `A`.
+ *
+ * @example
+ * ```ts
+ * const hook: KeywardHook<ProjectAuth> = requireProject(keyward)
+ * fastify.get('/api/v1/projects/:project_id/items', { onRequest: hook }, async (request) => request.keyward)
+ * ```
+ */
+// Two signatures: TypeScript infers a route's config from the last (so `request.keyward` is
+// typed `A`), and the first fits routes whose generics are given explicitly.
+export type KeywardHook<A extends KeywardContext = KeywardContext> = onRequestHookHandler &
+  onRequestHookHandler<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    RouteGenericInterface,
+    KeywardRouteConfig<A>
+  >
 
 const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
   typeof body === 'object' && body !== null && Symbol.asyncIterator in body
@@ -87,12 +136,12 @@ export function send(reply: FastifyReply, response: KeywardResponse): FastifyRep
  * fastify.get('/reports', { onRequest: protect(bearerGuard({ verify })) }, async (request) => request.keyward)
  * ```
  */
-export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook {
+export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<A> {
   // A callback hook: Fastify continues as soon as `done` is called, one promise fewer than async.
   return (request, reply, done) => {
     guard(toKeywardRequest(request)).then((result) => {
       if (!result.ok) return void send(reply, result.response)
-      request.keyward = result.auth
+      ;(request as { keyward: KeywardContext | null }).keyward = result.auth
       done()
     }, done)
   }
@@ -106,8 +155,10 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook 
  * fastify.get('/me', { onRequest: requireDeveloper(keyward) }, async (request) => request.keyward)
  * ```
  */
-export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptions): KeywardHook =>
-  protect<DeveloperAuth>(developerGuard(keyward, options))
+export const requireDeveloper = (
+  keyward: Keyward,
+  options?: DeveloperGuardOptions,
+): KeywardHook<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
  * Requires an API key (`X-API-Key`) of the request's `:project_id`.
@@ -117,7 +168,7 @@ export const requireDeveloper = (keyward: Keyward, options?: DeveloperGuardOptio
  * fastify.get('/api/v1/projects/:project_id/items', { onRequest: requireProject(keyward) }, handler)
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook =>
+export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ProjectAuth> =>
   protect<ProjectAuth>(projectGuard(keyward, options))
 
 /**
@@ -128,7 +179,7 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * fastify.delete('/api/v1/projects/:project_id', { onRequest: requireElevated(keyward) }, handler)
  * ```
  */
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook =>
+export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ElevatedAuth> =>
   protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
 /**
@@ -139,7 +190,7 @@ export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions)
  * fastify.addHook('onRequest', requireBearer({ verify }))
  * ```
  */
-export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardHook =>
+export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardHook<BearerAuth<T>> =>
   protect<BearerAuth<T>>(bearerGuard(options))
 
 /** Options of {@link keywardPlugin}. */
@@ -166,7 +217,8 @@ const keyRoutes: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, opti
 
 /**
  * The Keyward plugin: declares `request.keyward` and mounts the key-management endpoints
- * (developer keys, project API keys and, with `createProject`, project creation).
+ * (developer keys, project API keys, with `createProject` project creation, and with
+ * `secretScanning` the leaked-key alert endpoint).
  *
  * @example
  * ```ts
@@ -181,20 +233,4 @@ export const keywardPlugin = fp<KeywardPluginOptions>(
   { fastify: '5.x', name: '@keyward/fastify' },
 )
 
-/**
- * An error handler that answers a `KeywardError` thrown by your routes in the specification's
- * format, and hands any other error to the parent handler.
- *
- * @example
- * ```ts
- * fastify.setErrorHandler(keywardErrorHandler)
- * ```
- */
-export function keywardErrorHandler(
-  error: unknown,
-  _request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  if (!isKeywardError(error)) throw error
-  return send(reply, errorResponse(error))
-}
+export { keywardErrorHandler, keywardNotFoundHandler } from './errors.js'

@@ -1,9 +1,16 @@
-import type { DeveloperAuth, ProjectAuth } from '@keyward/core'
+import { type BearerAuth, type DeveloperAuth, ErrorType, KeywardError, type ProjectAuth } from '@keyward/core'
 import { createConformanceWorld } from '@keyward/testkit'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { keywardOnError, keywardRoutes, requireDeveloper, requireProject } from './index.js'
+import {
+  keywardNotFound,
+  keywardOnError,
+  keywardRoutes,
+  requireBearer,
+  requireDeveloper,
+  requireProject,
+} from './index.js'
 
 // These run through app.request: Web Request and Response only, no server, as on Bun, Deno or Workers.
 describe('@keyward/hono', () => {
@@ -46,21 +53,56 @@ describe('@keyward/hono', () => {
     expect(untyped.status).toBe(415)
   })
 
-  it('onError: HTTPException answers for itself, anything else is a bare internal_error', async () => {
-    const app = new Hono()
-    app.get('/http', () => {
+  it("onError: Keyward's errors in the format, HTTPException answers for itself, the host's own errors go on untouched", async () => {
+    const { keyward } = await createConformanceWorld('reject')
+    const hostError = new Error('secret detail')
+    const api = new Hono()
+    api.get('/http', () => {
       throw new HTTPException(418, { message: 'teapot' })
     })
-    app.get('/boom', () => {
-      throw new Error('secret detail')
+    api.get('/boom', () => {
+      throw hostError
     })
-    app.onError(keywardOnError)
+    api.get('/keyward', requireDeveloper(keyward), (c) => c.json({}))
+    api.get('/invalid', () => {
+      throw new KeywardError(ErrorType.notFound, 'No such thing.', ['path', 'thing'])
+    })
+    api.onError(keywardOnError)
+    const seen: unknown[] = []
+    const app = new Hono().route('/', api).onError((error, c) => {
+      seen.push(error)
+      return c.json({ host: true }, 500)
+    })
     const teapot = await app.request('/http')
     expect([teapot.status, await teapot.text()]).toEqual([418, 'teapot'])
     const boom = await app.request('/boom')
-    expect(boom.status).toBe(500)
-    expect(await boom.json()).toEqual({
-      detail: [{ loc: [], msg: 'Internal error.', type: 'internal_error' }],
+    expect([boom.status, await boom.json()]).toEqual([500, { host: true }])
+    expect(seen).toEqual([hostError])
+    const thrown = await app.request('/invalid')
+    expect([thrown.status, await thrown.json()]).toEqual([
+      404,
+      { detail: [{ loc: ['path', 'thing'], msg: 'No such thing.', type: 'not_found' }] },
+    ])
+    expect((await app.request('/keyward')).status).toBe(401)
+    // Without a parent, the host's error reaches the caller as it was thrown.
+    await expect(async () => api.request('/boom')).rejects.toBe(hostError)
+  })
+
+  it('keywardNotFound answers 404 not_found in the format', async () => {
+    const app = new Hono().notFound(keywardNotFound)
+    const answer = await app.request('/nowhere')
+    expect([answer.status, await answer.json()]).toEqual([
+      404,
+      { detail: [{ loc: [], msg: 'Not found.', type: 'not_found' }] },
+    ])
+  })
+
+  it('types a bearer context by its claims', () => {
+    type Claims = { readonly sub: string }
+    const app = new Hono()
+    app.get('/bearer', requireBearer<Claims>({ verify: () => ({ sub: 'x' }) }), (c) => {
+      expectTypeOf(c.get('keyward')).toEqualTypeOf<BearerAuth<Claims>>()
+      return c.json({ sub: c.get('keyward').claims.sub })
     })
   })
 })

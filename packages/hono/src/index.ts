@@ -16,16 +16,18 @@ import {
   elevatedGuard,
   errorResponse,
   type Guard,
+  isKeywardError,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
   type KeywardRequest,
   type KeywardResponse,
+  notFoundResponse,
   type ProjectAuth,
   type ProjectGuardOptions,
   projectGuard,
 } from '@keyward/core'
-import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from 'hono'
+import { type Context, type ErrorHandler, Hono, type MiddlewareHandler, type NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
@@ -144,8 +146,8 @@ export const requireBearer = <T>(
 ): MiddlewareHandler<KeywardEnv<BearerAuth<T>>> => protect<BearerAuth<T>>(bearerGuard(options))
 
 /**
- * An app with the key-management endpoints: developer keys, project API keys and, with
- * `createProject`, project creation. Mount it with `app.route('/', ...)`.
+ * An app with the key-management endpoints: developer keys, project API keys, with
+ * `createProject` project creation, and with `secretScanning` the leaked-key alert endpoint. Mount it with `app.route('/', ...)`.
  *
  * @example
  * ```ts
@@ -161,13 +163,28 @@ export function keywardRoutes(keyward: Keyward, options: KeyRoutesOptions = {}):
 }
 
 /**
- * An `onError` handler that answers a `KeywardError` in the specification's format, lets an
- * `HTTPException` answer for itself, and answers anything else with a bare 500 `internal_error`.
+ * An `onError` handler that answers a `KeywardError` in the specification's format and lets an
+ * `HTTPException` answer for itself. Any other error, the host's own, is thrown on untouched:
+ * to the parent app's `onError` when this app is mounted with `app.route`, or to the server
+ * (`@hono/node-server` then answers 500 and reports it).
  *
  * @example
  * ```ts
  * app.onError(keywardOnError)
  * ```
  */
-export const keywardOnError: ErrorHandler = (error, c) =>
-  error instanceof HTTPException ? error.getResponse() : send(c, errorResponse(error))
+export const keywardOnError: ErrorHandler = (error, c) => {
+  if (isKeywardError(error)) return send(c, errorResponse(error))
+  if (error instanceof HTTPException) return error.getResponse()
+  throw error
+}
+
+/**
+ * A not-found handler: 404 `not_found` in the specification's format.
+ *
+ * @example
+ * ```ts
+ * app.notFound(keywardNotFound)
+ * ```
+ */
+export const keywardNotFound: NotFoundHandler = (c) => send(c, notFoundResponse())

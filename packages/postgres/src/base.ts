@@ -6,7 +6,9 @@ import {
   type KeyOwnerSummary,
   type KeyRecord,
   type KeyStore,
+  type KeyUse,
   limitExceededError,
+  type RolledRecords,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
@@ -69,6 +71,9 @@ type KeyRow = {
   name: string | null
   active: boolean
   created_at: Date
+  expires_at: Date | null
+  last_used_at: Date | null
+  replaced_by: string | null
 }
 
 type OwnerRow = {
@@ -88,7 +93,25 @@ const toRecord = (row: KeyRow): KeyRecord => ({
   name: row.name,
   active: row.active,
   createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  replacedBy: row.replaced_by,
 })
+
+// The parameters of an insert, in the order of the statements' columns ($1 to $11).
+const insertValues = (record: KeyRecord): unknown[] => [
+  record.id,
+  record.hash,
+  record.keyPrefix,
+  record.ownerType === 'developer' ? record.ownerId : null,
+  record.ownerType === 'project' ? record.ownerId : null,
+  record.name,
+  record.active,
+  record.createdAt,
+  record.expiresAt ?? null,
+  record.lastUsedAt ?? null,
+  record.replacedBy ?? null,
+]
 
 // Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -146,16 +169,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
-    const values = [
-      record.id,
-      record.hash,
-      record.keyPrefix,
-      record.ownerType === 'developer' ? record.ownerId : null,
-      record.ownerType === 'project' ? record.ownerId : null,
-      record.name,
-      record.active,
-      record.createdAt,
-    ]
+    const values = insertValues(record)
     if (!record.active || activeLimit === undefined) {
       return this.#written(run(this.#db, this.#sql.insert, values).then(firstRecord)) as Promise<KeyRecord>
     }
@@ -212,7 +226,12 @@ export class PostgresKeyStore implements KeyStore {
     }))
   }
 
-  async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
+  async setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now: Date = new Date(),
+  ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     if (!active || activeLimit === undefined) {
       return this.#written(
@@ -224,12 +243,51 @@ export class PostgresKeyStore implements KeyStore {
       if (!owner) return null
       await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
       const activated = firstRecord(
-        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit]),
+        await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit, now]),
       )
       if (!activated) throw limitExceededError(owner, activeLimit)
       return activated
     })
     return this.#written(activated)
+  }
+
+  async rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<RolledRecords | null> {
+    if (!UUID.test(id)) return null
+    const params = [...insertValues(replacement), id, previousExpiresAt, now]
+    const rows = await run<KeyRow & { is_replacement: boolean }>(this.#db, this.#sql.roll, params)
+    const previous = rows.find((row) => !row.is_replacement)
+    const stored = rows.find((row) => row.is_replacement)
+    if (!previous || !stored) return null
+    const rolled = { previous: toRecord(previous), replacement: toRecord(stored) }
+    this.#wrote(rolled.previous)
+    this.#wrote(rolled.replacement)
+    return rolled
+  }
+
+  async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
+    if (uses.length === 0) return
+    await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
+  }
+
+  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index.
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    if (hashes.length === 0) return []
+    const rows = await run(this.#db, this.#sql.findByHashes, [[...new Set(hashes)]])
+    return rows.map(toRecord)
+  }
+
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
+    if (uuids.length === 0) return []
+    const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
+    const records = rows.map(toRecord)
+    for (const record of records) this.#wrote(record)
+    return records
   }
 
   /**

@@ -1,7 +1,7 @@
 // The verification cache over real PostgreSQL: revocations reach every service through the
 // change feed, and a feed that is down (killed, or the server restarted) never lets a key
 // revoked meanwhile through.
-import { createKeyward, ErrorType, type Keyward, type KeywardEvent } from '@keyward/core'
+import { createKeyward, ErrorType, hashKey, type Keyward, type KeywardEvent } from '@keyward/core'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ReplicaCluster, replicaClusterUnavailable } from '../../../scripts/replica-cluster.mjs'
@@ -61,6 +61,59 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     await until(async () => (await outcome(b, key)) === ErrorType.keyInvalid, 15_000)
     await a.activateKey(record.id)
     await until(async () => (await outcome(b, key)) === 'accepted', 15_000)
+  })
+
+  it('a key rolled with no grace, or revoked as leaked, in one service is refused by another through the feed', async () => {
+    const schema = uniqueSchema()
+    const a = await service(schema)
+    const b = await service(schema)
+    const rolled = await a.issueProjectKey('proj-1')
+    const leaked = await a.issueProjectKey('proj-1')
+    for (const { key } of [rolled, leaked]) {
+      await until(async () => (await outcome(b, key)) === 'accepted', 15_000)
+    }
+    await until(async () => {
+      for (const { key } of [rolled, leaked]) await outcome(b, key)
+      return b.cacheStats()?.entries === 2
+    }, 15_000)
+    const { hits } = b.cacheStats()!
+    expect(await outcome(b, rolled.key)).toBe('accepted')
+    expect(await outcome(b, leaked.key)).toBe('accepted')
+    expect(b.cacheStats()?.hits).toBe(hits + 2) // both answered from b's cache
+
+    const next = await a.rollKey(rolled.record.id, { graceSeconds: 0 })
+    expect(await outcome(a, rolled.key)).toBe(ErrorType.keyInvalid)
+    await until(async () => (await outcome(b, rolled.key)) === ErrorType.keyInvalid, 15_000)
+    expect(await outcome(b, next!.key)).toBe('accepted')
+
+    await a.revokeLeakedKeys([{ hash: await hashKey(leaked.key) }])
+    expect(await outcome(a, leaked.key)).toBe(ErrorType.keyInvalid)
+    await until(async () => (await outcome(b, leaked.key)) === ErrorType.keyInvalid, 15_000)
+  })
+
+  it('writing last used sends no notification; a roll, a batch deactivation and an insert each do', async () => {
+    const schema = uniqueSchema()
+    const a = await service(schema)
+    const b = await service(schema)
+    const heard: string[] = []
+    b.store.changes!.subscribe((event) => {
+      if (event.type === 'changed') heard.push(event.hash)
+    })
+    const { record } = await a.issueProjectKey('proj-1')
+    await until(() => heard.includes(record.hash), 15_000)
+    heard.length = 0
+    // Notifications arrive in commit order: once the marker's insert is heard, an earlier
+    // notification of the last-use write would have been heard too.
+    await a.store.recordKeyUse([{ id: record.id, usedAt: new Date() }])
+    const marker = await a.issueProjectKey('proj-1')
+    await until(() => heard.includes(marker.record.hash), 15_000)
+    expect((await a.findKey(record.id))?.lastUsedAt).toBeInstanceOf(Date)
+    expect(heard).toEqual([marker.record.hash])
+
+    const next = await a.rollKey(record.id, { graceSeconds: 0 })
+    await a.store.deactivateKeys([marker.record.id])
+    await until(() => heard.length === 4, 15_000)
+    expect(heard.slice(1).sort()).toEqual([record.hash, next!.record.hash, marker.record.hash].sort())
   })
 
   it('a killed listener connection: the cache is emptied and bypassed, a key revoked meanwhile is refused, then the cache is used again', async () => {

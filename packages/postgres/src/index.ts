@@ -18,7 +18,7 @@ export {
   type SqlQueryOptions,
   type SqlRow,
 } from './driver.js'
-export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js'
+export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
 export type {
   ReadReplica,
   ReplicaEvent,

@@ -10,24 +10,45 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is what SCHEMA_SQL and the first migration hold', () => {
-    expect(SCHEMA_SQL).toBe(readFileSync(new URL('./schema.sql', import.meta.url), 'utf8'))
-    expect(MIGRATIONS[0]).toEqual({ version: 1, name: 'initial', sql: SCHEMA_SQL })
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, and SCHEMA_SQL all', () => {
+    const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
+    const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
+    const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
+    expect(MIGRATIONS).toEqual([
+      { version: 1, name: 'initial', sql: v1 },
+      { version: 2, name: 'lifecycle', sql: v2 },
+      { version: 3, name: 'change_feed', sql: v3 },
+    ])
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}`)
   })
 
-  it('the change feed is the second migration, one trigger function and its trigger', () => {
+  it('adds only nullable columns without defaults in version 2: no table rewrite', () => {
+    const statements = statementsOf(MIGRATIONS[1]!.sql, 'keyward')
+    expect(statements.slice(0, -1)).toEqual([
+      'ALTER TABLE "keyward".api_keys ADD COLUMN IF NOT EXISTS expires_at timestamptz',
+      'ALTER TABLE "keyward".api_keys ADD COLUMN IF NOT EXISTS last_used_at timestamptz',
+      'ALTER TABLE "keyward".api_keys ADD COLUMN IF NOT EXISTS replaced_by uuid',
+    ])
+  })
+
+  it('the change feed is the third migration: a trigger function, its trigger, not on last_used_at', () => {
     expect(CHANGE_FEED_SQL).toBe(readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8'))
-    expect(MIGRATIONS[1]).toEqual({ version: 2, name: 'change_feed', sql: CHANGE_FEED_SQL })
+    expect(MIGRATIONS[2]).toEqual({ version: 3, name: 'change_feed', sql: CHANGE_FEED_SQL })
     const statements = statementsOf(CHANGE_FEED_SQL, 'tenant_a')
-    expect(statements).toHaveLength(3)
+    expect(statements).toHaveLength(4)
     expect(statements[0]).toMatch(/^CREATE OR REPLACE FUNCTION "tenant_a".notify_key_change\(\)/)
     expect(statements[2]).toMatch(
       /ON "tenant_a".api_keys\s+FOR EACH ROW EXECUTE FUNCTION "tenant_a".notify_key_change\(\)$/,
     )
+    expect(statements[2]).toMatch(/UPDATE OF .*\bactive\b.*\bexpires_at\b.*\breplaced_by\b/s)
+    expect(statements[2]).not.toMatch(/last_used_at/)
+    expect(statements[3]).toMatch(
+      /^INSERT INTO "tenant_a".keyward_migrations .* VALUES \(3, 'change_feed'\)/s,
+    )
   })
 
   it('splits into statements, without comments, in the schema asked for', () => {
-    const statements = statementsOf(SCHEMA_SQL, 'tenant_a')
+    const statements = statementsOf(MIGRATIONS[0]!.sql, 'tenant_a')
     expect(statements[0]).toBe('CREATE SCHEMA IF NOT EXISTS "tenant_a"')
     expect(statements).toHaveLength(8)
     for (const statement of statements) {
@@ -48,23 +69,28 @@ describe('migrate', () => {
     const db = await pgliteDatabase()
     const driver = pgliteDriver(db)
     const schema = uniqueSchema()
-    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [1, 2] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
+    expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 1))).toEqual({
+      version: 1,
+      applied: [1],
+    })
+    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [2, 3] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
 
     const next = {
-      version: 3,
-      name: 'last_used',
-      sql: 'ALTER TABLE keyward.api_keys ADD COLUMN last_used_at timestamptz;',
+      version: 4,
+      name: 'next',
+      sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [3] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 3, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [4] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
     expect(versions.rows).toEqual([
       { version: 1, name: 'initial' },
-      { version: 2, name: 'change_feed' },
-      { version: 3, name: 'last_used' },
+      { version: 2, name: 'lifecycle' },
+      { version: 3, name: 'change_feed' },
+      { version: 4, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -17,15 +17,53 @@ export interface MigrateResult {
   readonly applied: readonly number[]
 }
 
+/**
+ * The database holds a newer version of Keyward's schema than this version of
+ * `@keyward/postgres` knows: a newer release migrated it. {@link migrate} refuses to touch
+ * it (and so does the store it opens); upgrade `@keyward/postgres` in this application.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await migrate(driver)
+ * } catch (error) {
+ *   if (error instanceof SchemaTooNewError) console.error(`upgrade: database at v${error.found}`)
+ * }
+ * ```
+ */
+export class SchemaTooNewError extends Error {
+  /** The version the database holds. */
+  readonly found: number
+  /** The newest version this library knows. */
+  readonly known: number
+
+  constructor(schema: string, found: number, known: number) {
+    super(
+      `The Keyward schema "${schema}" is at version ${found}, newer than this @keyward/postgres knows (version ${known}). ` +
+        'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
+    )
+    this.name = 'SchemaTooNewError'
+    this.found = found
+    this.known = known
+  }
+}
+
 // Two first-time migrations racing on CREATE ... IF NOT EXISTS: one of them fails on the
-// catalog's unique index (or finds the object it was about to create); run it again.
-const RACE_CODES = new Set(['23505', '42P06', '42P07', '40001', '40P01'])
-const ATTEMPTS = 3
+// catalog's unique index (or finds the object it was about to create); a migration that
+// waited longer than LOCK_TIMEOUT for a table lock (55P03). Run it again.
+const RETRY_CODES = new Set(['23505', '42P06', '42P07', '40001', '40P01', '55P03'])
+const ATTEMPTS = 5
+// How long a statement may wait for a table lock. An ALTER TABLE queued behind a long
+// transaction would make every verification queue behind it: give up and try again instead.
+const LOCK_TIMEOUT = '5s'
 
 /**
  * Brings Keyward's tables to the current schema version, in one transaction: applies the
  * versions not yet recorded in `keyward_migrations`, and nothing when all are. Safe to call
- * on every start and from several processes at once (they take turns on a table lock).
+ * on every start and from several processes at once: they take turns on a transaction-level
+ * advisory lock of the schema. Online: version 2 only adds nullable columns (no table
+ * rewrite), and a lock wait is bounded, then retried. Refuses a database that a newer
+ * release migrated ({@link SchemaTooNewError}).
  *
  * @example
  * ```ts
@@ -41,7 +79,8 @@ export async function migrate(driver: SqlDriver, options: MigrateOptions = {}): 
       return await applyMigrations(driver, schema, MIGRATIONS)
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code
-      if (attempt >= ATTEMPTS || !RACE_CODES.has(code as string)) throw error
+      if (attempt >= ATTEMPTS || !RETRY_CODES.has(code as string)) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
     }
   }
 }
@@ -53,16 +92,21 @@ export async function applyMigrations(
   migrations: readonly Migration[],
 ): Promise<MigrateResult> {
   const table = `"${schema}".keyward_migrations`
+  const known = migrations.at(-1)?.version ?? 0
   return driver.transaction(async (tx) => {
+    // One migration of this schema at a time, across connections and processes; released
+    // when the transaction ends (so it works through a transaction pooler too).
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`keyward.migrate:${schema}`])
+    await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`)
     const [found] = await tx.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [
       table,
     ])
     let version = 0
     if (found?.exists) {
-      await tx.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`)
       const [row] = await tx.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${table}`)
       version = row?.version ?? 0
     }
+    if (version > known) throw new SchemaTooNewError(schema, version, known)
     const applied: number[] = []
     for (const migration of migrations) {
       if (migration.version <= version) continue

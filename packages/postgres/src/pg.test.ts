@@ -8,6 +8,7 @@ import { createPgKeyStore, pgDriver } from './pg.js'
 import { type Harness, PG_URL, pgHarness, uniqueSchema } from './test/harness.js'
 import { runPostgresScenarios } from './test/scenarios.js'
 import { TcpProxy } from './test/tcp-proxy.js'
+import { runSchemaUpgrade, versionOneSchema } from './test/upgrade.js'
 
 describe('pgDriver and createPgKeyStore options', () => {
   it('are checked when built, with messages that name the option', async () => {
@@ -33,6 +34,11 @@ if (PG_URL) {
     makeStore: () => pgHarness({ changeFeed: true }),
   })
   runPostgresScenarios('PostgreSQL', () => pgHarness())
+  runSchemaUpgrade('PostgreSQL', async () => {
+    const client = new pg.Client({ connectionString: PG_URL })
+    await client.connect()
+    return { driver: pgDriver(client, { queryTimeoutMs: 30_000 }), close: () => client.end() }
+  })
 
   describe('PostgresKeyStore on one pg Client', () => {
     const clients: pg.Client[] = []
@@ -87,8 +93,43 @@ if (PG_URL) {
       })
       const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
       open.push(await pgHarness({ schema, migrate: false }))
-      expect(results.map((r) => r.version)).toEqual([2, 2, 2, 2, 2])
-      expect(results.flatMap((r) => r.applied)).toEqual([1, 2])
+      expect(results.map((r) => r.version)).toEqual([3, 3, 3, 3, 3])
+      expect(results.flatMap((r) => r.applied)).toEqual([1, 2, 3])
+    })
+
+    it('upgrades a version-1 database once when several processes migrate it together', async () => {
+      const admin = await pgHarness()
+      open.push(admin)
+      const { schema } = await versionOneSchema(admin.driver, 5)
+      const drivers = Array.from({ length: 5 }, () => {
+        const pool = new pg.Pool({ connectionString: PG_URL, max: 1 })
+        pools.push(pool)
+        return pgDriver(pool, { queryTimeoutMs: 30_000 })
+      })
+      try {
+        const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
+        expect(results.map((r) => r.version)).toEqual([3, 3, 3, 3, 3])
+        expect(results.flatMap((r) => r.applied)).toEqual([2, 3])
+      } finally {
+        await admin.sql(`DROP SCHEMA "${schema}" CASCADE`)
+      }
+    })
+
+    it('50 concurrent rolls of one key through 25 connections give exactly one new key, every time', async () => {
+      const services = await processes(5)
+      for (let round = 0; round < 5; round++) {
+        const developer = `roll-${round}-${crypto.randomUUID()}`
+        const { record } = await services[0]!.issueDeveloperKey(developer)
+        const results = await Promise.allSettled(
+          Array.from({ length: 50 }, (_, i) => services[i % 5]!.rollKey(record.id, { graceSeconds: 60 })),
+        )
+        const refused = results.flatMap((r) =>
+          r.status === 'rejected' ? [(r.reason as { type: string }).type] : [],
+        )
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+        expect(refused).toEqual(Array(49).fill(ErrorType.keyRolled))
+        expect(await services[0]!.listKeys({ type: 'developer', id: developer })).toHaveLength(2)
+      }
     })
 
     it('100 concurrent creations for one developer through 25 connections give exactly 10 active, every time', async () => {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createPGliteKeyStore, DataDirInUseError, pgliteDriver } from './pglite.js'
 import { pgliteDatabase, pgliteHarness } from './test/harness.js'
 import { runPostgresScenarios } from './test/scenarios.js'
+import { runSchemaUpgrade } from './test/upgrade.js'
 
 afterAll(async () => {
   await (await pgliteDatabase()).close()
@@ -14,6 +15,10 @@ afterAll(async () => {
 
 runStoreConformance({ name: 'PostgresKeyStore on PGlite', makeStore: pgliteHarness })
 runPostgresScenarios('PGlite', pgliteHarness)
+runSchemaUpgrade('PGlite', async () => ({
+  driver: pgliteDriver(await pgliteDatabase(), { queryTimeoutMs: 30_000 }),
+  close: async () => {},
+}))
 
 describe('PGlite driver', () => {
   it('fails closed with 503 store_unavailable once the database is closed', async () => {
@@ -49,6 +54,7 @@ describe('PGlite driver', () => {
       expect(await second.query('SELECT version FROM keyward.keyward_migrations ORDER BY version')).toEqual([
         { version: 1 },
         { version: 2 },
+        { version: 3 },
       ])
       await second.close()
     } finally {

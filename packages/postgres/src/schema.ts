@@ -1,10 +1,13 @@
 import changeFeedSql from './change-feed.sql?raw'
-import schemaSql from './schema.sql?raw'
+import schemaV1Sql from './schema.sql?raw'
+import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables (schema version 1, in the schema `keyward`), as shipped in
- * `dist/schema.sql` of the package: readable, idempotent, ready for `psql -f` or your own
- * migration tool. {@link migrate} applies the same statements.
+ * The SQL of Keyward's tables at the current schema version (3, in the schema `keyward`):
+ * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
+ * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
+ * in `dist/change-feed.sql`. Readable, idempotent, ready for `psql -f` or your own migration
+ * tool. {@link migrate} applies the same statements.
  *
  * @example
  * ```ts
@@ -12,17 +15,18 @@ import schemaSql from './schema.sql?raw'
  * await writeFile('migrations/001_keyward.sql', SCHEMA_SQL)
  * ```
  */
-export const SCHEMA_SQL: string = schemaSql
+export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedSql}`
 
 /**
- * The SQL of schema version 2, the change feed: a trigger that sends a notification on the
- * channel {@link CHANGE_CHANNEL} for every write to a key record, in the writing transaction.
- * Shipped as `dist/change-feed.sql`; apply it after `schema.sql` if you migrate with your own tool.
+ * The SQL of schema version 3, the change feed: a trigger that sends a notification on the
+ * channel {@link CHANGE_CHANNEL} for every write to a key record that verification reads (not
+ * for a key's last use), in the writing transaction. Shipped as `dist/change-feed.sql`; apply
+ * it after `schema.sql` and `schema-v2.sql` if you migrate with your own tool.
  *
  * @example
  * ```ts
  * import { CHANGE_FEED_SQL } from '@keyward/postgres'
- * await writeFile('migrations/002_keyward_change_feed.sql', CHANGE_FEED_SQL)
+ * await writeFile('migrations/003_keyward_change_feed.sql', CHANGE_FEED_SQL)
  * ```
  */
 export const CHANGE_FEED_SQL: string = changeFeedSql
@@ -52,12 +56,13 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 2
+ * MIGRATIONS.at(-1)?.version // 3
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: 'initial', sql: SCHEMA_SQL },
-  { version: 2, name: 'change_feed', sql: CHANGE_FEED_SQL },
+  { version: 1, name: 'initial', sql: schemaV1Sql },
+  { version: 2, name: 'lifecycle', sql: schemaV2Sql },
+  { version: 3, name: 'change_feed', sql: changeFeedSql },
 ]
 
 /**

@@ -9,6 +9,7 @@ export interface Statement {
 /** The statements of the store, for one schema. */
 export interface Statements {
   readonly findByHash: Statement
+  readonly findByHashes: Statement
   readonly findById: Statement
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
@@ -17,8 +18,11 @@ export interface Statements {
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly lockOwner: Statement
   readonly deactivate: Statement
+  readonly deactivateMany: Statement
   readonly activate: Statement
   readonly activateWithinLimit: Readonly<Record<KeyKind, Statement>>
+  readonly roll: Statement
+  readonly recordUse: Statement
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -39,7 +43,8 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
   project: 'project_id',
 }
 
-const COLUMNS = 'id, hash, key_prefix, developer_id, project_id, name, active, created_at'
+const COLUMNS =
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
 
 // Where the owner id is among the parameters of the insert (columns in the order of COLUMNS).
 const OWNER_PARAM: Readonly<Record<KeyKind, string>> = { developer: '$4', project: '$5' }
@@ -68,8 +73,15 @@ export function statementsFor(schema: string): Statements {
   // schema keeps the statements of two stores on one pool apart.
   const prefix = `keyward_${fnv1a(schema)}`
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
+  // The limit counts active, unexpired keys not in a grace window, at the time `now`.
+  const counted = (column: string, owner: string, now: string) =>
+    `(SELECT count(*) FROM ${keys} WHERE ${column} = ${owner} AND active AND replaced_by IS NULL
+        AND (expires_at IS NULL OR expires_at > ${now}))`
+  const values =
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid'
   const statements: Statements = {
     findByHash: named('find_by_hash', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = $1`),
+    findByHashes: named('find_by_hashes', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = ANY($1::text[])`),
     findById: named('find_by_id', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1`),
     ownerOf: named(
       'owner_of',
@@ -89,17 +101,15 @@ export function statementsFor(schema: string): Statements {
          GROUP BY ${column} ORDER BY min(created_at), ${column}`,
       ),
     ),
-    insert: named(
-      'insert',
-      `INSERT INTO ${keys} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-    ),
-    // Run with the owner locked: inserts only while the owner has fewer than $9 active keys.
+    insert: named('insert', `INSERT INTO ${keys} (${COLUMNS}) VALUES (${values}) RETURNING ${COLUMNS}`),
+    // Run with the owner locked: inserts only while the owner has fewer than $12 counted keys
+    // at the new key's creation time ($8).
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
         `INSERT INTO ${keys} (${COLUMNS})
-         SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz
-         WHERE (SELECT count(*) FROM ${keys} WHERE ${column} = ${OWNER_PARAM[kind]} AND active) < $9
+         SELECT ${values}
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $12
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -111,15 +121,45 @@ export function statementsFor(schema: string): Statements {
        ON CONFLICT (owner_type, owner_id) DO UPDATE SET owner_id = excluded.owner_id WHERE false`,
     ),
     deactivate: named('deactivate', `UPDATE ${keys} SET active = false WHERE id = $1 RETURNING ${COLUMNS}`),
+    // `AND active` is evaluated again on a row that a concurrent call changed first, so of two
+    // calls with the same ids, each row is returned by one only.
+    deactivateMany: named(
+      'deactivate_many',
+      `UPDATE ${keys} SET active = false WHERE id = ANY($1::uuid[]) AND active RETURNING ${COLUMNS}`,
+    ),
     activate: named('activate', `UPDATE ${keys} SET active = true WHERE id = $1 RETURNING ${COLUMNS}`),
-    // Run with the owner locked: activates only within the limit (an active key stays as it is).
+    // Run with the owner locked: activates only within the limit at $4 (an active key stays as it is).
     activateWithinLimit: byKind((kind, column) =>
       named(
         `activate_within_limit_${kind}`,
         `UPDATE ${keys} SET active = true
-         WHERE id = $1 AND (active OR (SELECT count(*) FROM ${keys} WHERE ${column} = $2 AND active) < $3)
+         WHERE id = $1 AND (active OR ${counted(column, '$2', '$4::timestamptz')} < $3)
          RETURNING ${COLUMNS}`,
       ),
+    ),
+    // One statement, so atomic without a transaction: marks key $12 replaced by the new key
+    // $1 only if it still counts at $14 and has the new key's owner, then inserts the new key.
+    // Concurrent rolls of one key wait on its row lock and then find it replaced: one wins.
+    roll: named(
+      'roll',
+      `WITH previous AS (
+         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $13::timestamptz)
+         WHERE id = $12::uuid AND active AND replaced_by IS NULL
+           AND (expires_at IS NULL OR expires_at > $14::timestamptz)
+           AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
+         RETURNING ${COLUMNS}
+       ), replacement AS (
+         INSERT INTO ${keys} (${COLUMNS}) SELECT ${values} FROM previous RETURNING ${COLUMNS}
+       )
+       SELECT true AS is_replacement, ${COLUMNS} FROM replacement
+       UNION ALL SELECT false, ${COLUMNS} FROM previous`,
+    ),
+    // Batched: one row per use. Only active keys, and last_used_at never goes back.
+    recordUse: named(
+      'record_use',
+      `UPDATE ${keys} AS k SET last_used_at = u.used_at
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+       WHERE k.id = u.id AND k.active AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
     ),
   }
   cache.set(schema, statements)

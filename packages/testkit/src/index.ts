@@ -5,4 +5,5 @@
  */
 
 export * from './http/index.js'
+export { type SecretScanningSender, startSecretScanningSender } from './secret-scanning/sender.js'
 export { runStoreConformance, type StoreConformanceOptions, type StoreHarness } from './store-conformance.js'

@@ -9,6 +9,7 @@ import {
   keyPrefix,
 } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { batchCases } from './store-batch-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -51,6 +52,9 @@ async function recordFor(
     name: null,
     active: true,
     createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+    expiresAt: null,
+    lastUsedAt: null,
+    replacedBy: null,
   }
 }
 
@@ -62,6 +66,9 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }
+
+const HOUR = 3_600_000
+const at = (offsetMs: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs)
 
 function settle<T>(promises: Promise<T>[]) {
   return Promise.allSettled(promises).then((results) => ({
@@ -104,6 +111,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       for (const h of closing) await h.close?.()
     })
 
+    batchCases(make)
+
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()
       const record = {
@@ -114,6 +123,12 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       expect(inserted).toEqual(record)
       expect(await store.findKeyByHash(record.hash)).toEqual(record)
       expect(await store.findKeyById(record.id)).toEqual(record)
+      const expiring = {
+        ...(await recordFor(`ak_${randomPart(32)}`, 'project', uniqueOwner('proj'))),
+        expiresAt: at(24 * HOUR),
+      }
+      await store.insertKey(expiring)
+      expect(await store.findKeyByHash(expiring.hash)).toEqual(expiring)
     })
 
     it('returns null for an unknown hash or id', async () => {
@@ -295,6 +310,120 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       expect(changes.length).toBeGreaterThanOrEqual(2)
       expect(JSON.stringify(heard)).not.toContain(key.slice(3))
       stop()
+    })
+
+    it('expired keys and keys in a grace window do not count against the limit', async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('dev')
+      const expired = {
+        ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)),
+        expiresAt: at(-HOUR),
+      }
+      const graced = {
+        ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)),
+        expiresAt: at(HOUR),
+        replacedBy: crypto.randomUUID(),
+      }
+      const expiring = {
+        ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)),
+        expiresAt: at(HOUR),
+      }
+      await store.insertKey(expired)
+      await store.insertKey(graced)
+      await store.insertKey(expiring, 2)
+      await store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', owner), 2)
+      await expect(
+        store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', owner), 2),
+      ).rejects.toMatchObject({ type: ErrorType.limitExceeded })
+      // An hour and a minute later, the expiring key no longer counts either.
+      await store.setKeyActive(expired.id, false)
+      expect((await store.setKeyActive(expired.id, true, 2, at(HOUR + 60_000)))?.active).toBe(true)
+      await store.setKeyActive(expired.id, false)
+      await expect(store.setKeyActive(expired.id, true, 2, at(0))).rejects.toMatchObject({
+        type: ErrorType.limitExceeded,
+      })
+    })
+
+    it('rolls a key: inserts the new record and gives the old one replacedBy and its grace expiry', async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('dev')
+      const old = { ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)), name: 'ci' }
+      await store.insertKey(old, 1)
+      const replacement = { ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)), name: 'ci' }
+      const rolled = await store.rollKey(old.id, replacement, at(HOUR), at(0))
+      expect(rolled).toEqual({
+        previous: { ...old, replacedBy: replacement.id, expiresAt: at(HOUR) },
+        replacement,
+      })
+      expect(await store.findKeyByHash(old.hash)).toEqual(rolled?.previous)
+      expect(await store.findKeyByHash(replacement.hash)).toEqual(replacement)
+      // Rolled once: never again, and its place went to the new key (the limit of 1 holds).
+      const again = await recordFor(`ak_${randomPart(32)}`, 'developer', owner)
+      expect(await store.rollKey(old.id, again, at(HOUR), at(0))).toBeNull()
+      expect(await store.findKeyByHash(again.hash)).toBeNull()
+      await expect(
+        store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', owner), 1),
+      ).rejects.toMatchObject({ type: ErrorType.limitExceeded })
+      // A key's own expiry only comes closer.
+      const soon = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), expiresAt: at(60_000) }
+      await store.insertKey(soon)
+      const next = await recordFor(`ak_${randomPart(32)}`, 'project', owner)
+      expect((await store.rollKey(soon.id, next, at(HOUR), at(0)))?.previous.expiresAt).toEqual(at(60_000))
+    })
+
+    it('refuses to roll an unknown, inactive, expired or foreign key, writing nothing', async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('proj')
+      const inactive = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), active: false }
+      const expired = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), expiresAt: at(-1000) }
+      const foreign = await recordFor(`ak_${randomPart(32)}`, 'project', uniqueOwner('proj'))
+      for (const record of [inactive, expired, foreign]) await store.insertKey(record)
+      for (const id of [crypto.randomUUID(), inactive.id, expired.id, foreign.id]) {
+        const replacement = await recordFor(`ak_${randomPart(32)}`, 'project', owner)
+        expect(await store.rollKey(id, replacement, at(HOUR), at(0))).toBeNull()
+        expect(await store.findKeyByHash(replacement.hash)).toBeNull()
+      }
+      expect(await store.findKeyById(foreign.id)).toEqual(foreign)
+      expect(await store.listKeysByOwner({ type: 'project', id: owner })).toHaveLength(2)
+    })
+
+    it('50 concurrent rolls of one key give exactly one new key, every time', async () => {
+      const harness = await make()
+      const keyward = createKeyward({ store: harness.store, trackLastUsed: false })
+      for (let round = 0; round < repeats; round++) {
+        const developer = uniqueOwner('roll')
+        const { record } = await keyward.issueDeveloperKey(developer)
+        const { fulfilled, rejectedTypes } = await settle(
+          Array.from({ length: 50 }, () => keyward.rollKey(record.id, { graceSeconds: 60 })),
+        )
+        expect(fulfilled).toBe(1)
+        expect(rejectedTypes).toEqual(Array(49).fill(ErrorType.keyRolled))
+        const listed = await harness.store.listKeysByOwner({ type: 'developer', id: developer })
+        expect(listed).toHaveLength(2)
+        const raw = await harness.readRaw()
+        expect(raw.filter((row) => Object.values(row).includes(developer))).toHaveLength(2)
+      }
+    })
+
+    it('records uses in a batch: active keys only, never back in time', async () => {
+      const { store } = await make()
+      const owner = uniqueOwner('proj')
+      const records = await Promise.all(
+        Array.from({ length: 3 }, () => recordFor(`ak_${randomPart(32)}`, 'project', owner)),
+      )
+      for (const record of records) await store.insertKey(record)
+      await store.setKeyActive(records[2]!.id, false)
+      await store.recordKeyUse([
+        { id: records[0]!.id, usedAt: at(2000) },
+        { id: records[1]!.id, usedAt: at(1000) },
+        { id: records[2]!.id, usedAt: at(1000) },
+        { id: crypto.randomUUID(), usedAt: at(1000) },
+      ])
+      await store.recordKeyUse([{ id: records[0]!.id, usedAt: at(1000) }])
+      const used = await Promise.all(records.map((r) => store.findKeyById(r.id)))
+      expect(used.map((r) => r?.lastUsedAt)).toEqual([at(2000), at(1000), null])
+      expect((await store.findKeyByHash(records[1]!.hash))?.lastUsedAt).toEqual(at(1000))
+      await store.recordKeyUse([])
     })
 
     it('no record or field holds a full key or its random part', async () => {

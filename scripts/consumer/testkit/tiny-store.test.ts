@@ -40,6 +40,24 @@ class TinyStore implements KeyStore {
     return updated
   }
 
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    const wanted = new Set(hashes)
+    return [...this.rows.values()].filter((r) => wanted.has(r.hash))
+  }
+
+  // Nothing awaits between the check and the write: each record is deactivated by one call only.
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const changed: KeyRecord[] = []
+    for (const id of new Set(ids)) {
+      const current = this.rows.get(id)
+      if (!current?.active) continue
+      const updated = { ...current, active: false }
+      this.rows.set(id, updated)
+      changed.push(updated)
+    }
+    return changed
+  }
+
   // Nothing awaits between the count and the write: the limit is atomic in one process.
   #checkLimit(record: KeyRecord, activeLimit: number): void {
     const owner = { type: record.ownerType, id: record.ownerId }

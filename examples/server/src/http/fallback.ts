@@ -1,4 +1,5 @@
-import { ErrorType, KeywardError } from '@keyward/core'
+import { ErrorType, KeywardError, notFoundResponse } from '@keyward/core'
+import { send } from '@keyward/hono'
 import type { Hono, NotFoundHandler } from 'hono'
 import { refuse } from './respond.js'
 
@@ -24,7 +25,7 @@ export function routeFallback(app: Hono): NotFoundHandler {
       .filter((route) => route.method !== 'ALL')
       .map((route) => ({ method: route.method, pattern: pathPattern(route.path) }))
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method))]
-    if (allowed.length === 0) return refuse(c, new KeywardError(ErrorType.notFound, 'Not found.', []))
+    if (allowed.length === 0) return send(c, notFoundResponse())
     const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed
     return refuse(
       c,

@@ -1,4 +1,4 @@
-import type { Keyward } from '@keyward/core'
+import type { Keyward, SecretScanningOptions } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import type { AccessTokens } from '../tokens.js'
 
@@ -10,6 +10,8 @@ export interface RouteContext {
   readonly keywardIn: (tx: PostgresTransaction) => Keyward
   readonly tokens: AccessTokens
   readonly bodyLimit: number
+  /** The settings of `POST /api/v1/secret-scanning/github`. */
+  readonly secretScanning: SecretScanningOptions
   /** Runs an operation on the server's tables; a database failure answers 503. */
   readonly database: <T>(operation: string, run: () => Promise<T>) => Promise<T>
 }

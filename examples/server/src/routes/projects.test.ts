@@ -36,6 +36,9 @@ describe.each(BACKENDS)('projects and keys (%s)', (backend) => {
       project_id: project.id,
       active: true,
       created_at: expect.stringMatching(ISO),
+      expires_at: null,
+      last_used_at: null,
+      rotation_due: false,
     })
     expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },

@@ -7,10 +7,17 @@ import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
 /**
- * Keyward's key-management routes, with project creation, and project deletion (elevated:
- * the owner's developer key and an API key of the project).
+ * Keyward's key-management routes, with project creation and the secret-scanning alert
+ * endpoint, and project deletion (elevated: the owner's developer key and an API key of the project).
  */
-export function projectRoutes({ store, keyward, keywardIn, database, bodyLimit }: RouteContext): Hono {
+export function projectRoutes({
+  store,
+  keyward,
+  keywardIn,
+  database,
+  bodyLimit,
+  secretScanning,
+}: RouteContext): Hono {
   // The project row and its default key commit together, or neither does.
   const createProject: CreateProject = ({ developerId, name, issueDefaultKey }) => {
     return database('projects.create', () =>
@@ -23,7 +30,7 @@ export function projectRoutes({ store, keyward, keywardIn, database, bodyLimit }
   }
 
   return new Hono()
-    .route('/', keywardRoutes(keyward, { createProject, bodyLimit }))
+    .route('/', keywardRoutes(keyward, { createProject, bodyLimit, secretScanning }))
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
       const { projectId } = c.get('keyward')
       // In one transaction: its keys stop working, its generations and the project go.

@@ -1,8 +1,9 @@
 // The app in process, on a database of its own, as main.ts builds it.
-import type { KeywardEvent, ProtectionOptions } from '@keyward/core'
+import type { KeywardEvent, ProtectionOptions, SecretScanningOptions } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import { responseChecker } from '@keyward/testkit'
 import type { Hono } from 'hono'
 import { createApp } from '../app.js'
 import { registerFirstDeveloper } from '../db/developers.js'
@@ -75,7 +76,7 @@ export interface TestApp {
 /** The app over a fresh database, with its first developer registered. */
 export async function openTestApp(
   backend: Backend,
-  options: { protection?: ProtectionOptions } = {},
+  options: { protection?: ProtectionOptions; secretScanning?: SecretScanningOptions } = {},
 ): Promise<TestApp> {
   const { store, drop } = await openTestStore(backend)
   const events: KeywardEvent[] = []
@@ -83,6 +84,8 @@ export async function openTestApp(
   const clock = { now: new Date() }
   const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900, now: () => clock.now })
   const app = createApp({ store, tokens, onEvent, ...options })
+  // Every answer of the app is checked against the OpenAPI document the app itself serves.
+  const checker = responseChecker(await (await app.request('/openapi.json')).json())
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   if (!first) throw new Error('A fresh database has no developer yet.')
   const t: TestApp = {
@@ -105,6 +108,12 @@ export async function openTestApp(
         { incoming: { socket: { remoteAddress: address } } },
       )
       const text = await response.text()
+      const conformsTo = checker.check(method, path, response.status, text)
+      if (conformsTo.documented && conformsTo.problems.length > 0) {
+        throw new Error(
+          `${conformsTo.operation} answered ${response.status} against the OpenAPI document: ${conformsTo.problems.join('; ')}: ${text}`,
+        )
+      }
       let json: unknown
       try {
         json = JSON.parse(text)

@@ -1,9 +1,21 @@
-import { displayKey, type KeyOwner, keyToJson } from '@keyward/core'
+import {
+  displayKey,
+  type KeyOwner,
+  type KeyRecord,
+  type Keyward,
+  keyToJson,
+  rolledKeyToJson,
+} from '@keyward/core'
 import { type Command, type CommandContext, idArgument, stringOption } from '../command.js'
 import { CliError, EXIT, type ExitCode, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
 
 const OWNER_LABEL = { developer: 'developer', project: 'project' } as const
+
+const listed = (keyward: Keyward, record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
+const optionalTime = (date: Date | null | undefined) => (date ? timestamp(date) : '-')
+const describe = (record: KeyRecord) =>
+  `${displayKey(record.keyPrefix)}, ${OWNER_LABEL[record.ownerType]} ${printable(record.ownerId)}`
 
 /** `keyward keys list --developer ID | --project ID`: the owner's keys, by prefix only. */
 export const listCommand: Command = {
@@ -11,11 +23,14 @@ export const listCommand: Command = {
   summary: "List a developer's or a project's keys (prefixes only)",
   description:
     "Lists a developer's or a project's keys, active or not, oldest first. A key shows as its " +
-    '8-character prefix (ak_Ab3xY...): the full key is never stored, so it can never be listed.',
+    '8-character prefix (ak_Ab3xY...): the full key is never stored, so it can never be listed. ' +
+    'USED is when the key last authenticated (recorded at most once a minute per server process); ' +
+    'DUE marks keys older than the rotation period (90 days): roll them with keyward keys roll.',
   arguments: [],
   options: [
     { flags: '--developer <id>', help: "list this developer's keys" },
     { flags: '--project <id>', help: "list this project's API keys" },
+    { flags: '--due', help: 'list only the keys due for rotation' },
   ],
   store: true,
   exitCodes: '0 listed (also when there are none), 2 usage error, 3 store unavailable',
@@ -30,22 +45,27 @@ export const listCommand: Command = {
         ? { type: 'developer', id: idArgument(developer, '--developer') }
         : { type: 'project', id: idArgument(project, '--project') }
     return context.withKeyward(async (keyward) => {
-      const keys = await keyward.listKeys(owner)
+      const all = await keyward.listKeys(owner)
+      const due = context.values.due === true
+      const keys = due ? all.filter((record) => keyward.isRotationDue(record)) : all
       const active = keys.filter((record) => record.active).length
       const text =
         keys.length === 0
-          ? `No keys for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}.`
+          ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}.`
           : `${table(
-              ['ID', 'KEY', 'NAME', 'ACTIVE', 'CREATED'],
+              ['ID', 'KEY', 'NAME', 'ACTIVE', 'CREATED', 'EXPIRES', 'USED', 'DUE'],
               keys.map((r) => [
                 r.id,
                 displayKey(r.keyPrefix),
                 r.name ?? '-',
                 r.active ? 'yes' : 'no',
                 timestamp(r.createdAt),
+                optionalTime(r.expiresAt),
+                optionalTime(r.lastUsedAt),
+                keyward.isRotationDue(r) ? 'yes' : 'no',
               ]),
-            )}\n\n${plural(keys.length, 'key')}, ${active} active.`
-      context.print(text, { keys: keys.map(keyToJson) })
+            )}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.`
+      context.print(text, { keys: keys.map((record) => listed(keyward, record)) })
       return EXIT.ok
     })
   },
@@ -54,19 +74,19 @@ export const listCommand: Command = {
 /** Finds the key, sets it active or not, and says what changed; exits 1 for an unknown id. */
 async function setActive(context: CommandContext, active: boolean): Promise<ExitCode> {
   const keyId = idArgument(context.positionals[0], '<key-id>')
-  const { changed, updated } = await context.withKeyward(async (keyward) => {
+  const { changed, updated, json } = await context.withKeyward(async (keyward) => {
     const current = await keyward.findKey(keyId)
     const updated = current && (await (active ? keyward.activateKey(keyId) : keyward.deactivateKey(keyId)))
     if (!current || !updated)
       throw new CliError('not_found', `No key with id ${printable(keyId)}.`, EXIT.failed)
-    return { changed: current.active !== active, updated }
+    return { changed: current.active !== active, updated, json: listed(keyward, updated) }
   })
-  const what = `${displayKey(updated.keyPrefix)}, ${OWNER_LABEL[updated.ownerType]} ${printable(updated.ownerId)}`
+  const what = describe(updated)
   context.print(
     changed
       ? `${active ? 'Activated' : 'Revoked'} key ${updated.id} (${what}).`
       : `Key ${updated.id} (${what}) was already ${active ? 'active' : 'inactive'}.`,
-    keyToJson(updated),
+    json,
   )
   return EXIT.ok
 }
@@ -93,12 +113,60 @@ export const activateCommand: Command = {
   description:
     'Re-activates the key with this id, a developer key or an API key: it passes authentication ' +
     'again. A developer may have at most 10 active keys: re-activating one more is refused ' +
-    '(limit_exceeded), atomically, as the API refuses it. Activating a key that is already active ' +
-    'changes nothing and succeeds.',
+    '(limit_exceeded), atomically, as the API refuses it. An expired key or a rolled one cannot be ' +
+    're-activated (key_expired, key_rolled). Activating a key that is already active changes ' +
+    'nothing and succeeds.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [],
   store: true,
   exitCodes:
-    '0 activated (or already active), 1 no such key or the limit refused it, 2 usage error, 3 store unavailable',
+    '0 activated (or already active), 1 no such key, or the limit, an expiry or a roll refused it, 2 usage error, 3 store unavailable',
   run: (context) => setActive(context, true),
+}
+
+const ROLL_NOTICE = 'This key will not be shown again: store it now, then move its users to it.'
+
+/** `keyward keys roll <key-id> [--grace-seconds N]`: a new key; the old one works for the grace window. */
+export const rollCommand: Command = {
+  name: 'keys roll',
+  summary: 'Replace a key with a new one; the old one keeps working for a grace window',
+  description:
+    'Issues a new key for the same owner, with the same name and lifetime, and prints it in full, this ' +
+    'once. The old key keeps working for the grace window (default 86400 seconds, at most 604800; 0 stops ' +
+    "it at once), then expires. Watch the old key's USED time in keyward keys list, then revoke it.",
+  arguments: [['key-id', 'the id of the key (from keyward keys list)']],
+  options: [
+    { flags: '--grace-seconds <n>', help: 'how long the old key keeps working, 0 to 604800 (default 86400)' },
+  ],
+  store: true,
+  exitCodes:
+    '0 rolled, 1 no such key or refused (rolled, expired, inactive), 2 usage error, 3 store unavailable',
+  async run(context) {
+    const keyId = idArgument(context.positionals[0], '<key-id>')
+    const grace = stringOption(context, 'grace-seconds')
+    if (grace !== undefined && !/^\d{1,7}$/.test(grace)) {
+      throw usageError('--grace-seconds must be a whole number of seconds, 0 to 604800.')
+    }
+    return context.withKeyward(async (keyward) => {
+      const current = await keyward.findKey(keyId)
+      const rolled =
+        current && (await keyward.rollKey(keyId, grace === undefined ? {} : { graceSeconds: Number(grace) }))
+      if (!current || !rolled)
+        throw new CliError('not_found', `No key with id ${printable(keyId)}.`, EXIT.failed)
+      const until = rolled.previous.expiresAt ? timestamp(rolled.previous.expiresAt) : '-'
+      context.print(
+        [
+          `Rolled key ${current.id} (${describe(current)}).`,
+          '',
+          `  New key     ${rolled.key}`,
+          `  Key id      ${rolled.record.id}`,
+          `  Old key id  ${rolled.previous.id}, works until ${until}`,
+          '',
+          ROLL_NOTICE,
+        ].join('\n'),
+        { ...rolledKeyToJson(rolled), notice: ROLL_NOTICE },
+      )
+      return EXIT.ok
+    })
+  },
 }

@@ -22,6 +22,10 @@ export const ErrorType = {
   tokenMissing: 'token_missing',
   /** A bearer token that is malformed, expired or invalid. */
   tokenInvalid: 'token_invalid',
+  /** A secret-scanning alert without its signature or key-identifier header. */
+  signatureMissing: 'signature_missing',
+  /** A secret-scanning alert whose signature does not verify, or names an unknown key. */
+  signatureInvalid: 'signature_invalid',
   /** A project key of another project than the request's `project_id`. */
   projectMismatch: 'project_mismatch',
   /** The developer is not the owner of the project. */
@@ -32,8 +36,16 @@ export const ErrorType = {
   methodNotAllowed: 'method_not_allowed',
   /** The owner already has its limit of active keys. */
   limitExceeded: 'limit_exceeded',
+  /** The key was replaced by a roll: it cannot be rolled again or re-activated. */
+  keyRolled: 'key_rolled',
+  /** The key has expired: it cannot be rolled or re-activated. */
+  keyExpired: 'key_expired',
+  /** The key is not active: activate it before rolling it. */
+  keyInactive: 'key_inactive',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
+  /** A secret-scanning alert body that is not JSON, or not an array of matches. */
+  alertInvalid: 'alert_invalid',
   /** The request body is not JSON (`Content-Type` other than `application/json`) where JSON is expected. */
   unsupportedMediaType: 'unsupported_media_type',
   /**
@@ -57,8 +69,22 @@ export const ErrorType = {
   stringPatternMismatch: 'string_pattern_mismatch',
   /** A path or body value should be a UUID. */
   uuidParsing: 'uuid_parsing',
+  /** A field should be an integer. */
+  intType: 'int_type',
+  /** A number is below its minimum. */
+  greaterThanEqual: 'greater_than_equal',
+  /** A number is above its maximum. */
+  lessThanEqual: 'less_than_equal',
+  /** A string is not an ISO 8601 date and time with an offset. */
+  datetimeParsing: 'datetime_parsing',
+  /** A time should be in the future. */
+  datetimeFuture: 'datetime_future',
+  /** Fields that cannot go together (`expires_at` and `expires_in_days`). */
+  valueError: 'value_error',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
+  /** The public keys that sign secret-scanning alerts could not be fetched. */
+  signingKeysUnavailable: 'signing_keys_unavailable',
   /** An unexpected failure; the body says nothing more. */
   internalError: 'internal_error',
 } as const
@@ -82,12 +108,18 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_wrong_type: 401,
   token_missing: 401,
   token_invalid: 401,
+  signature_missing: 401,
+  signature_invalid: 401,
   project_mismatch: 403,
   not_project_owner: 403,
   not_found: 404,
   method_not_allowed: 405,
   limit_exceeded: 409,
+  key_rolled: 409,
+  key_expired: 409,
+  key_inactive: 409,
   payload_too_large: 413,
+  alert_invalid: 400,
   unsupported_media_type: 415,
   rate_limited: 429,
   json_invalid: 422,
@@ -98,6 +130,13 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   string_too_long: 422,
   string_pattern_mismatch: 422,
   uuid_parsing: 422,
+  int_type: 422,
+  greater_than_equal: 422,
+  less_than_equal: 422,
+  datetime_parsing: 422,
+  datetime_future: 422,
+  value_error: 422,
   store_unavailable: 503,
+  signing_keys_unavailable: 503,
   internal_error: 500,
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
+import { DEFAULT_BODY_LIMIT, readJsonBody, readJsonObjectBody } from './body.js'
 import type { BodySource, KeywardRequest } from './types.js'
 
 const read = (source: KeywardRequest | BodySource, limit = 100) => readJsonObjectBody(source, { limit })
@@ -173,5 +173,38 @@ describe('readJsonObjectBody', () => {
         msg: 'The request body should be a JSON object.',
       })
     }
+  })
+})
+
+describe('readJsonBody', () => {
+  it('reads a JSON array and keeps the bytes exactly as sent, split anywhere', async () => {
+    const sent = encoder.encode('\uFEFF [ {"token": "é"} ]\n')
+    const body = await readJsonBody(
+      { raw: chunks(sent.subarray(0, 4), sent.subarray(4, 13), sent.subarray(13)) },
+      {
+        keepBytes: true,
+      },
+    )
+    expect(body?.value).toEqual([{ token: 'é' }])
+    expect(body?.bytes).toEqual(sent)
+  })
+
+  it('keeps no bytes unless asked, and applies the limit and the JSON rules of the object reader', async () => {
+    expect((await readJsonBody({ raw: chunks('[1]') }))?.bytes).toBeUndefined()
+    expect(
+      await failure(readJsonBody({ raw: chunks('[1, 2, 3]') }, { limit: 4, keepBytes: true })),
+    ).toMatchObject({
+      type: 'payload_too_large',
+      status: 413,
+    })
+    expect(await failure(readJsonBody({ raw: chunks('[1,') }, { keepBytes: true }))).toMatchObject({
+      type: 'json_invalid',
+    })
+    expect(await readJsonBody({ raw: chunks('  ') }, { keepBytes: true })).toBeUndefined()
+  })
+
+  it('refuses, with a TypeError that says why, to keep the bytes of a body the host already parsed', async () => {
+    expect((await readJsonBody({ parsed: [1] }))?.value).toEqual([1])
+    await expect(readJsonBody({ parsed: [1] }, { keepBytes: true })).rejects.toThrow(/before the body parser/)
   })
 })

@@ -9,10 +9,15 @@ const BODY_LOC = ['body'] as const
 
 // The 413 closes the connection: the rest of the body is left unread, and the socket that still
 // holds it cannot serve another request.
-const tooLarge = (limit: number) =>
-  new KeywardError(ErrorType.payloadTooLarge, `The request body is larger than ${limit} bytes.`, BODY_LOC, {
-    headers: { connection: 'close' },
-  })
+const tooLarge = (limit?: number) =>
+  new KeywardError(
+    ErrorType.payloadTooLarge,
+    limit === undefined
+      ? 'The request body is larger than the server accepts.'
+      : `The request body is larger than ${limit} bytes.`,
+    BODY_LOC,
+    { headers: { connection: 'close' } },
+  )
 const notJson = () => new KeywardError(ErrorType.jsonInvalid, 'The request body is not valid JSON.', BODY_LOC)
 const notJsonType = () =>
   new KeywardError(
@@ -21,6 +26,26 @@ const notJsonType = () =>
     ['header', 'content-type'],
     { headers: { connection: 'close' } },
   )
+
+/** What the host's own body parser refused: JSON it could not parse, too many bytes, or a media type. */
+export type BodyProblem = 'invalid_json' | 'too_large' | 'unsupported_media_type'
+
+/**
+ * The error for a body that the host's own parser (Express's `express.json()`, Fastify's
+ * parser) refused, worded as Keyward's own body reader words it: 422 `json_invalid`, 413
+ * `payload_too_large` (with the parser's `limit` in bytes when it gives one), or 415
+ * `unsupported_media_type` (at `["header", "content-type"]`), the others at `["body"]`. Adapters map their framework's errors to it.
+ *
+ * @example
+ * ```ts
+ * if (err.type === 'entity.too.large') send(res, errorResponse(bodyError('too_large', err.limit)))
+ * ```
+ */
+export function bodyError(problem: BodyProblem, limit?: number): KeywardError {
+  if (problem === 'too_large') return tooLarge(typeof limit === 'number' ? limit : undefined)
+  if (problem === 'invalid_json') return notJson()
+  return notJsonType()
+}
 
 // application/json, or a structured syntax suffix (application/problem+json), with any parameters.
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
@@ -41,7 +66,7 @@ function nextChunk(source: ChunkSource): () => Promise<{ done?: boolean; value?:
   return () => reader.read()
 }
 
-async function readText(source: ChunkSource, limit: number): Promise<string> {
+async function readText(source: ChunkSource, limit: number, bytes?: Uint8Array[]): Promise<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true })
   const next = nextChunk(source)
   let text = ''
@@ -53,6 +78,7 @@ async function readText(source: ChunkSource, limit: number): Promise<string> {
     if (chunk === undefined) continue
     size += typeof chunk === 'string' ? chunk.length : chunk.byteLength
     if (size > limit) throw tooLarge(limit)
+    bytes?.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk)
     try {
       text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
     } catch {
@@ -78,6 +104,26 @@ export interface ReadJsonBodyOptions {
   readonly limit?: number
 }
 
+/** Options of {@link readJsonBody}. */
+export interface ReadJsonAnyBodyOptions extends ReadJsonBodyOptions {
+  /**
+   * Keep the bytes as they were sent, in `bytes` (to check a signature made over them). The
+   * body must then come raw: one that a body parser of the host already parsed is refused
+   * with a `TypeError` that says so.
+   */
+  readonly keepBytes?: boolean
+}
+
+/** A request body of any JSON value: the value, its JSON text and, when asked for, its bytes. */
+export interface JsonBody {
+  /** The value, as `JSON.parse` returns it. */
+  readonly value: unknown
+  /** The JSON text as it was sent (or, for a body parsed by the host, as `JSON.stringify` writes it). */
+  readonly text: string
+  /** The bytes as they were sent, with `keepBytes`. */
+  readonly bytes?: Uint8Array
+}
+
 /** A request body that is a JSON object: the object, and its JSON text. */
 export interface JsonObjectBody {
   /** The object, as `JSON.parse` returns it. */
@@ -93,12 +139,32 @@ export interface JsonObjectBody {
 const isBodySource = (source: KeywardRequest | BodySource): source is BodySource =>
   'raw' in source || 'parsed' in source
 
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!
+  let size = 0
+  for (const chunk of chunks) size += chunk.byteLength
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return out
+}
+
 async function readJson(
   source: KeywardRequest | BodySource,
   limit: number,
-): Promise<{ value: unknown; text: string } | undefined> {
+  keepBytes = false,
+): Promise<JsonBody | undefined> {
   const body = isBodySource(source) ? source : source.body?.()
   if (body === undefined) return undefined
+  if ('parsed' in body && keepBytes) {
+    throw new TypeError(
+      'The request body was already parsed by a body parser, so its bytes as sent are gone. ' +
+        'Mount this route before the body parser, or give it the raw body.',
+    )
+  }
   if ('parsed' in body) {
     const value = body.parsed
     // Written only when asked for: the key routes never ask.
@@ -115,10 +181,12 @@ async function readJson(
   const type = isBodySource(source) ? undefined : contentType(source)
   if (type !== undefined && !JSON_MEDIA_TYPE.test(type)) throw notJsonType()
   if (!isBodySource(source) && Number(source.header('content-length')) > limit) throw tooLarge(limit)
-  const text = await readText(body.raw, limit)
+  const chunks: Uint8Array[] | undefined = keepBytes ? [] : undefined
+  const text = await readText(body.raw, limit, chunks)
   if (text.trim() === '') return undefined
   try {
-    return { value: JSON.parse(text), text }
+    const value: unknown = JSON.parse(text)
+    return chunks ? { value, text, bytes: concat(chunks) } : { value, text }
   } catch {
     throw notJson()
   }
@@ -158,4 +226,23 @@ export async function readJsonObjectBody(
     throw new KeywardError(ErrorType.dictType, 'The request body should be a JSON object.', BODY_LOC)
   }
   return body as JsonObjectBody
+}
+
+/**
+ * Reads a request body of any JSON value (an array, say) with the rules of
+ * {@link readJsonObjectBody}: a size limit (413 `payload_too_large`), 422 `json_invalid` for
+ * anything that is not UTF-8 JSON, `undefined` when there is no body. With `keepBytes`, the
+ * bytes as sent come back too, for a signature check.
+ *
+ * @example
+ * ```ts
+ * const body = await readJsonBody(request, { limit: 1024 * 1024, keepBytes: true })
+ * if (body && (await verify(signature, body.bytes!))) handle(body.value)
+ * ```
+ */
+export function readJsonBody(
+  source: KeywardRequest | BodySource,
+  options: ReadJsonAnyBodyOptions = {},
+): Promise<JsonBody | undefined> {
+  return readJson(source, options.limit ?? DEFAULT_BODY_LIMIT, options.keepBytes === true)
 }

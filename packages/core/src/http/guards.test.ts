@@ -137,6 +137,18 @@ describe('developerGuard', () => {
     expect(() => developerGuard(keyward, { projectParam: '' })).toThrow('option `projectParam`')
   })
 
+  it('refuses, when built, to check owners without the service option `projectOwner`', () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore() })
+    expect(() => elevatedGuard(keyward)).toThrow(
+      'elevatedGuard needs to know who owns a project: give createKeyward the option `projectOwner`',
+    )
+    expect(() => developerGuard(keyward, { projectParam: 'project_id' })).toThrow(
+      'developerGuard with `projectParam` needs to know who owns a project',
+    )
+    expect(developerGuard(keyward)).toBeTypeOf('function')
+    expect(projectGuard(keyward)).toBeTypeOf('function')
+  })
+
   it('answers a bare 500 when the route lacks the project parameter', async () => {
     const { keyward, d1 } = await world()
     const r = await refusal(

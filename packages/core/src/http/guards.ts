@@ -53,6 +53,16 @@ function checkKeyward(keyward: Keyward, guard: string): void {
   }
 }
 
+/** @internal Refuses, at construction, a guard or route that needs project owners from a service without them. */
+export function checkProjectOwner(keyward: Keyward, who: string): void {
+  if (!keyward.hasProjectOwner) {
+    throw new TypeError(
+      `${who} needs to know who owns a project: give createKeyward the option \`projectOwner\`, ` +
+        'e.g. projectOwner: async (projectId) => (await db.projects.find(projectId))?.developerId ?? null.',
+    )
+  }
+}
+
 function checkParam(value: string | undefined, guard: string): void {
   if (value !== undefined && (typeof value !== 'string' || value === '')) {
     throw new TypeError(`${guard}: option \`projectParam\` must be a non-empty string.`)
@@ -135,6 +145,7 @@ export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions 
   checkKeyward(keyward, 'developerGuard')
   const param = options.projectParam
   checkParam(param, 'developerGuard')
+  if (param !== undefined) checkProjectOwner(keyward, 'developerGuard with `projectParam`')
   const developerOnly: Requirement = { scope: 'developer' }
   return keyGuard(keyward, { developer: true, project: false }, (request) =>
     param === undefined ? developerOnly : { scope: 'developer', projectId: projectIdOf(request, param) },
@@ -175,6 +186,7 @@ export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}
 export function elevatedGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ElevatedAuth> {
   checkKeyward(keyward, 'elevatedGuard')
   checkParam(options.projectParam, 'elevatedGuard')
+  checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'
   return keyGuard(keyward, { developer: true, project: true }, (request) => ({
     scope: 'elevated',

@@ -1,7 +1,12 @@
 export {
+  type BodyProblem,
+  bodyError,
   DEFAULT_BODY_LIMIT,
+  type JsonBody,
   type JsonObjectBody,
+  type ReadJsonAnyBodyOptions,
   type ReadJsonBodyOptions,
+  readJsonBody,
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'
@@ -22,7 +27,7 @@ export {
   type KeyRoutesOptions,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
-export { errorResponse, jsonResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
+export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,
   issuedKeyToJson,
@@ -31,6 +36,8 @@ export {
   type ProjectJson,
   type ProjectRecord,
   projectToJson,
+  type RolledKeyJson,
+  rolledKeyToJson,
 } from './shapes.js'
 export type {
   BearerAuth,

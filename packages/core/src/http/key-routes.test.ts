@@ -83,6 +83,9 @@ describe('createKeyRoutes', () => {
       'developer_id',
       'active',
       'created_at',
+      'expires_at',
+      'last_used_at',
+      'rotation_due',
     ])
     expect(created.json).toMatchObject({
       name: 'ci',
@@ -213,5 +216,80 @@ describe('createKeyRoutes', () => {
       'option `bodyLimit` must be a positive integer',
     )
     expect(() => createKeyRoutes(keyward, { createProject: 1 as never })).toThrow('option `createProject`')
+    expect(() => createKeyRoutes(createKeyward({ store: new MemoryKeyStore() }))).toThrow(
+      "createKeyRoutes (the project API-key routes check the project's owner) needs to know who owns a project",
+    )
+  })
+})
+
+describe('key lifecycle routes', () => {
+  it('creates a key with expires_in_days or expires_at, and refuses a bad expiry with 422, creating nothing', async () => {
+    const { call, d1, keyward } = await world()
+    const inDays = await call('POST', '/api/v1/auth/developer-keys', {
+      key: d1,
+      body: '{"expires_in_days":30}',
+    })
+    expect(inDays.json.expires_at).toBe(new Date(NOW.getTime() + 30 * 86_400_000).toISOString())
+    const at = await call('POST', '/api/v1/projects/p1/api-keys', {
+      key: d1,
+      body: '{"expires_at":"2026-01-01T00:00:00+01:00"}',
+    })
+    expect(at.json.expires_at).toBe('2025-12-31T23:00:00.000Z')
+    for (const [body, type, field] of [
+      ['{"expires_in_days":0}', 'greater_than_equal', 'expires_in_days'],
+      ['{"expires_in_days":3651}', 'less_than_equal', 'expires_in_days'],
+      ['{"expires_in_days":"7"}', 'int_type', 'expires_in_days'],
+      ['{"expires_at":"2024-01-01T00:00:00Z"}', 'datetime_future', 'expires_at'],
+      ['{"expires_at":"tomorrow"}', 'datetime_parsing', 'expires_at'],
+      ['{"expires_at":"2026-01-01T00:00:00Z","expires_in_days":3}', 'value_error', 'expires_in_days'],
+    ]) {
+      const r = await call('POST', '/api/v1/auth/developer-keys', { key: d1, body })
+      expect(r.status).toBe(422)
+      expect(r.json.detail).toEqual([{ loc: ['body', field], msg: expect.any(String), type }])
+    }
+    expect(await keyward.listKeys({ type: 'developer', id: 'd1' })).toHaveLength(2)
+  })
+
+  it('rolls a key: 201 with the new key and the old key id and expiry; a second roll is 409 key_rolled', async () => {
+    const { call, d1 } = await world()
+    const created = await call('POST', '/api/v1/projects/p1/api-keys', { key: d1, body: '{"name":"ci"}' })
+    const rolled = await call('POST', `/api/v1/projects/p1/api-keys/${created.json.id}/roll`, {
+      key: d1,
+      body: '{"grace_seconds":3600}',
+    })
+    expect(rolled.status).toBe(201)
+    expect(rolled.json).toMatchObject({
+      key: expect.stringMatching(/^ak_/),
+      name: 'ci',
+      project_id: 'p1',
+      previous_key: { id: created.json.id, expires_at: new Date(NOW.getTime() + 3_600_000).toISOString() },
+    })
+    const again = await call('POST', `/api/v1/projects/p1/api-keys/${created.json.id}/roll`, { key: d1 })
+    expect(again).toMatchObject({ status: 409, json: { detail: [{ type: 'key_rolled' }] } })
+    const bad = await call('POST', `/api/v1/projects/p1/api-keys/${rolled.json.id}/roll`, {
+      key: d1,
+      body: '{"grace_seconds":604801}',
+    })
+    expect(bad).toMatchObject({
+      status: 422,
+      json: { detail: [{ type: 'less_than_equal', loc: ['body', 'grace_seconds'] }] },
+    })
+    const listed = await call('GET', '/api/v1/projects/p1/api-keys', { key: d1 })
+    expect(listed.json.keys).toHaveLength(2)
+  })
+
+  it("re-activates a key: 200, 409 at the limit, 404 for a key not the caller's", async () => {
+    const { call, d1, d2, keyward } = await world()
+    const created = await call('POST', '/api/v1/auth/developer-keys', { key: d1 })
+    await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
+    const back = await call('POST', `/api/v1/auth/developer-keys/${created.json.id}/activate`, { key: d1 })
+    expect(back).toMatchObject({ status: 200, json: { id: created.json.id, active: true } })
+    expect(back.json).not.toHaveProperty('key')
+    const foreign = await call('POST', `/api/v1/auth/developer-keys/${created.json.id}/activate`, { key: d2 })
+    expect(foreign).toMatchObject({ status: 404, json: { detail: [{ type: 'not_found' }] } })
+    await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
+    for (let i = 0; i < 9; i++) await keyward.issueDeveloperKey('d1')
+    const full = await call('POST', `/api/v1/auth/developer-keys/${created.json.id}/activate`, { key: d1 })
+    expect(full).toMatchObject({ status: 409, json: { detail: [{ type: 'limit_exceeded' }] } })
   })
 })

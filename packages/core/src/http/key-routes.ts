@@ -1,13 +1,18 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
+import { CreateKeyBodySchema, CreateProjectBodySchema, RollKeyBodySchema } from '../openapi/schemas.js'
+import { checkBody } from '../openapi/validate.js'
+import type { SecretScanningOptions } from '../secret-scanning/options.js'
+import { createSecretScanningRoute } from '../secret-scanning/route.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
-import { checkName } from '../service/name.js'
+import { readExpiryFields } from '../service/lifecycle.js'
 import type { DeveloperAuth } from '../service/requirements.js'
+import type { KeyRecord } from '../store/types.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
-import { developerGuard } from './guards.js'
+import { checkProjectOwner, developerGuard } from './guards.js'
 import { errorResponse, jsonResponse } from './response.js'
-import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson } from './shapes.js'
+import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
 
 /** What the host's `createProject` receives. */
@@ -34,6 +39,12 @@ export interface KeyRoutesOptions {
   readonly createProject?: CreateProject
   /** The largest body read, in bytes. Default `DEFAULT_BODY_LIMIT` (16 KiB). */
   readonly bodyLimit?: number
+  /**
+   * Mounts `POST /api/v1/secret-scanning/github`, the endpoint of GitHub's secret-scanning
+   * partner program, which revokes leaked keys (see `createSecretScanningRoute`). Pass `{}`
+   * for the defaults; without it, the endpoint is not mounted.
+   */
+  readonly secretScanning?: SecretScanningOptions
 }
 
 /** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
@@ -98,60 +109,96 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
  */
 export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}): readonly KeyRoute[] {
   checkOptions(keyward, options)
+  checkProjectOwner(keyward, "createKeyRoutes (the project API-key routes check the project's owner)")
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const developer = developerGuard(keyward)
   const owner = developerGuard(keyward, { projectParam: 'project_id' })
 
-  const keyName = async (request: KeywardRequest) =>
-    checkName((await readJsonObjectBody(request, { limit }))?.value.name)
+  const body = async (request: KeywardRequest) => (await readJsonObjectBody(request, { limit }))?.value
 
-  async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+  // A creation body: a name and an expiry, all optional.
+  async function newKey(request: KeywardRequest) {
+    const value = checkBody(CreateKeyBodySchema, await body(request))
+    return { name: value.name ?? null, ...readExpiryFields(value) }
+  }
+
+  const listed = (record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
+  const notFound = () => new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
+
+  // The key named by the path, if it is one of the caller's (of this kind and owner).
+  async function ownKey(request: KeywardRequest, kind: KeyKind, ownerId: string): Promise<KeyRecord> {
     const keyId = request.params.key_id ?? ''
     const record = UUID.test(keyId) ? await keyward.findKey(keyId) : null
-    if (record === null || record.ownerType !== kind || record.ownerId !== ownerId) {
-      throw new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
-    }
-    const updated = record.active ? await keyward.deactivateKey(record.id) : record
-    if (updated === null) throw new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
-    return respond(200, keyToJson(updated))
+    if (record === null || record.ownerType !== kind || record.ownerId !== ownerId) throw notFound()
+    return record
   }
+
+  async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+    const record = await ownKey(request, kind, ownerId)
+    const updated = record.active ? await keyward.deactivateKey(record.id) : record
+    if (updated === null) throw notFound()
+    return respond(200, listed(updated))
+  }
+
+  async function activate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+    const updated = await keyward.activateKey((await ownKey(request, kind, ownerId)).id)
+    if (updated === null) throw notFound()
+    return respond(200, listed(updated))
+  }
+
+  async function roll(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+    const record = await ownKey(request, kind, ownerId)
+    const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
+    const rolled = await keyward.rollKey(record.id, graceSeconds === undefined ? {} : { graceSeconds })
+    if (rolled === null) throw notFound()
+    return respond(201, rolledKeyToJson(rolled))
+  }
+
+  // The routes on one key: deactivate, activate, roll.
+  const keyRoutes = (
+    base: string,
+    guard: Guard<DeveloperAuth>,
+    kind: KeyKind,
+    ownerOf: (auth: DeveloperAuth) => string,
+  ) => [
+    route('DELETE', `${base}/:key_id`, guard, (request, auth) => deactivate(request, kind, ownerOf(auth))),
+    route('POST', `${base}/:key_id/activate`, guard, (request, auth) =>
+      activate(request, kind, ownerOf(auth)),
+    ),
+    route('POST', `${base}/:key_id/roll`, guard, (request, auth) => roll(request, kind, ownerOf(auth))),
+  ]
 
   const routes: KeyRoute[] = [
     route('POST', '/api/v1/auth/developer-keys', developer, async (request, auth) => {
-      const name = await keyName(request)
-      return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, { name })))
+      const options = await newKey(request)
+      return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options)))
     }),
     route('GET', '/api/v1/auth/developer-keys', developer, async (_request, auth) => {
       const keys = await keyward.listKeys({ type: 'developer', id: auth.developerId })
-      return respond(200, { keys: keys.map(keyToJson) })
+      return respond(200, { keys: keys.map(listed) })
     }),
-    route('DELETE', '/api/v1/auth/developer-keys/:key_id', developer, (request, auth) =>
-      deactivate(request, 'developer', auth.developerId),
-    ),
+    ...keyRoutes('/api/v1/auth/developer-keys', developer, 'developer', (auth) => auth.developerId),
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
-      const name = await keyName(request)
-      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, { name })))
+      const options = await newKey(request)
+      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options)))
     }),
     route('GET', '/api/v1/projects/:project_id/api-keys', owner, async (_request, auth) => {
       const keys = await keyward.listKeys({ type: 'project', id: auth.projectId! })
-      return respond(200, { keys: keys.map(keyToJson) })
+      return respond(200, { keys: keys.map(listed) })
     }),
-    route('DELETE', '/api/v1/projects/:project_id/api-keys/:key_id', owner, (request, auth) =>
-      deactivate(request, 'project', auth.projectId!),
-    ),
+    ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
   ]
+  if (options.secretScanning !== undefined) {
+    routes.push(createSecretScanningRoute(keyward, options.secretScanning))
+  }
   const { createProject } = options
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {
-        const body = (await readJsonObjectBody(request, { limit }))?.value
-        if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
-        if (body.name === undefined)
-          throw new KeywardError(ErrorType.missing, 'Field required.', ['body', 'name'])
-        const name = checkName(body.name)
-        if (name === null) {
-          throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', ['body', 'name'])
-        }
+        const { name } = checkBody(
+          CreateProjectBodySchema,
+          (await readJsonObjectBody(request, { limit }))?.value,
+        )
         let issued: IssuedKey | undefined
         const issueDefaultKey = async (projectId: string, service: Keyward = keyward) => {
           if (issued) throw new TypeError('createProject: issueDefaultKey was called twice.')

@@ -1,5 +1,5 @@
-import { errorBody, toKeywardError } from '../errors/error.js'
-import type { ErrorType } from '../errors/types.js'
+import { errorBody, KeywardError, toKeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
 import type { KeywardResponse } from './types.js'
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json; charset=utf-8' }
@@ -61,4 +61,17 @@ export function errorResponse(error: unknown): KeywardResponse {
   if (challenge) headers['www-authenticate'] = challenge
   if (err.status === 503) headers['retry-after'] = String(STORE_RETRY_AFTER_SECONDS)
   return jsonResponse(err.status, errorBody(err), err.headers ? { ...headers, ...err.headers } : headers)
+}
+
+/**
+ * The answer for a request that no route matched: 404 `not_found` in the specification's format.
+ * Each adapter's not-found handler sends it.
+ *
+ * @example
+ * ```ts
+ * app.notFound((c) => send(c, notFoundResponse()))
+ * ```
+ */
+export function notFoundResponse(): KeywardResponse {
+  return errorResponse(new KeywardError(ErrorType.notFound, 'Not found.', []))
 }

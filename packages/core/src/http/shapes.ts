@@ -1,23 +1,17 @@
 import { displayKey } from '../key/display.js'
+import type { ApiValue } from '../openapi/schemas.js'
 import type { IssuedKey } from '../service/keyward.js'
+import type { RolledKey } from '../service/roll.js'
 import type { KeyRecord } from '../store/types.js'
 
 /** A key as listings show it (the `L` shape): everything but the key itself. */
-export interface KeyJson {
-  readonly id: string
-  readonly key_prefix: string
-  readonly display: string
-  readonly name: string | null
-  readonly developer_id?: string
-  readonly project_id?: string
-  readonly active: boolean
-  readonly created_at: string
-}
+export type KeyJson = ApiValue<'DeveloperKey'> | ApiValue<'ApiKey'>
 
 /** A newly created key (the `K` shape): the listing fields plus the full `key`, shown once. */
-export interface IssuedKeyJson extends KeyJson {
-  readonly key: string
-}
+export type IssuedKeyJson = ApiValue<'CreatedDeveloperKey'> | ApiValue<'CreatedApiKey'>
+
+/** A rolled key: the new key (the `K` shape) and the old key's id and new expiry. */
+export type RolledKeyJson = ApiValue<'RolledDeveloperKey'> | ApiValue<'RolledApiKey'>
 
 /** A project as the host created it. */
 export interface ProjectRecord {
@@ -28,27 +22,26 @@ export interface ProjectRecord {
 }
 
 /** A project in a response: `{"id","name","developer_id","created_at"}`. */
-export interface ProjectJson {
-  readonly id: string
-  readonly name: string
-  readonly developer_id: string
-  readonly created_at: string
-}
+export type ProjectJson = ApiValue<'Project'>
 
 const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString())
+const isoOrNull = (date: Date | null | undefined) => (date ? date.toISOString() : null)
 const owner = (record: KeyRecord) =>
   record.ownerType === 'developer' ? { developer_id: record.ownerId } : { project_id: record.ownerId }
 
 /**
- * A key record as JSON, without the key: the only shape that listings return.
+ * A key record as JSON, without the key: the only shape that listings return. `rotationDue`
+ * is the service's verdict (`keyward.isRotationDue(record)`).
  *
  * @example
  * ```ts
- * keyToJson(record) // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at }
+ * keyToJson(record, keyward.isRotationDue(record))
+ * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
+ * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false }
  * ```
  */
-export function keyToJson(record: KeyRecord): KeyJson {
-  return {
+export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
+  return <KeyJson>{
     id: record.id,
     key_prefix: record.keyPrefix,
     display: displayKey(record.keyPrefix),
@@ -56,6 +49,9 @@ export function keyToJson(record: KeyRecord): KeyJson {
     ...owner(record),
     active: record.active,
     created_at: iso(record.createdAt),
+    expires_at: isoOrNull(record.expiresAt),
+    last_used_at: isoOrNull(record.lastUsedAt),
+    rotation_due: rotationDue,
   }
 }
 
@@ -69,7 +65,22 @@ export function keyToJson(record: KeyRecord): KeyJson {
  */
 export function issuedKeyToJson(issued: IssuedKey): IssuedKeyJson {
   const { id, ...rest } = keyToJson(issued.record)
-  return { id, key: issued.key, ...rest }
+  return <IssuedKeyJson>{ id, key: issued.key, ...rest }
+}
+
+/**
+ * A rolled key as JSON: the new key, shown once, and the old key's id and new expiry.
+ *
+ * @example
+ * ```ts
+ * rolledKeyToJson(await keyward.rollKey(keyId)) // { id, key: 'ak_...', ..., previous_key: { id, expires_at } }
+ * ```
+ */
+export function rolledKeyToJson(rolled: RolledKey): RolledKeyJson {
+  return <RolledKeyJson>{
+    ...issuedKeyToJson(rolled),
+    previous_key: { id: rolled.previous.id, expires_at: isoOrNull(rolled.previous.expiresAt) },
+  }
 }
 
 /**

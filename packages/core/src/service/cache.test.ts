@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm'
 import { LRUCache } from 'lru-cache'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ErrorType } from '../errors/types.js'
+import { hashKey } from '../hash/digest.js'
 import { generateKey } from '../key/generate.js'
 import { KeyChangeHub } from '../store/feed.js'
 import { MemoryKeyStore } from '../store/memory.js'
@@ -32,7 +33,12 @@ function countingStore() {
     },
     findKeyById: (id) => inner.findKeyById(id),
     listKeysByOwner: (owner) => inner.listKeysByOwner(owner),
-    setKeyActive: (id, active, limit) => inner.setKeyActive(id, active, limit),
+    setKeyActive: (id, active, limit, now) => inner.setKeyActive(id, active, limit, now),
+    rollKey: (id, replacement, previousExpiresAt, now) =>
+      inner.rollKey(id, replacement, previousExpiresAt, now),
+    recordKeyUse: (uses) => inner.recordKeyUse(uses),
+    findKeysByHashes: (hashes) => inner.findKeysByHashes(hashes),
+    deactivateKeys: (ids) => inner.deactivateKeys(ids),
     changes,
   }
   return { inner, store, control }
@@ -102,6 +108,57 @@ describe('the verification cache', () => {
     await expect(keyward.authenticate({ developerKey: key }, { scope: 'developer' })).resolves.toMatchObject({
       developerId: 'dev_a',
     })
+  })
+
+  it('forgets keys rolled and revoked as leaked through the service, even with no feed relaying them', async () => {
+    const { keyward, control } = setup()
+    control.relay = false
+    const old = await keyward.issueProjectKey('proj_a')
+    await keyward.authenticate({ projectKey: old.key }, project)
+    const rolled = await keyward.rollKey(old.record.id, { graceSeconds: 0 })
+    expect(await refusal(keyward.authenticate({ projectKey: old.key }, project))).toBe(ErrorType.keyInvalid)
+    await keyward.authenticate({ projectKey: rolled!.key }, project)
+    await keyward.revokeLeakedKeys([{ hash: await hashKey(rolled!.key) }])
+    expect(await refusal(keyward.authenticate({ projectKey: rolled!.key }, project))).toBe(
+      ErrorType.keyInvalid,
+    )
+  })
+
+  it('checks expiry on a cached record with the service clock', async () => {
+    let time = Date.parse('2030-01-01T00:00:00Z')
+    const { keyward, control, events } = setup({ now: () => new Date(time) })
+    const { key } = await keyward.issueProjectKey('proj_a', { expiresInDays: 1 })
+    await keyward.authenticate({ projectKey: key }, project)
+    await keyward.authenticate({ projectKey: key }, project)
+    expect(control.lookups).toBe(1)
+    time += 86_400_000
+    expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+    expect(control.lookups).toBe(1)
+    expect(events.filter((event) => event.type === 'auth.failed').map((event) => event.reason)).toEqual([
+      'expired_key',
+    ])
+  })
+
+  it('hears rolls and leaked-key revocations by another service through the memory store feed, and no last use', async () => {
+    const store = new MemoryKeyStore()
+    const reader = createKeyward({ store, cache: {}, trackLastUsed: false })
+    const writer = createKeyward({ store, trackLastUsed: false })
+    const rolledKey = await writer.issueProjectKey('proj_a')
+    const leakedKey = await writer.issueProjectKey('proj_a')
+    for (const { key } of [rolledKey, leakedKey]) await reader.authenticate({ projectKey: key }, project)
+    const heard: string[] = []
+    store.changes.subscribe((event) => {
+      if (event.type === 'changed') heard.push(event.hash)
+    })
+    await store.recordKeyUse([{ id: leakedKey.record.id, usedAt: new Date() }])
+    expect(heard).toEqual([])
+    const rolled = await writer.rollKey(rolledKey.record.id, { graceSeconds: 0 })
+    expect(heard).toEqual([rolledKey.record.hash, rolled!.record.hash])
+    await writer.revokeLeakedKeys([{ hash: leakedKey.record.hash }])
+    expect(heard).toEqual([rolledKey.record.hash, rolled!.record.hash, leakedKey.record.hash])
+    for (const { key } of [rolledKey, leakedKey]) {
+      expect(await refusal(reader.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+    }
   })
 
   it('hears writes by another service over the same store through the feed', async () => {
@@ -219,7 +276,11 @@ describe('the verification cache', () => {
       findKeyByHash: (h) => store.findKeyByHash(h),
       findKeyById: (id) => store.findKeyById(id),
       listKeysByOwner: (o) => store.listKeysByOwner(o),
-      setKeyActive: (id, a, l) => store.setKeyActive(id, a, l),
+      setKeyActive: (id, a, l, now) => store.setKeyActive(id, a, l, now),
+      rollKey: (id, r, e, now) => store.rollKey(id, r, e, now),
+      recordKeyUse: (uses) => store.recordKeyUse(uses),
+      findKeysByHashes: (hashes) => store.findKeysByHashes(hashes),
+      deactivateKeys: (ids) => store.deactivateKeys(ids),
     }
     expect(() => createKeyward({ store: bare, cache: {} })).toThrow(
       'createKeyward: option `cache` needs a store with a change feed (`store.changes`)',

@@ -7,6 +7,7 @@ export type AuthFailureReason =
   | 'legacy_prefix'
   | 'unknown_key'
   | 'inactive_key'
+  | 'expired_key'
   | 'wrong_type'
   | 'project_mismatch'
   | 'not_project_owner'
@@ -25,6 +26,50 @@ export type KeywardEvent =
       readonly keyPrefix: string
       readonly ownerType: KeyKind
       readonly ownerId: string
+    }
+  | {
+      /** A key passed authentication. Only with the option `auditSuccesses`: otherwise never built. */
+      readonly type: 'auth.succeeded'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+    }
+  | {
+      /** A key was rolled: `keyId` is the new key, `previousKeyId` the old one, which expires at `previousExpiresAt`. */
+      readonly type: 'key.rolled'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      readonly previousKeyId: string
+      readonly previousExpiresAt: Date
+    }
+  | {
+      /** A key older than the rotation period was used; at most once per key per day and process. */
+      readonly type: 'key.rotation_due'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      readonly createdAt: Date
+    }
+  | {
+      /**
+       * A known key was reported as leaked (found in a public place) and is now inactive. Tell
+       * the owner where it was found; `revoked` is `false` when the key was inactive already
+       * (a repeated report), so a host can tell the owner once.
+       */
+      readonly type: 'key.leaked'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      /** Where the key was found, as the reporter said; may be empty. */
+      readonly url: string
+      /** What kind of place that is (`content`, `commit`, `npm`, ...), as the reporter said. */
+      readonly source: string
+      readonly revoked: boolean
     }
   | {
       readonly type: 'key.limit_exceeded'

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { KEY_ALPHABET } from '../key/constants.js'
 import { generateKey } from '../key/generate.js'
 import { MemoryKeyStore } from '../store/memory.js'
+import { rejection } from '../test/rejection.js'
 import type { KeywardEvent } from './events.js'
 import { createKeyward } from './keyward.js'
 import type { KeywardOptions } from './options.js'
@@ -19,16 +20,6 @@ function setup(extra: Partial<KeywardOptions> = {}) {
     ...extra,
   })
   return { store, keyward, events }
-}
-
-async function rejection(promise: Promise<unknown>) {
-  try {
-    await promise
-  } catch (error) {
-    const e = error as { type: string; status: number; loc: string[]; msg: string }
-    return { type: e.type, status: e.status, loc: e.loc, msg: e.msg }
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('createKeyward', () => {

@@ -3,7 +3,6 @@ import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
-import { keyPrefix } from '../key/display.js'
 import {
   KEY_HEADER,
   type KeyKind,
@@ -11,25 +10,30 @@ import {
   keyFormatProblem,
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
-import { generateKey } from '../key/generate.js'
 import { createProtection, type Protection } from '../protection/protection.js'
+import { countsAgainstLimit } from '../store/limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, emitter } from './events.js'
+import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
+import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
+import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
 import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
+import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
+import { createUsage } from './usage.js'
+
+export type { IssuedKey } from './mint.js'
 
 /** Options of the issue methods. */
 export interface IssueKeyOptions {
   /** A descriptive name, 1 to 100 characters. */
   readonly name?: string | null
-}
-
-/** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
-export interface IssuedKey {
-  readonly key: string
-  readonly record: KeyRecord
+  /** When the key expires, a time in the future; or give `expiresInDays` (1 to 3650), not both. */
+  readonly expiresAt?: Date
+  /** The key expires this many days from now, 1 to 3650. */
+  readonly expiresInDays?: number
 }
 
 /** The key service that {@link createKeyward} builds. */
@@ -37,8 +41,12 @@ export interface Keyward {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
+  /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
+  readonly hasProjectOwner: boolean
   /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
   readonly protection: Protection | undefined
+  /** Keys older than this many days are due for rotation. */
+  readonly rotationPeriodDays: number
   /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** Issues an API key for a project (no limit). */
@@ -54,8 +62,29 @@ export interface Keyward {
   findKey(id: string): Promise<KeyRecord | null>
   /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
   deactivateKey(id: string): Promise<KeyRecord | null>
-  /** Re-activates a key, within the owner's limit. `null` if there is no such key. */
+  /**
+   * Re-activates a key, within the owner's limit (409 `limit_exceeded`); an expired key (409
+   * `key_expired`) or a rolled one (409 `key_rolled`) cannot be. `null` if there is no such key.
+   */
   activateKey(id: string): Promise<KeyRecord | null>
+  /**
+   * Replaces an active key with a new one of the same owner, name and lifetime; the old key
+   * keeps working for the grace window, then expires. It no longer counts against the limit
+   * and cannot be rolled again (409 `key_rolled`); of concurrent rolls of one key, one wins.
+   * `null` if there is no such key; 409 `key_expired` or `key_inactive` for a key that cannot be rolled.
+   */
+  rollKey(id: string, options?: RollKeyOptions): Promise<RolledKey | null>
+  /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
+  isRotationDue(record: KeyRecord): boolean
+  /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
+  flushLastUsed(): Promise<void>
+  /**
+   * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
+   * deactivation: `key.deactivated` for each key it deactivates, `key.leaked` (prefix, owner,
+   * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
+   * changes nothing. Results come in the order of `leaks`.
+   */
+  revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -105,6 +134,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const legacy = options.legacyDeveloperKeys ?? 'reject'
   const emit = emitter(options.onEvent)
   const now = options.now ?? (() => new Date())
+  const clock = options.now ? () => now().getTime() : Date.now
   const ownerLookup = options.projectOwner
   const cache =
     options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
@@ -112,6 +142,21 @@ export function createKeyward(options: KeywardOptions): Keyward {
   // Every write through the service ends here before it returns, whether it succeeded or not
   // (a write that timed out may still commit): the cache forgets the key.
   const wrote = (hash: string) => cache?.forget(hash)
+  const rotationPeriodDays = options.rotationPeriodDays ?? 90
+  const rotationPeriodMs = rotationPeriodDays * DAY_MS
+  const listening = options.onEvent !== undefined
+  const track = options.trackLastUsed ?? true
+  const usage = createUsage({
+    store,
+    emit,
+    listening,
+    track,
+    intervalMs: (options.lastUsedIntervalSeconds ?? 60) * 1000,
+    rotationPeriodMs,
+    clock,
+  })
+  const noteUse = track || listening
+  const audit = listening && options.auditSuccesses === true
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -205,17 +250,29 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
+  // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
+  const invalid = (kind: KeyKind) =>
+    refusal(
+      ErrorType.keyInvalid,
+      `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
+      ['header', KEY_HEADER[kind]],
+    )
+
   /** The refusal of a looked-up record, or `null` when it passes. */
   function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
-    if (record?.active && record.ownerType === kind) return null
+    if (record?.active && record.ownerType === kind) {
+      // Checked on the record, after the lookup: a record read from the cache expires on time too.
+      if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
+      return failed(kind, 'expired_key', invalid(kind), record)
+    }
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
-      const error = refusal(
-        ErrorType.keyInvalid,
-        `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
-        loc,
+      return failed(
+        kind,
+        record === null ? 'unknown_key' : 'inactive_key',
+        invalid(kind),
+        record ?? undefined,
       )
-      return failed(kind, record === null ? 'unknown_key' : 'inactive_key', error, record ?? undefined)
     }
     const other = OTHER_KIND[kind]
     const error = refusal(
@@ -276,18 +333,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
       )
     }
     const name = checkName(issueOptions.name)
-    const key = generateKey()
-    const digest = sha256Hex(key)
-    const record: KeyRecord = {
-      id: crypto.randomUUID(),
-      hash: typeof digest === 'string' ? digest : await digest,
-      keyPrefix: keyPrefix(key),
-      ownerType,
-      ownerId,
-      name,
-      active: true,
-      createdAt: now(),
-    }
+    const createdAt = now()
+    const expiresAt = checkExpiry(issueOptions, createdAt)
+    const { key, record } = await mintKey({ type: ownerType, id: ownerId }, name, expiresAt, createdAt)
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
@@ -306,9 +354,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
   async function setActive(id: string, active: boolean): Promise<KeyRecord | null> {
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
+    const at = now()
+    if (active) {
+      const problem = lifecycleRefusal(current, 'activate', at.getTime())
+      if (problem) throw problem
+    }
     const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
-    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit)).finally(() =>
-      wrote(current.hash),
+    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit, at)).finally(
+      () => wrote(current.hash),
     )
     if (updated && updated.active === active && current.active !== active) {
       emit({
@@ -322,25 +375,40 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
+  // After every check passed: note the use (off the hot path) and tell a listening host.
+  function succeeded(record: KeyRecord): void {
+    if (noteUse) usage.used(record)
+    if (audit) {
+      emit({
+        type: 'auth.succeeded',
+        keyId: record.id,
+        keyPrefix: record.keyPrefix,
+        ownerType: record.ownerType,
+        ownerId: record.ownerId,
+      })
+    }
+  }
+
   function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
     switch (requirement?.scope) {
       case 'project':
         return verify(credentials.projectKey, 'project').then((key) => {
           checkProject(key, requirement.projectId)
+          succeeded(key)
           return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
         })
       case 'developer': {
         const projectId = requirement.projectId
-        return verify(credentials.developerKey, 'developer').then((key) =>
-          projectId === undefined
-            ? { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
-            : checkOwner(key, projectId).then(() => ({
-                scope: 'developer',
-                developerId: key.ownerId,
-                projectId,
-                developerKey: ref(key),
-              })),
-        )
+        return verify(credentials.developerKey, 'developer').then((key) => {
+          if (projectId === undefined) {
+            succeeded(key)
+            return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+          }
+          return checkOwner(key, projectId).then(() => {
+            succeeded(key)
+            return { scope: 'developer', developerId: key.ownerId, projectId, developerKey: ref(key) }
+          })
+        })
       }
       case 'elevated':
         return authenticateElevated(credentials, requirement.projectId)
@@ -356,6 +424,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const project = await verify(credentials.projectKey, 'project')
     checkProject(project, projectId)
     await checkOwner(developer, projectId)
+    succeeded(developer)
+    succeeded(project)
     return {
       scope: 'elevated',
       developerId: developer.ownerId,
@@ -369,7 +439,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
+    hasProjectOwner: ownerLookup !== undefined,
     protection: options.protection ? createProtection(options.protection, emit) : undefined,
+    rotationPeriodDays,
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
@@ -380,6 +452,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
     activateKey: (id) => setActive(id, true),
+    rollKey: rollWith({ store, storeCall, now, emit, wrote }),
+    isRotationDue: (record) =>
+      countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
+    flushLastUsed: () => usage.flush(),
+    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit, wrote }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     cacheStats: () => cache?.stats() ?? null,

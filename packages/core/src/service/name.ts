@@ -1,23 +1,20 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import { NAME_FORBIDDEN_CHARACTERS, NameSchema } from '../openapi/schemas.js'
 
-// C0 controls and DEL: never meant in a name, and U+0000 fits no PostgreSQL text column.
-function firstControlCharacter(name: string): number {
-  for (let i = 0; i < name.length; i++) {
-    const code = name.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f) return i
-  }
-  return -1
-}
+const FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CHARACTERS}]`)
 
 /** Longest descriptive name of a key or project, in characters. */
-export const MAX_NAME_LENGTH = 100
+export const MAX_NAME_LENGTH: number = NameSchema.maxLength ?? 100
+
+const MIN_NAME_LENGTH = NameSchema.minLength ?? 1
 
 /**
- * Checks a descriptive name: absent (`undefined` or `null`) is allowed and gives `null`;
- * otherwise a string of 1 to 100 characters with no control character. Throws a 422
- * {@link KeywardError} at `["body", "name"]` (`string_type`, `string_too_short`,
- * `string_too_long`, `string_pattern_mismatch`).
+ * Checks a descriptive name against the API's `Name` schema: absent (`undefined` or `null`) is
+ * allowed and gives `null`; otherwise a string of 1 to 100 characters (code points, as JSON
+ * Schema counts them) with no control character. Throws a 422 {@link KeywardError} at
+ * `["body", "name"]` (`string_type`, `string_too_short`, `string_too_long`,
+ * `string_pattern_mismatch`).
  *
  * @example
  * ```ts
@@ -30,7 +27,7 @@ export function checkName(name: unknown, loc: readonly string[] = ['body', 'name
   if (typeof name !== 'string')
     throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', loc)
   const length = [...name].length
-  if (length < 1)
+  if (length < MIN_NAME_LENGTH)
     throw new KeywardError(ErrorType.stringTooShort, 'String should have at least 1 character.', loc)
   if (length > MAX_NAME_LENGTH) {
     throw new KeywardError(
@@ -39,7 +36,7 @@ export function checkName(name: unknown, loc: readonly string[] = ['body', 'name
       loc,
     )
   }
-  const at = firstControlCharacter(name)
+  const at = name.search(FORBIDDEN)
   if (at >= 0) {
     const code = name.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')
     throw new KeywardError(

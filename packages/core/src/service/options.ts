@@ -34,6 +34,22 @@ export interface KeywardOptions {
    * rate limits per key, failures reported aggregated (`auth.failures` events). Off when absent.
    */
   readonly protection?: ProtectionOptions
+  /**
+   * Record when each key was last used (`lastUsedAt`), off the hot path: at most once per key
+   * per `lastUsedIntervalSeconds` per process, in batches, the first use after a start within
+   * 10 seconds. A failed write is reported as `store.error` and never changes a verification.
+   * Default `true`; call `flushLastUsed()` before closing the store.
+   */
+  readonly trackLastUsed?: boolean
+  /** The least time between two writes of one key's `lastUsedAt`, in seconds. Default 60. */
+  readonly lastUsedIntervalSeconds?: number
+  /** Keys older than this many days are due for rotation (`rotation_due`). Default 90. */
+  readonly rotationPeriodDays?: number
+  /**
+   * Report every successful authentication to `onEvent` as `auth.succeeded` (key id, prefix,
+   * owner), for an audit trail. Default `false`: the success path then builds no event at all.
+   */
+  readonly auditSuccesses?: boolean
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -49,6 +65,8 @@ export function checkOptions(options: KeywardOptions): void {
     'findKeyById',
     'listKeysByOwner',
     'setKeyActive',
+    'rollKey',
+    'recordKeyUse',
   ] as const) {
     if (typeof store?.[method] !== 'function') {
       throw new TypeError(
@@ -61,6 +79,19 @@ export function checkOptions(options: KeywardOptions): void {
     throw new TypeError(
       `createKeyward: option \`developerKeyLimit\` must be a positive integer, got ${String(limit)}.`,
     )
+  }
+  for (const name of ['lastUsedIntervalSeconds', 'rotationPeriodDays'] as const) {
+    const value = options[name]
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      throw new TypeError(
+        `createKeyward: option \`${name}\` must be a positive number, got ${String(value)}.`,
+      )
+    }
+  }
+  for (const name of ['trackLastUsed', 'auditSuccesses'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new TypeError(`createKeyward: option \`${name}\` must be a boolean.`)
+    }
   }
   const legacy = options.legacyDeveloperKeys
   if (legacy !== undefined && !LEGACY_POLICIES.includes(legacy)) {

@@ -1,6 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import type { KeyOwner } from './types.js'
+import type { KeyOwner, KeyRecord } from './types.js'
 
 /**
  * The error a store throws when an owner's active-key limit refuses an insert or an
@@ -17,5 +17,22 @@ export function limitExceededError(owner: KeyOwner, activeLimit: number): Keywar
     ErrorType.limitExceeded,
     `${whose} already has ${activeLimit} active keys, the most allowed. Deactivate one before creating or activating another.`,
     [],
+  )
+}
+
+/**
+ * Whether a record counts against its owner's limit at `now`: active, not expired, and not
+ * in a grace window (not replaced by a roll). Stores count with this rule.
+ *
+ * @example
+ * ```ts
+ * const count = records.filter((record) => countsAgainstLimit(record, now)).length
+ * ```
+ */
+export function countsAgainstLimit(record: KeyRecord, now: Date): boolean {
+  return (
+    record.active &&
+    (record.replacedBy ?? null) === null &&
+    (record.expiresAt == null || record.expiresAt.getTime() > now.getTime())
   )
 }

@@ -1,7 +1,7 @@
 import type { KeyKind } from '../key/format.js'
 import { KeyChangeHub } from './feed.js'
-import { limitExceededError } from './limit.js'
-import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from './types.js'
+import { countsAgainstLimit, limitExceededError } from './limit.js'
+import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './types.js'
 
 /** Options of {@link MemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -14,11 +14,20 @@ export interface MemoryKeyStoreOptions {
 
 const ownerKey = (type: string, id: string) => `${type}:${id}`
 
+// Records come back with every lifecycle field present, `null` when absent.
+const complete = (record: KeyRecord): KeyRecord => ({
+  ...record,
+  expiresAt: record.expiresAt ?? null,
+  lastUsedAt: record.lastUsedAt ?? null,
+  replacedBy: record.replacedBy ?? null,
+})
+
 /**
  * A {@link KeyStore} in process memory: for tests, examples and single-process apps that
- * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check is
- * atomic because nothing awaits between the count and the write. Its change feed reports
- * every write, so services that share one store keep their caches right.
+ * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check and
+ * its roll are atomic because nothing awaits between the check and the write. Its change
+ * feed reports every write but a key's last use, so services that share one store keep
+ * their caches right.
  *
  * @example
  * ```ts
@@ -35,20 +44,18 @@ export class MemoryKeyStore implements KeyStore {
 
   constructor(options: MemoryKeyStoreOptions = {}) {
     this.#records = options.records ?? new Map()
-    for (const record of this.#records.values()) this.#index(record)
+    for (const [id, record] of this.#records) {
+      const stored = complete(record)
+      this.#records.set(id, stored)
+      this.#index(stored)
+    }
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
-    if (this.#records.has(record.id) || this.#byHash.has(record.hash)) {
-      throw new Error('A key record with this id or hash already exists.')
-    }
+    this.#checkNew(record)
     if (record.active && activeLimit !== undefined)
-      this.#checkLimit(record.ownerType, record.ownerId, activeLimit)
-    const stored = { ...record }
-    this.#records.set(stored.id, stored)
-    this.#index(stored)
-    this.#changed(stored)
-    return stored
+      this.#checkLimit(record.ownerType, record.ownerId, activeLimit, record.createdAt)
+    return this.#add(record)
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
@@ -63,22 +70,97 @@ export class MemoryKeyStore implements KeyStore {
     return [...(this.#byOwner.get(ownerKey(owner.type, owner.id)) ?? [])]
   }
 
-  async setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null> {
+  async setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now: Date = new Date(),
+  ): Promise<KeyRecord | null> {
     const current = this.#records.get(id)
     if (!current) return null
     if (current.active === active) return current
-    if (active && activeLimit !== undefined) this.#checkLimit(current.ownerType, current.ownerId, activeLimit)
-    const updated = { ...current, active }
-    this.#records.set(id, updated)
+    if (active && activeLimit !== undefined)
+      this.#checkLimit(current.ownerType, current.ownerId, activeLimit, now)
+    return this.#replace({ ...current, active })
+  }
+
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    const found = new Map<string, KeyRecord>()
+    for (const hash of hashes) {
+      const record = this.#byHash.get(hash)
+      if (record) found.set(record.id, record)
+    }
+    return [...found.values()]
+  }
+
+  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+    const changed: KeyRecord[] = []
+    for (const id of new Set(ids)) {
+      const current = this.#records.get(id)
+      if (current?.active) changed.push(this.#replace({ ...current, active: false }))
+    }
+    return changed
+  }
+
+  async rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<RolledRecords | null> {
+    const current = this.#records.get(id)
+    if (
+      !current ||
+      !countsAgainstLimit(current, now) ||
+      current.ownerType !== replacement.ownerType ||
+      current.ownerId !== replacement.ownerId
+    ) {
+      return null
+    }
+    this.#checkNew(replacement)
+    const expiresAt =
+      current.expiresAt && current.expiresAt < previousExpiresAt ? current.expiresAt : previousExpiresAt
+    const previous = this.#replace({ ...current, replacedBy: replacement.id, expiresAt })
+    return { previous, replacement: this.#add(replacement) }
+  }
+
+  async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
+    for (const { id, usedAt } of uses) {
+      const current = this.#records.get(id)
+      if (!current?.active || (current.lastUsedAt && current.lastUsedAt >= usedAt)) continue
+      // Not a change the feed reports: a key's last use never touches a cache.
+      this.#write({ ...current, lastUsedAt: usedAt })
+    }
+  }
+
+  #checkNew(record: KeyRecord): void {
+    if (this.#records.has(record.id) || this.#byHash.has(record.hash)) {
+      throw new Error('A key record with this id or hash already exists.')
+    }
+  }
+
+  #add(record: KeyRecord): KeyRecord {
+    const stored = complete(record)
+    this.#records.set(stored.id, stored)
+    this.#index(stored)
+    return this.#changed(stored)
+  }
+
+  #replace(updated: KeyRecord): KeyRecord {
+    return this.#changed(this.#write(updated))
+  }
+
+  #write(updated: KeyRecord): KeyRecord {
+    this.#records.set(updated.id, updated)
     this.#byHash.set(updated.hash, updated)
     const list = this.#byOwner.get(ownerKey(updated.ownerType, updated.ownerId))!
-    list[list.findIndex((r) => r.id === id)] = updated
-    this.#changed(updated)
+    list[list.findIndex((r) => r.id === updated.id)] = updated
     return updated
   }
 
-  #changed(record: KeyRecord): void {
+  #changed(record: KeyRecord): KeyRecord {
     this.changes.publish({ type: 'changed', hash: record.hash, id: record.id })
+    return record
   }
 
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
@@ -108,10 +190,10 @@ export class MemoryKeyStore implements KeyStore {
     else this.#byOwner.set(key, [record])
   }
 
-  #checkLimit(type: KeyOwner['type'], id: string, activeLimit: number): void {
+  #checkLimit(type: KeyOwner['type'], id: string, activeLimit: number, now: Date): void {
     const list = this.#byOwner.get(ownerKey(type, id)) ?? []
-    let active = 0
-    for (const r of list) if (r.active) active++
-    if (active >= activeLimit) throw limitExceededError({ type, id }, activeLimit)
+    let counted = 0
+    for (const r of list) if (countsAgainstLimit(r, now)) counted++
+    if (counted >= activeLimit) throw limitExceededError({ type, id }, activeLimit)
   }
 }

@@ -22,6 +22,29 @@ export interface KeyRecord {
   readonly active: boolean
   /** When the key was issued. */
   readonly createdAt: Date
+  /**
+   * When the key stops passing authentication, or `null` (absent means `null`) for never.
+   * A rolled key gets the end of its grace window here.
+   */
+  readonly expiresAt?: Date | null
+  /** When the key last passed authentication, as recorded off the hot path; `null` if never. */
+  readonly lastUsedAt?: Date | null
+  /** The id of the key that replaced this one by a roll, or `null`. A rolled key is in its grace window. */
+  readonly replacedBy?: string | null
+}
+
+/** One use of a key, for {@link KeyStore.recordKeyUse}. */
+export interface KeyUse {
+  readonly id: string
+  readonly usedAt: Date
+}
+
+/** What {@link KeyStore.rollKey} wrote: the key it replaced and the new key. */
+export interface RolledRecords {
+  /** The old key, with `replacedBy` and its new `expiresAt`. */
+  readonly previous: KeyRecord
+  /** The new key, as stored. */
+  readonly replacement: KeyRecord
 }
 
 /** Whose keys: a developer's or a project's. */
@@ -55,12 +78,15 @@ export interface KeyOwnerSummary {
 
 /**
  * Where Keyward keeps key records, and nothing else. Methods are async and return `null`
- * for "not found". A store never sees a full key.
+ * for "not found". A store never sees a full key. Records come back with `expiresAt`,
+ * `lastUsedAt` and `replacedBy` set (`null` when absent).
  *
  * The limit rule: when `activeLimit` is given, `insertKey` (of an active record) and
- * `setKeyActive(id, true)` must, atomically, refuse to make the owner's active keys more
+ * `setKeyActive(id, true)` must, atomically, refuse to make the owner's counted keys more
  * than `activeLimit`, by throwing the error of {@link limitExceededError}. Two concurrent
- * calls can never make `activeLimit + 1`.
+ * calls can never make `activeLimit + 1`. A key counts when it is active, unexpired and not
+ * in a grace window (`countsAgainstLimit`); "now" is the new record's `createdAt` for
+ * an insert and the `now` argument for an activation.
  *
  * Every store proves itself with the conformance suite `runStoreConformance` of the
  * testkit, which third-party stores can run too.
@@ -83,7 +109,36 @@ export interface KeyStore {
    * Sets a record active or not and returns it, or `null` if there is no such record.
    * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
    */
-  setKeyActive(id: string, active: boolean, activeLimit?: number): Promise<KeyRecord | null>
+  setKeyActive(id: string, active: boolean, activeLimit?: number, now?: Date): Promise<KeyRecord | null>
+  /**
+   * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
+   * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`
+   * and gives the old record `replacedBy = replacement.id` and `expiresAt` = the earlier of its
+   * own expiry and `previousExpiresAt`. Returns both, or `null` when the key is not (or no
+   * longer) rollable: of 50 concurrent rolls of one key, exactly one succeeds.
+   */
+  rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<RolledRecords | null>
+  /**
+   * Records uses of keys (`lastUsedAt`), in one batch: only for active keys, and never moving
+   * `lastUsedAt` back in time. Ids that name no record are ignored.
+   */
+  recordKeyUse(uses: readonly KeyUse[]): Promise<void>
+  /**
+   * The records whose hash is among `hashes`, each once, in no given order; unknown hashes
+   * are left out. One round trip for the whole batch (a leaked-key alert may name thousands).
+   */
+  findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]>
+  /**
+   * Deactivates, atomically, those of the records with these ids that are active, and returns
+   * them as they are now. Records already inactive, and unknown ids, are left out: of two
+   * concurrent calls with the same ids, each record comes back from one of them only.
+   */
+  deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]>
   /**
    * Every owner of this type that has keys, with counts, oldest first (by first key, then id).
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.

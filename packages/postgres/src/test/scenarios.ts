@@ -15,6 +15,9 @@ const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   name: null,
   active: true,
   createdAt: new Date('2025-01-02T03:04:05.678Z'),
+  expiresAt: null,
+  lastUsedAt: null,
+  replacedBy: null,
   ...overrides,
 })
 
@@ -49,6 +52,9 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           name: 'laptop',
           active: true,
           created_at: developerKey.createdAt,
+          expires_at: null,
+          last_used_at: null,
+          replaced_by: null,
         },
         expect.objectContaining({ id: projectKey.id, developer_id: null, project_id: 'proj-1' }),
       ])
@@ -131,10 +137,11 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 2, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
-        { version: 2, name: 'change_feed' },
+        { version: 2, name: 'lifecycle' },
+        { version: 3, name: 'change_feed' },
       ])
     })
   })

@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
+import { lifecycleCases } from './lifecycle-cases.js'
+import { responseChecker } from './openapi-check.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
@@ -152,6 +154,9 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
   describe(`HTTP adapter conformance: ${names}`, () => {
     const targets = new Map<string, Target>()
     const key = (adapter: string, policy: LegacyDeveloperKeyPolicy) => `${adapter}/${policy}`
+    // Every answer of a documented operation must match Keyward's OpenAPI document.
+    const checker = responseChecker()
+    const checked = new Set<string>()
 
     beforeAll(async () => {
       for (const adapter of adapters) {
@@ -168,7 +173,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       for (const target of targets.values()) target.world.setStoreDown(false)
     })
 
-    for (const testCase of [...credentialCases, ...endpointCases]) {
+    for (const testCase of [...credentialCases, ...endpointCases, ...lifecycleCases]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
         for (const adapter of adapters) {
@@ -177,6 +182,14 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
           const eventsBefore = target.world.events.length
           const response = await sendRaw(target.server.origin, request)
           checkExpectation(testCase, response, target, eventsBefore)
+          const conformsTo = checker.check(request.method, request.path, response.status, response.body)
+          if (conformsTo.documented) {
+            expect(
+              conformsTo.problems,
+              `${conformsTo.operation} ${response.status}: ${response.body}`,
+            ).toEqual([])
+            checked.add(`${response.status} ${conformsTo.operation}`)
+          }
           if (response.status >= 400) expectNoLeak(response, request)
           else if ('check' in testCase.expect)
             await testCase.expect.check?.(JSON.parse(response.body), target.world)
@@ -192,6 +205,12 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       })
     }
 
+    // Runs after the cases above: proof that their answers were checked, successes and errors.
+    it('checked the answers of the key routes against the OpenAPI document', () => {
+      const statuses = [...checked].map((answer) => answer[0])
+      expect(statuses.filter((s) => s === '2').length, [...checked].join(', ')).toBeGreaterThan(4)
+      expect(statuses.filter((s) => s === '4').length, [...checked].join(', ')).toBeGreaterThan(4)
+    })
     describeProtection(adapters, limiter)
     describeBodyFlood(adapters)
   })

@@ -3,18 +3,30 @@ import { apiKey, developerKey, error, get, type HttpCase, type JsonBody, json, u
 import type { RawRequest } from './raw-client.js'
 import { CONFORMANCE_NOW, type ConformanceWorld } from './world.js'
 
-const DEV_KEYS = '/api/v1/auth/developer-keys'
+export const DEV_KEYS = '/api/v1/auth/developer-keys'
 const PROJECTS = '/api/v1/projects'
-const API_KEYS = (projectId: string) => `/api/v1/projects/${projectId}/api-keys`
-const K_FIELDS = ['id', 'key', 'key_prefix', 'display', 'name', 'developer_id', 'active', 'created_at']
-const CREATED_AT = CONFORMANCE_NOW.toISOString()
+export const API_KEYS = (projectId: string) => `/api/v1/projects/${projectId}/api-keys`
+const K_FIELDS = [
+  'id',
+  'key',
+  'key_prefix',
+  'display',
+  'name',
+  'developer_id',
+  'active',
+  'created_at',
+  'expires_at',
+  'last_used_at',
+  'rotation_due',
+]
+export const CREATED_AT = CONFORMANCE_NOW.toISOString()
 
-function assert(condition: unknown, what: string, body: unknown): asserts condition {
+export function assert(condition: unknown, what: string, body: unknown): asserts condition {
   if (!condition) throw new Error(`${what}: ${JSON.stringify(body)}`)
 }
 
 /** Checks the `K` shape (with `owner` as `developer_id` or `project_id`) and that the key works. */
-async function checkCreated(
+export async function checkCreated(
   body: JsonBody,
   w: ConformanceWorld,
   owner: [string, string],
@@ -49,7 +61,7 @@ function checkListed(body: JsonBody, owner: [string, string], count: number) {
   }
 }
 
-const post = (
+export const post = (
   path: string,
   key: string,
   body?: string,

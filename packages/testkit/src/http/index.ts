@@ -6,6 +6,7 @@ export {
   runHttpConformance,
 } from './conformance.js'
 export { type FloodOutcome, sendChunkedFlood } from './flood-body.js'
+export { type ResponseCheck, type ResponseChecker, responseChecker } from './openapi-check.js'
 export { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 export {
   CONFORMANCE_NOW,

@@ -1,0 +1,116 @@
+// The test every framework guide passes: its first TypeScript block is the example's main.ts,
+// word for word (so it runs: the smoke test starts it), and every later block compiles when
+// appended to it, against the built packages, as a reader who follows the guide would write it.
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+const blocksOf = (markdown: string) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '')
+
+const IMPORT = /^import\s+(type\s+)?(?:(\w+)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s+'([^']+)'\n/gm
+
+/** The local names an import section binds. */
+function importedNames(source: string): Set<string> {
+  const names = new Set<string>()
+  for (const [, , defaultName, named] of source.matchAll(IMPORT)) {
+    if (defaultName) names.add(defaultName)
+    for (const part of (named ?? '').split(',')) {
+      const local = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()
+      if (local) names.add(local)
+    }
+  }
+  return names
+}
+
+/** `main` with `block` appended: the block's imports of names `main` lacks go first. */
+function appended(main: string, block: string): string {
+  const known = importedNames(main)
+  const imports: string[] = []
+  const body = block.replace(
+    IMPORT,
+    (
+      _line,
+      typeOnly: string | undefined,
+      defaultName: string | undefined,
+      named: string | undefined,
+      from,
+    ) => {
+      const specifiers = (named ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(
+          (s) =>
+            s &&
+            !known.has(
+              s
+                .replace(/^type\s+/, '')
+                .split(/\s+as\s+/)
+                .pop()!,
+            ),
+        )
+      const head = defaultName && !known.has(defaultName) ? defaultName : ''
+      if (head || specifiers.length > 0) {
+        imports.push(
+          `import ${typeOnly ?? ''}${[head, specifiers.length ? `{ ${specifiers.join(', ')} }` : ''].filter(Boolean).join(', ')} from '${from}'\n`,
+        )
+      }
+      return ''
+    },
+  )
+  return `${imports.join('')}${main}\n// --- from the guide ---\n${body}`
+}
+
+/** Type errors of `files` (path to source) compiled with the example's tsconfig. */
+function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): string[] {
+  const configPath = `${exampleDir}/tsconfig.json`
+  const config = ts.readConfigFile(configPath, ts.sys.readFile)
+  const options = ts.parseJsonConfigFileContent(config.config, ts.sys, exampleDir).options
+  const host = ts.createCompilerHost({ ...options, noEmit: true })
+  const { fileExists, readFile, getSourceFile } = host
+  host.fileExists = (name) => files.has(name) || fileExists.call(host, name)
+  host.readFile = (name) => files.get(name) ?? readFile.call(host, name)
+  host.getSourceFile = (name, language, ...rest) =>
+    files.has(name)
+      ? ts.createSourceFile(name, files.get(name)!, language)
+      : getSourceFile.call(host, name, language, ...rest)
+  const program = ts.createProgram([...files.keys()], { ...options, noEmit: true }, host)
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file === undefined || files.has(d.file.fileName))
+    .map((d) => {
+      const where = d.file
+        ? `${d.file.fileName.split('/').pop()}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}`
+        : ''
+      return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
+    })
+}
+
+/**
+ * Checks the guide at `guide` (a markdown file) against the example in `exampleDir`.
+ * Needs the packages built (`pnpm build`): the example compiles against them as a user's app would.
+ */
+export function guideTest(name: string, guide: URL, exampleDir: URL): void {
+  const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
+  const blocks = blocksOf(readFileSync(guide, 'utf8'))
+  const main = readFileSync(`${dir}/src/main.ts`, 'utf8')
+
+  describe(`the ${name} guide`, () => {
+    it("shows the example's src/main.ts, word for word, as its first TypeScript block", () => {
+      expect(blocks[0]).toBe(main)
+    })
+
+    it('has TypeScript blocks that compile, each appended to the example', () => {
+      expect(blocks.length).toBeGreaterThan(1)
+      const files = new Map(
+        blocks.slice(1).map((block, i) => [`${dir}/src/guide-block-${i + 2}.ts`, appended(main, block)]),
+      )
+      expect(typeErrors(dir, files)).toEqual([])
+    })
+  })
+}

@@ -1,0 +1,1401 @@
+// Generated from Keyward's OpenAPI document by openapi-typescript (pnpm openapi:types).
+// Do not edit: the client's types are read from here, and a test checks that it is current.
+/** Every operation of the API, by path and method. */
+export interface paths {
+    readonly "/api/v1/auth/developer-keys": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List the calling developer's keys, active or not. */
+        readonly get: operations["listDeveloperKeys"];
+        readonly put?: never;
+        /** Create a developer key for the calling developer (at most 10 active). */
+        readonly post: operations["createDeveloperKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/auth/developer-keys/{key_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        readonly post?: never;
+        /** Deactivate one of the calling developer's keys. */
+        readonly delete: operations["deactivateDeveloperKey"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Create a project, owned by the calling developer, with its default API key. */
+        readonly post: operations["createProject"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a project: its keys stop working. Needs the owner's developer key and a key of the project. */
+        readonly delete: operations["deleteProject"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/api-keys": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List a project's API keys, active or not. */
+        readonly get: operations["listApiKeys"];
+        readonly put?: never;
+        /** Create an API key for a project of the calling developer. */
+        readonly post: operations["createApiKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/api-keys/{key_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        readonly post?: never;
+        /** Deactivate one of a project's API keys. */
+        readonly delete: operations["deactivateApiKey"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/access-tokens": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Exchange an API key of the project for a short-lived bearer token. */
+        readonly post: operations["createAccessToken"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/generation/generations-v2": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Create a generation in the token's project; the body is any JSON object. */
+        readonly post: operations["createGeneration"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/generation/generations-v2/{generation_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a generation of the token's project. */
+        readonly delete: operations["deleteGeneration"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/auth/developer-keys/{key_id}/roll": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Issue a new key for the same developer and name; the old one expires after the grace window. */
+        readonly post: operations["rollDeveloperKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/api-keys/{key_id}/roll": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Issue a new key for the same project and name; the old one expires after the grace window. */
+        readonly post: operations["rollApiKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/auth/developer-keys/{key_id}/activate": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Re-activate one of the calling developer's keys, within the limit. */
+        readonly post: operations["activateDeveloperKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/api-keys/{key_id}/activate": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Re-activate one of a project's API keys. */
+        readonly post: operations["activateApiKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/secret-scanning/github": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Secret-scanning alerts in GitHub's partner format: each real key found is deactivated. */
+        readonly post: operations["reportLeakedKeys"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/openapi.json": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** This document. */
+        readonly get: operations["getOpenApiDocument"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/healthz": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Whether the server and its store are up. */
+        readonly get: operations["getHealth"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+/** The API's schemas, error responses, parameters. */
+export interface components {
+    schemas: {
+        /** 1 to 100 characters, no control character. */
+        readonly Name: string;
+        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. */
+        readonly CreateKeyBody: {
+            /** A descriptive name. */
+            readonly name?: string | null;
+            /**
+             * Format: date-time
+             * When the key stops working: an ISO 8601 time in the future.
+             */
+            readonly expires_at?: string;
+            /** Days until the key stops working. */
+            readonly expires_in_days?: number;
+        };
+        readonly CreateProjectBody: {
+            /** 1 to 100 characters, no control character. */
+            readonly name: string;
+        };
+        readonly RollKeyBody: {
+            /** How long the old key keeps working, in seconds (default 86400; 0 stops it at once). */
+            readonly grace_seconds?: number;
+        };
+        readonly DeveloperKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly developer_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+        };
+        readonly ApiKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly project_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+        };
+        readonly CreatedDeveloperKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The full key, shown this once and never again. */
+            readonly key: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly developer_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+        };
+        readonly CreatedApiKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The full key, shown this once and never again. */
+            readonly key: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly project_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+        };
+        readonly RolledDeveloperKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The full key, shown this once and never again. */
+            readonly key: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly developer_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+            /** The key that was rolled: its id and its new expiry (the grace window). */
+            readonly previous_key: {
+                readonly id: string;
+                /**
+                 * Format: date-time
+                 * When the old key stops working.
+                 */
+                readonly expires_at: string;
+            };
+        };
+        readonly RolledApiKey: {
+            /** The key record's id: what deactivation, roll and activation take. */
+            readonly id: string;
+            /** The full key, shown this once and never again. */
+            readonly key: string;
+            /** The first 8 characters of the key: for display, not unique. */
+            readonly key_prefix: string;
+            /** `key_prefix` followed by `...`. */
+            readonly display: string;
+            readonly name: string | null;
+            readonly project_id: string;
+            /** Only active keys authenticate. */
+            readonly active: boolean;
+            /**
+             * Format: date-time
+             * When the key was issued.
+             */
+            readonly created_at: string;
+            readonly expires_at?: string | null;
+            readonly last_used_at?: string | null;
+            /** Older than the rotation period. */
+            readonly rotation_due?: boolean;
+            /** The key that was rolled: its id and its new expiry (the grace window). */
+            readonly previous_key: {
+                readonly id: string;
+                /**
+                 * Format: date-time
+                 * When the old key stops working.
+                 */
+                readonly expires_at: string;
+            };
+        };
+        readonly DeveloperKeyList: {
+            readonly keys: readonly {
+                /** The key record's id: what deactivation, roll and activation take. */
+                readonly id: string;
+                /** The first 8 characters of the key: for display, not unique. */
+                readonly key_prefix: string;
+                /** `key_prefix` followed by `...`. */
+                readonly display: string;
+                readonly name: string | null;
+                readonly developer_id: string;
+                /** Only active keys authenticate. */
+                readonly active: boolean;
+                /**
+                 * Format: date-time
+                 * When the key was issued.
+                 */
+                readonly created_at: string;
+                readonly expires_at?: string | null;
+                readonly last_used_at?: string | null;
+                /** Older than the rotation period. */
+                readonly rotation_due?: boolean;
+            }[];
+        };
+        readonly ApiKeyList: {
+            readonly keys: readonly {
+                /** The key record's id: what deactivation, roll and activation take. */
+                readonly id: string;
+                /** The first 8 characters of the key: for display, not unique. */
+                readonly key_prefix: string;
+                /** `key_prefix` followed by `...`. */
+                readonly display: string;
+                readonly name: string | null;
+                readonly project_id: string;
+                /** Only active keys authenticate. */
+                readonly active: boolean;
+                /**
+                 * Format: date-time
+                 * When the key was issued.
+                 */
+                readonly created_at: string;
+                readonly expires_at?: string | null;
+                readonly last_used_at?: string | null;
+                /** Older than the rotation period. */
+                readonly rotation_due?: boolean;
+            }[];
+        };
+        readonly Project: {
+            readonly id: string;
+            readonly name: string;
+            readonly developer_id: string;
+            /**
+             * Format: date-time
+             * When the project was created.
+             */
+            readonly created_at: string;
+        };
+        readonly CreatedProject: {
+            readonly project: {
+                readonly id: string;
+                readonly name: string;
+                readonly developer_id: string;
+                /**
+                 * Format: date-time
+                 * When the project was created.
+                 */
+                readonly created_at: string;
+            };
+            readonly api_key: {
+                /** The key record's id: what deactivation, roll and activation take. */
+                readonly id: string;
+                /** The full key, shown this once and never again. */
+                readonly key: string;
+                /** The first 8 characters of the key: for display, not unique. */
+                readonly key_prefix: string;
+                /** `key_prefix` followed by `...`. */
+                readonly display: string;
+                readonly name: string | null;
+                readonly project_id: string;
+                /** Only active keys authenticate. */
+                readonly active: boolean;
+                /**
+                 * Format: date-time
+                 * When the key was issued.
+                 */
+                readonly created_at: string;
+                readonly expires_at?: string | null;
+                readonly last_used_at?: string | null;
+                /** Older than the rotation period. */
+                readonly rotation_due?: boolean;
+            };
+        };
+        readonly Deleted: {
+            readonly id: string;
+            readonly deleted: true;
+        };
+        readonly AccessToken: {
+            /** Send it as `Authorization: Bearer <access_token>`. */
+            readonly access_token: string;
+            readonly token_type: "bearer";
+            /** Lifetime in seconds. */
+            readonly expires_in: number;
+        };
+        readonly GenerationBody: {
+            readonly [key: string]: unknown;
+        };
+        readonly Generation: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly project_id: string;
+            /**
+             * Format: date-time
+             * When the generation was created.
+             */
+            readonly created_at: string;
+        };
+        readonly Health: {
+            readonly status: "ok";
+        };
+        readonly SecretScanningAlert: {
+            /** The string that matched the key format. */
+            readonly token: string;
+            /** The token type the sender matched. */
+            readonly type: string;
+            /** Where the match was found. */
+            readonly url: string;
+            /** What kind of place that is (content, commit, npm, ...). */
+            readonly source: string;
+        };
+        readonly SecretScanningFeedback: {
+            /** SHA-256 of the token, hex. */
+            readonly token_hash?: string;
+            readonly token_raw?: string;
+            readonly token_type: string;
+            readonly label: "true_positive" | "false_positive";
+        };
+        readonly ErrorBody: {
+            readonly detail: readonly {
+                /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                readonly loc: readonly string[];
+                /** For humans; never more of a key than its first 8 characters. */
+                readonly msg: string;
+                /** @enum {string} */
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+            }[];
+        };
+    };
+    responses: {
+        /** The request body is not in the expected format (a secret-scanning alert that is not an array of alerts). Types: `alert_invalid`. */
+        readonly Error400: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "alert_invalid";
+                    }[];
+                };
+            };
+        };
+        /** No valid credential. `WWW-Authenticate: Bearer` for bearer tokens. Types: `key_missing`, `key_malformed`, `key_legacy_prefix`, `key_invalid`, `key_wrong_type`, `token_missing`, `token_invalid`, `signature_missing`, `signature_invalid`. */
+        readonly Error401: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                /** `Bearer` challenge, for bearer tokens (RFC 6750). */
+                readonly "WWW-Authenticate"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid";
+                    }[];
+                };
+            };
+        };
+        /** A valid credential without access to this project. Types: `project_mismatch`, `not_project_owner`. */
+        readonly Error403: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "project_mismatch" | "not_project_owner";
+                    }[];
+                };
+            };
+        };
+        /** The project or resource does not exist, or is not visible to the caller. Types: `not_found`. */
+        readonly Error404: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "not_found";
+                    }[];
+                };
+            };
+        };
+        /** undefined Types: `method_not_allowed`. */
+        readonly Error405: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "method_not_allowed";
+                    }[];
+                };
+            };
+        };
+        /** The owner already has its limit of active keys, or the key cannot be rolled or re-activated (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`. */
+        readonly Error409: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive";
+                    }[];
+                };
+            };
+        };
+        /** The request body is larger than the server accepts. Types: `payload_too_large`. */
+        readonly Error413: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "payload_too_large";
+                    }[];
+                };
+            };
+        };
+        /** The request body is not `application/json`. Types: `unsupported_media_type`. */
+        readonly Error415: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "unsupported_media_type";
+                    }[];
+                };
+            };
+        };
+        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`. */
+        readonly Error422: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error";
+                    }[];
+                };
+            };
+        };
+        /** Too many requests; `Retry-After` says when to try again. Types: `rate_limited`. */
+        readonly Error429: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                /** Seconds to wait. */
+                readonly "Retry-After"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "rate_limited";
+                    }[];
+                };
+            };
+        };
+        /** An unexpected failure; the body says nothing more. Types: `internal_error`. */
+        readonly Error500: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "internal_error";
+                    }[];
+                };
+            };
+        };
+        /** The key store cannot be reached; the request was refused. `Retry-After` may say when to try again. Types: `store_unavailable`, `signing_keys_unavailable`. */
+        readonly Error503: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                /** Seconds to wait. */
+                readonly "Retry-After"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "store_unavailable" | "signing_keys_unavailable";
+                    }[];
+                };
+            };
+        };
+    };
+    parameters: {
+        readonly project_id: string;
+        readonly key_id: string;
+        /** A UUID; anything else is answered 422 `uuid_parsing`. */
+        readonly generation_id: string;
+        /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
+        readonly github_signature: string;
+        /** The id of the sender's public key that made the signature. */
+        readonly github_key_id: string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+/** Every operation of the API, by operation id. */
+export interface operations {
+    readonly listDeveloperKeys: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeveloperKeyList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createDeveloperKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CreatedDeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deactivateDeveloperKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createProject: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateProjectBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CreatedProject"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deleteProject: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listApiKeys: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createApiKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deactivateApiKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createAccessToken: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createGeneration: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["GenerationBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Generation"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deleteGeneration: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /** A UUID; anything else is answered 422 `uuid_parsing`. */
+                readonly generation_id: components["parameters"]["generation_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly rollDeveloperKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RollKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolledDeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly rollApiKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RollKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RolledApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly activateDeveloperKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly activateApiKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly reportLeakedKeys: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header: {
+                /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
+                readonly "GITHUB-PUBLIC-KEY-SIGNATURE": components["parameters"]["github_signature"];
+                /** The id of the sender's public key that made the signature. */
+                readonly "GITHUB-PUBLIC-KEY-IDENTIFIER": components["parameters"]["github_key_id"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": readonly components["schemas"]["SecretScanningAlert"][];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": readonly components["schemas"]["SecretScanningFeedback"][];
+                };
+            };
+            readonly 400: components["responses"]["Error400"];
+            readonly 401: components["responses"]["Error401"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getOpenApiDocument: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly openapi: string;
+                    };
+                };
+            };
+            readonly 500: components["responses"]["Error500"];
+        };
+    };
+    readonly getHealth: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Health"];
+                };
+            };
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+}

@@ -1,0 +1,106 @@
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { describe, expect, it } from 'vitest'
+import { ERROR_STATUS } from '../errors/types.js'
+import { createKeyRoutes } from '../http/key-routes.js'
+import { createKeyward } from '../service/keyward.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import { openApiDocument } from './document.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document walked by path in tests
+type Json = Record<string, any>
+
+// The design's HTTP API table, row by row.
+const DESIGN_TABLE = [
+  'post /api/v1/auth/developer-keys',
+  'get /api/v1/auth/developer-keys',
+  'delete /api/v1/auth/developer-keys/{key_id}',
+  'post /api/v1/projects',
+  'delete /api/v1/projects/{project_id}',
+  'post /api/v1/projects/{project_id}/api-keys',
+  'get /api/v1/projects/{project_id}/api-keys',
+  'delete /api/v1/projects/{project_id}/api-keys/{key_id}',
+  'post /api/v1/projects/{project_id}/access-tokens',
+  'post /api/v1/generation/generations-v2',
+  'delete /api/v1/generation/generations-v2/{generation_id}',
+  'post /api/v1/auth/developer-keys/{key_id}/roll',
+  'post /api/v1/projects/{project_id}/api-keys/{key_id}/roll',
+  'post /api/v1/auth/developer-keys/{key_id}/activate',
+  'post /api/v1/projects/{project_id}/api-keys/{key_id}/activate',
+  'post /api/v1/secret-scanning/github',
+  'get /openapi.json',
+  'get /healthz',
+]
+
+const operationsOf = (document: Json) =>
+  Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method} ${path}`),
+  )
+
+describe('openApiDocument', () => {
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    const document = openApiDocument({ servers: [{ url: 'http://127.0.0.1:3000' }] })
+    // validate() dereferences in place: give it a copy.
+    const validated = (await SwaggerParser.validate(structuredClone(document) as never)) as Json
+    expect(validated.openapi).toBe('3.1.0')
+  })
+
+  it('refuses a broken document, so the validation above can fail', async () => {
+    const document = structuredClone(openApiDocument()) as Json
+    document.paths['/healthz'].get.responses['200'].content['application/json'].schema = {
+      $ref: '#/components/schemas/Nope',
+    }
+    await expect(SwaggerParser.validate(document as never)).rejects.toThrow(/Nope/)
+  })
+
+  it("covers every endpoint of the design's HTTP API table, and no other", () => {
+    expect(operationsOf(openApiDocument()).sort()).toEqual([...DESIGN_TABLE].sort())
+  })
+
+  it('declares the three security schemes and uses them', () => {
+    const document = openApiDocument() as Json
+    expect(document.components.securitySchemes).toMatchObject({
+      DeveloperKey: { type: 'apiKey', in: 'header', name: 'X-Developer-Key' },
+      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      BearerToken: { type: 'http', scheme: 'bearer' },
+    })
+    const paths = document.paths as Json
+    expect(paths['/api/v1/projects/{project_id}'].delete.security).toEqual([{ DeveloperKey: [], ApiKey: [] }])
+    expect(paths['/api/v1/projects/{project_id}/access-tokens'].post.security).toEqual([{ ApiKey: [] }])
+    expect(paths['/api/v1/generation/generations-v2'].post.security).toEqual([{ BearerToken: [] }])
+    expect(paths['/healthz'].get.security).toEqual([])
+  })
+
+  it('names every error type, each under its status', () => {
+    const document = openApiDocument() as Json
+    const listed = new Map<string, string>()
+    for (const [name, response] of Object.entries(document.components.responses as Json)) {
+      const types = response.content['application/json'].schema.properties.detail.items.properties.type.enum
+      for (const type of types) listed.set(type, name)
+    }
+    for (const [type, status] of Object.entries(ERROR_STATUS)) expect(listed.get(type)).toBe(`Error${status}`)
+    const envelope = document.components.schemas.ErrorBody.properties.detail.items.properties.type.enum
+    expect([...envelope].sort()).toEqual(Object.keys(ERROR_STATUS).sort())
+  })
+
+  it('says Retry-After on 429 and 503, and WWW-Authenticate on 401', () => {
+    const { responses } = (openApiDocument() as Json).components
+    expect(Object.keys(responses.Error429.headers)).toContain('Retry-After')
+    expect(Object.keys(responses.Error503.headers)).toContain('Retry-After')
+    expect(Object.keys(responses.Error401.headers)).toContain('WWW-Authenticate')
+  })
+
+  it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
+    for (const createProject of [false, true]) {
+      const routes = createKeyRoutes(keyward, createProject ? { createProject: () => ({}) as never } : {})
+      const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      const documented = operationsOf(openApiDocument({ operations: 'key-routes', createProject }))
+      expect(documented.sort()).toEqual(mounted.sort())
+    }
+  })
+
+  it('is plain JSON: what JSON.stringify writes reads back the same', () => {
+    const document = openApiDocument()
+    expect(JSON.parse(JSON.stringify(document))).toEqual(document)
+  })
+})

@@ -1,0 +1,208 @@
+import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
+import { API_OPERATIONS, type ApiOperation, type OperationCredential } from './operations.js'
+import { API_SCHEMAS, type ApiSchemaName, errorDetailSchema } from './schemas.js'
+
+/** Options of {@link openApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /**
+   * Which operations: `'service'` (default) every endpoint of the reference service;
+   * `'key-routes'` only those that `createKeyRoutes` serves, for a host that mounts them.
+   */
+  readonly operations?: 'service' | 'key-routes'
+  /** With `operations: 'key-routes'`: whether `POST /api/v1/projects` is mounted. Default `false`. */
+  readonly createProject?: boolean
+  /** `info.title`. Default `'Keyward API'`. */
+  readonly title?: string
+  /** `info.version`: the version of your API. Default `'1.0.0'`. */
+  readonly version?: string
+  /** Where the API is served, e.g. `[{ url: 'https://api.example.com' }]`. */
+  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+}
+
+/** An OpenAPI 3.1 document, as plain JSON. */
+export type OpenApiDocument = { readonly openapi: '3.1.0' } & Readonly<Record<string, unknown>>
+
+const ref = (kind: 'schemas' | 'responses' | 'parameters', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+})
+
+const CREDENTIAL: Readonly<Record<OperationCredential, { security: object[]; errors: number[] }>> = {
+  developer: { security: [{ DeveloperKey: [] }], errors: [401, 429, 503] },
+  owner: { security: [{ DeveloperKey: [] }], errors: [401, 403, 404, 429, 503] },
+  project: { security: [{ ApiKey: [] }], errors: [401, 403, 429, 503] },
+  elevated: { security: [{ DeveloperKey: [], ApiKey: [] }], errors: [401, 403, 404, 429, 503] },
+  bearer: { security: [{ BearerToken: [] }], errors: [401, 429, 503] },
+  signature: { security: [], errors: [503] },
+  none: { security: [], errors: [] },
+}
+
+const PARAMETERS = {
+  project_id: { name: 'project_id', in: 'path', required: true, schema: { type: 'string' } },
+  key_id: { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } },
+  generation_id: {
+    name: 'generation_id',
+    in: 'path',
+    required: true,
+    description: 'A UUID; anything else is answered 422 `uuid_parsing`.',
+    schema: { type: 'string' },
+  },
+  github_signature: {
+    name: 'GITHUB-PUBLIC-KEY-SIGNATURE',
+    in: 'header',
+    required: true,
+    description: "The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER.",
+    schema: { type: 'string' },
+  },
+  github_key_id: {
+    name: 'GITHUB-PUBLIC-KEY-IDENTIFIER',
+    in: 'header',
+    required: true,
+    description: "The id of the sender's public key that made the signature.",
+    schema: { type: 'string' },
+  },
+} as const
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'The request body is not in the expected format (a secret-scanning alert that is not an array of alerts).',
+  401: 'No valid credential. `WWW-Authenticate: Bearer` for bearer tokens.',
+  403: 'A valid credential without access to this project.',
+  404: 'The project or resource does not exist, or is not visible to the caller.',
+  409: 'The owner already has its limit of active keys, or the key cannot be rolled or re-activated (rolled, expired, inactive).',
+  413: 'The request body is larger than the server accepts.',
+  415: 'The request body is not `application/json`.',
+  422: 'The request body, path or query is invalid.',
+  429: 'Too many requests; `Retry-After` says when to try again.',
+  500: 'An unexpected failure; the body says nothing more.',
+  503: 'The key store cannot be reached; the request was refused. `Retry-After` may say when to try again.',
+}
+
+// JSON without TypeBox's symbol keys: a plain copy of each schema.
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+const header = (description: string) => ({ description, schema: { type: 'string' } })
+
+/** The error response of one status: the envelope, with `type` limited to that status's types. */
+function errorResponse(status: number) {
+  const types = (Object.keys(ERROR_STATUS) as ErrorType[]).filter((type) => ERROR_STATUS[type] === status)
+  const headers: Record<string, object> = { 'Cache-Control': header('`no-store`.') }
+  if (status === 401)
+    headers['WWW-Authenticate'] = header('`Bearer` challenge, for bearer tokens (RFC 6750).')
+  if (status === 429 || status === 503) headers['Retry-After'] = header('Seconds to wait.')
+  return {
+    description: `${STATUS_TEXT[status]} Types: ${types.map((t) => `\`${t}\``).join(', ')}.`,
+    headers,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['detail'],
+          properties: { detail: { type: 'array', minItems: 1, items: plain(errorDetailSchema(types)) } },
+        },
+      },
+    },
+  }
+}
+
+const schemaOf = (schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName } | 'OpenApiDocument') =>
+  schema === 'OpenApiDocument'
+    ? { type: 'object', required: ['openapi'], properties: { openapi: { type: 'string' } } }
+    : typeof schema === 'string'
+      ? ref('schemas', schema)
+      : { type: 'array', items: ref('schemas', schema.arrayOf) }
+
+function operationObject(op: ApiOperation) {
+  const credential = CREDENTIAL[op.credential]
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as keyof typeof PARAMETERS)
+  if (op.credential === 'signature') names.push('github_signature', 'github_key_id')
+  const errors = [...new Set([...credential.errors, ...op.errors])].sort()
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: [op.tag],
+    security: credential.security,
+    ...(names.length > 0 ? { parameters: names.map((name) => ref('parameters', name)) } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: op.body.required,
+            content: { 'application/json': { schema: schemaOf(op.body.schema) } },
+          },
+        }
+      : {}),
+    responses: {
+      [op.success.status]: {
+        description: 'Success.',
+        content: { 'application/json': { schema: schemaOf(op.success.schema) } },
+      },
+      ...Object.fromEntries(errors.map((status) => [status, ref('responses', `Error${status}`)])),
+      500: ref('responses', 'Error500'),
+    },
+  }
+}
+
+/**
+ * The OpenAPI 3.1 document of the HTTP API, built from the same schemas that validate the
+ * requests: every operation with its security (`X-Developer-Key`, `X-API-Key`, bearer), request
+ * and response bodies, and each error status with the error `type`s it can carry. Serve it as
+ * JSON, or give it to a client generator.
+ *
+ * @example
+ * ```ts
+ * const document = JSON.stringify(openApiDocument({ servers: [{ url: 'https://api.example.com' }] }))
+ * app.get('/openapi.json', (c) => c.body(document, 200, { 'content-type': 'application/json' }))
+ * // A host that mounts only Keyward's key routes:
+ * openApiDocument({ operations: 'key-routes', createProject: true })
+ * ```
+ */
+export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const keyRoutesOnly = options.operations === 'key-routes'
+  const operations = API_OPERATIONS.filter(
+    (op) =>
+      !keyRoutesOnly ||
+      op.keyRoute === 'always' ||
+      (op.keyRoute === 'createProject' && options.createProject),
+  )
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of operations) {
+    paths[op.path] ??= {}
+    paths[op.path]![op.method] = operationObject(op)
+  }
+  const statuses = [...new Set(Object.values(ERROR_STATUS))].sort()
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.title ?? 'Keyward API',
+      version: options.version ?? '1.0.0',
+      description:
+        'API-key authentication: developer keys (`X-Developer-Key`), project API keys (`X-API-Key`) ' +
+        'and short-lived bearer tokens. Every error body is `{"detail": [{"loc", "msg", "type"}]}`.',
+    },
+    ...(options.servers ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
+    paths,
+    components: {
+      schemas: plain(API_SCHEMAS),
+      responses: Object.fromEntries(statuses.map((status) => [`Error${status}`, errorResponse(status)])),
+      parameters: PARAMETERS,
+      securitySchemes: {
+        DeveloperKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Developer-Key',
+          description: 'A developer key.',
+        },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API key of the project.',
+        },
+        BearerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token from `POST /api/v1/projects/{project_id}/access-tokens`.',
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,244 @@
+import type { ApiSchemaName } from './schemas.js'
+
+/** Who may call an operation: the headers its security requirement names. */
+export type OperationCredential =
+  | 'developer'
+  | 'owner'
+  | 'project'
+  | 'elevated'
+  | 'bearer'
+  | 'signature'
+  | 'none'
+
+/** One operation of the HTTP API, as the document describes it. */
+export interface ApiOperation {
+  readonly method: 'get' | 'post' | 'delete'
+  /** OpenAPI path, `{name}` parameters. */
+  readonly path: string
+  readonly operationId: string
+  readonly summary: string
+  readonly tag: 'Developer keys' | 'Projects' | 'API keys' | 'Access tokens' | 'Generations' | 'Service'
+  readonly credential: OperationCredential
+  /** The request body's schema, and whether a body is required. */
+  readonly body?: {
+    readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName }
+    readonly required: boolean
+  }
+  /** The success status and its body's schema. */
+  readonly success: {
+    readonly status: number
+    readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName } | 'OpenApiDocument'
+  }
+  /** Error statuses beyond those of its credential. */
+  readonly errors: readonly number[]
+  /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
+  readonly keyRoute?: 'always' | 'createProject'
+}
+
+const DEV = '/api/v1/auth/developer-keys'
+const API = '/api/v1/projects/{project_id}/api-keys'
+const GEN = '/api/v1/generation/generations-v2'
+const BODY_ERRORS = [413, 415, 422]
+
+/** Every operation of the HTTP API, in the order of the design's table. */
+export const API_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: DEV,
+    operationId: 'createDeveloperKey',
+    summary: 'Create a developer key for the calling developer (at most 10 active).',
+    tag: 'Developer keys',
+    credential: 'developer',
+    body: { schema: 'CreateKeyBody', required: false },
+    success: { status: 201, schema: 'CreatedDeveloperKey' },
+    errors: [409, ...BODY_ERRORS],
+    keyRoute: 'always',
+  },
+  {
+    method: 'get',
+    path: DEV,
+    operationId: 'listDeveloperKeys',
+    summary: "List the calling developer's keys, active or not.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    success: { status: 200, schema: 'DeveloperKeyList' },
+    errors: [],
+    keyRoute: 'always',
+  },
+  {
+    method: 'delete',
+    path: `${DEV}/{key_id}`,
+    operationId: 'deactivateDeveloperKey',
+    summary: "Deactivate one of the calling developer's keys.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    success: { status: 200, schema: 'DeveloperKey' },
+    errors: [404],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: '/api/v1/projects',
+    operationId: 'createProject',
+    summary: 'Create a project, owned by the calling developer, with its default API key.',
+    tag: 'Projects',
+    credential: 'developer',
+    body: { schema: 'CreateProjectBody', required: true },
+    success: { status: 201, schema: 'CreatedProject' },
+    errors: BODY_ERRORS,
+    keyRoute: 'createProject',
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/projects/{project_id}',
+    operationId: 'deleteProject',
+    summary:
+      "Delete a project: its keys stop working. Needs the owner's developer key and a key of the project.",
+    tag: 'Projects',
+    credential: 'elevated',
+    success: { status: 200, schema: 'Deleted' },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: API,
+    operationId: 'createApiKey',
+    summary: 'Create an API key for a project of the calling developer.',
+    tag: 'API keys',
+    credential: 'owner',
+    body: { schema: 'CreateKeyBody', required: false },
+    success: { status: 201, schema: 'CreatedApiKey' },
+    errors: BODY_ERRORS,
+    keyRoute: 'always',
+  },
+  {
+    method: 'get',
+    path: API,
+    operationId: 'listApiKeys',
+    summary: "List a project's API keys, active or not.",
+    tag: 'API keys',
+    credential: 'owner',
+    success: { status: 200, schema: 'ApiKeyList' },
+    errors: [],
+    keyRoute: 'always',
+  },
+  {
+    method: 'delete',
+    path: `${API}/{key_id}`,
+    operationId: 'deactivateApiKey',
+    summary: "Deactivate one of a project's API keys.",
+    tag: 'API keys',
+    credential: 'owner',
+    success: { status: 200, schema: 'ApiKey' },
+    errors: [],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: '/api/v1/projects/{project_id}/access-tokens',
+    operationId: 'createAccessToken',
+    summary: 'Exchange an API key of the project for a short-lived bearer token.',
+    tag: 'Access tokens',
+    credential: 'project',
+    success: { status: 201, schema: 'AccessToken' },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: GEN,
+    operationId: 'createGeneration',
+    summary: "Create a generation in the token's project; the body is any JSON object.",
+    tag: 'Generations',
+    credential: 'bearer',
+    body: { schema: 'GenerationBody', required: false },
+    success: { status: 201, schema: 'Generation' },
+    errors: BODY_ERRORS,
+  },
+  {
+    method: 'delete',
+    path: `${GEN}/{generation_id}`,
+    operationId: 'deleteGeneration',
+    summary: "Delete a generation of the token's project.",
+    tag: 'Generations',
+    credential: 'bearer',
+    success: { status: 200, schema: 'Deleted' },
+    errors: [404, 422],
+  },
+  {
+    method: 'post',
+    path: `${DEV}/{key_id}/roll`,
+    operationId: 'rollDeveloperKey',
+    summary: 'Issue a new key for the same developer and name; the old one expires after the grace window.',
+    tag: 'Developer keys',
+    credential: 'developer',
+    body: { schema: 'RollKeyBody', required: false },
+    success: { status: 201, schema: 'RolledDeveloperKey' },
+    errors: [404, 409, ...BODY_ERRORS],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: `${API}/{key_id}/roll`,
+    operationId: 'rollApiKey',
+    summary: 'Issue a new key for the same project and name; the old one expires after the grace window.',
+    tag: 'API keys',
+    credential: 'owner',
+    body: { schema: 'RollKeyBody', required: false },
+    success: { status: 201, schema: 'RolledApiKey' },
+    errors: [409, ...BODY_ERRORS],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: `${DEV}/{key_id}/activate`,
+    operationId: 'activateDeveloperKey',
+    summary: "Re-activate one of the calling developer's keys, within the limit.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    success: { status: 200, schema: 'DeveloperKey' },
+    errors: [404, 409],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: `${API}/{key_id}/activate`,
+    operationId: 'activateApiKey',
+    summary: "Re-activate one of a project's API keys.",
+    tag: 'API keys',
+    credential: 'owner',
+    success: { status: 200, schema: 'ApiKey' },
+    errors: [409],
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: '/api/v1/secret-scanning/github',
+    operationId: 'reportLeakedKeys',
+    summary: "Secret-scanning alerts in GitHub's partner format: each real key found is deactivated.",
+    tag: 'Service',
+    credential: 'signature',
+    body: { schema: { arrayOf: 'SecretScanningAlert' }, required: true },
+    success: { status: 200, schema: { arrayOf: 'SecretScanningFeedback' } },
+    errors: [400, 401, ...BODY_ERRORS],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This document.',
+    tag: 'Service',
+    credential: 'none',
+    success: { status: 200, schema: 'OpenApiDocument' },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    summary: 'Whether the server and its store are up.',
+    tag: 'Service',
+    credential: 'none',
+    success: { status: 200, schema: 'Health' },
+    errors: [503],
+  },
+]

@@ -1,0 +1,243 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
+import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
+
+// The one definition of every JSON body of the HTTP API: the key routes validate request
+// bodies with these, and `openApiDocument` publishes them. Field names are the wire's (snake_case).
+
+const timestamp = (description: string) => Type.String({ format: 'date-time', description })
+
+/** C0 controls and DEL, as a character class: never meant in a name. */
+export const NAME_FORBIDDEN_CHARACTERS = '\\u0000-\\u001F\\u007F'
+
+/**
+ * A descriptive name of a key or a project: 1 to 100 characters (Unicode code points, as JSON
+ * Schema counts them), no control character.
+ */
+export const NameSchema = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: `^[^${NAME_FORBIDDEN_CHARACTERS}]*$`,
+  description: '1 to 100 characters, no control character.',
+})
+
+/** A name that may be absent (`null`), as key creation takes it. */
+export const NullableNameSchema = Type.Union([NameSchema, Type.Null()], {
+  description: 'A descriptive name.',
+})
+
+/** The body of `POST .../developer-keys` and `POST .../api-keys`: every field optional. */
+export const CreateKeyBodySchema = Type.Object(
+  {
+    name: Type.Optional(NullableNameSchema),
+    expires_at: Type.Optional(timestamp('When the key stops working: an ISO 8601 time in the future.')),
+    expires_in_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3650, description: 'Days until the key stops working.' }),
+    ),
+  },
+  { description: 'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both.' },
+)
+
+/** The body of `POST /api/v1/projects`. */
+export const CreateProjectBodySchema = Type.Object({ name: NameSchema })
+
+/** The body of a key roll. */
+export const RollKeyBodySchema = Type.Object({
+  grace_seconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 604_800,
+      description: 'How long the old key keeps working, in seconds (default 86400; 0 stops it at once).',
+    }),
+  ),
+})
+
+const keyFields = {
+  id: Type.String({ description: "The key record's id: what deactivation, roll and activation take." }),
+  key_prefix: Type.String({
+    minLength: KEY_PREFIX_LENGTH,
+    maxLength: KEY_PREFIX_LENGTH,
+    description: 'The first 8 characters of the key: for display, not unique.',
+  }),
+  display: Type.String({ description: '`key_prefix` followed by `...`.' }),
+  name: Type.Union([Type.String(), Type.Null()]),
+}
+const lifecycleFields = {
+  active: Type.Boolean({ description: 'Only active keys authenticate.' }),
+  created_at: timestamp('When the key was issued.'),
+  expires_at: Type.Optional(Type.Union([timestamp('When the key stops working.'), Type.Null()])),
+  last_used_at: Type.Optional(Type.Union([timestamp('When the key last authenticated.'), Type.Null()])),
+  rotation_due: Type.Optional(Type.Boolean({ description: 'Older than the rotation period.' })),
+}
+const fullKey = Type.String({
+  minLength: KEY_LENGTH,
+  maxLength: KEY_LENGTH,
+  description: 'The full key, shown this once and never again.',
+})
+
+// The `K` shape: the `L` fields with `key` after `id`, in the order the wire shows them.
+function withKey<P extends { id: TSchema }>(listed: P) {
+  const { id, ...rest } = listed
+  return { id, key: fullKey, ...rest }
+}
+
+/** A developer key as listed (the `L` shape): never the key itself. */
+export const DeveloperKeySchema = Type.Object({
+  ...keyFields,
+  developer_id: Type.String(),
+  ...lifecycleFields,
+})
+
+/** A project's API key as listed (the `L` shape): never the key itself. */
+export const ApiKeySchema = Type.Object({ ...keyFields, project_id: Type.String(), ...lifecycleFields })
+
+/** A developer key just created (the `K` shape): the listing fields and the full `key`. */
+export const CreatedDeveloperKeySchema = Type.Object(withKey(DeveloperKeySchema.properties))
+
+/** A project's API key just created (the `K` shape). */
+export const CreatedApiKeySchema = Type.Object(withKey(ApiKeySchema.properties))
+
+const previousKey = Type.Object(
+  { id: Type.String(), expires_at: timestamp('When the old key stops working.') },
+  { description: 'The key that was rolled: its id and its new expiry (the grace window).' },
+)
+
+/** A developer key issued by a roll: the new key (`K`) and the old key's id and expiry. */
+export const RolledDeveloperKeySchema = Type.Object({
+  ...CreatedDeveloperKeySchema.properties,
+  previous_key: previousKey,
+})
+
+/** A project's API key issued by a roll. */
+export const RolledApiKeySchema = Type.Object({
+  ...CreatedApiKeySchema.properties,
+  previous_key: previousKey,
+})
+
+/** A listing of developer keys. */
+export const DeveloperKeyListSchema = Type.Object({ keys: Type.Array(DeveloperKeySchema) })
+
+/** A listing of a project's API keys. */
+export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema) })
+
+/** A project. */
+export const ProjectSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  developer_id: Type.String(),
+  created_at: timestamp('When the project was created.'),
+})
+
+/** The answer to creating a project: the project and its default API key (named `default`). */
+export const CreatedProjectSchema = Type.Object({ project: ProjectSchema, api_key: CreatedApiKeySchema })
+
+/** The answer to a deletion. */
+export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) })
+
+/** A short-lived bearer token for one project. */
+export const AccessTokenSchema = Type.Object({
+  access_token: Type.String({ description: 'Send it as `Authorization: Bearer <access_token>`.' }),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer({ minimum: 1, description: 'Lifetime in seconds.' }),
+})
+
+/** The body of a generation: any JSON object, kept as sent. */
+export const GenerationBodySchema = Type.Object({}, { additionalProperties: true })
+
+/** A generation. */
+export const GenerationSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  project_id: Type.String(),
+  created_at: timestamp('When the generation was created.'),
+})
+
+/** The answer of `GET /healthz` when the server and its store are up. */
+export const HealthSchema = Type.Object({ status: Type.Literal('ok') })
+
+/** One match of a secret-scanning alert, in GitHub's partner format. */
+export const SecretScanningAlertSchema = Type.Object({
+  token: Type.String({ description: 'The string that matched the key format.' }),
+  type: Type.String({ description: 'The token type the sender matched.' }),
+  url: Type.String({ description: 'Where the match was found.' }),
+  source: Type.String({ description: 'What kind of place that is (content, commit, npm, ...).' }),
+})
+
+/** The answer to a secret-scanning alert: one verdict per match. */
+export const SecretScanningFeedbackSchema = Type.Object({
+  token_hash: Type.Optional(Type.String({ description: 'SHA-256 of the token, hex.' })),
+  token_raw: Type.Optional(Type.String()),
+  token_type: Type.String(),
+  label: Type.Union([Type.Literal('true_positive'), Type.Literal('false_positive')]),
+})
+
+/** An error type code, limited to `types` (by default every one). */
+export const errorTypeSchema = (types: readonly ErrorType[] = Object.keys(ERROR_STATUS) as ErrorType[]) =>
+  Type.Unsafe<ErrorType>({ type: 'string', enum: [...types] })
+
+/** One element of an error body, with `type` limited to `types`. */
+export const errorDetailSchema = (types?: readonly ErrorType[]) =>
+  Type.Object({
+    loc: Type.Array(Type.String(), {
+      description: 'Where the faulty input is, e.g. `["header", "x-api-key"]`.',
+    }),
+    msg: Type.String({ description: 'For humans; never more of a key than its first 8 characters.' }),
+    type: errorTypeSchema(types),
+  })
+
+/** The body of every error response: `{"detail": [{"loc", "msg", "type"}]}`. */
+export const ErrorBodySchema = Type.Object({ detail: Type.Array(errorDetailSchema(), { minItems: 1 }) })
+
+/**
+ * Every named schema of the HTTP API, as the document's `components.schemas` holds it: JSON
+ * Schema objects, usable with any JSON Schema validator.
+ *
+ * @example
+ * ```ts
+ * import { Value } from '@sinclair/typebox/value'
+ * Value.Check(API_SCHEMAS.CreatedDeveloperKey, await response.json()) // true
+ * ```
+ */
+export const API_SCHEMAS = {
+  Name: NameSchema,
+  CreateKeyBody: CreateKeyBodySchema,
+  CreateProjectBody: CreateProjectBodySchema,
+  RollKeyBody: RollKeyBodySchema,
+  DeveloperKey: DeveloperKeySchema,
+  ApiKey: ApiKeySchema,
+  CreatedDeveloperKey: CreatedDeveloperKeySchema,
+  CreatedApiKey: CreatedApiKeySchema,
+  RolledDeveloperKey: RolledDeveloperKeySchema,
+  RolledApiKey: RolledApiKeySchema,
+  DeveloperKeyList: DeveloperKeyListSchema,
+  ApiKeyList: ApiKeyListSchema,
+  Project: ProjectSchema,
+  CreatedProject: CreatedProjectSchema,
+  Deleted: DeletedSchema,
+  AccessToken: AccessTokenSchema,
+  GenerationBody: GenerationBodySchema,
+  Generation: GenerationSchema,
+  Health: HealthSchema,
+  SecretScanningAlert: SecretScanningAlertSchema,
+  SecretScanningFeedback: SecretScanningFeedbackSchema,
+  ErrorBody: ErrorBodySchema,
+} as const satisfies Record<string, TSchema>
+
+/**
+ * The name of a schema in `components.schemas`.
+ *
+ * @example
+ * ```ts
+ * const name: ApiSchemaName = 'CreatedApiKey'
+ * ```
+ */
+export type ApiSchemaName = keyof typeof API_SCHEMAS
+
+/**
+ * The JSON value a named schema describes.
+ *
+ * @example
+ * ```ts
+ * const listed: ApiValue<'ApiKeyList'> = await response.json()
+ * ```
+ */
+export type ApiValue<N extends ApiSchemaName> = Static<(typeof API_SCHEMAS)[N]>

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import { isKeywardError } from '../errors/error.js'
+import { CreateKeyBodySchema, CreateProjectBodySchema, RollKeyBodySchema } from './schemas.js'
+import { checkBody } from './validate.js'
+
+function problem(run: () => unknown) {
+  try {
+    run()
+  } catch (error) {
+    if (isKeywardError(error)) return { type: error.type, loc: error.loc, msg: error.msg }
+    throw error
+  }
+  throw new Error('no error')
+}
+
+describe('checkBody', () => {
+  it('returns a valid body as it is, unknown fields included', () => {
+    const body = { name: 'ci', expires_in_days: 30, other: 1 }
+    expect(checkBody(CreateKeyBodySchema, body)).toBe(body)
+    expect(checkBody(CreateKeyBodySchema, undefined)).toEqual({})
+    expect(checkBody(CreateKeyBodySchema, { name: null })).toEqual({ name: null })
+  })
+
+  it('answers a missing required field or body with `missing`', () => {
+    expect(problem(() => checkBody(CreateProjectBodySchema, {}))).toMatchObject({
+      type: 'missing',
+      loc: ['body', 'name'],
+    })
+    expect(problem(() => checkBody(CreateProjectBodySchema, undefined))).toMatchObject({
+      type: 'missing',
+      loc: ['body'],
+    })
+  })
+
+  it('checks names by code points and control characters, as checkName does', () => {
+    expect(checkBody(CreateKeyBodySchema, { name: '😀'.repeat(100) }).name).toHaveLength(200)
+    expect(problem(() => checkBody(CreateKeyBodySchema, { name: 'x'.repeat(101) }))).toMatchObject({
+      type: 'string_too_long',
+    })
+    expect(problem(() => checkBody(CreateKeyBodySchema, { name: 'a\u0000' }))).toMatchObject({
+      type: 'string_pattern_mismatch',
+    })
+    expect(problem(() => checkBody(CreateProjectBodySchema, { name: null }))).toMatchObject({
+      type: 'string_type',
+      loc: ['body', 'name'],
+    })
+  })
+
+  it('answers integers, ranges and date-times in the specification words', () => {
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_in_days: 'x' }))).toMatchObject({
+      type: 'int_type',
+      loc: ['body', 'expires_in_days'],
+    })
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_in_days: 1.5 })).type).toBe('int_type')
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_in_days: 0 }))).toMatchObject({
+      type: 'greater_than_equal',
+      msg: 'Input should be greater than or equal to 1.',
+    })
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_in_days: 3651 })).type).toBe(
+      'less_than_equal',
+    )
+    expect(problem(() => checkBody(RollKeyBodySchema, { grace_seconds: -1 })).type).toBe('greater_than_equal')
+    expect(checkBody(CreateKeyBodySchema, { expires_at: '2030-01-01T00:00:00Z' }).expires_at).toBeDefined()
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_at: 'tomorrow' }))).toMatchObject({
+      type: 'datetime_parsing',
+      loc: ['body', 'expires_at'],
+    })
+    expect(problem(() => checkBody(CreateKeyBodySchema, { expires_at: 5 })).type).toBe('string_type')
+  })
+})

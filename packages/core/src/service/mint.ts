@@ -1,0 +1,35 @@
+import { sha256Hex } from '../hash/digest.js'
+import { keyPrefix } from '../key/display.js'
+import { generateKey } from '../key/generate.js'
+import type { KeyOwner, KeyRecord } from '../store/types.js'
+
+/** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
+export interface IssuedKey {
+  readonly key: string
+  readonly record: KeyRecord
+}
+
+/** @internal A new key and its record, not yet stored: the only place a key is generated. */
+export async function mintKey(
+  owner: KeyOwner,
+  name: string | null,
+  expiresAt: Date | null,
+  createdAt: Date,
+): Promise<IssuedKey> {
+  const key = generateKey()
+  const digest = sha256Hex(key)
+  const record: KeyRecord = {
+    id: crypto.randomUUID(),
+    hash: typeof digest === 'string' ? digest : await digest,
+    keyPrefix: keyPrefix(key),
+    ownerType: owner.type,
+    ownerId: owner.id,
+    name,
+    active: true,
+    createdAt,
+    expiresAt,
+    lastUsedAt: null,
+    replacedBy: null,
+  }
+  return { key, record }
+}

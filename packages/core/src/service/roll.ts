@@ -1,0 +1,90 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyRecord, KeyStore } from '../store/types.js'
+import type { KeywardEvent } from './events.js'
+import { checkGraceSeconds, lifecycleRefusal } from './lifecycle.js'
+import { type IssuedKey, mintKey } from './mint.js'
+
+/**
+ * Options of `keyward.rollKey`.
+ *
+ * @example
+ * ```ts
+ * await keyward.rollKey(keyId, { graceSeconds: 3600 }) // the old key works one more hour
+ * ```
+ */
+export interface RollKeyOptions {
+  /**
+   * How long the old key keeps working, in seconds: 0 (it stops at once) to 604800 (seven
+   * days). Default 86400.
+   */
+  readonly graceSeconds?: number
+}
+
+/**
+ * A rolled key: the new key (shown once) and the old key's record, with its new expiry.
+ *
+ * @example
+ * ```ts
+ * const { key, record, previous } = (await keyward.rollKey(keyId))!
+ * previous.expiresAt // the end of the grace window
+ * ```
+ */
+export interface RolledKey extends IssuedKey {
+  readonly previous: KeyRecord
+}
+
+/** @internal What rolling needs of the service. */
+export interface RollDependencies {
+  readonly store: KeyStore
+  storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
+  now(): Date
+  emit(event: KeywardEvent): void
+  /** Tells the service's cache that the key with this hash was written (or may have been). */
+  wrote(hash: string): void
+}
+
+/** @internal The service's `rollKey`. */
+export function rollWith({ store, storeCall, now, emit, wrote }: RollDependencies) {
+  return async function rollKey(id: string, rollOptions: RollKeyOptions = {}): Promise<RolledKey | null> {
+    const graceSeconds = checkGraceSeconds(rollOptions.graceSeconds)
+    const current = await storeCall('findKeyById', () => store.findKeyById(id))
+    if (!current) return null
+    const at = now()
+    const refusal = lifecycleRefusal(current, 'roll', at.getTime())
+    if (refusal) throw refusal
+    // The new key keeps the old one's lifetime; the old one's expiry only comes closer.
+    const lifetime = current.expiresAt ? current.expiresAt.getTime() - current.createdAt.getTime() : null
+    const owner = { type: current.ownerType, id: current.ownerId }
+    const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
+    const { key, record } = await mintKey(owner, current.name, expiresAt, at)
+    const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
+    const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at)).finally(() => {
+      wrote(current.hash)
+      wrote(record.hash)
+    })
+    if (!rolled) {
+      // Another roll (or a deactivation) came first: say why, from the record as it is now.
+      const latest = await storeCall('findKeyById', () => store.findKeyById(id))
+      if (!latest) return null
+      throw (
+        lifecycleRefusal(latest, 'roll', now().getTime()) ??
+        new KeywardError(ErrorType.keyRolled, 'This key was rolled: it cannot be rolled again.', [
+          'path',
+          'key_id',
+        ])
+      )
+    }
+    const { previous, replacement } = rolled
+    emit({
+      type: 'key.rolled',
+      keyId: replacement.id,
+      keyPrefix: replacement.keyPrefix,
+      ownerType: replacement.ownerType,
+      ownerId: replacement.ownerId,
+      previousKeyId: previous.id,
+      previousExpiresAt: previous.expiresAt ?? graceEnd,
+    })
+    return { key, record: replacement, previous }
+  }
+}

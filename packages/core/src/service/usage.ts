@@ -1,0 +1,116 @@
+import type { KeyRecord, KeyStore, KeyUse } from '../store/types.js'
+import type { KeywardEvent } from './events.js'
+import { DAY_MS } from './lifecycle.js'
+
+/** @internal What the service gives the usage tracker. */
+export interface UsageOptions {
+  readonly store: KeyStore
+  readonly emit: (event: KeywardEvent) => void
+  /** Whether the host listens to events at all: without a hook, no event is built. */
+  readonly listening: boolean
+  /** Record `last_used_at`; `false` turns it off. */
+  readonly track: boolean
+  /** A key's `last_used_at` is written at most once per interval per process. */
+  readonly intervalMs: number
+  /** Keys older than this are due for rotation. */
+  readonly rotationPeriodMs: number
+  /** The service's clock, in milliseconds. */
+  readonly clock: () => number
+}
+
+/** @internal Uses of keys, after authentication succeeded. */
+export interface Usage {
+  /** Notes a successful use: cheap, synchronous, never throws, never awaits the store. */
+  used(record: KeyRecord): void
+  /** Writes what is pending now (and forgets the writes older than the interval). */
+  flush(): Promise<void>
+}
+
+// The first use after a start is written within this delay; later ones are batched with it.
+const FLUSH_DELAY_MS = 10_000
+// Rows per statement.
+const BATCH = 500
+
+/**
+ * @internal Records `last_used_at` off the hot path (debounced per key, batched, on a timer)
+ * and reports the use of a key due for rotation, at most once per key per day.
+ */
+export function createUsage(options: UsageOptions): Usage {
+  const { store, emit, listening, track, intervalMs, rotationPeriodMs, clock } = options
+  const flushDelayMs = Math.min(FLUSH_DELAY_MS, intervalMs)
+  // When each key's use was last queued, by id. The hot path only asks whether a key is here,
+  // which needs no clock; a sweep drops the entries older than the interval (every quarter
+  // interval while there are any, and at each flush), so a key is written again 1 to 1.25
+  // intervals after its last write, never sooner.
+  const queued = new Map<string, number>()
+  let sweeper: unknown
+  const dueReported = new Map<string, number>()
+  let pending: KeyUse[] = []
+  let timer: unknown
+  let writing: Promise<void> = Promise.resolve()
+
+  function write(uses: readonly KeyUse[]): Promise<void> {
+    return store.recordKeyUse(uses).then(undefined, (error: unknown) => {
+      // Never changes a verification: report, and let the next use of these keys try again.
+      for (const use of uses) queued.delete(use.id)
+      emit({ type: 'store.error', operation: 'recordKeyUse', error })
+    })
+  }
+
+  const later = (run: () => void, ms: number) => {
+    const handle = setTimeout(run, ms)
+    ;(handle as { unref?: () => void }).unref?.()
+    return handle
+  }
+
+  function sweep(): void {
+    const horizon = clock() - intervalMs
+    for (const [id, at] of queued) if (at <= horizon) queued.delete(id)
+  }
+
+  function sweepLater(): void {
+    sweeper = undefined
+    sweep()
+    if (queued.size > 0) sweeper = later(sweepLater, intervalMs / 4)
+  }
+
+  function flush(): Promise<void> {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    const batch = pending
+    pending = []
+    sweep()
+    writing = writing.then(async () => {
+      for (let i = 0; i < batch.length; i += BATCH) await write(batch.slice(i, i + BATCH))
+    })
+    return writing
+  }
+
+  function reportDue(record: KeyRecord, nowMs: number): void {
+    if (record.createdAt.getTime() > nowMs - rotationPeriodMs || record.replacedBy) return
+    const last = dueReported.get(record.id)
+    if (last !== undefined && nowMs - last < DAY_MS) return
+    dueReported.set(record.id, nowMs)
+    emit({
+      type: 'key.rotation_due',
+      keyId: record.id,
+      keyPrefix: record.keyPrefix,
+      ownerType: record.ownerType,
+      ownerId: record.ownerId,
+      createdAt: record.createdAt,
+    })
+  }
+
+  return {
+    used(record) {
+      if (listening) reportDue(record, clock())
+      if (!track || queued.has(record.id)) return
+      const nowMs = clock()
+      queued.set(record.id, nowMs)
+      pending.push({ id: record.id, usedAt: new Date(nowMs) })
+      if (timer === undefined) timer = later(() => void flush(), flushDelayMs)
+      if (sweeper === undefined) sweeper = later(sweepLater, intervalMs / 4)
+    },
+    flush,
+  }
+}

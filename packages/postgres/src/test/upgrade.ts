@@ -1,0 +1,94 @@
+// Schema upgrades, run on every driver: from a real version-1 database holding keys.
+import { createKeyward, generateKey, hashKey, keyPrefix } from '@keyward/core'
+import { describe, expect, it } from 'vitest'
+import { PostgresKeyStore } from '../base.js'
+import type { SqlDriver } from '../driver.js'
+import { applyMigrations, migrate, SchemaTooNewError } from '../migrate.js'
+import { MIGRATIONS, statementsOf } from '../schema.js'
+import { uniqueSchema } from './harness.js'
+
+/** A database to upgrade: a driver, and a way to drop what the test made. */
+export interface UpgradeTarget {
+  readonly driver: SqlDriver
+  close(): Promise<void>
+}
+
+/** A schema at version 1, made with the released version-1 schema file, holding `count` keys. */
+export async function versionOneSchema(driver: SqlDriver, count: number) {
+  const schema = uniqueSchema()
+  const v1 = MIGRATIONS.find((m) => m.version === 1)!
+  for (const statement of statementsOf(v1.sql, schema)) await driver.query(statement)
+  const keys: string[] = []
+  for (let i = 0; i < count; i++) {
+    const key = generateKey()
+    keys.push(key)
+    await driver.query(
+      `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, name) VALUES ($1, $2, $3, $4, $5)`,
+      [crypto.randomUUID(), await hashKey(key), keyPrefix(key), 'proj-v1', `key ${i}`],
+    )
+  }
+  return { schema, keys }
+}
+
+const fileNode = async (driver: SqlDriver, schema: string) =>
+  (
+    await driver.query<{ node: number }>('SELECT pg_relation_filenode($1::regclass)::int AS node', [
+      `"${schema}".api_keys`,
+    ])
+  )[0]?.node
+
+export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTarget>): void {
+  describe(`schema upgrade on ${name}`, () => {
+    it('brings a version-1 database holding keys to version 2, then 3, online: no table rewrite', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 3)
+      try {
+        const before = await fileNode(driver, schema)
+        expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 2))).toEqual({
+          version: 2,
+          applied: [2],
+        })
+        expect(await fileNode(driver, schema)).toBe(before)
+        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [3] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
+
+        const keyward = createKeyward({
+          store: new PostgresKeyStore(driver, { schema }),
+          trackLastUsed: false,
+        })
+        const auth = await keyward.authenticate(
+          { projectKey: keys[0] },
+          { scope: 'project', projectId: 'proj-v1' },
+        )
+        const listed = await keyward.listKeys({ type: 'project', id: 'proj-v1' })
+        expect(listed).toHaveLength(3)
+        expect(listed[0]).toMatchObject({ expiresAt: null, lastUsedAt: null, replacedBy: null })
+        const rolled = await keyward.rollKey(auth.projectKey.id, { graceSeconds: 0 })
+        expect(rolled?.record).toMatchObject({ ownerId: 'proj-v1', name: 'key 0' })
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
+    it('refuses a database that a newer release migrated, with a clear message', async () => {
+      const { driver, close } = await connect()
+      const schema = uniqueSchema()
+      try {
+        await migrate(driver, { schema })
+        await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
+        const error = await migrate(driver, { schema }).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(SchemaTooNewError)
+        expect(error).toMatchObject({ found: 99, known: 3 })
+        expect((error as Error).message).toBe(
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 3). ` +
+            'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
+        )
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+  })
+}
