@@ -274,7 +274,8 @@ export class PostgresKeyStore implements KeyStore {
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
   }
 
-  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index.
+  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always
+  // on the primary, never a replica: it serves leaked-key revocation, which must see every key.
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
     if (hashes.length === 0) return []
     const rows = await run(this.#db, this.#sql.findByHashes, [[...new Set(hashes)]])

@@ -120,6 +120,18 @@ describe.skipIf(unavailable)(
       expect(await onStandby(record.hash)).toBeUndefined()
     })
 
+    it('lookups by many hashes (leaked-key revocation) read the primary, never the standby', async () => {
+      const [a, b] = processes as [Process, Process]
+      const { record } = await a.keyward.issueDeveloperKey('dev-leaked')
+      const before = { ...b.store.replicaStats! }
+      const found = await b.store.findKeysByHashes([record.hash])
+      expect(found.map((r) => r.id)).toEqual([record.id])
+      expect(found[0]).toMatchObject({ expiresAt: null, lastUsedAt: null, replacedBy: null })
+      // Found on the primary: the standby does not have the key yet, and was not asked.
+      expect(await onStandby(record.hash)).toBeUndefined()
+      expect(b.store.replicaStats).toEqual(before)
+    })
+
     it('a revoked key is refused at once by every process while the standby still shows it active', async () => {
       const [a, b, c] = processes as [Process, Process, Process]
       // D has the verification cache too: a revocation empties its entry, and the lookup that
