@@ -53,6 +53,32 @@ export async function measure(cases, { rounds = 15, roundMs = 60 } = {}) {
   return result
 }
 
+/**
+ * Runs `op` with `inFlight` concurrent loops for `ms`; returns operations per second and the
+ * CPU time of this process per operation (microseconds), which other load on the machine
+ * disturbs less than throughput.
+ */
+export async function throughput(op, inFlight, ms) {
+  let count = 0
+  let i = 0
+  const end = performance.now() + ms
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < end) {
+        await op(i++)
+        count++
+      }
+    }),
+  )
+  const { user, system } = process.cpuUsage(cpu)
+  return { opsPerSecond: (count * 1000) / (performance.now() - started), cpuPerOp: (user + system) / count }
+}
+
+/** The median of a list of numbers. */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
 /** Prints a markdown table. */
 export function table(headers, rows) {
   const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`]

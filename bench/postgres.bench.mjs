@@ -10,7 +10,7 @@ import { createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/co
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
-import { machineLine, table } from './harness.mjs'
+import { machineLine, median, table, throughput } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 400)
@@ -18,25 +18,6 @@ const KEYS = 1000
 const PROJECT = 'bench-project'
 const IN_FLIGHT = [1, 16]
 const url = process.env.KEYWARD_PG_URL
-
-/** Runs `op` with `inFlight` concurrent loops for `ms`; returns operations per second. */
-async function throughput(op, inFlight, ms) {
-  let count = 0
-  let i = 0
-  const started = performance.now()
-  const end = started + ms
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < end) {
-        await op(i++)
-        count++
-      }
-    }),
-  )
-  return (count * 1000) / (performance.now() - started)
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 /** Issues keys through `keyward` and returns its verification of them, and their hashes. */
 async function verification(keyward) {
@@ -180,7 +161,8 @@ for (const inFlight of IN_FLIGHT) {
   const samples = new Map(names.map((name) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
     const order = names.map((_, k) => names[(k + round) % names.length])
-    for (const name of order) samples.get(name).push(await throughput(cases.get(name), inFlight, ROUND_MS))
+    for (const name of order)
+      samples.get(name).push((await throughput(cases.get(name), inFlight, ROUND_MS)).opsPerSecond)
   }
   for (const name of names)
     results.push({ case: name, inFlight, opsPerSec: Math.round(median(samples.get(name))) })

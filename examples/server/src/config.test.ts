@@ -8,6 +8,7 @@ describe('readConfig', () => {
       port: 3000,
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
+      pgReplicaUrls: [],
       pgListenUrl: undefined,
       cache: true,
       keywardSchema: undefined,
@@ -26,6 +27,7 @@ describe('readConfig', () => {
       PORT: '0',
       KEYWARD_DATA_DIR: 'data/keys',
       KEYWARD_PG_URL: 'postgres://u@db/keys',
+      KEYWARD_PG_REPLICA_URLS: 'postgres://u@replica-1/keys, postgresql://u@replica-2/keys,',
       KEYWARD_PG_SCHEMA: 'keys',
       KEYWARD_PG_LISTEN_URL: 'postgres://u@db-direct/keys',
       KEYWARD_CACHE: 'off',
@@ -41,6 +43,7 @@ describe('readConfig', () => {
       port: 0,
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
+      pgReplicaUrls: ['postgres://u@replica-1/keys', 'postgresql://u@replica-2/keys'],
       pgListenUrl: 'postgres://u@db-direct/keys',
       cache: false,
       keywardSchema: 'keys',
@@ -80,5 +83,12 @@ describe('readConfig', () => {
     expect(() => readConfig({ KEYWARD_TOKEN_SECRET: secret })).toThrow(
       new ConfigError('KEYWARD_TOKEN_SECRET must have at least 32 characters, got 18.'),
     )
+    expect(() => readConfig({ KEYWARD_PG_REPLICA_URLS: 'postgres://u@replica/keys' })).toThrow(
+      new ConfigError('KEYWARD_PG_REPLICA_URLS needs KEYWARD_PG_URL (the primary) to be set too.'),
+    )
+    const env = { KEYWARD_PG_URL: 'postgres://u@db/keys' }
+    expect(() =>
+      readConfig({ ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://u@r1/keys,mysql://u:hunter2@r2/keys' }),
+    ).toThrow(new ConfigError('KEYWARD_PG_REPLICA_URLS: entry 2 is not a postgres:// or postgresql:// URL.'))
   })
 })

@@ -12,6 +12,11 @@ export interface ServerConfig {
   /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
   readonly pgUrl: string | undefined
   /**
+   * `KEYWARD_PG_REPLICA_URLS`: streaming standbys of `KEYWARD_PG_URL` for key lookups,
+   * comma-separated. Default none.
+   */
+  readonly pgReplicaUrls: readonly string[]
+  /**
    * `KEYWARD_PG_LISTEN_URL`: where the change feed listens, a direct connection to the primary
    * (LISTEN needs a session: not through a transaction pooler). Default `KEYWARD_PG_URL`.
    */
@@ -62,6 +67,25 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value
 }
 
+/** The replica URLs of `KEYWARD_PG_REPLICA_URLS`; a URL is never echoed (it may hold a password). */
+function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[] {
+  const urls = (env.KEYWARD_PG_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '')
+  if (urls.length > 0 && pgUrl === undefined) {
+    throw new ConfigError('KEYWARD_PG_REPLICA_URLS needs KEYWARD_PG_URL (the primary) to be set too.')
+  }
+  urls.forEach((url, i) => {
+    if (!/^postgres(ql)?:\/\/./.test(url)) {
+      throw new ConfigError(
+        `KEYWARD_PG_REPLICA_URLS: entry ${i + 1} is not a postgres:// or postgresql:// URL.`,
+      )
+    }
+  })
+  return urls
+}
+
 function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -89,6 +113,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
     )
   }
+  const pgUrl = env.KEYWARD_PG_URL || undefined
   const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
   if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
     throw new ConfigError(
@@ -99,7 +124,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
-    pgUrl: env.KEYWARD_PG_URL || undefined,
+    pgUrl,
+    pgReplicaUrls: replicaUrls(env, pgUrl),
     pgListenUrl: env.KEYWARD_PG_LISTEN_URL || undefined,
     cache: switchSetting(env, 'KEYWARD_CACHE', true),
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,

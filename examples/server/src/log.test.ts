@@ -1,6 +1,6 @@
 import type { KeywardEvent } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
-import { formatEvent } from './log.js'
+import { formatEvent, formatReplicaEvent } from './log.js'
 
 describe('formatEvent', () => {
   it('writes one line per event, single failures summed up, with key prefixes only', () => {
@@ -75,5 +75,21 @@ describe('formatEvent', () => {
       ],
     ]
     for (const [event, line] of events) expect(formatEvent(event)).toBe(line)
+  })
+})
+
+describe('formatReplicaEvent', () => {
+  it('names the replica by host, port and database, and says where lookups go', () => {
+    const replica = 'replica-1:5432/keys'
+    expect(
+      formatReplicaEvent({ type: 'replica.down', replica, error: new Error('connection refused') }),
+    ).toBe('replica.down replica-1:5432/keys: connection refused; its lookups go to the primary')
+    expect(formatReplicaEvent({ type: 'replica.lagging', replica, lagMs: 12000 })).toBe(
+      'replica.lagging replica-1:5432/keys (12000 ms behind the primary)',
+    )
+    expect(formatReplicaEvent({ type: 'primary.down', error: new Error('timeout') })).toBe(
+      'primary.down: timeout',
+    )
+    expect(formatReplicaEvent({ type: 'primary.up' })).toBe('primary.up')
   })
 })

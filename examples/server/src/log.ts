@@ -1,4 +1,5 @@
 import { displayKey, type KeywardEvent } from '@keyward/core'
+import type { ReplicaEvent } from '@keyward/postgres'
 
 const causeOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -41,5 +42,22 @@ export function formatEvent(event: KeywardEvent): string | undefined {
       return `${event.type}: the change feed is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
     case 'cache.resumed':
       return `${event.type}: the change feed is connected; verifications are cached again`
+  }
+}
+
+/** One log line for an event of the store's primary and read replicas. */
+export function formatReplicaEvent(event: ReplicaEvent): string {
+  switch (event.type) {
+    case 'replica.down':
+      return `${event.type} ${event.replica}: ${causeOf(event.error)}; its lookups go to the primary`
+    case 'replica.up':
+      return `${event.type} ${event.replica}`
+    case 'replica.lagging':
+    case 'replica.caught_up':
+      return `${event.type} ${event.replica} (${event.lagMs} ms behind the primary)`
+    case 'primary.down':
+      return `${event.type}: ${causeOf(event.error)}`
+    case 'primary.up':
+      return event.type
   }
 }

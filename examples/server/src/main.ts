@@ -5,7 +5,7 @@ import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
-import { formatEvent } from './log.js'
+import { formatEvent, formatReplicaEvent } from './log.js'
 import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
@@ -108,7 +108,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
 
 async function main(): Promise<void> {
   const config = readConfig()
-  const { store, description } = await openStorage(config)
+  const { store, description } = await openStorage(config, (event) => console.log(formatReplicaEvent(event)))
   console.log(`Keyward reference server. Data: ${description}.`)
   let counters: Counters | undefined
   try {

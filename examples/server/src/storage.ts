@@ -1,4 +1,4 @@
-import type { PostgresKeyStore } from '@keyward/postgres'
+import type { PostgresKeyStore, ReplicaEvent } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import type { ServerConfig } from './config.js'
@@ -27,13 +27,24 @@ function describePg(url: string): string {
  * which `createPGliteKeyStore` refuses while another process has it open.
  */
 export async function openStorage(
-  config: Pick<ServerConfig, 'pgUrl' | 'pgListenUrl' | 'cache' | 'dataDir' | 'keywardSchema'>,
+  config: Pick<
+    ServerConfig,
+    'pgUrl' | 'pgReplicaUrls' | 'pgListenUrl' | 'cache' | 'dataDir' | 'keywardSchema'
+  >,
+  onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
-  // The cache needs the change feed; PGlite has one in process.
-  const changeFeed = config.cache && { connectionString: config.pgListenUrl ?? config.pgUrl }
+  const replicas = config.pgReplicaUrls
+  // The cache and the replicas need the change feed; PGlite has one in process.
+  const changeFeed = (config.cache || replicas.length > 0) && {
+    connectionString: config.pgListenUrl ?? config.pgUrl,
+  }
+  const replicaOptions = replicas.length > 0 ? { replicas, onEvent: onReplicaEvent } : {}
   const store = config.pgUrl
-    ? await createPgKeyStore({ connectionString: config.pgUrl }, { ...options, changeFeed })
+    ? await createPgKeyStore(
+        { connectionString: config.pgUrl },
+        { ...options, changeFeed, ...replicaOptions },
+      )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {
     await createAppTables(store)
@@ -41,7 +52,11 @@ export async function openStorage(
     await store.close()
     throw error
   }
-  return { store, description: config.pgUrl ? describePg(config.pgUrl) : `PGlite in ${config.dataDir}` }
+  const readingFrom = replicas.length > 0 ? `, keys read from ${replicas.length} replica(s)` : ''
+  return {
+    store,
+    description: config.pgUrl ? `${describePg(config.pgUrl)}${readingFrom}` : `PGlite in ${config.dataDir}`,
+  }
 }
 
 /** The access tokens' signing secret, and whether it lives and dies with this process. */

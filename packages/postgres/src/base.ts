@@ -11,6 +11,13 @@ import {
   type RolledRecords,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import {
+  type ReadReplica,
+  type ReplicaEvent,
+  type ReplicaReadOptions,
+  type ReplicaReadStats,
+  ReplicaReads,
+} from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
 
 /** Options of {@link PostgresKeyStore}. */
@@ -22,6 +29,18 @@ export interface PostgresKeyStoreOptions {
    * verification cache. `close()` closes it too when it has a `close` method.
    */
   readonly changes?: KeyChangeFeed
+  /**
+   * Streaming standbys of the database, for lookups by hash (every write, the limit and
+   * everything else stay on the primary). A standby's answer is used only for an active key
+   * with no change newer than what the standby has replayed, and only while `changes` is
+   * connected; see the Postgres guide's "Read replicas" for the guarantee. `createPgKeyStore`
+   * builds these from `replicas`.
+   */
+  readonly readReplicas?: readonly ReadReplica[]
+  /** How replicas are read: lag bound, probe interval, behaviour while the primary is down. */
+  readonly replicaReads?: ReplicaReadOptions
+  /** Receives what happens to the primary and the replicas (down, up, lagging, caught up). */
+  readonly onEvent?: (event: ReplicaEvent) => void
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -123,6 +142,8 @@ export class PostgresKeyStore implements KeyStore {
   readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  readonly #replicas: readonly ReadReplica[]
+  readonly #reads: ReplicaReads | undefined
   // Told of every record this store writes (a store bound to a transaction collects them).
   #wrote: (record: KeyRecord | null) => void = (record) => this.#publish(record)
 
@@ -134,6 +155,17 @@ export class PostgresKeyStore implements KeyStore {
     this.#db = driver
     this.#sql = statementsFor(this.schema)
     if (options.changes) this.changes = options.changes
+    this.#replicas = options.readReplicas ?? []
+    if (this.#replicas.length > 0) {
+      const find = (db: SqlQueryable, hash: string) => run(db, this.#sql.findByHash, [hash]).then(firstRecord)
+      this.#reads = new ReplicaReads(driver, this.#replicas, find, options.onEvent, options.replicaReads)
+      // The lag guard hears the feed before anyone else (a cache subscribes later), so that a
+      // lookup made on a `changed` event already finds the key on the primary.
+      const reads = this.#reads
+      if (this.changes?.connected) reads.hear({ type: 'connected' })
+      this.changes?.subscribe((event) => reads.hear(event))
+      void reads.probe()
+    }
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
@@ -153,8 +185,23 @@ export class PostgresKeyStore implements KeyStore {
     return this.#written(inserted) as Promise<KeyRecord>
   }
 
+  /**
+   * With read replicas: how many lookups by hash a replica answered, and how many the primary
+   * did (recently changed, unknown or inactive keys, and fallbacks). `undefined` without replicas.
+   *
+   * @example
+   * ```ts
+   * const { replica, primary } = store.replicaStats ?? { replica: 0, primary: 0 }
+   * metrics.gauge('keyward.lookups.replica_share', replica / Math.max(1, replica + primary))
+   * ```
+   */
+  get replicaStats(): Readonly<ReplicaReadStats> | undefined {
+    return this.#reads ? { ...this.#reads.stats } : undefined
+  }
+
   // The hot path: one prepared statement, one promise on top of the driver's.
   findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    if (this.#reads) return this.#reads.findKeyByHash(hash)
     return run(this.#db, this.#sql.findByHash, [hash]).then(firstRecord)
   }
 
@@ -227,7 +274,8 @@ export class PostgresKeyStore implements KeyStore {
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
   }
 
-  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index.
+  // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always
+  // on the primary, never a replica: it serves leaked-key revocation, which must see every key.
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
     if (hashes.length === 0) return []
     const rows = await run(this.#db, this.#sql.findByHashes, [[...new Set(hashes)]])
@@ -281,10 +329,14 @@ export class PostgresKeyStore implements KeyStore {
       .finally(done)
   }
 
-  /** Closes the change feed, then what the driver opened itself (a pool made from a connection string). */
+  /**
+   * Closes the change feed, then what the driver opened itself (pools made from connection
+   * strings, the replicas' included).
+   */
   async close(): Promise<void> {
+    this.#reads?.close()
     await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
-    await this.#db.close?.()
+    await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
   }
 
   #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {
@@ -306,9 +358,14 @@ export class PostgresKeyStore implements KeyStore {
     })
   }
 
+  // The lag guard hears it through the hub (it subscribes first), or directly from a feed that
+  // takes no publications: a key changed here is read from the primary before the call returns.
   #publish(record: KeyRecord | null): void {
+    if (!record) return
     const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
-    if (record && hub?.publish) hub.publish({ type: 'changed', hash: record.hash, id: record.id })
+    const change = { type: 'changed', hash: record.hash, id: record.id } as const
+    if (hub?.publish) hub.publish(change)
+    else this.#reads?.hear(change)
   }
 }
 

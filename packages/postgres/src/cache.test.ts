@@ -4,10 +4,10 @@
 import { createKeyward, ErrorType, hashKey, type Keyward, type KeywardEvent } from '@keyward/core'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ReplicaCluster, replicaClusterUnavailable } from '../../../scripts/replica-cluster.mjs'
 import type { PostgresKeyStore } from './base.js'
 import { createPgKeyStore } from './pg.js'
 import { PG_URL, uniqueSchema } from './test/harness.js'
-import { type OwnCluster, PG_BIN, startOwnCluster } from './test/own-cluster.js'
 
 const project = { scope: 'project', projectId: 'proj-1' } as const
 const outcome = (keyward: Keyward, key: string) =>
@@ -163,22 +163,22 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
   })
 })
 
-const ownCluster = PG_BIN !== undefined && (process.getuid?.() === 0 || process.env.USER === 'postgres')
+const ownCluster = replicaClusterUnavailable() === undefined
 
 describe.skipIf(!ownCluster)(
   'the verification cache across a PostgreSQL restart (needs the server binaries: pg_config --bindir)',
   () => {
-    let cluster: OwnCluster | undefined
+    let cluster: ReplicaCluster | undefined
     const stores: PostgresKeyStore[] = []
     afterEach(async () => {
       for (const store of stores.splice(0)) await store.close()
-      cluster?.destroy()
+      await cluster?.destroy()
       cluster = undefined
     })
 
     it('fails closed while the server is down, refuses a key revoked before the feed is back, then caches again', async () => {
-      cluster = await startOwnCluster()
-      const { url } = cluster
+      cluster = await ReplicaCluster.start({ standby: false })
+      const { url } = cluster.primary
       const events: KeywardEvent[] = []
       const open = async (feed: Record<string, unknown>, onEvent?: (event: KeywardEvent) => void) => {
         const store = await createPgKeyStore(
@@ -193,13 +193,13 @@ describe.skipIf(!ownCluster)(
       const { key, record } = await b.issueProjectKey('proj-1')
       await until(async () => (await outcome(a, key)) === 'accepted' && a.cacheStats()?.entries === 1, 15_000)
 
-      cluster.stop()
+      await cluster.stopNode(cluster.primary)
       await until(() => a.cacheStats()?.connected === false, 10_000)
       expect(a.cacheStats()?.entries).toBe(0)
       // Down: no answer from memory, so the store's failure is the answer (fail closed).
       expect(await outcome(a, key)).toBe(ErrorType.storeUnavailable)
 
-      cluster.start()
+      await cluster.startNode(cluster.primary)
       // Revoke as soon as the server takes writes, before a's feed (backing off) is back.
       await until(async () => (await b.deactivateKey(record.id).catch(() => null)) !== null, 20_000)
       if (!a.cacheStats()?.connected) expect(await outcome(a, key)).toBe(ErrorType.keyInvalid)

@@ -19,4 +19,10 @@ export {
   type SqlRow,
 } from './driver.js'
 export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
+export type {
+  ReadReplica,
+  ReplicaEvent,
+  ReplicaReadOptions,
+  ReplicaReadStats,
+} from './replicas/reads.js'
 export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'

@@ -122,18 +122,20 @@ export async function applyMigrations(
   })
 }
 
-/** @internal Migrates (unless told not to) and builds the store; closes the driver on failure. */
+/** @internal Migrates (unless told not to) and builds the store; closes what it opened on failure. */
 export async function openStore(
   driver: SqlDriver,
   options: PostgresKeyStoreOptions & { readonly migrate?: boolean },
 ): Promise<PostgresKeyStore> {
+  let store: PostgresKeyStore | undefined
   try {
     if (options.migrate !== false) await migrate(driver, { schema: options.schema })
-    const store = new PostgresKeyStore(driver, options)
+    store = new PostgresKeyStore(driver, options)
     await (options.changes as { start?: () => Promise<void> } | undefined)?.start?.()
     return store
   } catch (error) {
-    await driver.close?.()
+    if (store) await store.close()
+    else await Promise.all([driver.close?.(), ...(options.readReplicas ?? []).map((r) => r.driver.close?.())])
     throw error
   }
 }

@@ -101,9 +101,36 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
    * Listen for changes to key records ({@link pgChangeFeed}), so that a verification cache
    * (`createKeyward({ store, cache: {} })`) hears every write, from any process. `true`
    * listens on the store's `connectionString`; behind a transaction pooler, or with a
-   * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed.
+   * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed,
+   * unless there are `replicas`, which need it.
    */
   readonly changeFeed?: boolean | StoreChangeFeedOptions
+  /**
+   * Streaming standbys for lookups by hash: connection strings (a pool is made for each, with
+   * the settings of `poolConfig`, and `store.close()` ends it) or pools of yours. Writes, the
+   * limit and the change feed stay on the primary; a store with replicas has a change feed.
+   * See the Postgres guide's "Read replicas".
+   */
+  readonly replicas?: readonly (string | pg.Pool)[]
+  /**
+   * Bound on one lookup on a replica, in milliseconds; past it the lookup goes to the primary.
+   * Default 1000 (or `queryTimeoutMs` if smaller).
+   */
+  readonly replicaQueryTimeoutMs?: number
+}
+
+/** How events name a database: host, port and database, never a password. */
+function describeDatabase(source: string | pg.Pool): string {
+  if (typeof source !== 'string') {
+    const { host, port, database } = source.options
+    return `${host ?? 'localhost'}:${port ?? 5432}/${database ?? ''}`
+  }
+  try {
+    const { hostname, port, pathname } = new URL(source)
+    return `${hostname}:${port || 5432}${pathname}`
+  } catch {
+    return 'replica'
+  }
 }
 
 /**
@@ -142,31 +169,58 @@ export async function createPgKeyStore(
   options: PgKeyStoreOptions = {},
 ): Promise<PostgresKeyStore> {
   const timeoutMs = checkTimeout('createPgKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
+  const replicaTimeoutMs = checkTimeout(
+    'createPgKeyStore',
+    options.replicaQueryTimeoutMs,
+    Math.min(1000, timeoutMs),
+  )
+  const replicas = options.replicas ?? []
+  if (!Array.isArray(replicas) || replicas.some((r) => typeof r !== 'string' && !(r instanceof pg.Pool))) {
+    throw new TypeError(
+      'createPgKeyStore: option `replicas` must be an array of connection strings or pg Pools.',
+    )
+  }
   const changes = changeFeedOf(source, options)
-  let driver: SqlDriver
-  if ('pool' in source && source.pool) {
-    driver = pgDriver(source.pool, { queryTimeoutMs: timeoutMs })
-  } else if ('connectionString' in source && typeof source.connectionString === 'string') {
+  const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
+  const driverOf = (db: string | pg.Pool, queryTimeoutMs: number): SqlDriver => {
+    if (typeof db !== 'string') return pgDriver(db, { queryTimeoutMs })
     const pool = new pg.Pool({
       max: 10,
-      connectionTimeoutMillis: timeoutMs,
-      statement_timeout: timeoutMs,
-      ...source.poolConfig,
-      connectionString: source.connectionString,
+      connectionTimeoutMillis: queryTimeoutMs,
+      statement_timeout: queryTimeoutMs,
+      ...poolConfig,
+      connectionString: db,
     })
     // An idle connection that breaks (the database restarts, say) is dropped by the pool and
     // replaced on the next operation; the failure reaches the caller of that operation.
     pool.on('error', () => {})
-    driver = { ...pgDriver(pool, { queryTimeoutMs: timeoutMs }), close: () => pool.end() }
+    return { ...pgDriver(pool, { queryTimeoutMs }), close: () => pool.end() }
+  }
+  let driver: SqlDriver
+  if ('pool' in source && source.pool) {
+    driver = driverOf(source.pool, timeoutMs)
+  } else if ('connectionString' in source && typeof source.connectionString === 'string') {
+    driver = driverOf(source.connectionString, timeoutMs)
   } else {
     throw new TypeError('createPgKeyStore: pass `{ pool }` or `{ connectionString }`.')
   }
-  return openStore(driver, { ...options, changes })
+  const readReplicas = replicas.map((replica) => ({
+    name: describeDatabase(replica),
+    driver: driverOf(replica, replicaTimeoutMs),
+  }))
+  return openStore(driver, { ...options, changes, readReplicas })
 }
 
 function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
-  const wanted = options.changeFeed
-  if (wanted === undefined || wanted === false) return undefined
+  const wanted = options.changeFeed ?? (options.replicas?.length ? true : undefined)
+  if (wanted === undefined || wanted === false) {
+    if (options.replicas?.length) {
+      throw new TypeError(
+        'createPgKeyStore: option `replicas` needs the change feed (`changeFeed` must not be false).',
+      )
+    }
+    return undefined
+  }
   const settings: StoreChangeFeedOptions = wanted === true ? {} : wanted
   const connectionString =
     settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)

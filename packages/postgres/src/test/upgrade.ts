@@ -65,7 +65,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         expect(listed).toHaveLength(3)
         expect(listed[0]).toMatchObject({ expiresAt: null, lastUsedAt: null, replacedBy: null })
         const rolled = await keyward.rollKey(auth.projectKey.id, { graceSeconds: 0 })
-        expect(rolled?.record).toMatchObject({ ownerId: 'proj-v1', name: listed[0]?.name })
+        expect(rolled?.record).toMatchObject({ ownerId: 'proj-v1', name: 'key 0' })
       } finally {
         await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
         await close()
