@@ -14,8 +14,9 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
-    // Tests that build PostgreSQL clusters of their own run apart: `pnpm test:replicas`.
-    exclude: ['**/node_modules/**', '**/*.replicas.test.ts'],
+    // Tests that build PostgreSQL clusters of their own run apart: `pnpm test:replicas` and
+    // `pnpm test:faults`.
+    exclude: ['**/node_modules/**', '**/*.replicas.test.ts', '**/*.faults.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
     testTimeout: 30_000,
