@@ -306,3 +306,88 @@ describe('the verification cache', () => {
     expect(() => createKeyward({ store, cache: 'yes' as never })).toThrow('option `cache` must be an object')
   })
 })
+
+describe('project owners in the verification cache', () => {
+  function ownersSetup() {
+    const owners = new Map([['proj_a', 'dev_1']])
+    let lookups = 0
+    let gate: Promise<void> | undefined
+    const projectOwner = async (projectId: string) => {
+      lookups++
+      const owner = owners.get(projectId) ?? null
+      await gate
+      return owner
+    }
+    const context = setup({ projectOwner })
+    return {
+      ...context,
+      owners,
+      lookups: () => lookups,
+      hold: (until: Promise<void>) => {
+        gate = until
+      },
+    }
+  }
+
+  it('looks an owner up once, then answers from memory', async () => {
+    const { keyward, lookups } = ownersSetup()
+    for (let i = 0; i < 5; i++) expect(await keyward.projectOwner('proj_a')).toBe('dev_1')
+    expect(lookups()).toBe(1)
+  })
+
+  it('never keeps "no such project": one created later by another process is found', async () => {
+    const { keyward, owners, lookups } = ownersSetup()
+    expect(await keyward.projectOwner('proj_new')).toBeNull()
+    owners.set('proj_new', 'dev_2')
+    expect(await keyward.projectOwner('proj_new')).toBe('dev_2')
+    expect(lookups()).toBe(2)
+  })
+
+  it('drops every owner on any key change: a write here, a change heard from another process, a lost feed', async () => {
+    const { keyward, store, inner, control, owners, lookups } = ownersSetup()
+    await keyward.projectOwner('proj_a')
+    // Deleting a project deactivates its keys: here, through this service.
+    const issued = await keyward.issueProjectKey('proj_a')
+    owners.delete('proj_a')
+    expect(await keyward.projectOwner('proj_a')).toBeNull()
+    expect(lookups()).toBe(2)
+
+    // In another process: heard through the feed.
+    owners.set('proj_a', 'dev_1')
+    await keyward.projectOwner('proj_a')
+    await keyward.projectOwner('proj_a')
+    expect(lookups()).toBe(3)
+    await inner.setKeyActive(issued.record.id, false)
+    owners.delete('proj_a')
+    expect(await keyward.projectOwner('proj_a')).toBeNull()
+    expect(lookups()).toBe(4)
+
+    // The feed drops: nothing is trusted, and nothing is kept until it is back.
+    owners.set('proj_a', 'dev_1')
+    await keyward.projectOwner('proj_a')
+    store.changes.publish({ type: 'disconnected' })
+    control.relay = false
+    await keyward.projectOwner('proj_a')
+    await keyward.projectOwner('proj_a')
+    expect(lookups()).toBe(7)
+  })
+
+  it('does not keep an owner read while a key changed', async () => {
+    const { keyward, owners, lookups, hold } = ownersSetup()
+    let release!: () => void
+    hold(
+      new Promise<void>((resolve) => {
+        release = resolve
+      }),
+    )
+    const reading = keyward.projectOwner('proj_a')
+    await Promise.resolve()
+    await keyward.issueProjectKey('proj_b') // any write, while the lookup is under way
+    release()
+    expect(await reading).toBe('dev_1')
+    hold(Promise.resolve())
+    owners.delete('proj_a')
+    expect(await keyward.projectOwner('proj_a')).toBeNull()
+    expect(lookups()).toBe(2)
+  })
+})

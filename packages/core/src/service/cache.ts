@@ -49,14 +49,20 @@ type Entry = KeyRecord | typeof NOT_FOUND
 
 /**
  * @internal The verification cache of one service: key records (active or not) and "not
- * found" by key hash, never a key. It is empty and bypassed while the store's change feed
- * is not connected, and starts empty on every (re)connection.
+ * found" by key hash, never a key, and the owners of projects (`projectOwner`) by project id.
+ * It is empty and bypassed while the store's change feed is not connected, and starts empty
+ * on every (re)connection.
  *
  * A lookup that was under way while anything changed does not fill an entry: `version`
  * moves on every change, and `fill` stores only what was read within one version.
+ *
+ * Project owners have no notification of their own: deleting a project deactivates its keys,
+ * so every change to any key drops them all. Only found owners are kept (a project created
+ * later in another process must not stay "not found").
  */
 export class VerificationCache {
   readonly #entries: LRUCache<string, Entry>
+  readonly #owners: LRUCache<string, string>
   readonly #feed: KeyChangeFeed
   #version = 0
   #hits = 0
@@ -65,6 +71,11 @@ export class VerificationCache {
 
   constructor(options: VerificationCacheOptions, feed: KeyChangeFeed, emit: (event: KeywardEvent) => void) {
     this.#entries = new LRUCache<string, Entry>({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs ?? 60_000,
+      updateAgeOnGet: false,
+    })
+    this.#owners = new LRUCache<string, string>({
       max: options.maxEntries ?? 10_000,
       ttl: options.ttlMs ?? 60_000,
       updateAgeOnGet: false,
@@ -109,10 +120,25 @@ export class VerificationCache {
     this.#entries.set(hash, record ?? NOT_FOUND)
   }
 
-  /** Drops the entry of a key that was written, and any lookup of it under way. */
+  /** The cached owner of a project, or `undefined` when it must be looked up. */
+  ownerOf(projectId: string): string | undefined {
+    return this.#feed.connected ? this.#owners.get(projectId) : undefined
+  }
+
+  /** Keeps an owner that a lookup started at `version` found, unless anything changed since. */
+  fillOwner(version: number, projectId: string, owner: string | null): void {
+    if (owner === null || version === -1 || version !== this.#version || !this.#feed.connected) return
+    this.#owners.set(projectId, owner)
+  }
+
+  /**
+   * Drops the entry of a key that was written, and any lookup of it under way, and every
+   * project owner (the write may be a project's deletion).
+   */
   forget(hash: string): void {
     this.#version++
     this.#entries.delete(hash)
+    this.#owners.clear()
   }
 
   stats(): VerificationCacheStats {
@@ -128,5 +154,6 @@ export class VerificationCache {
   #clear(): void {
     this.#version++
     this.#entries.clear()
+    this.#owners.clear()
   }
 }

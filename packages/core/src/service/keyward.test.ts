@@ -114,6 +114,27 @@ describe('authenticate', () => {
     ctx.events.length = 0
   })
 
+  it('refuses unknown and inactive keys with one shared, frozen error per header: a flood allocates no error', async () => {
+    const { record } = await ctx.keyward.issueProjectKey('proj_a')
+    await ctx.keyward.deactivateKey(record.id)
+    const refusal = (
+      credentials: Parameters<typeof ctx.keyward.authenticate>[0],
+      scope: 'project' | 'developer',
+    ) =>
+      ctx.keyward.authenticate(credentials, { scope, projectId: 'proj_a' }).then(
+        () => expect.unreachable(),
+        (error: unknown) => error,
+      )
+    const unknown = await refusal({ projectKey: generateKey() }, 'project')
+    expect(await refusal({ projectKey: generateKey() }, 'project')).toBe(unknown)
+    expect(Object.isFrozen(unknown)).toBe(true)
+    expect(Object.isFrozen((unknown as { details: object[] }).details[0])).toBe(true)
+    expect(unknown).toMatchObject({ type: 'key_invalid', loc: ['header', 'x-api-key'] })
+    const developer = await refusal({ developerKey: generateKey() }, 'developer')
+    expect(developer).not.toBe(unknown)
+    expect(developer).toMatchObject({ type: 'key_invalid', loc: ['header', 'x-developer-key'] })
+  })
+
   it('returns a typed context for each requirement', async () => {
     const dev = await ctx.keyward.authenticate({ developerKey: devA }, { scope: 'developer' })
     expect(dev).toEqual({

@@ -102,6 +102,26 @@ const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.k
 
 const settled = Promise.resolve()
 
+// Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
+// Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
+// flood of bad keys allocates nothing for them.
+const INVALID: Readonly<Record<KeyKind, KeywardError>> = {
+  developer: frozenRefusal('developer'),
+  project: frozenRefusal('project'),
+}
+
+function frozenRefusal(kind: KeyKind): KeywardError {
+  const error = refusal(
+    ErrorType.keyInvalid,
+    `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
+    ['header', KEY_HEADER[kind]],
+  )
+  Object.freeze(error.loc)
+  for (const detail of error.details) Object.freeze(detail)
+  Object.freeze(error.details)
+  return Object.freeze(error)
+}
+
 // A promise that rejects with `error` a tick later, once the caller has attached its handlers.
 // Refusals are built this way, neither thrown nor `Promise.reject`ed: a throw, and a rejection
 // that has no handler yet (Node's unhandled-rejection bookkeeping), each cost more than the whole
@@ -250,27 +270,19 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
-  const invalid = (kind: KeyKind) =>
-    refusal(
-      ErrorType.keyInvalid,
-      `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
-      ['header', KEY_HEADER[kind]],
-    )
-
   /** The refusal of a looked-up record, or `null` when it passes. */
   function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
     if (record?.active && record.ownerType === kind) {
       // Checked on the record, after the lookup: a record read from the cache expires on time too.
       if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
-      return failed(kind, 'expired_key', invalid(kind), record)
+      return failed(kind, 'expired_key', INVALID[kind], record)
     }
     const loc = ['header', KEY_HEADER[kind]]
     if (record === null || !record.active) {
       return failed(
         kind,
         record === null ? 'unknown_key' : 'inactive_key',
-        invalid(kind),
+        INVALID[kind],
         record ?? undefined,
       )
     }
@@ -289,7 +301,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
         'createKeyward: option `projectOwner` is required for requirements that name a project owner.',
       )
     }
-    return storeCall('projectOwner', async () => ownerLookup(projectId))
+    const cached = cache?.ownerOf(projectId)
+    if (cached !== undefined) return cached
+    const version = cache ? cache.version : -1
+    const owner = await storeCall('projectOwner', async () => ownerLookup(projectId))
+    cache?.fillOwner(version, projectId, owner)
+    return owner
   }
 
   async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {

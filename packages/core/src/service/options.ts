@@ -27,6 +27,9 @@ export interface KeywardOptions {
    * (`store.changes`): writes by other processes reach the cache through it, and while it is
    * not connected the cache is empty and bypassed. Writes through this service update it
    * before they return. `{}` for the defaults; off when omitted or `false`.
+   *
+   * It also keeps the owners that `projectOwner` found, by project id; any change to any key
+   * (a project's deletion deactivates its keys) drops them all.
    */
   readonly cache?: VerificationCacheOptions | false
   /**
