@@ -48,7 +48,10 @@ async function serve(failedAuthLimit) {
   const { key } = await keyward.issueProjectKey('p1')
   const app = new Hono()
   app.get('/items/:project_id', requireProject(keyward), (c) => c.json({ ok: true }))
-  app.get('/stats', (c) => c.json({ unknownLookups }))
+  app.get('/stats', (c) => {
+    const { user, system } = process.cpuUsage()
+    return c.json({ unknownLookups, cpuUs: user + system })
+  })
   const server = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
     process.stdout.write(`${JSON.stringify({ port: info.port, key })}\n`),
   )
@@ -57,28 +60,66 @@ async function serve(failedAuthLimit) {
 
 // ---- flood side (a child process) ----------------------------------------------------------
 
+// The flood is sent over raw keep-alive sockets, requests written back to back and paced by the
+// clock, its answers only counted: a sender much cheaper than the server's work on each request,
+// so that what the valid traffic loses is what the server spends on the flood, not the CPU the
+// flood's own sender takes from the valid load's sender on this machine's second core.
 async function flood(port) {
-  const { default: autocannon } = await import('autocannon')
-  let n = 0
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}/items/p1`,
-    connections: 10,
-    amount: FLOOD_REQUESTS,
-    ...(RATE > 0 ? { overallRate: RATE } : {}),
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          headers: {
-            'x-forwarded-for': `10.9.9.9, ${ATTACKER}`,
-            'x-api-key': `ak_${String(n++).padStart(32, 'F')}`,
-          },
-        }),
-      },
-    ],
+  const { connect } = await import('node:net')
+  const CONNECTIONS = 10
+  const started = performance.now()
+  let sent = 0
+  let answered = 0
+  const statuses = {}
+  const requestFor = (n) =>
+    `GET /items/p1 HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-forwarded-for: 10.9.9.9, ${ATTACKER}\r\n` +
+    `x-api-key: ak_${String(n).padStart(32, 'F')}\r\n\r\n`
+  const STATUS = /HTTP\/1\.1 (\d{3}) /g
+  await new Promise((resolve, reject) => {
+    const sockets = Array.from({ length: CONNECTIONS }, () => {
+      const socket = connect(port, '127.0.0.1')
+      socket.setNoDelay(true)
+      socket.setEncoding('latin1')
+      let carry = ''
+      socket.on('data', (chunk) => {
+        const text = carry + chunk
+        let end = 0
+        for (const match of text.matchAll(STATUS)) {
+          statuses[match[1]] = (statuses[match[1]] ?? 0) + 1
+          answered++
+          end = match.index + match[0].length
+        }
+        carry = text.slice(Math.max(end, text.length - 16))
+        if (answered >= FLOOD_REQUESTS) {
+          for (const s of sockets) s.destroy()
+          resolve()
+        }
+      })
+      socket.on('error', reject)
+      return socket
+    })
+    let next = 0
+    const tick = () => {
+      if (sent >= FLOOD_REQUESTS) return
+      // Paced: as many as the rate allows by now (unpaced: 50 per connection and tick).
+      const due =
+        RATE > 0
+          ? Math.min(FLOOD_REQUESTS, Math.floor(((performance.now() - started) / 1000) * RATE))
+          : Math.min(FLOOD_REQUESTS, sent + 50 * CONNECTIONS)
+      const batches = Array.from({ length: CONNECTIONS }, () => '')
+      while (sent < due && sent - answered < 200 * CONNECTIONS) {
+        batches[next] += requestFor(sent++)
+        next = (next + 1) % CONNECTIONS
+      }
+      batches.forEach((batch, i) => {
+        if (batch) sockets[i].write(batch)
+      })
+      setTimeout(tick, 5)
+    }
+    tick()
   })
-  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([s, v]) => [s, v.count]))
-  process.stdout.write(`${JSON.stringify({ statuses, seconds: result.duration, errors: result.errors })}\n`)
+  const seconds = (performance.now() - started) / 1000
+  process.stdout.write(`${JSON.stringify({ statuses, seconds, errors: 0 })}\n`)
 }
 
 // ---- load side ---------------------------------------------------------------------------
@@ -108,7 +149,7 @@ async function validWindow(autocannon, port, key) {
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`valid traffic: ${result.non2xx} non-2xx, ${result.errors} errors`)
   }
-  return result.requests.total / WINDOW_SECONDS
+  return result.requests.total
 }
 
 const median = (values) => {
@@ -121,9 +162,15 @@ async function run(autocannon, failedAuthLimit) {
   const server = pinned(0, [SELF, '--serve', String(failedAuthLimit)])
   const { port, key } = await firstLine(server, 'server')
   try {
+    const stats = async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json()
     await validWindow(autocannon, port, key) // warm-up
     const before = []
+    const cpuStart = (await stats()).cpuUs
     for (let i = 0; i < 3; i++) before.push(await validWindow(autocannon, port, key))
+    // The server's CPU per valid request, unflooded; then, over the flood, what is left of its
+    // CPU once the valid requests of that time are counted at that price, per flood request.
+    const cpuFloodStart = (await stats()).cpuUs
+    const validCpuUs = (cpuFloodStart - cpuStart) / before.reduce((a, b) => a + b, 0)
     const flooder = pinned(1, [SELF, '--flood', String(port)])
     const floodDone = firstLine(flooder, 'flood')
     let floodOver = false
@@ -131,22 +178,28 @@ async function run(autocannon, failedAuthLimit) {
       floodOver = true
     })
     const during = []
+    let validDuringFlood = 0
     while (!floodOver) {
-      const rps = await validWindow(autocannon, port, key)
+      const requests = await validWindow(autocannon, port, key)
+      validDuringFlood += requests
       // A window counts as flooded only if the flood lasted all through it.
-      if (!floodOver) during.push(rps)
+      if (!floodOver) during.push(requests)
     }
     const floodResult = await floodDone
+    const cpuFloodEnd = (await stats()).cpuUs
     const after = []
     for (let i = 0; i < 3; i++) after.push(await validWindow(autocannon, port, key))
-    const stats = await (await fetch(`http://127.0.0.1:${port}/stats`)).json()
+    const { unknownLookups } = await stats()
+    const perSecond = (requests) => requests / WINDOW_SECONDS
     return {
       failedAuthLimit,
-      unflooded: median([...before, ...after]),
-      flooded: during.length ? median(during) : Number.NaN,
+      unflooded: perSecond(median([...before, ...after])),
+      flooded: during.length ? perSecond(median(during)) : Number.NaN,
       windows: during.length,
       flood: floodResult,
-      lookups: stats.unknownLookups,
+      lookups: unknownLookups,
+      validCpuUs,
+      floodCpuUs: (cpuFloodEnd - cpuFloodStart - validDuringFlood * validCpuUs) / FLOOD_REQUESTS,
     }
   } finally {
     server.kill('SIGTERM')
@@ -164,18 +217,18 @@ async function main() {
       .map(([status, count]) => `${fmt(count)} x ${status}`)
       .join(', ')
     rows.push(
-      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${(r.flooded / r.unflooded).toFixed(2)}x |`,
+      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${(r.flooded / r.unflooded).toFixed(2)}x | ${r.validCpuUs.toFixed(1)} / ${r.floodCpuUs.toFixed(1)} |`,
     )
   }
   console.log(
     [
-      '| throttle | flood (unknown keys, one address) | store lookups caused by the flood | valid req/s unflooded | valid req/s during the flood | ratio |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| throttle | flood (unknown keys, one address) | store lookups caused by the flood | valid req/s unflooded | valid req/s during the flood | ratio | server CPU µs per request: valid / flood |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n'),
   )
   console.log(
-    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows, medians (unflooded: 3 windows before and 3 after the flood).`,
+    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 raw keep-alive connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows, medians (unflooded: 3 windows before and 3 after the flood).`,
   )
 }
 

@@ -56,6 +56,22 @@ export const STORE_RETRY_AFTER_SECONDS = 5
  */
 export function errorResponse(error: unknown): KeywardResponse {
   const err = toKeywardError(error)
+  // A frozen error never changes (the shared refusals of unknown keys, of the throttle): its
+  // response is built once and shared too, so a flood of them is answered without a
+  // serialization each.
+  if (!Object.isFrozen(err)) return buildErrorResponse(err)
+  let response = answered.get(err)
+  if (!response) {
+    response = buildErrorResponse(err)
+    Object.freeze(response.headers)
+    answered.set(err, Object.freeze(response))
+  }
+  return response
+}
+
+const answered = new WeakMap<KeywardError, KeywardResponse>()
+
+function buildErrorResponse(err: KeywardError): KeywardResponse {
   const challenge = BEARER_CHALLENGE[err.type]
   const headers: Record<string, string> = { 'cache-control': 'no-store' }
   if (challenge) headers['www-authenticate'] = challenge

@@ -79,6 +79,25 @@ describe('failed-verification throttle', () => {
     expect(await statusOf(w.call(w.key, '198.51.100.1'))).toBe(200)
   })
 
+  it('answers a flood from responses built once: throttled and unknown-key refusals are shared, frozen objects', async () => {
+    const w = await world()
+    const responseOf = async (key: string, address?: string) => {
+      const result = await w.call(key, address)
+      if (result.ok) throw new Error('expected a refusal')
+      return result.response
+    }
+    const first = await responseOf(unknownKey(0), '198.51.100.7')
+    expect(await responseOf(unknownKey(1), '198.51.100.7')).toBe(first)
+    expect(Object.isFrozen(first.headers)).toBe(true)
+    for (let i = 0; i < 5; i++) await w.call(unknownKey(i))
+    const throttled = await responseOf(unknownKey(10))
+    expect(throttled.status).toBe(429)
+    // The same number of seconds left gives the same response (one per distinct Retry-After).
+    const again = await responseOf(unknownKey(11))
+    if (again.headers['retry-after'] === throttled.headers['retry-after']) expect(again).toBe(throttled)
+    expect(Object.isFrozen(throttled)).toBe(true)
+  })
+
   it('counts only presented credentials that fail, not valid ones nor missing ones', async () => {
     const w = await world()
     for (let i = 0; i < 20; i++) expect(await statusOf(w.call(w.key))).toBe(200)

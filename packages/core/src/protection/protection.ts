@@ -86,7 +86,11 @@ export function createProtection(
         [],
         { headers: { 'retry-after': String(seconds) } },
       )
-      refusals.set(seconds, refusal)
+      // Frozen, so that its response is built once too (see errorResponse).
+      Object.freeze(refusal.headers)
+      for (const detail of refusal.details) Object.freeze(detail)
+      Object.freeze(refusal.details)
+      refusals.set(seconds, Object.freeze(refusal))
     }
     return refusal
   }
