@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 const SELF = fileURLToPath(import.meta.url)
-const CASES = ['plain', 'keyward', 'floor', 'peer']
+const CASES = ['plain', 'keyward', 'cached', 'floor', 'peer']
 const PEERS = { express: null, fastify: '@fastify/bearer-auth', hono: 'hono/bearer-auth' }
 const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrstuv'
 
@@ -23,7 +23,10 @@ const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrstuv'
 
 async function serve(framework) {
   const { createKeyward, MemoryKeyStore } = await import('@keyward/core')
-  const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => 'dev-1' })
+  const store = new MemoryKeyStore()
+  const keyward = createKeyward({ store, projectOwner: () => 'dev-1' })
+  // The same store behind a service with the verification cache (the reference server's default).
+  const cachedKeyward = createKeyward({ store, projectOwner: () => 'dev-1', cache: {} })
   const { key } = await keyward.issueProjectKey('p1')
   // The floor: what any API-key check must do at the least.
   const floorKeys = new Map([[hash('sha256', key, 'hex'), { projectId: 'p1', active: true }]])
@@ -42,6 +45,7 @@ async function serve(framework) {
     const handler = (_req, res) => res.json(body)
     app.get('/plain/:project_id', handler)
     app.get('/keyward/:project_id', requireProject(keyward), handler)
+    app.get('/cached/:project_id', requireProject(cachedKeyward), handler)
     app.get(
       '/floor/:project_id',
       (req, res, next) =>
@@ -58,6 +62,7 @@ async function serve(framework) {
     const handler = async () => body
     app.get('/plain/:project_id', handler)
     app.get('/keyward/:project_id', { onRequest: requireProject(keyward) }, handler)
+    app.get('/cached/:project_id', { onRequest: requireProject(cachedKeyward) }, handler)
     app.get(
       '/floor/:project_id',
       {
@@ -83,6 +88,7 @@ async function serve(framework) {
     const handler = (c) => c.json(body)
     app.get('/plain/:project_id', handler)
     app.get('/keyward/:project_id', requireProject(keyward), handler)
+    app.get('/cached/:project_id', requireProject(cachedKeyward), handler)
     app.get(
       '/floor/:project_id',
       async (c, next) =>
@@ -192,6 +198,7 @@ async function main() {
     ({
       plain: 'plain route',
       keyward: 'Keyward (valid API key, memory store)',
+      cached: 'Keyward with the verification cache (valid API key, memory store)',
       floor: 'hand-written floor (SHA-256 + Map lookup)',
       peer: `peer: ${PEERS[framework]} (bearer token)`,
     })[route]

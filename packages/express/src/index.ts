@@ -16,6 +16,7 @@ import {
   type ElevatedAuth,
   elevatedGuard,
   type Guard,
+  type GuardResult,
   type Keyward,
   type KeywardContext,
   type KeywardRequest,
@@ -26,7 +27,7 @@ import {
   projectGuard,
   type SecretScanningOptions,
 } from '@keyward/core'
-import { type Request, type RequestHandler, type Response, Router } from 'express'
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express'
 
 declare global {
   namespace Express {
@@ -115,13 +116,18 @@ export function send(res: Response, response: KeywardResponse): void {
  * ```
  */
 export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddleware<A> {
+  const proceed = (req: Request, res: Response, next: NextFunction, result: GuardResult<A>) => {
+    if (!result.ok) return send(res, result.response)
+    req.keyward = result.auth
+    res.locals.keyward = result.auth
+    next()
+  }
+  // An answer known at once (a cached key) goes on without an asynchronous hop.
   return (req, res, next) => {
-    guard(toKeywardRequest(req as Request)).then((result) => {
-      if (!result.ok) return send(res, result.response)
-      req.keyward = result.auth
-      res.locals.keyward = result.auth
-      next()
-    }, next)
+    const request = toKeywardRequest(req as Request)
+    const known = guard.now?.(request)
+    if (known) return proceed(req as Request, res, next, known)
+    guard(request).then((result) => proceed(req as Request, res, next, result), next)
   }
 }
 

@@ -15,6 +15,7 @@ import {
   type ElevatedAuth,
   elevatedGuard,
   type Guard,
+  type GuardResult,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
@@ -29,6 +30,7 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  HookHandlerDoneFunction,
   onRequestHookHandler,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
@@ -138,12 +140,22 @@ export function send(reply: FastifyReply, response: KeywardResponse): FastifyRep
  */
 export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<A> {
   // A callback hook: Fastify continues as soon as `done` is called, one promise fewer than async.
+  const proceed = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+    result: GuardResult<A>,
+  ) => {
+    if (!result.ok) return void send(reply, result.response)
+    ;(request as { keyward: KeywardContext | null }).keyward = result.auth
+    done()
+  }
+  // An answer known at once (a cached key) goes on without an asynchronous hop.
   return (request, reply, done) => {
-    guard(toKeywardRequest(request)).then((result) => {
-      if (!result.ok) return void send(reply, result.response)
-      ;(request as { keyward: KeywardContext | null }).keyward = result.auth
-      done()
-    }, done)
+    const converted = toKeywardRequest(request)
+    const known = guard.now?.(converted)
+    if (known) return proceed(request, reply, done, known)
+    guard(converted).then((result) => proceed(request, reply, done, result), done)
   }
 }
 

@@ -16,6 +16,7 @@ import {
   elevatedGuard,
   errorResponse,
   type Guard,
+  type GuardResult,
   isKeywardError,
   type KeyRoutesOptions,
   type Keyward,
@@ -27,7 +28,14 @@ import {
   type ProjectGuardOptions,
   projectGuard,
 } from '@keyward/core'
-import { type Context, type ErrorHandler, Hono, type MiddlewareHandler, type NotFoundHandler } from 'hono'
+import {
+  type Context,
+  type ErrorHandler,
+  Hono,
+  type MiddlewareHandler,
+  type Next,
+  type NotFoundHandler,
+} from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
@@ -58,7 +66,10 @@ export function toKeywardRequest(c: Context): KeywardRequest {
   return {
     method: raw.method,
     url: raw.url,
-    params: c.req.param() as Record<string, string | undefined>,
+    // Read when a guard asks: decoding every parameter is work a cached key need not wait for.
+    get params() {
+      return c.req.param() as Record<string, string | undefined>
+    },
     header: (name) => raw.headers.get(name) ?? undefined,
     body: () => ({ raw: raw.body }),
     address: (c.env as NodeBindings)?.incoming?.socket?.remoteAddress,
@@ -86,11 +97,22 @@ export function send(c: Context, response: KeywardResponse): Response {
  * ```
  */
 export function protect<A extends KeywardContext>(guard: Guard<A>): MiddlewareHandler<KeywardEnv<A>> {
-  return async (c, next) => {
-    const result = await guard(toKeywardRequest(c))
-    if (!result.ok) return send(c, result.response)
+  const proceed = (
+    c: Context<KeywardEnv<A>>,
+    next: Next,
+    result: GuardResult<A>,
+  ): Promise<Response | undefined> => {
+    if (!result.ok) return Promise.resolve(send(c, result.response))
     c.set('keyward', result.auth)
-    await next()
+    // Hono's `next` resolves to nothing: the route's response is on the context.
+    return next() as Promise<undefined>
+  }
+  // An answer known at once (a cached key) goes on without an asynchronous hop.
+  return (c, next) => {
+    const request = toKeywardRequest(c)
+    const known = guard.now?.(request)
+    if (known) return proceed(c, next, known)
+    return guard(request).then((result) => proceed(c, next, result))
   }
 }
 

@@ -266,3 +266,42 @@ describe('bearerGuard', () => {
     expect(() => bearerGuard({} as never)).toThrow('bearerGuard: option `verify` must be a function.')
   })
 })
+
+describe('answers known at once', () => {
+  it('a guard answers a key the verification cache holds synchronously, and nothing else', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), cache: {} })
+    const { key, record } = await keyward.issueProjectKey('p1')
+    const guard = projectGuard(keyward)
+    const req = request({ 'x-api-key': key }, { params: { project_id: 'p1' } })
+    expect(guard.now?.(req)).toBeUndefined() // not cached yet: the asynchronous way looks it up
+    expect((await guard(req)).ok).toBe(true)
+    expect(guard.now?.(req)).toEqual({
+      ok: true,
+      auth: { scope: 'project', projectId: 'p1', projectKey: { id: record.id, keyPrefix: key.slice(0, 8) } },
+    })
+    const other = request({ 'x-api-key': key }, { params: { project_id: 'p2' } })
+    const mismatch = guard.now?.(other)
+    expect(mismatch?.ok === false && mismatch.response.status).toBe(403)
+
+    await keyward.deactivateKey(record.id)
+    expect(guard.now?.(req)).toBeUndefined() // the write dropped the entry
+    const refused = await guard(req)
+    expect(refused.ok === false && parsed(refused.response).detail[0].type).toBe('key_invalid')
+    const cachedRefusal = guard.now?.(req)
+    expect(cachedRefusal?.ok === false && parsed(cachedRefusal.response).detail[0].type).toBe('key_invalid')
+  })
+
+  it('is never offered with the throttle (its counters are asynchronous) or without a cache', async () => {
+    const plain = createKeyward({ store: new MemoryKeyStore() })
+    const { key } = await plain.issueProjectKey('p1')
+    const req = request({ 'x-api-key': key }, { params: { project_id: 'p1' } })
+    await projectGuard(plain)(req)
+    expect(projectGuard(plain).now?.(req)).toBeUndefined()
+    const throttled = createKeyward({
+      store: new MemoryKeyStore(),
+      cache: {},
+      protection: { limiter: () => ({ get: async () => null, penalty: async () => null }) as never },
+    })
+    expect(projectGuard(throttled).now).toBeUndefined()
+  })
+})

@@ -101,15 +101,16 @@ function keyGuard<A>(
     response: errorResponse(explainMissingKey(error, request)),
   })
   const { protection } = keyward
+  const credentialsOf = (request: KeywardRequest) => ({
+    developerKey: needs.developer ? readKey(request, 'developer') : undefined,
+    projectKey: needs.project ? readKey(request, 'project') : undefined,
+  })
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
-  return (request) => {
+  const guard: Guard<A> = (request) => {
     let authenticated: Promise<unknown>
     try {
       const requirement = requirementOf(request)
-      const credentials = {
-        developerKey: needs.developer ? readKey(request, 'developer') : undefined,
-        projectKey: needs.project ? readKey(request, 'project') : undefined,
-      }
+      const credentials = credentialsOf(request)
       authenticated = protection
         ? protection.run({
             request,
@@ -129,6 +130,19 @@ function keyGuard<A>(
       (error: unknown) => refuse(error, request),
     )
   }
+  // With the throttle, every verification waits for its counters: nothing is known at once.
+  if (protection || typeof keyward.authenticateNow !== 'function') return guard
+  const now = (request: KeywardRequest): GuardResult<A> | undefined => {
+    let known: ReturnType<Keyward['authenticateNow']>
+    try {
+      known = keyward.authenticateNow(credentialsOf(request), requirementOf(request))
+    } catch {
+      return undefined // the asynchronous way answers it, with its reason
+    }
+    if (known === undefined) return undefined
+    return isKeywardError(known) ? refuse(known, request) : { ok: true, auth: known as A }
+  }
+  return Object.assign(guard, { now })
 }
 
 /**

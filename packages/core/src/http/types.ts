@@ -93,4 +93,10 @@ export type GuardResult<A> =
  * else send(result.response)
  * ```
  */
-export type Guard<A> = (request: KeywardRequest) => Promise<GuardResult<A>>
+export type Guard<A> = ((request: KeywardRequest) => Promise<GuardResult<A>>) & {
+  /**
+   * @internal The guard's answer when it is known at once (a key the verification cache holds),
+   * else `undefined`: adapters ask it first and skip the asynchronous hop when it answers.
+   */
+  readonly now?: (request: KeywardRequest) => GuardResult<A> | undefined
+}

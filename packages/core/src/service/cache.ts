@@ -107,6 +107,18 @@ export class VerificationCache {
     return entry === NOT_FOUND ? null : (entry as KeyRecord)
   }
 
+  /**
+   * Like {@link get}, for an answer wanted at once: counts a hit, but neither a miss nor a
+   * bypass (the lookup that follows counts those).
+   */
+  peek(hash: string): KeyRecord | null | undefined {
+    if (!this.#feed.connected) return undefined
+    const entry = this.#entries.get(hash)
+    if (entry === undefined) return undefined
+    this.#hits++
+    return entry === NOT_FOUND ? null : (entry as KeyRecord)
+  }
+
   /** The version to hand to {@link fill} for a lookup that starts now; -1 while bypassed. */
   get version(): number {
     return this.#feed.connected ? this.#version : -1

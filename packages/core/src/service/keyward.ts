@@ -20,7 +20,7 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
-import type { AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
+import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
 
@@ -92,6 +92,13 @@ export interface Keyward {
    * Throws a {@link KeywardError} at the first failed check, in the specification's order.
    */
   authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
+  /**
+   * @internal What {@link authenticate} would answer, when it is known at once, with no store
+   * lookup: a malformed key, or a key the verification cache holds, for a requirement that needs
+   * no owner lookup. `undefined` when it is not known; then call `authenticate`. The guards use
+   * it to answer without an asynchronous hop.
+   */
+  authenticateNow(credentials: Credentials, requirement: Requirement): AuthContext | KeywardError | undefined
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
 }
@@ -406,6 +413,45 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
+  // The synchronous twin of `verify`: the record or refusal when known without a lookup.
+  function verifyNow(value: string | null | undefined, kind: KeyKind): KeyRecord | KeywardError | undefined {
+    if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
+      // Refusals of the format go the asynchronous way, where they are reported with their reason.
+      return undefined
+    }
+    if (!cache) return undefined
+    const digest = sha256Hex(value)
+    if (typeof digest !== 'string') return undefined
+    const cached = cache.peek(digest)
+    if (cached === undefined) return undefined
+    return recordProblem(cached, kind) ?? (cached as KeyRecord)
+  }
+
+  function authenticateNow(
+    credentials: Credentials,
+    requirement: Requirement,
+  ): AuthContext | KeywardError | undefined {
+    const scope = requirement?.scope
+    if (scope === 'project') {
+      const key = verifyNow(credentials.projectKey, 'project')
+      if (key === undefined || isKeywardError(key)) return key
+      try {
+        checkProject(key, requirement.projectId)
+      } catch (error) {
+        return error as KeywardError
+      }
+      succeeded(key)
+      return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
+    }
+    if (scope === 'developer' && requirement.projectId === undefined) {
+      const key = verifyNow(credentials.developerKey, 'developer')
+      if (key === undefined || isKeywardError(key)) return key
+      succeeded(key)
+      return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+    }
+    return undefined
+  }
+
   function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
     switch (requirement?.scope) {
       case 'project':
@@ -476,6 +522,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit, wrote }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
+    authenticateNow,
     cacheStats: () => cache?.stats() ?? null,
   }
 }

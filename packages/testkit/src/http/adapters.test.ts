@@ -9,9 +9,11 @@ import express from 'express'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { describe, expect, it } from 'vitest'
 import type { HttpAdapterHarness, RunningServer } from './conformance.js'
 import { runHttpConformance } from './conformance.js'
-import type { ConformanceApp } from './world.js'
+import { sendRaw } from './raw-client.js'
+import { type ConformanceApp, createConformanceWorld } from './world.js'
 
 function closer(server: import('node:http').Server): RunningServer['close'] {
   return () =>
@@ -128,4 +130,40 @@ const honoHarness: HttpAdapterHarness = {
 runHttpConformance({
   adapters: [expressHarness, fastifyHarness, honoHarness],
   limiter: (settings) => new RateLimiterMemory(settings),
+})
+
+// With the verification cache, a key it holds is answered at once, without a lookup or an
+// asynchronous hop in the adapter; a revocation through the service is seen by the next request.
+describe('a key the verification cache holds', () => {
+  for (const adapter of [expressHarness, fastifyHarness, honoHarness]) {
+    it(`${adapter.name}: is answered without a lookup, and refused as soon as it is revoked`, async () => {
+      const world = await createConformanceWorld('reject', undefined, {})
+      const server = await adapter.listen(world.app)
+      try {
+        const get = (key: string) =>
+          sendRaw(server.origin, {
+            method: 'GET',
+            path: '/conformance/projects/proj-1/project',
+            headers: [['x-api-key', key]],
+          })
+        expect((await get(world.keys.p1)).status).toBe(200)
+        const lookups = world.lookups()
+        for (let i = 0; i < 3; i++) expect((await get(world.keys.p1)).status).toBe(200)
+        expect(world.lookups()).toBe(lookups)
+        expect(world.keyward.cacheStats()?.hits).toBeGreaterThanOrEqual(3)
+
+        const keys = await world.keyward.listKeys({ type: 'project', id: 'proj-1' })
+        const web = keys.find((key) => key.name === 'web' && key.active)
+        await world.keyward.deactivateKey(web!.id)
+        const refused = await get(world.keys.p1)
+        expect(refused.status).toBe(401)
+        expect(JSON.parse(refused.body).detail[0].type).toBe('key_invalid')
+        // The refusal is cached too, and answered the same way.
+        const again = await get(world.keys.p1)
+        expect([again.status, again.body]).toEqual([refused.status, refused.body])
+      } finally {
+        await server.close()
+      }
+    })
+  }
 })

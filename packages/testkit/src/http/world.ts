@@ -9,6 +9,7 @@ import {
   MemoryKeyStore,
   type ProjectRecord,
   type ProtectionOptions,
+  type VerificationCacheOptions,
 } from '@keyward/core'
 
 /** What every adapter under test serves: the same service, project callback and token verifier. */
@@ -55,7 +56,8 @@ export interface ConformanceWorld {
 
 /**
  * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for
- * byte. With `protection`, its service throttles failed verifications and rate-limits keys.
+ * byte. With `protection`, its service throttles failed verifications and rate-limits keys; with
+ * `cache`, it keeps a verification cache.
  *
  * @example
  * ```ts
@@ -66,6 +68,7 @@ export interface ConformanceWorld {
 export async function createConformanceWorld(
   legacy: LegacyDeveloperKeyPolicy,
   protection?: ProtectionOptions,
+  cache?: VerificationCacheOptions,
 ): Promise<ConformanceWorld> {
   const store = new SwitchableStore()
   const events: KeywardEvent[] = []
@@ -77,6 +80,7 @@ export async function createConformanceWorld(
     projectOwner: (id) => projects.get(id)?.developerId ?? null,
     onEvent: (event) => events.push(event),
     ...(protection ? { protection } : {}),
+    ...(cache ? { cache } : {}),
   })
   for (const [id, developerId] of [
     ['proj-1', 'dev-1'],
