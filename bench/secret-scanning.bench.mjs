@@ -5,15 +5,12 @@
 // embedded PGlite always. Every round revokes 1,000 freshly issued keys.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto'
 import { createServer } from 'node:http'
-import { PGlite } from '@electric-sql/pglite'
 import { serve } from '@hono/node-server'
 import { createKeyward, hashKey } from '@keyward/core'
 import { keywardRoutes } from '@keyward/hono'
-import { migrate, PostgresKeyStore } from '@keyward/postgres'
-import { pgDriver } from '@keyward/postgres/pg'
-import { pgliteDriver } from '@keyward/postgres/pglite'
+import { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
-import pg from 'pg'
+import { onEachDatabase } from './databases.mjs'
 import { machineLine, table } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -137,36 +134,9 @@ async function bench(label, driver, schema, raw) {
 
 const rows = []
 const servers = []
-const url = process.env.KEYWARD_PG_URL
-if (url) {
-  const schema = `kw_bench_leaks_${process.pid}`
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
-  try {
-    const driver = pgDriver(pool)
-    await migrate(driver, { schema })
-    await bench(
-      'PostgreSQL (pg Pool, 10)',
-      driver,
-      schema,
-      async (text, values) => (await pool.query(text, values)).rows,
-    )
-  } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-    await pool.end()
-  }
-}
-const db = await PGlite.create()
 try {
-  const driver = pgliteDriver(db)
-  await migrate(driver)
-  await bench(
-    'PGlite (in process)',
-    driver,
-    'keyward',
-    async (text, values) => (await db.query(text, values)).rows,
-  )
+  await onEachDatabase('leaks', 10, ({ label, driver, schema, raw }) => bench(label, driver, schema, raw))
 } finally {
-  await db.close()
   for (const server of [...servers, keysServer]) {
     server.closeAllConnections()
     server.close()
@@ -191,5 +161,5 @@ console.log(
     ' issued active keys. Keyward: sign, POST over HTTP to the Hono route helpers, verify the signature, parse,' +
     ' hash, one batched lookup, one batched deactivation, feedback read back. Floor: only the two SQL statements' +
     ' on precomputed hashes. One at a time: a lookup and a deactivation per key through the service.' +
-    (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
+    (process.env.KEYWARD_PG_URL ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
 )

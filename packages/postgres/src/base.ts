@@ -369,7 +369,9 @@ export class PostgresKeyStore implements KeyStore {
   }
 }
 
-const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null => (rows[0] ? toRecord(rows[0]) : null)
+// A lookup by hash answers one row of NULLs for an unknown key (see `findByHash`).
+const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null =>
+  rows[0] && rows[0].id !== null ? toRecord(rows[0]) : null
 
 function run<R extends SqlRow = KeyRow>(
   db: SqlQueryable,
