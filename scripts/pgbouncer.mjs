@@ -98,6 +98,7 @@ export class PgBouncer {
   #config
   #ids
   #child
+  #watchdog
   #log = ''
 
   constructor(binary, root, config, port, poolMode, ids) {
@@ -149,6 +150,7 @@ export class PgBouncer {
     writeFileSync(join(root, 'userlist.txt'), `"${user.replaceAll('"', '""')}" ""\n`)
     const bouncer = new PgBouncer(binary, root, config, port, poolMode, ids)
     live.add(bouncer)
+    bouncer.#watch()
     try {
       await bouncer.restart()
     } catch (error) {
@@ -156,6 +158,22 @@ export class PgBouncer {
       throw error
     }
     return bouncer
+  }
+
+  /**
+   * A test worker can end without an exit event (killed by the runner): a watchdog, reading a
+   * pipe from this process, stops PgBouncer and removes the directory when the pipe closes.
+   */
+  #watch() {
+    const pidFile = join(this.#root, 'pid')
+    const script = 'read _; [ -f "$0" ] && kill -9 "$(cat "$0")" 2>/dev/null; rm -rf "$1"'
+    const watchdog = spawn('sh', ['-c', script, pidFile, this.#root], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
+    watchdog.unref()
+    watchdog.stdin.unref?.()
+    watchdog.stdin.on('error', () => {})
+    this.#watchdog = watchdog
   }
 
   /** `url` (of the PostgreSQL server behind) with its host and port changed to PgBouncer's. */
@@ -186,6 +204,7 @@ export class PgBouncer {
         ...(this.#ids ?? {}),
       })
       this.#child = child
+      writeFileSync(join(this.#root, 'pid'), String(child.pid))
       const exited = once(child, 'exit')
       child.stderr.setEncoding('utf8').on('data', (chunk) => {
         this.#log = (this.#log + chunk).slice(-LOG_LIMIT)
@@ -231,6 +250,7 @@ export class PgBouncer {
   /** {@link destroy}, synchronously (for a process that is exiting). */
   destroySync() {
     live.delete(this)
+    this.#watchdog?.kill('SIGKILL')
     this.#child?.kill('SIGKILL')
     this.#child = undefined
     rmSync(this.#root, { recursive: true, force: true })
