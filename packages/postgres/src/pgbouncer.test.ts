@@ -178,6 +178,44 @@ describe.skipIf(missing)(`PostgresKeyStore through PgBouncer with one server con
   })
 })
 
+describe.skipIf(missing)(`PostgresKeyStore through PgBouncer with two server connections${skipped}`, () => {
+  let bouncer: PgBouncer
+  let harness: Harness
+  beforeAll(async () => {
+    bouncer = await PgBouncer.start({ server: PG_URL as string, settings: ['default_pool_size = 2'] })
+    harness = await pgHarness()
+  })
+  afterAll(async () => {
+    await harness?.close()
+    await bouncer?.destroy()
+  })
+
+  it('with prepared statements on, a client sent to a server connection without its statement gets an error naming `preparedStatements: false`', async () => {
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: bouncer.through(PG_URL as string) })
+      await client.connect()
+      return client
+    }
+    const [owner, holder] = [await connect(), await connect()]
+    try {
+      const { key } = await createKeyward({ store: harness.store }).issueProjectKey('p1')
+      const store = new PostgresKeyStore(pgDriver(owner), { schema: harness.schema })
+      await store.findKeyByHash(await hashKey(key)) // prepared on the one server connection there is
+      await holder.query('BEGIN')
+      await holder.query('SELECT 1') // holds that server connection: the next transaction gets a new one
+      const error = await store.findKeyByHash(await hashKey(key)).catch((e: unknown) => e)
+      await holder.query('COMMIT')
+      expect(error).toBeInstanceOf(PoolerError)
+      expect(error).toMatchObject({ reason: 'prepared_statement', code: '26000' })
+      expect((error as Error).message).toMatch(
+        /\(prepared statement "keyward_[0-9a-f]{8}_find_by_hash" does not exist\): the connection goes through a transaction pooler .* Set the store's option `preparedStatements: false`\.$/,
+      )
+    } finally {
+      await Promise.all([owner.end(), holder.end()])
+    }
+  })
+})
+
 describe.skipIf(missing)(`PostgresKeyStore through PgBouncer in session mode${skipped}`, () => {
   // A session is one server connection for the client's lifetime: prepared statements and the
   // change feed work as on a direct connection.
