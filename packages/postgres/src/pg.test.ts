@@ -23,6 +23,9 @@ describe('pgDriver and createPgKeyStore options', () => {
     expect(() => pgDriver(pool, { preparedStatements: 'off' as never })).toThrow(
       'pgDriver: option `preparedStatements` must be true or false, got off.',
     )
+    await expect(
+      createPgKeyStore({ connectionString: 'postgres://db/keys' }, { preparedStatements: 0 as never }),
+    ).rejects.toThrow('createPgKeyStore: option `preparedStatements` must be true or false, got 0.')
     await expect(createPgKeyStore({} as never)).rejects.toThrow(
       'createPgKeyStore: pass `{ pool }` or `{ connectionString }`.',
     )

@@ -230,6 +230,11 @@ export async function createPgKeyStore(
       'createPgKeyStore: option `replicas` must be an array of connection strings or pg Pools.',
     )
   }
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+    throw new TypeError(
+      `createPgKeyStore: option \`preparedStatements\` must be true or false, got ${String(options.preparedStatements)}.`,
+    )
+  }
   const changes = changeFeedOf(source, options)
   const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
   const { preparedStatements } = options
