@@ -10,6 +10,7 @@ import { createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/co
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
+import { PgBouncer, pgbouncerUnavailable } from '../scripts/pgbouncer.mjs'
 import { machineLine, median, table, throughput } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -131,6 +132,26 @@ if (url) {
   })
   timing.push(['PostgreSQL', uncachedService, keys])
   trackingStores.push(['PostgreSQL (pg Pool, 10)', plain])
+
+  // The same lookups as unnamed statements (what a transaction pooler needs), directly and through
+  // a PgBouncer in transaction mode (stock settings) when pgbouncer is installed.
+  const unnamed = await createPgKeyStore(pool, { schema, preparedStatements: false, migrate: false })
+  closers.push(() => unnamed.close())
+  const unnamedService = createKeyward({ store: unnamed })
+  cases.set('pg-unnamed', (i) => unnamedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
+  if (!pgbouncerUnavailable()) {
+    const bouncer = await PgBouncer.start({ server: url, poolMode: 'transaction' })
+    const pooled = await createPgKeyStore(
+      { connectionString: bouncer.through(url), poolConfig: { max: 10 } },
+      { schema, preparedStatements: false, migrate: false },
+    )
+    closers.unshift(async () => {
+      await pooled.close()
+      await bouncer.destroy()
+    })
+    const pooledService = createKeyward({ store: pooled })
+    cases.set('pg-pgbouncer', (i) => pooledService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
+  }
 }
 
 {
@@ -242,7 +263,8 @@ table(
 console.log(
   `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round.` +
     ` ${KEYS} keys. pg: node-postgres pool of 10; -cached: the verification cache on, with the change feed;` +
-    ' pg-floor: a raw prepared lookup of the precomputed hash.' +
+    ' pg-floor: a raw prepared lookup of the precomputed hash; pg-unnamed: preparedStatements false;' +
+    ' pg-pgbouncer: the same through PgBouncer (transaction mode, stock settings).' +
     (url ? '' : ' PostgreSQL skipped: set KEYWARD_PG_URL.'),
 )
 console.log('\nlast_used_at tracking on against off (10 in flight):\n')

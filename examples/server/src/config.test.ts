@@ -10,6 +10,7 @@ describe('readConfig', () => {
       pgUrl: undefined,
       pgReplicaUrls: [],
       pgListenUrl: undefined,
+      pgPreparedStatements: true,
       cache: true,
       keywardSchema: undefined,
       tokenSecret: undefined,
@@ -30,6 +31,7 @@ describe('readConfig', () => {
       KEYWARD_PG_REPLICA_URLS: 'postgres://u@replica-1/keys, postgresql://u@replica-2/keys,',
       KEYWARD_PG_SCHEMA: 'keys',
       KEYWARD_PG_LISTEN_URL: 'postgres://u@db-direct/keys',
+      KEYWARD_PG_PREPARED_STATEMENTS: 'off',
       KEYWARD_CACHE: 'off',
       KEYWARD_TOKEN_SECRET: 's'.repeat(32),
       KEYWARD_TOKEN_TTL: '60',
@@ -45,6 +47,7 @@ describe('readConfig', () => {
       pgUrl: 'postgres://u@db/keys',
       pgReplicaUrls: ['postgres://u@replica-1/keys', 'postgresql://u@replica-2/keys'],
       pgListenUrl: 'postgres://u@db-direct/keys',
+      pgPreparedStatements: false,
       cache: false,
       keywardSchema: 'keys',
       tokenSecret: 's'.repeat(32),
@@ -90,5 +93,26 @@ describe('readConfig', () => {
     expect(() =>
       readConfig({ ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://u@r1/keys,mysql://u:hunter2@r2/keys' }),
     ).toThrow(new ConfigError('KEYWARD_PG_REPLICA_URLS: entry 2 is not a postgres:// or postgresql:// URL.'))
+    expect(() => readConfig({ ...env, KEYWARD_PG_PREPARED_STATEMENTS: 'false' })).toThrow(
+      new ConfigError('KEYWARD_PG_PREPARED_STATEMENTS must be on or off, got "false".'),
+    )
+  })
+
+  it('behind a transaction pooler (prepared statements off), asks for a direct URL for the change feed', () => {
+    const pooled = { KEYWARD_PG_URL: 'postgres://u@pooler/keys', KEYWARD_PG_PREPARED_STATEMENTS: 'off' }
+    expect(() => readConfig(pooled)).toThrow(
+      new ConfigError(
+        'KEYWARD_PG_PREPARED_STATEMENTS=off (a transaction pooler) needs KEYWARD_PG_LISTEN_URL, a direct ' +
+          'connection to the primary for the change feed, or KEYWARD_CACHE=off.',
+      ),
+    )
+    expect(readConfig({ ...pooled, KEYWARD_CACHE: 'off' })).toMatchObject({ pgPreparedStatements: false })
+    const direct = 'postgres://u@db/keys'
+    expect(readConfig({ ...pooled, KEYWARD_PG_LISTEN_URL: direct })).toMatchObject({
+      pgUrl: 'postgres://u@pooler/keys',
+      pgListenUrl: direct,
+      pgPreparedStatements: false,
+      cache: true,
+    })
   })
 })

@@ -21,6 +21,12 @@ export interface ServerConfig {
    * (LISTEN needs a session: not through a transaction pooler). Default `KEYWARD_PG_URL`.
    */
   readonly pgListenUrl: string | undefined
+  /**
+   * `KEYWARD_PG_PREPARED_STATEMENTS`: `on` (default) runs lookups as named prepared statements;
+   * `off` behind a transaction pooler (PgBouncer in transaction mode, ...), which then needs
+   * `KEYWARD_PG_LISTEN_URL` for the change feed (or `KEYWARD_CACHE=off`).
+   */
+  readonly pgPreparedStatements: boolean
   /** `KEYWARD_CACHE`: `on` (default) keeps verifications in memory, revoked through the change feed; `off`. */
   readonly cache: boolean
   /** `KEYWARD_PG_SCHEMA`: the SQL schema of Keyward's tables, in either database. Default `keyward`. */
@@ -120,14 +126,26 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got ${JSON.stringify(secretScanningKeysUrl)}.`,
     )
   }
+  const pgListenUrl = env.KEYWARD_PG_LISTEN_URL || undefined
+  const pgPreparedStatements = switchSetting(env, 'KEYWARD_PG_PREPARED_STATEMENTS', true)
+  const cache = switchSetting(env, 'KEYWARD_CACHE', true)
+  const pgReplicaUrls = replicaUrls(env, pgUrl)
+  // The change feed LISTENs: through a transaction pooler the notifications would go astray.
+  if (pgUrl && !pgPreparedStatements && !pgListenUrl && (cache || pgReplicaUrls.length > 0)) {
+    throw new ConfigError(
+      'KEYWARD_PG_PREPARED_STATEMENTS=off (a transaction pooler) needs KEYWARD_PG_LISTEN_URL, a direct ' +
+        'connection to the primary for the change feed, or KEYWARD_CACHE=off.',
+    )
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl,
-    pgReplicaUrls: replicaUrls(env, pgUrl),
-    pgListenUrl: env.KEYWARD_PG_LISTEN_URL || undefined,
-    cache: switchSetting(env, 'KEYWARD_CACHE', true),
+    pgReplicaUrls,
+    pgListenUrl,
+    pgPreparedStatements,
+    cache,
     keywardSchema: env.KEYWARD_PG_SCHEMA || undefined,
     tokenSecret,
     tokenTtlSeconds: integerSetting(env, 'KEYWARD_TOKEN_TTL', 900, 1, MAX_TOKEN_TTL_SECONDS),

@@ -29,7 +29,7 @@ function describePg(url: string): string {
 export async function openStorage(
   config: Pick<
     ServerConfig,
-    'pgUrl' | 'pgReplicaUrls' | 'pgListenUrl' | 'cache' | 'dataDir' | 'keywardSchema'
+    'pgUrl' | 'pgReplicaUrls' | 'pgListenUrl' | 'pgPreparedStatements' | 'cache' | 'dataDir' | 'keywardSchema'
   >,
   onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
@@ -43,7 +43,7 @@ export async function openStorage(
   const store = config.pgUrl
     ? await createPgKeyStore(
         { connectionString: config.pgUrl },
-        { ...options, changeFeed, ...replicaOptions },
+        { ...options, changeFeed, ...replicaOptions, preparedStatements: config.pgPreparedStatements },
       )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {

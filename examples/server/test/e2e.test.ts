@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createClient, KeywardApiError, type KeywardClient } from '@keyward/client'
 import { startSecretScanningSender } from '@keyward/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS, type Backend, createPgDatabase } from '../src/test/databases.js'
+import { BACKENDS, type Backend, createPgDatabase, pgBouncer } from '../src/test/databases.js'
 import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
 
 const KEY = /ak_[A-Za-z0-9_-]{32}/g
@@ -42,6 +42,17 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     if (backend === 'postgres') {
       const database = await createPgDatabase()
       env = { KEYWARD_PG_URL: database.url, KEYWARD_TOKEN_SECRET: TOKEN_SECRET }
+      dropDatabase = database.drop
+    }
+    if (backend === 'pgbouncer') {
+      // As an operator sets it behind PgBouncer in transaction mode: the change feed listens directly.
+      const database = await createPgDatabase()
+      env = {
+        KEYWARD_PG_URL: (await pgBouncer()).through(database.url),
+        KEYWARD_PG_LISTEN_URL: database.url,
+        KEYWARD_PG_PREPARED_STATEMENTS: 'off',
+        KEYWARD_TOKEN_SECRET: TOKEN_SECRET,
+      }
       dropDatabase = database.drop
     }
   })

@@ -171,6 +171,22 @@ describe('store location', () => {
     expect(cli.closed()).toBe(1)
   })
 
+  it('turns prepared statements off with KEYWARD_PG_PREPARED_STATEMENTS=off (a transaction pooler)', async () => {
+    const env = { KEYWARD_PG_URL: 'postgres://pooler/keys', KEYWARD_PG_PREPARED_STATEMENTS: 'off' }
+    const cli = harness({ env })
+    await cli.run('keys', 'list', '--developer', 'd')
+    await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/data')
+    expect(cli.opened).toStrictEqual([
+      { pgUrl: 'postgres://pooler/keys', preparedStatements: false },
+      { dataDir: '/data' },
+    ])
+    const wrong = harness({ env: { ...env, KEYWARD_PG_PREPARED_STATEMENTS: 'no' } })
+    const result = await wrong.run('keys', 'list', '--developer', 'd')
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain('KEYWARD_PG_PREPARED_STATEMENTS must be on or off, got "no".')
+    expect(wrong.opened).toEqual([])
+  })
+
   it('takes the SQL schema from --pg-schema, else KEYWARD_PG_SCHEMA, for either store', async () => {
     const cli = harness({ env: { KEYWARD_PG_URL: 'postgres://db/keys', KEYWARD_PG_SCHEMA: 'ops' } })
     await cli.run('keys', 'list', '--developer', 'd')

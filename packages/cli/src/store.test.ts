@@ -6,6 +6,7 @@ import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PgBouncer, pgbouncerUnavailable } from '../../../scripts/pgbouncer.mjs'
 import { EXIT } from './exit.js'
 import { run } from './run.js'
 import type { OpenedStore } from './store.js'
@@ -150,13 +151,16 @@ describe('the CLI on an embedded PGlite directory', () => {
 // Against a real server only when one is named; CI names one. The database is shared: the
 // tables go in a schema of this run's own, dropped at the end.
 const PG_URL = process.env.KEYWARD_PG_URL
+const PGBOUNCER_MISSING = pgbouncerUnavailable()
 if (PG_URL) {
   describe('the CLI on PostgreSQL', () => {
     const schema = `kw_cli_test_${process.pid}_${Date.now().toString(36)}`
+    const pooledSchema = `${schema}_pooled`
     const admin = new pg.Client({ connectionString: PG_URL })
     beforeAll(() => admin.connect())
     afterAll(async () => {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await admin.query(`DROP SCHEMA IF EXISTS "${pooledSchema}" CASCADE`)
       await admin.end()
     })
 
@@ -191,5 +195,22 @@ if (PG_URL) {
       ])
       expect(rows).toEqual([{ active: true }])
     })
+
+    describe.skipIf(PGBOUNCER_MISSING)(
+      `through PgBouncer in transaction mode${PGBOUNCER_MISSING ? ` (skipped: ${PGBOUNCER_MISSING})` : ''}`,
+      () => {
+        let bouncer: PgBouncer | undefined
+        beforeAll(async () => {
+          bouncer = await PgBouncer.start({ server: PG_URL, poolMode: 'transaction' })
+        })
+        afterAll(() => bouncer?.destroy())
+
+        operatorRoundTrip(
+          () => ['--pg-url', bouncer!.through(PG_URL), '--pg-schema', pooledSchema],
+          () => createPgKeyStore({ connectionString: PG_URL }, { schema: pooledSchema }),
+          () => ({ KEYWARD_PG_PREPARED_STATEMENTS: 'off' }),
+        )
+      },
+    )
   })
 }

@@ -4,11 +4,13 @@ import { usageError } from './exit.js'
 
 /**
  * Where the operator's store is: an embedded PGlite data directory, or a PostgreSQL server;
- * `schema` names the SQL schema of Keyward's tables when it is not the default `keyward`.
+ * `schema` names the SQL schema of Keyward's tables when it is not the default `keyward`;
+ * `preparedStatements: false` for PostgreSQL behind a transaction pooler (PgBouncer in
+ * transaction mode, ...).
  */
 export type StoreLocation =
   | { readonly dataDir: string; readonly schema?: string }
-  | { readonly pgUrl: string; readonly schema?: string }
+  | { readonly pgUrl: string; readonly schema?: string; readonly preparedStatements?: boolean }
 
 /** A store the CLI opened; it is closed when the command ends. */
 export interface OpenedStore extends KeyStore {
@@ -43,8 +45,12 @@ export async function openStore(location: StoreLocation): Promise<OpenedStore> {
   const options = location.schema === undefined ? {} : { schema: location.schema }
   if ('pgUrl' in location) {
     const { createPgKeyStore } = await import('@keyward/postgres/pg')
+    const { preparedStatements } = location
     // One connection: a command runs its operations one after the other.
-    return createPgKeyStore({ connectionString: location.pgUrl, poolConfig: { max: 1 } }, options)
+    return createPgKeyStore(
+      { connectionString: location.pgUrl, poolConfig: { max: 1 } },
+      preparedStatements === undefined ? options : { ...options, preparedStatements },
+    )
   }
   await checkDataDir(location.dataDir)
   const { createPGliteKeyStore } = await import('@keyward/postgres/pglite')
@@ -64,12 +70,19 @@ async function checkDataDir(dataDir: string): Promise<void> {
 
 /**
  * The environment variables the CLI reads a store location from: the reference server's
- * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, and `KEYWARD_PG_SCHEMA` for a schema other than `keyward`.
+ * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, `KEYWARD_PG_SCHEMA` for a schema other than `keyward`,
+ * and `KEYWARD_PG_PREPARED_STATEMENTS=off` behind a transaction pooler.
+ *
+ * @example
+ * ```ts
+ * const url = process.env[STORE_ENV.pgUrl]
+ * ```
  */
 export const STORE_ENV = {
   dataDir: 'KEYWARD_DATA_DIR',
   pgUrl: 'KEYWARD_PG_URL',
   pgSchema: 'KEYWARD_PG_SCHEMA',
+  pgPreparedStatements: 'KEYWARD_PG_PREPARED_STATEMENTS',
 } as const
 
 /**
@@ -95,10 +108,18 @@ export function resolveStoreLocation(
   const schema = options['pg-schema'] ?? (env[STORE_ENV.pgSchema] || undefined)
   const where = (location: { dataDir: string } | { pgUrl: string }): StoreLocation =>
     schema === undefined ? location : { ...location, schema }
+  const prepared = env[STORE_ENV.pgPreparedStatements] || undefined
+  if (prepared !== undefined && prepared !== 'on' && prepared !== 'off') {
+    throw usageError(`${STORE_ENV.pgPreparedStatements} must be on or off, got ${JSON.stringify(prepared)}.`)
+  }
+  const postgres = (url: string): StoreLocation =>
+    prepared === undefined
+      ? where({ pgUrl: url })
+      : { ...where({ pgUrl: url }), preparedStatements: prepared === 'on' }
   if (dataDir !== undefined) return where({ dataDir })
-  if (pgUrl !== undefined) return where({ pgUrl })
+  if (pgUrl !== undefined) return postgres(pgUrl)
   const envPgUrl = env[STORE_ENV.pgUrl]
-  if (envPgUrl) return where({ pgUrl: envPgUrl })
+  if (envPgUrl) return postgres(envPgUrl)
   const envDataDir = env[STORE_ENV.dataDir]
   if (envDataDir) return where({ dataDir: envDataDir })
   throw usageError(

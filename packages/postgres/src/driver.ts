@@ -38,7 +38,8 @@ export interface SqlQueryable {
  * @example
  * ```ts
  * // Another client (here postgres.js) behind the same store. Bound its queries in time too:
- * // a statement_timeout on the connection, and a timer around each call.
+ * // SET LOCAL statement_timeout in each transaction (a startup parameter would not pass a
+ * // pooler), and a timer around each call.
  * const driver: SqlDriver = {
  *   query: (text, params = []) => sql.unsafe(text, [...params]),
  *   transaction: (fn) => sql.begin((tx) => fn({ query: (text, params = []) => tx.unsafe(text, [...params]) })),

@@ -19,6 +19,7 @@ export {
   type SqlRow,
 } from './driver.js'
 export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
+export { PoolerError } from './pooler.js'
 export type {
   ReadReplica,
   ReplicaEvent,

@@ -20,6 +20,12 @@ describe('pgDriver and createPgKeyStore options', () => {
     expect(() => new PostgresKeyStore(pgDriver(pool), { schema: 'Bad-Name' })).toThrow(
       'PostgresKeyStore: option `schema` must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), got "Bad-Name".',
     )
+    expect(() => pgDriver(pool, { preparedStatements: 'off' as never })).toThrow(
+      'pgDriver: option `preparedStatements` must be true or false, got off.',
+    )
+    await expect(
+      createPgKeyStore({ connectionString: 'postgres://db/keys' }, { preparedStatements: 0 as never }),
+    ).rejects.toThrow('createPgKeyStore: option `preparedStatements` must be true or false, got 0.')
     await expect(createPgKeyStore({} as never)).rejects.toThrow(
       'createPgKeyStore: pass `{ pool }` or `{ connectionString }`.',
     )

@@ -15,7 +15,8 @@ import {
 } from './driver.js'
 import { openStore } from './migrate.js'
 import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
-import { leased, leasesOf, type Query } from './pg-lease.js'
+import { type Acquire, leased, leasesOf, type Query } from './pg-lease.js'
+import { explainPoolerError } from './pooler.js'
 
 export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 
@@ -27,13 +28,24 @@ export interface PgDriverOptions {
    * answers 503 `store_unavailable`) and the connection it held is closed.
    */
   readonly queryTimeoutMs?: number
+  /**
+   * Whether lookups and writes run as named prepared statements, parsed once per connection.
+   * Default `true`, the fastest. Set `false` behind a transaction pooler (PgBouncer in
+   * transaction mode before 1.21, Supavisor, RDS Proxy, ...), which gives each transaction
+   * whichever server connection is free: a statement prepared on one is missing on the next
+   * ("prepared statement ... does not exist") or already there ("... already exists").
+   * Statements then go unnamed (parsed on every call), which every pooler passes on.
+   */
+  readonly preparedStatements?: boolean
 }
 
 /**
  * A {@link SqlDriver} over node-postgres: a `Pool` (recommended; connections that fail are
  * replaced, so the store recovers by itself when the database returns) or one `Client`
  * (operations then take turns on it, and it does not reconnect). Lookups by hash run as
- * prepared statements; every operation is bounded by `queryTimeoutMs`.
+ * prepared statements (unless `preparedStatements: false`); every operation is bounded by
+ * `queryTimeoutMs`, and each transaction on the server too (`SET LOCAL statement_timeout`). It
+ * sets nothing on the session, so it works through transaction poolers (see the Postgres guide).
  *
  * A pool you pass stays yours: give it an `error` listener, as node-postgres asks, and end it.
  *
@@ -54,25 +66,61 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
     throw new TypeError('pgDriver: expected a pg Pool or Client.')
   }
   const timeoutMs = checkTimeout('pgDriver', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-  const acquire = leasesOf(db)
+  const prepared = options.preparedStatements ?? true
+  if (typeof prepared !== 'boolean') {
+    throw new TypeError(
+      `pgDriver: option \`preparedStatements\` must be true or false, got ${String(prepared)}.`,
+    )
+  }
+  const acquire = explained(leasesOf(db))
+  const explain: (query: Query) => Query = prepared ? explainedQuery : unnamedQuery
+  // One statement, one round trip: the transaction's statements are bounded on the server too,
+  // without touching the session (a pooler hands the connection to others after COMMIT).
+  const begin = `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${timeoutMs}`
   return {
     query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
       leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
-        query(text, params, queryOptions?.name, done),
+        explain(query)(text, params, queryOptions?.name, done),
       ) as Promise<R[]>,
     transaction: <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
       leased<T>(acquire, timeoutMs, (query, done) => {
-        inTransaction(query, fn).then((value) => done(undefined, value), done)
+        inTransaction(explain(query), begin, fn).then((value) => done(undefined, value), done)
       }),
   }
 }
 
-async function inTransaction<T>(query: Query, fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+/** Runs statements as given (named ones prepared); refusals are explained (see `PoolerError`). */
+const explainedQuery =
+  (query: Query): Query =>
+  (text, values, name, done) =>
+    query(text, values, name, (error, rows) =>
+      error ? done(explainPoolerError(error, name)) : done(undefined, rows),
+    )
+
+/** Runs every statement unnamed: nothing is prepared on the server connection. */
+const unnamedQuery =
+  (query: Query): Query =>
+  (text, values, _name, done) =>
+    query(text, values, undefined, (error, rows) =>
+      error ? done(explainPoolerError(error)) : done(undefined, rows),
+    )
+
+/** Connections whose refusal by a pooler (a startup parameter) is explained. */
+const explained =
+  (acquire: Acquire): Acquire =>
+  (done) =>
+    acquire((error, lease) => (error ? done(explainPoolerError(error)) : done(undefined, lease)))
+
+async function inTransaction<T>(
+  query: Query,
+  begin: string,
+  fn: (tx: SqlQueryable) => Promise<T>,
+): Promise<T> {
   const run = <R extends SqlRow>(text: string, params?: readonly unknown[], options?: SqlQueryOptions) =>
     new Promise<R[]>((resolve, reject) =>
       query(text, params, options?.name, (error, rows) => (error ? reject(error) : resolve(rows as R[]))),
     )
-  await run('BEGIN ISOLATION LEVEL READ COMMITTED')
+  await run(begin)
   try {
     const result = await fn({ query: run })
     await run('COMMIT')
@@ -101,8 +149,8 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
    * Listen for changes to key records ({@link pgChangeFeed}), so that a verification cache
    * (`createKeyward({ store, cache: {} })`) hears every write, from any process. `true`
    * listens on the store's `connectionString`; behind a transaction pooler, or with a
-   * `pool` of your own, give `{ connectionString }` of a direct connection. Default: no feed,
-   * unless there are `replicas`, which need it.
+   * `pool` of your own, give `{ connectionString }` of a direct connection (required with
+   * `preparedStatements: false`). Default: no feed, unless there are `replicas`, which need it.
    */
   readonly changeFeed?: boolean | StoreChangeFeedOptions
   /**
@@ -150,8 +198,10 @@ export type StoreChangeFeedOptions = Omit<PgChangeFeedOptions, 'schema' | 'conne
 /**
  * Builds a {@link PostgresKeyStore} on node-postgres and, unless `migrate: false`, brings
  * its schema up to date. From a connection string it makes a pool of its own (10
- * connections unless `poolConfig.max` says otherwise, with connection and statement
- * timeouts of `queryTimeoutMs`) that `store.close()` ends.
+ * connections unless `poolConfig.max` says otherwise, with a connection timeout of
+ * `queryTimeoutMs`) that `store.close()` ends. It sends no startup parameters and keeps no
+ * session state, so it works through PgBouncer in transaction mode and other transaction
+ * poolers: there, set `preparedStatements: false` and give the change feed a direct URL.
  *
  * @example
  * ```ts
@@ -180,21 +230,27 @@ export async function createPgKeyStore(
       'createPgKeyStore: option `replicas` must be an array of connection strings or pg Pools.',
     )
   }
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+    throw new TypeError(
+      `createPgKeyStore: option \`preparedStatements\` must be true or false, got ${String(options.preparedStatements)}.`,
+    )
+  }
   const changes = changeFeedOf(source, options)
   const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
+  const { preparedStatements } = options
   const driverOf = (db: string | pg.Pool, queryTimeoutMs: number): SqlDriver => {
-    if (typeof db !== 'string') return pgDriver(db, { queryTimeoutMs })
+    if (typeof db !== 'string') return pgDriver(db, { queryTimeoutMs, preparedStatements })
+    // No startup parameters (a pooler refuses them): transactions set their timeout themselves.
     const pool = new pg.Pool({
       max: 10,
       connectionTimeoutMillis: queryTimeoutMs,
-      statement_timeout: queryTimeoutMs,
       ...poolConfig,
       connectionString: db,
     })
     // An idle connection that breaks (the database restarts, say) is dropped by the pool and
     // replaced on the next operation; the failure reaches the caller of that operation.
     pool.on('error', () => {})
-    return { ...pgDriver(pool, { queryTimeoutMs }), close: () => pool.end() }
+    return { ...pgDriver(pool, { queryTimeoutMs, preparedStatements }), close: () => pool.end() }
   }
   let driver: SqlDriver
   if ('pool' in source && source.pool) {
@@ -222,6 +278,14 @@ function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
     return undefined
   }
   const settings: StoreChangeFeedOptions = wanted === true ? {} : wanted
+  if (options.preparedStatements === false && settings.connectionString === undefined) {
+    // Notifications reach the session that listens; a transaction pooler hands it to others.
+    throw new TypeError(
+      'createPgKeyStore: with `preparedStatements: false` (a transaction pooler), option `changeFeed` ' +
+        'needs `{ connectionString }` of a direct connection to the primary: LISTEN does not work ' +
+        'through a transaction pooler.',
+    )
+  }
   const connectionString =
     settings.connectionString ?? ('connectionString' in source ? source.connectionString : undefined)
   if (typeof connectionString !== 'string') {

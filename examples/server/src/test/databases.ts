@@ -1,13 +1,34 @@
 // Databases for the tests: in-memory PGlite, or (with KEYWARD_PG_URL) a PostgreSQL database of
 // their own, created for the test and dropped after it, since the server is shared.
+// With PgBouncer installed, the PostgreSQL tests run through it too, in transaction mode.
 import pg from 'pg'
+import { PgBouncer, pgbouncerUnavailable } from '../../../../scripts/pgbouncer.mjs'
 
 /** The PostgreSQL server of the tests, when there is one. */
 export const PG_URL = process.env.KEYWARD_PG_URL || undefined
 
-/** Where a test keeps its data: embedded PGlite, and PostgreSQL when the tests have one. */
-export type Backend = 'pglite' | 'postgres'
-export const BACKENDS: readonly Backend[] = PG_URL ? ['pglite', 'postgres'] : ['pglite']
+/** Why the tests do not run through PgBouncer, or `undefined` when they do. */
+export const PGBOUNCER_MISSING: string | undefined =
+  pgbouncerUnavailable() ?? (PG_URL ? undefined : 'KEYWARD_PG_URL is not set: PgBouncer needs a server')
+
+/**
+ * Where a test keeps its data: embedded PGlite, and PostgreSQL when the tests have one, directly
+ * and through PgBouncer in transaction mode (prepared statements off, the change feed direct).
+ */
+export type Backend = 'pglite' | 'postgres' | 'pgbouncer'
+export const BACKENDS: readonly Backend[] = PG_URL
+  ? ['pglite', 'postgres', ...(PGBOUNCER_MISSING ? [] : (['pgbouncer'] as const))]
+  : ['pglite']
+
+let bouncer: Promise<PgBouncer> | undefined
+/**
+ * The PgBouncer of this test process, in transaction mode in front of `KEYWARD_PG_URL`: started
+ * on first use, stopped (and its directory removed) when the process exits.
+ */
+export function pgBouncer(): Promise<PgBouncer> {
+  bouncer ??= PgBouncer.start({ server: PG_URL as string, poolMode: 'transaction' })
+  return bouncer
+}
 
 async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: PG_URL })

@@ -10,7 +10,7 @@ import { registerFirstDeveloper } from '../db/developers.js'
 import { createAppTables } from '../db/schema.js'
 import { keywardOver } from '../service.js'
 import { accessTokens } from '../tokens.js'
-import { type Backend, createPgDatabase } from './databases.js'
+import { type Backend, createPgDatabase, pgBouncer } from './databases.js'
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
 
@@ -24,7 +24,13 @@ export async function openTestStore(
     return { store, drop: () => store.close() }
   }
   const database = await createPgDatabase()
-  const store = await createPgKeyStore({ connectionString: database.url }, { queryTimeoutMs: 30_000 })
+  const store =
+    backend === 'pgbouncer'
+      ? await createPgKeyStore(
+          { connectionString: (await pgBouncer()).through(database.url) },
+          { queryTimeoutMs: 30_000, preparedStatements: false },
+        )
+      : await createPgKeyStore({ connectionString: database.url }, { queryTimeoutMs: 30_000 })
   await createAppTables(store)
   return {
     store,

@@ -53,12 +53,16 @@ export async function pgliteHarness(): Promise<Harness> {
   })
 }
 
-export async function pgHarness(options: PgKeyStoreOptions & { max?: number } = {}): Promise<Harness> {
+/** A store on PostgreSQL (through `through`, a pooler's URL, when given), on a schema of its own. */
+export async function pgHarness(
+  options: PgKeyStoreOptions & { max?: number; through?: string } = {},
+): Promise<Harness> {
   const url = PG_URL as string
+  const { max, through, ...storeOptions } = options
   const schema = options.schema ?? uniqueSchema()
   const store = await createPgKeyStore(
-    { connectionString: url, poolConfig: { max: options.max ?? 20 } },
-    { queryTimeoutMs: 30_000, ...options, schema },
+    { connectionString: through ?? url, poolConfig: { max: max ?? 20 } },
+    { queryTimeoutMs: 30_000, ...storeOptions, schema },
   )
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
