@@ -15,16 +15,21 @@ import {
 } from './driver.js'
 import { openStore } from './migrate.js'
 import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
-import { leased, leasesOf, type Query } from './pg-lease.js'
+import { BEGIN, COMMIT, leased, leasesOf, type Query, ROLLBACK } from './pg-lease.js'
 
 export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
+export { ClientGivenUpError } from './pg-lease.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
   /**
    * Bound on one store operation (a query, or a whole transaction), waiting for a connection
-   * included, in milliseconds. Default 3000. When it passes, the operation rejects (Keyward
-   * answers 503 `store_unavailable`) and the connection it held is closed.
+   * included, in milliseconds. Default 3000. When it passes, the operation rejects with a
+   * `QueryTimeoutError` (Keyward answers 503 `store_unavailable`) and has no effect: nothing
+   * more of it is sent, no COMMIT among it, the statement under way is cancelled and the
+   * transaction rolled back, and the connection serves the next operation. Only a COMMIT (or
+   * a single statement) already on its way is waited for, up to 1 s more, and its answer is
+   * the caller's (see the Postgres guide's "Timeouts").
    */
   readonly queryTimeoutMs?: number
 }
@@ -34,6 +39,10 @@ export interface PgDriverOptions {
  * replaced, so the store recovers by itself when the database returns) or one `Client`
  * (operations then take turns on it, and it does not reconnect). Lookups by hash run as
  * prepared statements; every operation is bounded by `queryTimeoutMs`.
+ *
+ * After a timeout a connection is left with no transaction open: the driver rolls it back,
+ * or, when the database does not answer that within 1 s, closes it (a pool replaces it; a
+ * lone Client is then given up, and every later operation rejects with `ClientGivenUpError`).
  *
  * A pool you pass stays yours: give it an `error` listener, as node-postgres asks, and end it.
  *
@@ -72,14 +81,15 @@ async function inTransaction<T>(query: Query, fn: (tx: SqlQueryable) => Promise<
     new Promise<R[]>((resolve, reject) =>
       query(text, params, options?.name, (error, rows) => (error ? reject(error) : resolve(rows as R[]))),
     )
-  await run('BEGIN ISOLATION LEVEL READ COMMITTED')
+  await run(BEGIN)
   try {
     const result = await fn({ query: run })
-    await run('COMMIT')
+    await run(COMMIT)
     return result
   } catch (error) {
     // On a broken connection there is nothing to roll back: closing it aborts the transaction.
-    await run('ROLLBACK').catch(() => {})
+    // After a timeout the lease has rolled back already.
+    await run(ROLLBACK).catch(() => {})
     throw error
   }
 }

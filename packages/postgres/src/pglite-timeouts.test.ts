@@ -66,7 +66,6 @@ describe('PGlite driver timeouts', () => {
 
   it('callers are told exactly what happened when some start in time and others do not', async () => {
     const store = await open(300)
-    const keyward = createKeyward({ store })
     const developer = 'dev-mixed'
     // Each creation holds PGlite for a while: the first ones start in time, the later ones wait too long.
     const slow = Array.from({ length: 8 }, (_, i) =>
