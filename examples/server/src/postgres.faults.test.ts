@@ -2,6 +2,7 @@
 // stops (cleanly and by a crash), restarts, and whose connections it terminates: 503 with
 // Retry-After while it is down, never a 2xx then, recovery within 2 s of the database
 // accepting connections again, and every key acknowledged with 201 still there and verifying.
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,6 +14,24 @@ import { buildServer, type ServerProcess, startServer } from '../test/server-pro
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const RECOVERY_BOUND_MS = 2000
 const unavailable = replicaClusterUnavailable()
+
+/** The cluster's server processes: the postmaster (first line of postmaster.pid) and its children. */
+function serverProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // pid (comm) state ppid ...: the name may hold spaces, so read after its closing parenthesis.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+  return [postmaster, ...children]
+}
 
 interface Answer {
   readonly status: number
@@ -166,6 +185,36 @@ describe.skipIf(unavailable !== undefined)(
       } finally {
         await admin.end()
       }
+    })
+
+    it('stalled (every server process stopped with SIGSTOP): 503 in bounded time, recovery within 2 s of SIGCONT', async () => {
+      expect((await create()).status).toBe(201)
+      const pids = serverProcesses(cluster.primary.dataDir)
+      expect(pids.length).toBeGreaterThan(1)
+      const signal = (name: NodeJS.Signals) => {
+        for (const pid of pids) process.kill(pid, name)
+      }
+      signal('SIGSTOP')
+      try {
+        // Connections stay open and nothing answers. Two store operations per request at most
+        // (verify, create), each bounded by the 3 s timeout and 1 s to settle.
+        const started = performance.now()
+        const answers = await Promise.all([
+          create(),
+          create(),
+          verify(acknowledged[0]!.key),
+          call('GET', '/healthz', {}),
+        ])
+        const slowest = performance.now() - started
+        for (const answer of answers) expectUnavailable(answer)
+        expect(slowest).toBeLessThan(10_000)
+        recoveries['stalled: slowest 503'] = Math.round(slowest)
+      } finally {
+        signal('SIGCONT')
+      }
+      const ms = await recovery()
+      recoveries['after SIGCONT'] = Math.round(ms)
+      expect(ms).toBeLessThan(RECOVERY_BOUND_MS)
     })
 
     it('nothing acknowledged was lost: every key answered 201 exists, active, and verifies', async () => {

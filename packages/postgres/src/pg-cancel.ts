@@ -15,14 +15,17 @@ interface Connected {
 }
 
 /**
- * @internal Asks the server to cancel what `client` runs now. Fire and forget: the statement
- * then ends with error 57014 (or with its own result if it finished first); a request that
- * cannot be delivered within `timeoutMs` is dropped.
+ * @internal Asks the server to cancel what `client` runs now: the statement then ends with
+ * error 57014 (or with its own result if it finished first). Resolves once the server has
+ * taken the request (it closes the request's connection), or after `timeoutMs` without that.
+ * Give the connection to another operation only then, so that the request cannot reach a
+ * statement of the next one.
  */
-export function cancelStatement(client: pg.ClientBase, timeoutMs: number): void {
+export function cancelStatement(client: pg.ClientBase, timeoutMs: number): Promise<void> {
   const { host, port, processID, secretKey } = client as unknown as Connected
-  if (typeof processID !== 'number' || typeof secretKey !== 'number' || !port) return
+  if (typeof processID !== 'number' || typeof secretKey !== 'number' || !port) return Promise.resolve()
   const socket = host?.startsWith('/') ? connect(`${host}/.s.PGSQL.${port}`) : connect(port, host)
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
   socket.setTimeout(timeoutMs, () => socket.destroy())
   socket.on('error', () => socket.destroy())
   socket.on('connect', () => {
@@ -33,4 +36,5 @@ export function cancelStatement(client: pg.ClientBase, timeoutMs: number): void 
     request.writeInt32BE(secretKey, 12)
     socket.end(request)
   })
+  return closed
 }

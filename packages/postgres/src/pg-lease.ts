@@ -141,6 +141,7 @@ export function leased<T>(
     let running: { readonly commits: boolean } | undefined
     let broken: Error | undefined
     let giveUp: ReturnType<typeof setTimeout> | undefined
+    let cancelling: Promise<void> | undefined
     const settle = (error: unknown, value?: T) => {
       if (settled) return
       settled = true
@@ -157,7 +158,10 @@ export function leased<T>(
       lease = undefined
       clearTimeout(giveUp)
       current.client.removeListener('error', onError)
-      current.release(failure ?? broken)
+      const give = () => current.release(failure ?? broken)
+      // Not before the server has taken a cancel request, which must not reach the next operation.
+      if (cancelling) void cancelling.then(give)
+      else give()
     }
     const expire = () => {
       expired = true
@@ -168,7 +172,7 @@ export function leased<T>(
       if (running?.commits) {
         // Its answer is the outcome: wait for it. A COMMIT is left alone; a single statement
         // is cancelled (it ends with 57014 and no effect, or with its own result).
-        if (!open) cancelStatement(current.client, settleMs)
+        if (!open) cancelling = cancelStatement(current.client, settleMs)
         giveUp = setTimeout(() => {
           const unknown = new QueryTimeoutError(timeoutMs, 'unknown')
           settle(unknown)
@@ -180,7 +184,7 @@ export function leased<T>(
       settle(new QueryTimeoutError(timeoutMs))
       cleaningUp = true
       if (!open) return release()
-      if (running) cancelStatement(current.client, settleMs)
+      if (running) cancelling = cancelStatement(current.client, settleMs)
       giveUp = setTimeout(() => release(new QueryTimeoutError(timeoutMs)), settleMs)
       // node-postgres sends it once the statement under way has answered.
       current.client.query(ROLLBACK, (error: Error | null) => {
