@@ -21,7 +21,7 @@ describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (needs KEYWARD_PG_URL)',
     t = locker = watcher = undefined
   })
 
-  it('500 concurrent creations on 10 stalled connections: each answered 503 with Retry-After in time, nothing half-written, the limit whole', async () => {
+  it('500 concurrent creations on 10 stalled connections: each answered 503 with Retry-After in time, the connections rolled back and kept, nothing half-written, the limit whole', async () => {
     t = await openTestApp('postgres', { serverDefaults: true })
     const app = t
     locker = new pg.Client({ connectionString: app.url })
@@ -32,8 +32,8 @@ describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (needs KEYWARD_PG_URL)',
     await watcher.connect()
     const activity = async () =>
       (
-        await watcher!.query<{ state: string; waiting: boolean }>(
-          `SELECT state, wait_event_type = 'Lock' AS waiting FROM pg_stat_activity
+        await watcher!.query<{ pid: number; state: string; waiting: boolean }>(
+          `SELECT pid, state, wait_event_type = 'Lock' AS waiting FROM pg_stat_activity
            WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), $1)
              AND backend_type = 'client backend'`,
           [lockerPid],
@@ -67,6 +67,7 @@ describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (needs KEYWARD_PG_URL)',
     await expect
       .poll(async () => (await activity()).filter((b) => b.waiting).length, { timeout: 3000, interval: 100 })
       .toBe(10)
+    const stalled = (await activity()).filter((b) => b.waiting).map((b) => b.pid)
     const results = await answers
 
     const statuses = new Map<number, number>()
@@ -85,6 +86,9 @@ describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (needs KEYWARD_PG_URL)',
         timeout: 3000,
       })
       .toEqual([])
+    // Rolled back and kept, not closed: the pool does not reconnect after a stall.
+    const live = (await activity()).map((b) => b.pid)
+    expect(stalled.filter((pid) => live.includes(pid))).toEqual(stalled)
     await locker.query('COMMIT')
     await new Promise((resolve) => setTimeout(resolve, 300))
     const keys = await locker.query(
