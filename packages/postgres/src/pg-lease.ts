@@ -199,13 +199,18 @@ export function leased<T>(
         )
       }
       if (text.startsWith('BEGIN')) open = true
-      running = { commits: !open || text === COMMIT }
+      const commits = !open || text === COMMIT
+      running = { commits }
       lease.client.query({ text, values: values as unknown[] | undefined, name }, (error, result) => {
         running = undefined
         if (text === COMMIT || text === ROLLBACK) open = false
         if (text === COMMIT && !error) committed = true
         if (error && !survivable(error)) broken ??= error
         if (expired && cancelled(error)) return done(new QueryTimeoutError(timeoutMs))
+        // The connection died under a write that commits by itself: it may have landed.
+        if (expired && commits && error && !survivable(error)) {
+          return done(new QueryTimeoutError(timeoutMs, 'unknown'))
+        }
         done(error, result?.rows)
       })
     }
