@@ -61,6 +61,12 @@ export interface SqlDriver extends SqlQueryable {
  * The error of a store operation that took longer than the driver's `queryTimeoutMs`. The
  * key service reports it through `onEvent` (`store.error`) and answers 503 `store_unavailable`.
  *
+ * `outcome` says what became of the operation. `'none'`: it had no effect (it never started,
+ * was cancelled, or its transaction was rolled back), so a retry cannot make a duplicate.
+ * `'unknown'`: the database stopped answering after a write that commits by itself (a `COMMIT`,
+ * or a single statement outside a transaction) was sent, so it may have taken effect; only a
+ * database or network that stops answering altogether leads there.
+ *
  * @example
  * ```ts
  * const keyward = createKeyward({
@@ -72,40 +78,18 @@ export interface SqlDriver extends SqlQueryable {
  * ```
  */
 export class QueryTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`The database did not answer within ${timeoutMs} ms.`)
-    this.name = 'QueryTimeoutError'
-  }
-}
+  /** Whether the operation had no effect (`'none'`) or may have taken effect (`'unknown'`). */
+  readonly outcome: 'none' | 'unknown'
 
-/**
- * @internal Rejects with {@link QueryTimeoutError} when `promise` takes longer than
- * `timeoutMs`. What arrives late goes to `onLate` (to release a connection, say).
- */
-export function withTimeout<T>(
-  promise: Promise<T>,
-  timeoutMs: number,
-  onLate?: (value: T) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let expired = false
-    const timer = setTimeout(() => {
-      expired = true
-      reject(new QueryTimeoutError(timeoutMs))
-    }, timeoutMs)
-    promise.then(
-      (value) => {
-        if (!expired) {
-          clearTimeout(timer)
-          resolve(value)
-        } else onLate?.(value)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      },
+  constructor(timeoutMs: number, outcome: 'none' | 'unknown' = 'none') {
+    super(
+      outcome === 'none'
+        ? `The database did not answer within ${timeoutMs} ms.`
+        : `The database did not answer within ${timeoutMs} ms, nor in time to a write already sent: it may have taken effect.`,
     )
-  })
+    this.name = 'QueryTimeoutError'
+    this.outcome = outcome
+  }
 }
 
 /** @internal Checks the `queryTimeoutMs` option once, when a driver is built. */

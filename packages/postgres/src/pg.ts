@@ -15,17 +15,22 @@ import {
 } from './driver.js'
 import { openStore } from './migrate.js'
 import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
-import { type Acquire, leased, leasesOf, type Query } from './pg-lease.js'
+import { type Acquire, BEGIN, COMMIT, leased, leasesOf, type Query, ROLLBACK } from './pg-lease.js'
 import { explainPoolerError } from './pooler.js'
 
 export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
+export { ClientGivenUpError } from './pg-lease.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
   /**
    * Bound on one store operation (a query, or a whole transaction), waiting for a connection
-   * included, in milliseconds. Default 3000. When it passes, the operation rejects (Keyward
-   * answers 503 `store_unavailable`) and the connection it held is closed.
+   * included, in milliseconds. Default 3000. When it passes, the operation rejects with a
+   * `QueryTimeoutError` (Keyward answers 503 `store_unavailable`) and has no effect: nothing
+   * more of it is sent, no COMMIT among it, the statement under way is cancelled and the
+   * transaction rolled back, and the connection serves the next operation. Only a COMMIT (or
+   * a single statement) already on its way is waited for, up to 1 s more, and its answer is
+   * the caller's (see the Postgres guide's "Timeouts").
    */
   readonly queryTimeoutMs?: number
   /**
@@ -46,6 +51,10 @@ export interface PgDriverOptions {
  * prepared statements (unless `preparedStatements: false`); every operation is bounded by
  * `queryTimeoutMs`, and each transaction on the server too (`SET LOCAL statement_timeout`). It
  * sets nothing on the session, so it works through transaction poolers (see the Postgres guide).
+ *
+ * After a timeout a connection is left with no transaction open: the driver rolls it back,
+ * or, when the database does not answer that within 1 s, closes it (a pool replaces it; a
+ * lone Client is then given up, and every later operation rejects with `ClientGivenUpError`).
  *
  * A pool you pass stays yours: give it an `error` listener, as node-postgres asks, and end it.
  *
@@ -76,7 +85,7 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
   const explain: (query: Query) => Query = prepared ? explainedQuery : unnamedQuery
   // One statement, one round trip: the transaction's statements are bounded on the server too,
   // without touching the session (a pooler hands the connection to others after COMMIT).
-  const begin = `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${timeoutMs}`
+  const begin = `${BEGIN}; SET LOCAL statement_timeout = ${timeoutMs}`
   return {
     query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
       leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
@@ -123,11 +132,12 @@ async function inTransaction<T>(
   await run(begin)
   try {
     const result = await fn({ query: run })
-    await run('COMMIT')
+    await run(COMMIT)
     return result
   } catch (error) {
     // On a broken connection there is nothing to roll back: closing it aborts the transaction.
-    await run('ROLLBACK').catch(() => {})
+    // After a timeout the lease has rolled back already.
+    await run(ROLLBACK).catch(() => {})
     throw error
   }
 }

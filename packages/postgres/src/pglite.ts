@@ -9,10 +9,10 @@ import { DEFAULT_SCHEMA, type PostgresKeyStore, type PostgresKeyStoreOptions } f
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
+  QueryTimeoutError,
   type SqlDriver,
   type SqlQueryable,
   type SqlRow,
-  withTimeout,
 } from './driver.js'
 import { changeOf } from './feed-payload.js'
 import { openStore } from './migrate.js'
@@ -21,8 +21,11 @@ import { CHANGE_CHANNEL } from './schema.js'
 /** Options of {@link pgliteDriver}. */
 export interface PGliteDriverOptions {
   /**
-   * Bound on the wait for an operation, in milliseconds. Default 3000. PGlite runs one
-   * operation at a time, so the wait is mostly for the ones before it.
+   * Bound on the wait for an operation to start, in milliseconds. Default 3000. PGlite runs
+   * one operation at a time and cannot stop one that runs, so the bound is on the wait for
+   * PGlite's turn: an operation whose time passes while it waits never runs (its caller gets
+   * a `QueryTimeoutError`, Keyward answers 503), and one that has started is waited for, and
+   * its caller gets its result. A timed-out write therefore never lands later.
    */
   readonly queryTimeoutMs?: number
 }
@@ -43,6 +46,14 @@ export type PGliteDatabase = Pick<PGliteInterface, 'query' | 'transaction'> &
  * A {@link SqlDriver} over an open PGlite database. PGlite is one connection in this
  * process and runs one query or transaction at a time, which is what makes the active-key
  * limit atomic here (the same SQL takes the same row lock too).
+ *
+ * Every operation, a single write included, runs in a transaction of its own (so statements
+ * that cannot run in one, such as `VACUUM`, go to the database directly); the store's own
+ * reads, which have no effect, run as they are. That is how the
+ * driver knows when PGlite starts it: an operation whose `queryTimeoutMs` passed while it
+ * waited for its turn is rolled back before its first statement, and its caller was told
+ * it timed out; one that started before its time passed runs to its end, and its caller
+ * gets the result, late if it must.
  *
  * @example
  * ```ts
@@ -65,16 +76,52 @@ export function pgliteDriver(db: PGliteDatabase, options: PGliteDriverOptions = 
     query: async <R extends SqlRow>(text: string, params?: readonly unknown[]) =>
       (await on.query<R>(text, params as unknown[] | undefined)).rows,
   })
+  const inTurn = <T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      let state: 'waiting' | 'started' | 'expired' = 'waiting'
+      const timer = setTimeout(() => {
+        if (state !== 'waiting') return
+        state = 'expired'
+        reject(new QueryTimeoutError(timeoutMs))
+      }, timeoutMs)
+      db.transaction((tx) => {
+        // Too late: the caller has its answer. Throwing rolls back what PGlite began.
+        if (state === 'expired') return Promise.reject(new QueryTimeoutError(timeoutMs))
+        state = 'started'
+        clearTimeout(timer)
+        return fn(queryable(tx))
+      }).then(resolve, (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      })
+    })
+  // The store's own reads (named statements that begin with SELECT) have no effect to hide: they
+  // skip the transaction that tells when an operation starts, the hot path's lookup included.
   const direct = queryable(db)
+  const read = <R extends SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]> =>
+    new Promise<R[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new QueryTimeoutError(timeoutMs)), timeoutMs)
+      direct.query<R>(text, params).then(
+        (rows) => {
+          clearTimeout(timer)
+          resolve(rows)
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          reject(error)
+        },
+      )
+    })
   return {
-    query: (text, params) => withTimeout(direct.query(text, params), timeoutMs),
-    transaction: (fn) =>
-      withTimeout(
-        db.transaction((tx) => fn(queryable(tx))),
-        timeoutMs,
-      ),
+    query: (text, params, queryOptions) =>
+      queryOptions?.name !== undefined && READ.test(text)
+        ? read(text, params)
+        : inTurn((tx) => tx.query(text, params)),
+    transaction: inTurn,
   }
 }
+
+const READ = /^\s*SELECT\b/i
 
 /** Where {@link createPGliteKeyStore} keeps its data: a directory, or your open database. */
 export type PGliteKeyStoreSource =

@@ -84,7 +84,9 @@ export function statementsFor(schema: string): Statements {
     // and the driver what a known one does, so the time of the answer tells nothing of it.
     findByHash: named(
       'find_by_hash',
-      `SELECT ${COLUMNS.split(', ').map((column) => `k.${column}`).join(', ')}
+      `SELECT ${COLUMNS.split(', ')
+        .map((column) => `k.${column}`)
+        .join(', ')}
        FROM (VALUES (1)) AS one LEFT JOIN ${keys} AS k ON k.hash = $1`,
     ),
     findByHashes: named('find_by_hashes', `SELECT ${COLUMNS} FROM ${keys} WHERE hash = ANY($1::text[])`),

@@ -9,15 +9,40 @@ import { createApp } from '../app.js'
 import { registerFirstDeveloper } from '../db/developers.js'
 import { createAppTables } from '../db/schema.js'
 import { keywardOver } from '../service.js'
+import { openStorage } from '../storage.js'
 import { accessTokens } from '../tokens.js'
 import { type Backend, createPgDatabase, pgBouncer } from './databases.js'
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
 
-/** An opened store with the server's tables, and how to throw it away. */
+/**
+ * An opened store with the server's tables, and how to throw it away. With `serverDefaults`,
+ * PostgreSQL is opened as the server opens it (`openStorage`: a pool of 10, the default
+ * timeout, the change feed) rather than with the tests' patient timeout.
+ */
 export async function openTestStore(
   backend: Backend,
-): Promise<{ store: PostgresKeyStore; drop(): Promise<void> }> {
+  serverDefaults = false,
+): Promise<{ store: PostgresKeyStore; drop(): Promise<void>; url?: string }> {
+  if (backend === 'postgres' && serverDefaults) {
+    const database = await createPgDatabase()
+    const { store } = await openStorage({
+      pgUrl: database.url,
+      pgReplicaUrls: [],
+      pgListenUrl: undefined,
+      cache: true,
+      dataDir: '',
+      keywardSchema: undefined,
+    })
+    return {
+      store,
+      url: database.url,
+      drop: async () => {
+        await store.close()
+        await database.drop()
+      },
+    }
+  }
   if (backend === 'pglite') {
     const store = await createPGliteKeyStore({}, { queryTimeoutMs: 30_000 })
     await createAppTables(store)
@@ -52,6 +77,8 @@ export interface Answer {
 export interface TestApp {
   readonly app: Hono
   readonly store: PostgresKeyStore
+  /** The database's URL, on PostgreSQL. */
+  readonly url?: string
   readonly events: KeywardEvent[]
   /** The developer registered on first start, and their key. */
   readonly developerId: string
@@ -82,14 +109,20 @@ export interface TestApp {
 /** The app over a fresh database, with its first developer registered. */
 export async function openTestApp(
   backend: Backend,
-  options: { protection?: ProtectionOptions; secretScanning?: SecretScanningOptions } = {},
+  options: {
+    protection?: ProtectionOptions
+    secretScanning?: SecretScanningOptions
+    /** Open the store as the server does (see `openTestStore`). */
+    serverDefaults?: boolean
+  } = {},
 ): Promise<TestApp> {
-  const { store, drop } = await openTestStore(backend)
+  const { serverDefaults, ...appOptions } = options
+  const { store, drop, url } = await openTestStore(backend, serverDefaults)
   const events: KeywardEvent[] = []
   const onEvent = (event: KeywardEvent) => events.push(event)
   const clock = { now: new Date() }
   const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900, now: () => clock.now })
-  const app = createApp({ store, tokens, onEvent, ...options })
+  const app = createApp({ store, tokens, onEvent, ...appOptions })
   // Every answer of the app is checked against the OpenAPI document the app itself serves.
   const checker = responseChecker(await (await app.request('/openapi.json')).json())
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
@@ -97,6 +130,7 @@ export async function openTestApp(
   const t: TestApp = {
     app,
     store,
+    ...(url ? { url } : {}),
     events,
     developerId: first.developerId,
     developerKey: first.key,
