@@ -115,6 +115,11 @@ export class VerificationCache {
     this.#entries.delete(hash)
   }
 
+  /** Drops every entry, and any lookup under way: for a write whose keys are not all known. */
+  forgetAll(): void {
+    this.#clear()
+  }
+
   stats(): VerificationCacheStats {
     return {
       hits: this.#hits,

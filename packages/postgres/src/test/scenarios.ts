@@ -137,11 +137,12 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
         { version: 3, name: 'change_feed' },
+        { version: 4, name: 'closed_owners' },
       ])
     })
   })
