@@ -3,7 +3,8 @@ import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
 
 let counter = 0
-const uniqueOwner = (label: string) => `${label}-closed-${Date.now().toString(36)}-${(counter++).toString(36)}`
+const uniqueOwner = (label: string) =>
+  `${label}-closed-${Date.now().toString(36)}-${(counter++).toString(36)}`
 
 async function newRecord(ownerType: 'developer' | 'project', ownerId: string): Promise<KeyRecord> {
   const bytes = crypto.getRandomValues(new Uint8Array(32))

@@ -116,7 +116,8 @@ class TinyStore implements KeyStore {
   }
 
   #checkOpen(record: KeyRecord): void {
-    if (this.closed.has(ownerOf(record))) throw ownerClosedError({ type: record.ownerType, id: record.ownerId })
+    if (this.closed.has(ownerOf(record)))
+      throw ownerClosedError({ type: record.ownerType, id: record.ownerId })
   }
 
   // Nothing awaits between the count and the write: the limit is atomic in one process.

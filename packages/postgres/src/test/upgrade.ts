@@ -82,7 +82,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         })
         // A developer key issued at version 3, and the developer's row its limit made.
         const developerId = crypto.randomUUID()
-        await driver.query(`INSERT INTO "${schema}".api_key_owners (owner_type, owner_id) VALUES ('developer', 'dev-v3')`)
+        await driver.query(
+          `INSERT INTO "${schema}".api_key_owners (owner_type, owner_id) VALUES ('developer', 'dev-v3')`,
+        )
         await driver.query(
           `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, developer_id) VALUES ($1, $2, $3, 'dev-v3')`,
           [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
@@ -94,11 +96,14 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           { owner_id: 'dev-v3', closed_at: null },
         ])
 
-        const keyward = createKeyward({ store: new PostgresKeyStore(driver, { schema }), trackLastUsed: false })
+        const keyward = createKeyward({
+          store: new PostgresKeyStore(driver, { schema }),
+          trackLastUsed: false,
+        })
         // An owner with a row from version 3, and one with none (project keys took no lock then).
-        expect((await keyward.deactivateOwnerKeys({ type: 'developer', id: 'dev-v3' })).map((r) => r.id)).toEqual([
-          developerId,
-        ])
+        expect(
+          (await keyward.deactivateOwnerKeys({ type: 'developer', id: 'dev-v3' })).map((r) => r.id),
+        ).toEqual([developerId])
         expect(await keyward.deactivateOwnerKeys({ type: 'project', id: 'proj-v1' })).toHaveLength(2)
         for (const projectKey of keys) {
           await expect(
