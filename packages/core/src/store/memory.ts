@@ -28,7 +28,7 @@ const complete = (record: KeyRecord): KeyRecord => ({
  * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check and
  * its roll are atomic because nothing awaits between the check and the write. Its change
  * feed reports every write but a key's last use, so services that share one store keep
- * their caches right.
+ * their caches right. `deactivateOwnerKeys` closes an owner in this process's memory only.
  *
  * @example
  * ```ts
