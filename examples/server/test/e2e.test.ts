@@ -168,10 +168,11 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
       401,
       'key_invalid',
     )
+    // A token of a deleted project: the project is not found.
     await refused(
       again.generations.delete(theirs.id, { accessToken: otherToken.access_token }),
-      401,
-      'token_invalid',
+      404,
+      'not_found',
     )
 
     // Nothing printed a full key but the one first-start key.

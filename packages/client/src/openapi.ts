@@ -1122,6 +1122,7 @@ export interface operations {
             };
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1150,6 +1151,7 @@ export interface operations {
                 };
             };
             readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];

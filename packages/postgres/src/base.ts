@@ -8,6 +8,7 @@ import {
   type KeyStore,
   type KeyUse,
   limitExceededError,
+  ownerClosedError,
   type RolledRecords,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
@@ -124,6 +125,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * The active-key limit is atomic across connections and processes: a creation or
  * re-activation that has a limit locks the owner's row in `api_key_owners`, then counts
  * and writes in the same transaction, so concurrent ones for one owner run one after the other.
+ * Every creation, activation and roll takes that lock, and refuses an owner that
+ * {@link PostgresKeyStore.deactivateOwnerKeys} closed (a deleted project or developer).
  *
  * It also runs your SQL, alone or in a transaction with key writes, for the tables your
  * application keeps beside Keyward's.
@@ -170,12 +173,18 @@ export class PostgresKeyStore implements KeyStore {
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
     const values = insertValues(record)
-    if (!record.active || activeLimit === undefined) {
-      return this.#written(run(this.#db, this.#sql.insert, values).then(firstRecord)) as Promise<KeyRecord>
-    }
     const owner = { type: record.ownerType, id: record.ownerId }
+    if (!record.active || activeLimit === undefined) {
+      // One statement: no row back means the owner is closed.
+      const inserted = run(this.#db, this.#sql.insert[owner.type], values).then((rows) => {
+        const inserted = firstRecord(rows)
+        if (!inserted) throw ownerClosedError(owner)
+        return inserted
+      })
+      return this.#written(inserted) as Promise<KeyRecord>
+    }
     const inserted = this.#db.transaction(async (tx) => {
-      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      await this.#lockOpenOwner(tx, owner)
       const inserted = firstRecord(
         await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
       )
@@ -233,15 +242,13 @@ export class PostgresKeyStore implements KeyStore {
     now: Date = new Date(),
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    if (!active || activeLimit === undefined) {
-      return this.#written(
-        run(this.#db, active ? this.#sql.activate : this.#sql.deactivate, [id]).then(firstRecord),
-      )
-    }
+    if (!active) return this.#written(run(this.#db, this.#sql.deactivate, [id]).then(firstRecord))
+    // An activation takes the owner's row lock, as a creation does: a closed owner refuses it.
     const activated = this.#db.transaction(async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
       if (!owner) return null
-      await run(tx, this.#sql.lockOwner, [owner.type, owner.id])
+      await this.#lockOpenOwner(tx, owner)
+      if (activeLimit === undefined) return firstRecord(await run(tx, this.#sql.activate, [id]))
       const activated = firstRecord(
         await run(tx, this.#sql.activateWithinLimit[owner.type], [id, owner.id, activeLimit, now]),
       )
@@ -259,7 +266,11 @@ export class PostgresKeyStore implements KeyStore {
   ): Promise<RolledRecords | null> {
     if (!UUID.test(id)) return null
     const params = [...insertValues(replacement), id, previousExpiresAt, now]
-    const rows = await run<KeyRow & { is_replacement: boolean }>(this.#db, this.#sql.roll, params)
+    const rows = await run<KeyRow & { is_replacement: boolean }>(
+      this.#db,
+      this.#sql.roll[replacement.ownerType],
+      params,
+    )
     const previous = rows.find((row) => !row.is_replacement)
     const stored = rows.find((row) => row.is_replacement)
     if (!previous || !stored) return null
@@ -287,6 +298,27 @@ export class PostgresKeyStore implements KeyStore {
     if (uuids.length === 0) return []
     const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
     const records = rows.map(toRecord)
+    for (const record of records) this.#wrote(record)
+    return records
+  }
+
+  /**
+   * Closes an owner and deactivates its active keys, in one transaction (or in yours, through
+   * `tx.store`): it writes `closed_at` on the owner's row of `api_key_owners`, holding that row's
+   * lock, then deactivates the keys with a snapshot taken after it. Creations, activations and
+   * rolls take the same lock first and refuse a closed owner (404 `not_found`), so none that
+   * races the call leaves an active key. Returns the keys it deactivated.
+   *
+   * @example
+   * ```ts
+   * const deactivated = await store.deactivateOwnerKeys({ type: 'project', id: projectId })
+   * ```
+   */
+  async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+    const records = await this.#db.transaction(async (tx) => {
+      await run(tx, this.#sql.closeOwner, [owner.type, owner.id])
+      return (await run(tx, this.#sql.deactivateOwner[owner.type], [owner.id])).map(toRecord)
+    })
     for (const record of records) this.#wrote(record)
     return records
   }
@@ -337,6 +369,12 @@ export class PostgresKeyStore implements KeyStore {
     this.#reads?.close()
     await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
     await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
+  }
+
+  // Takes the owner's row lock for the rest of the transaction; throws when the owner is closed.
+  async #lockOpenOwner(tx: SqlQueryable, owner: KeyOwner): Promise<void> {
+    const [row] = await run<{ closed: boolean }>(tx, this.#sql.lockOwner, [owner.type, owner.id])
+    if (row?.closed) throw ownerClosedError(owner)
   }
 
   #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {

@@ -26,4 +26,11 @@ export type {
   ReplicaReadOptions,
   ReplicaReadStats,
 } from './replicas/reads.js'
-export { CHANGE_CHANNEL, CHANGE_FEED_SQL, MIGRATIONS, type Migration, SCHEMA_SQL } from './schema.js'
+export {
+  CHANGE_CHANNEL,
+  CHANGE_FEED_SQL,
+  CLOSED_OWNERS_SQL,
+  MIGRATIONS,
+  type Migration,
+  SCHEMA_SQL,
+} from './schema.js'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applyMigrations, migrate } from './migrate.js'
 import { pgliteDriver } from './pglite.js'
-import { CHANGE_FEED_SQL, MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
+import { CHANGE_FEED_SQL, CLOSED_OWNERS_SQL, MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
 afterAll(async () => {
@@ -10,16 +10,26 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
+    const v4 = readFileSync(new URL('./closed-owners.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
       { version: 3, name: 'change_feed', sql: v3 },
+      { version: 4, name: 'closed_owners', sql: v4 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}`)
+    expect(CLOSED_OWNERS_SQL).toBe(v4)
+  })
+
+  it('adds only a nullable column without a default in version 4: no table rewrite', () => {
+    expect(statementsOf(CLOSED_OWNERS_SQL, 'tenant_a')).toEqual([
+      'ALTER TABLE "tenant_a".api_key_owners ADD COLUMN IF NOT EXISTS closed_at timestamptz',
+      `INSERT INTO "tenant_a".keyward_migrations (version, name) VALUES (4, 'closed_owners')\n  ON CONFLICT (version) DO NOTHING`,
+    ])
   })
 
   it('adds only nullable columns without defaults in version 2: no table rewrite', () => {
@@ -73,16 +83,16 @@ describe('migrate', () => {
       version: 1,
       applied: [1],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [2, 3] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [2, 3, 4] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
 
     const next = {
-      version: 4,
+      version: 5,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [4] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 4, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 5, applied: [5] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 5, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
@@ -90,7 +100,8 @@ describe('migrate', () => {
       { version: 1, name: 'initial' },
       { version: 2, name: 'lifecycle' },
       { version: 3, name: 'change_feed' },
-      { version: 4, name: 'next' },
+      { version: 4, name: 'closed_owners' },
+      { version: 5, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -61,7 +61,7 @@ const LOCK_TIMEOUT = '5s'
  * Brings Keyward's tables to the current schema version, in one transaction: applies the
  * versions not yet recorded in `keyward_migrations`, and nothing when all are. Safe to call
  * on every start and from several processes at once: they take turns on a transaction-level
- * advisory lock of the schema. Online: version 2 only adds nullable columns (no table
+ * advisory lock of the schema. Online: versions 2 and 4 only add nullable columns (no table
  * rewrite), and a lock wait is bounded, then retried. Refuses a database that a newer
  * release migrated ({@link SchemaTooNewError}).
  *

@@ -55,6 +55,7 @@ describe('PGlite driver', () => {
         { version: 1 },
         { version: 2 },
         { version: 3 },
+        { version: 4 },
       ])
       await second.close()
     } finally {

@@ -1,12 +1,14 @@
 import changeFeedSql from './change-feed.sql?raw'
+import closedOwnersSql from './closed-owners.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (3, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (4, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
- * in `dist/change-feed.sql`. Readable, idempotent, ready for `psql -f` or your own migration
+ * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
+ * `dist/closed-owners.sql`. Readable, idempotent, ready for `psql -f` or your own migration
  * tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -15,7 +17,7 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * await writeFile('migrations/001_keyward.sql', SCHEMA_SQL)
  * ```
  */
-export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedSql}`
+export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedSql}\n${closedOwnersSql}`
 
 /**
  * The SQL of schema version 3, the change feed: a trigger that sends a notification on the
@@ -30,6 +32,20 @@ export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedS
  * ```
  */
 export const CHANGE_FEED_SQL: string = changeFeedSql
+
+/**
+ * The SQL of schema version 4, closed owners: the column `closed_at` of `api_key_owners`, which
+ * `deactivateOwnerKeys` (deleting a project or a developer) writes and every creation checks
+ * under the owner's row lock. Shipped as `dist/closed-owners.sql`; apply it after
+ * `change-feed.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CLOSED_OWNERS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/004_keyward_closed_owners.sql', CLOSED_OWNERS_SQL)
+ * ```
+ */
+export const CLOSED_OWNERS_SQL: string = closedOwnersSql
 
 /**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
@@ -56,13 +72,14 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 3
+ * MIGRATIONS.at(-1)?.version // 4
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial', sql: schemaV1Sql },
   { version: 2, name: 'lifecycle', sql: schemaV2Sql },
   { version: 3, name: 'change_feed', sql: changeFeedSql },
+  { version: 4, name: 'closed_owners', sql: closedOwnersSql },
 ]
 
 /**

@@ -14,14 +14,16 @@ export interface Statements {
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
-  readonly insert: Statement
+  readonly insert: Readonly<Record<KeyKind, Statement>>
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly lockOwner: Statement
+  readonly closeOwner: Statement
+  readonly deactivateOwner: Readonly<Record<KeyKind, Statement>>
   readonly deactivate: Statement
   readonly deactivateMany: Statement
   readonly activate: Statement
   readonly activateWithinLimit: Readonly<Record<KeyKind, Statement>>
-  readonly roll: Statement
+  readonly roll: Readonly<Record<KeyKind, Statement>>
   readonly recordUse: Statement
 }
 
@@ -77,6 +79,15 @@ export function statementsFor(schema: string): Statements {
   const counted = (column: string, owner: string, now: string) =>
     `(SELECT count(*) FROM ${keys} WHERE ${column} = ${owner} AND active AND replaced_by IS NULL
         AND (expires_at IS NULL OR expires_at > ${now}))`
+  // Takes the owner's row lock until the transaction ends, creating the row the first time, and
+  // returns `closed` for a new row (false) or a closed owner (true), nothing for an open one.
+  // A `WHERE` that is false locks the existing row without writing a new version of it; it is
+  // evaluated on the latest version, even one committed after the statement's snapshot.
+  const ownerLock = (type: string, id: string) =>
+    `INSERT INTO ${owners} AS o (owner_type, owner_id) VALUES (${type}, ${id})
+     ON CONFLICT (owner_type, owner_id) DO UPDATE SET owner_id = excluded.owner_id WHERE o.closed_at IS NOT NULL
+     RETURNING o.closed_at IS NOT NULL AS closed`
+  const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
     '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid'
   const statements: Statements = {
@@ -109,7 +120,18 @@ export function statementsFor(schema: string): Statements {
          GROUP BY ${column} ORDER BY min(created_at), ${column}`,
       ),
     ),
-    insert: named('insert', `INSERT INTO ${keys} (${COLUMNS}) VALUES (${values}) RETURNING ${COLUMNS}`),
+    // One statement: locks the owner's row first, then inserts unless the owner is closed (no
+    // row comes back then). The lock orders it with `closeOwner`: a deletion that comes after
+    // it finds the key, one that came before refuses it.
+    insert: byKind((kind) =>
+      named(
+        `insert_${kind}`,
+        `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)})
+         INSERT INTO ${keys} (${COLUMNS})
+         SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
+         RETURNING ${COLUMNS}`,
+      ),
+    ),
     // Run with the owner locked: inserts only while the owner has fewer than $12 counted keys
     // at the new key's creation time ($8).
     insertWithinLimit: byKind((kind, column) =>
@@ -121,12 +143,19 @@ export function statementsFor(schema: string): Statements {
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Takes the owner's row lock until the transaction ends, creating the row the first time.
-    // `WHERE false` locks the existing row without writing a new version of it.
-    lockOwner: named(
-      'lock_owner',
-      `INSERT INTO ${owners} (owner_type, owner_id) VALUES ($1, $2)
-       ON CONFLICT (owner_type, owner_id) DO UPDATE SET owner_id = excluded.owner_id WHERE false`,
+    lockOwner: named('lock_owner', ownerLock('$1::text', '$2::text')),
+    // Closes the owner (once: the first time stays), taking its row lock until the transaction
+    // ends; `deactivateOwner` then runs with a snapshot that sees every key created before.
+    closeOwner: named(
+      'close_owner',
+      `INSERT INTO ${owners} AS o (owner_type, owner_id, closed_at) VALUES ($1, $2, now())
+       ON CONFLICT (owner_type, owner_id) DO UPDATE SET closed_at = coalesce(o.closed_at, excluded.closed_at)`,
+    ),
+    deactivateOwner: byKind((kind, column) =>
+      named(
+        `deactivate_owner_${kind}`,
+        `UPDATE ${keys} SET active = false WHERE ${column} = $1 AND active RETURNING ${COLUMNS}`,
+      ),
     ),
     deactivate: named('deactivate', `UPDATE ${keys} SET active = false WHERE id = $1 RETURNING ${COLUMNS}`),
     // `AND active` is evaluated again on a row that a concurrent call changed first, so of two
@@ -145,22 +174,26 @@ export function statementsFor(schema: string): Statements {
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // One statement, so atomic without a transaction: marks key $12 replaced by the new key
-    // $1 only if it still counts at $14 and has the new key's owner, then inserts the new key.
-    // Concurrent rolls of one key wait on its row lock and then find it replaced: one wins.
-    roll: named(
-      'roll',
-      `WITH previous AS (
+    // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
+    // marks key $12 replaced by the new key $1 only if the owner is open and the key still
+    // counts at $14 and has the new key's owner, then inserts the new key. Concurrent rolls of
+    // one key wait on the locks and then find it replaced: one wins.
+    roll: byKind((kind) =>
+      named(
+        `roll_${kind}`,
+        `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)}), previous AS (
          UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $13::timestamptz)
          WHERE id = $12::uuid AND active AND replaced_by IS NULL
            AND (expires_at IS NULL OR expires_at > $14::timestamptz)
            AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
+           AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}
        ), replacement AS (
          INSERT INTO ${keys} (${COLUMNS}) SELECT ${values} FROM previous RETURNING ${COLUMNS}
        )
        SELECT true AS is_replacement, ${COLUMNS} FROM replacement
        UNION ALL SELECT false, ${COLUMNS} FROM previous`,
+      ),
     ),
     // Batched: one row per use. Only active keys, and last_used_at never goes back.
     recordUse: named(

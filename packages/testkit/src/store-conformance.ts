@@ -10,6 +10,7 @@ import {
 } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { batchCases } from './store-batch-cases.js'
+import { ownerCases } from './store-owner-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -84,7 +85,8 @@ function settle<T>(promises: Promise<T>[]) {
  * Call it at the top level of a vitest test file. It checks the behaviour of every
  * method, the atomic active-key limit under races, by reading raw storage that no
  * record or field ever holds a full key, and, for a store with a change feed, that the feed
- * reports every write so that a verification cache over the store stays right.
+ * reports every write so that a verification cache over the store stays right, and, for a
+ * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races.
  *
  * @example
  * ```ts
@@ -112,6 +114,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     })
 
     batchCases(make)
+    ownerCases(make, repeats)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

@@ -8,17 +8,23 @@ import {
   type KeyStore,
   type KeyUse,
   limitExceededError,
+  ownerClosedError,
   type RolledRecords,
 } from '@keyward/core'
 import { runStoreConformance } from '@keyward/testkit'
 
+const ownerOf = (record: KeyRecord) => `${record.ownerType}:${record.ownerId}`
+
 class TinyStore implements KeyStore {
   readonly rows = new Map<string, KeyRecord>()
+  // Deleted owners: they get no keys again.
+  readonly closed = new Set<string>()
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
     if (this.rows.has(record.id) || [...this.rows.values()].some((r) => r.hash === record.hash)) {
       throw new Error('duplicate key record')
     }
+    this.#checkOpen(record)
     if (record.active && activeLimit !== undefined) this.#checkLimit(record, activeLimit, record.createdAt)
     const stored = { expiresAt: null, lastUsedAt: null, replacedBy: null, ...record }
     this.rows.set(record.id, stored)
@@ -48,6 +54,7 @@ class TinyStore implements KeyStore {
     const current = this.rows.get(id)
     if (!current) return null
     if (current.active === active) return current
+    if (active) this.#checkOpen(current)
     if (active && activeLimit !== undefined) this.#checkLimit(current, activeLimit, now)
     const updated = { ...current, active }
     this.rows.set(id, updated)
@@ -80,7 +87,7 @@ class TinyStore implements KeyStore {
     now: Date,
   ): Promise<RolledRecords | null> {
     const current = this.rows.get(id)
-    if (!current || !countsAgainstLimit(current, now)) return null
+    if (!current || !countsAgainstLimit(current, now) || this.closed.has(ownerOf(current))) return null
     if (current.ownerType !== replacement.ownerType || current.ownerId !== replacement.ownerId) return null
     const expiresAt =
       current.expiresAt && current.expiresAt < previousExpiresAt ? current.expiresAt : previousExpiresAt
@@ -99,9 +106,18 @@ class TinyStore implements KeyStore {
     }
   }
 
+  // Nothing awaits between closing the owner and deactivating its keys: no creation comes between.
   async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
-    const ids = (await this.listKeysByOwner(owner)).filter((r) => r.active).map((r) => r.id)
+    this.closed.add(`${owner.type}:${owner.id}`)
+    const ids = [...this.rows.values()]
+      .filter((r) => r.active && r.ownerType === owner.type && r.ownerId === owner.id)
+      .map((r) => r.id)
     return this.deactivateKeys(ids)
+  }
+
+  #checkOpen(record: KeyRecord): void {
+    if (this.closed.has(ownerOf(record)))
+      throw ownerClosedError({ type: record.ownerType, id: record.ownerId })
   }
 
   // Nothing awaits between the count and the write: the limit is atomic in one process.

@@ -8,14 +8,29 @@ export interface GenerationJson {
   readonly created_at: string
 }
 
-/** Stores a generation of a project, with the request's body as it was sent. */
-export async function insertGeneration(sql: Sql, projectId: string, body: string): Promise<GenerationJson> {
-  const [row] = await sql.query<{ id: string; project_id: string; created_at: Date }>(
-    `INSERT INTO ${APP_SCHEMA}.generations (id, project_id, body) VALUES ($1, $2, $3)
-     RETURNING id, project_id, created_at`,
-    [crypto.randomUUID(), projectId, body],
-  )
-  return { id: row!.id, project_id: row!.project_id, created_at: row!.created_at.toISOString() }
+// PostgreSQL's foreign_key_violation: the project the generation names is gone.
+const FOREIGN_KEY_VIOLATION = '23503'
+
+/**
+ * Stores a generation of a project, with the request's body as it was sent; `null` when the
+ * project is gone (deleted since the token was checked: the foreign key refuses the row).
+ */
+export async function insertGeneration(
+  sql: Sql,
+  projectId: string,
+  body: string,
+): Promise<GenerationJson | null> {
+  try {
+    const [row] = await sql.query<{ id: string; project_id: string; created_at: Date }>(
+      `INSERT INTO ${APP_SCHEMA}.generations (id, project_id, body) VALUES ($1, $2, $3)
+       RETURNING id, project_id, created_at`,
+      [crypto.randomUUID(), projectId, body],
+    )
+    return { id: row!.id, project_id: row!.project_id, created_at: row!.created_at.toISOString() }
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) return null
+    throw error
+  }
 }
 
 /**

@@ -30,6 +30,18 @@ export async function projectOwner(sql: Sql, projectId: string): Promise<string 
   return row?.developer_id ?? null
 }
 
+/**
+ * Locks a project's row until the transaction ends; `false` when there is no such project.
+ * A generation created meanwhile waits for the lock (its foreign key), then finds no project.
+ */
+export async function lockProject(sql: Sql, projectId: string): Promise<boolean> {
+  if (!isUuid(projectId)) return false
+  const locked = await sql.query(`SELECT id FROM ${APP_SCHEMA}.projects WHERE id = $1 FOR UPDATE`, [
+    projectId,
+  ])
+  return locked.length > 0
+}
+
 /** Deletes a project and its generations; `false` when there was no such project. */
 export async function deleteProject(sql: Sql, projectId: string): Promise<boolean> {
   await sql.query(`DELETE FROM ${APP_SCHEMA}.generations WHERE project_id = $1`, [projectId])

@@ -3,6 +3,7 @@ import { requireBearer, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteGeneration, insertGeneration } from '../db/generations.js'
 import { isUuid } from '../db/sql.js'
+import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { AccessClaims } from '../tokens.js'
 import type { RouteContext } from './context.js'
@@ -11,15 +12,18 @@ const GENERATION_LOC = ['path', 'generation_id'] as const
 
 /** Generations, created and deleted with an access token, always within the token's project. */
 export function generationRoutes({ store, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
-  // A valid signature is not enough: the project must still exist, and the API key that
-  // obtained the token must still be active (revoking a key ends its tokens at once).
+  // A valid signature is not enough: the project must still exist (404 when it was deleted:
+  // the token proves its holder had access to it), and the API key that obtained the token
+  // must still be active (revoking a key ends its tokens at once).
   const requireToken = requireBearer<AccessClaims>({
     verify: async (token) => {
       const claims = await tokens.verify(token)
       if (!claims) return null
       const key = await keyward.findKey(claims.keyId)
+      // Read after the key: a deletion that deactivated the key has removed the project too.
+      if ((await keyward.projectOwner(claims.projectId)) === null) throw projectNotFound(claims.projectId)
       if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
-      return (await keyward.projectOwner(claims.projectId)) === null ? null : claims
+      return claims
     },
     keyward,
   })
@@ -33,6 +37,8 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       const generation = await database('generations.create', () =>
         insertGeneration(store, projectId, body.text),
       )
+      // The project was deleted after the token was checked.
+      if (generation === null) throw projectNotFound(projectId)
       return respond(c, 201, generation)
     })
     .delete('/api/v1/generation/generations-v2/:generation_id', requireToken, async (c) => {

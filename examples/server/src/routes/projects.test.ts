@@ -212,7 +212,10 @@ describe.each(BACKENDS)('projects and keys (%s)', (backend) => {
         headers: bearer,
         body: {},
       })
-      expect([tokenRefused.status, tokenRefused.body.detail[0].type]).toEqual([401, 'token_invalid'])
+      expect([tokenRefused.status, tokenRefused.body.detail]).toEqual([
+        404,
+        [{ loc: ['path', 'project_id'], msg: `Project "${projectId}" was not found.`, type: 'not_found' }],
+      ])
       const listing = await t.call('GET', `/api/v1/projects/${projectId}/api-keys`, { headers: dev() })
       expect([listing.status, listing.body.detail[0].type]).toEqual([404, 'not_found'])
     })

@@ -1,7 +1,7 @@
 import type { CreateProject } from '@keyward/core'
 import { keywardRoutes, requireElevated } from '@keyward/hono'
 import { Hono } from 'hono'
-import { deleteProject, insertProject } from '../db/projects.js'
+import { deleteProject, insertProject, lockProject } from '../db/projects.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
@@ -33,13 +33,13 @@ export function projectRoutes({
     .route('/', keywardRoutes(keyward, { createProject, bodyLimit, secretScanning }))
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
       const { projectId } = c.get('keyward')
-      // In one transaction: its keys stop working, its generations and the project go.
+      // In one transaction, the project's row locked first: its keys stop working and it gets no
+      // new ones (a key created meanwhile is refused, 404, or deactivated here), its generations
+      // and the project go (a generation created meanwhile waits, then finds no project: 404).
       const deleted = await database('projects.delete', () =>
         store.transaction(async (tx) => {
-          const service = keywardIn(tx)
-          for (const key of await service.listKeys({ type: 'project', id: projectId })) {
-            if (key.active) await service.deactivateKey(key.id)
-          }
+          if (!(await lockProject(tx, projectId))) return false
+          await keywardIn(tx).deactivateOwnerKeys({ type: 'project', id: projectId })
           return deleteProject(tx, projectId)
         }),
       )

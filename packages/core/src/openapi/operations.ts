@@ -141,7 +141,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     tag: 'Access tokens',
     credential: 'project',
     success: { status: 201, schema: 'AccessToken' },
-    errors: [],
+    // The project was deleted while its key was being verified.
+    errors: [404],
   },
   {
     method: 'post',
@@ -152,7 +153,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     credential: 'bearer',
     body: { schema: 'GenerationBody', required: false },
     success: { status: 201, schema: 'Generation' },
-    errors: BODY_ERRORS,
+    // The token's project was deleted.
+    errors: [404, ...BODY_ERRORS],
   },
   {
     method: 'delete',

@@ -153,6 +153,11 @@ export class VerificationCache {
     this.#owners.clear()
   }
 
+  /** Drops every entry, and any lookup under way: for a write whose keys are not all known. */
+  forgetAll(): void {
+    this.#clear()
+  }
+
   stats(): VerificationCacheStats {
     return {
       hits: this.#hits,

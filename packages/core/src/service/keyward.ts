@@ -47,9 +47,12 @@ export interface Keyward {
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
   readonly rotationPeriodDays: number
-  /** Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys. */
+  /**
+   * Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys,
+   * 404 `not_found` when the developer was deleted ({@link Keyward.deactivateOwnerKeys}).
+   */
   issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
-  /** Issues an API key for a project (no limit). */
+  /** Issues an API key for a project (no limit); 404 `not_found` when the project was deleted ({@link Keyward.deactivateOwnerKeys}). */
   issueProjectKey(projectId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** The owner's keys, active or not, oldest first. */
   listKeys(owner: KeyOwner): Promise<KeyRecord[]>
@@ -62,6 +65,24 @@ export interface Keyward {
   findKey(id: string): Promise<KeyRecord | null>
   /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
   deactivateKey(id: string): Promise<KeyRecord | null>
+  /**
+   * Deletes an owner's keys: closes the owner (a deleted project or developer) and deactivates
+   * all its active keys, atomically, then reports `key.deactivated` for each. From then on a key
+   * of that owner cannot be issued or re-activated (404 `not_found`); a creation that races the
+   * call is either refused or deactivated by it, never left active. Returns the records it
+   * deactivated; calling it again returns none. Inside a transaction of the host's store
+   * (`store.transaction` of `@keyward/postgres`) it commits with the host's own deletion.
+   * Throws a `TypeError` when the store does not implement `deactivateOwnerKeys`.
+   *
+   * @example
+   * ```ts
+   * await store.transaction(async (tx) => {
+   *   await createKeyward({ store: tx.store }).deactivateOwnerKeys({ type: 'project', id: projectId })
+   *   await tx.query('DELETE FROM app.projects WHERE id = $1', [projectId])
+   * })
+   * ```
+   */
+  deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]>
   /**
    * Re-activates a key, within the owner's limit (409 `limit_exceeded`); an expired key (409
    * `key_expired`) or a rolled one (409 `key_rolled`) cannot be. `null` if there is no such key.
@@ -399,6 +420,40 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
+  async function deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+    if (
+      (owner?.type !== 'developer' && owner?.type !== 'project') ||
+      typeof owner.id !== 'string' ||
+      owner.id === ''
+    ) {
+      throw new TypeError(
+        "deactivateOwnerKeys: expected an owner { type: 'developer' | 'project', id }, the id a non-empty string.",
+      )
+    }
+    if (!store.deactivateOwnerKeys) {
+      throw new TypeError('This key store cannot deactivate an owner (no `deactivateOwnerKeys`).')
+    }
+    const closing = { type: owner.type, id: owner.id }
+    const changed = await storeCall('deactivateOwnerKeys', () => store.deactivateOwnerKeys!(closing)).catch(
+      (error: unknown) => {
+        // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
+        cache?.forgetAll()
+        throw error
+      },
+    )
+    for (const record of changed) {
+      wrote(record.hash)
+      emit({
+        type: 'key.deactivated',
+        keyId: record.id,
+        keyPrefix: record.keyPrefix,
+        ownerType: record.ownerType,
+        ownerId: record.ownerId,
+      })
+    }
+    return changed
+  }
+
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
     if (noteUse) usage.used(record)
@@ -514,6 +569,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     },
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
     deactivateKey: (id) => setActive(id, false),
+    deactivateOwnerKeys,
     activateKey: (id) => setActive(id, true),
     rollKey: rollWith({ store, storeCall, now, emit, wrote }),
     isRotationDue: (record) =>

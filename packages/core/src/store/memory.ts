@@ -1,4 +1,5 @@
 import type { KeyKind } from '../key/format.js'
+import { ownerClosedError } from './closed.js'
 import { KeyChangeHub } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './types.js'
@@ -27,7 +28,7 @@ const complete = (record: KeyRecord): KeyRecord => ({
  * can lose their keys on restart. Lookups by hash are one `Map` read. Its limit check and
  * its roll are atomic because nothing awaits between the check and the write. Its change
  * feed reports every write but a key's last use, so services that share one store keep
- * their caches right.
+ * their caches right. `deactivateOwnerKeys` closes an owner in this process's memory only.
  *
  * @example
  * ```ts
@@ -41,6 +42,8 @@ export class MemoryKeyStore implements KeyStore {
   readonly #records: Map<string, KeyRecord>
   readonly #byHash = new Map<string, KeyRecord>()
   readonly #byOwner = new Map<string, KeyRecord[]>()
+  // Owners closed by `deactivateOwnerKeys`, by `ownerKey`.
+  readonly #closed = new Set<string>()
 
   constructor(options: MemoryKeyStoreOptions = {}) {
     this.#records = options.records ?? new Map()
@@ -53,6 +56,7 @@ export class MemoryKeyStore implements KeyStore {
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
     this.#checkNew(record)
+    this.#checkOpen(record)
     if (record.active && activeLimit !== undefined)
       this.#checkLimit(record.ownerType, record.ownerId, activeLimit, record.createdAt)
     return this.#add(record)
@@ -79,6 +83,7 @@ export class MemoryKeyStore implements KeyStore {
     const current = this.#records.get(id)
     if (!current) return null
     if (current.active === active) return current
+    if (active) this.#checkOpen(current)
     if (active && activeLimit !== undefined)
       this.#checkLimit(current.ownerType, current.ownerId, activeLimit, now)
     return this.#replace({ ...current, active })
@@ -102,6 +107,17 @@ export class MemoryKeyStore implements KeyStore {
     return changed
   }
 
+  // Nothing awaits between closing and deactivating: no creation comes in between.
+  async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+    const key = ownerKey(owner.type, owner.id)
+    this.#closed.add(key)
+    const changed: KeyRecord[] = []
+    for (const record of this.#byOwner.get(key) ?? []) {
+      if (record.active) changed.push(this.#replace({ ...record, active: false }))
+    }
+    return changed
+  }
+
   async rollKey(
     id: string,
     replacement: KeyRecord,
@@ -113,7 +129,8 @@ export class MemoryKeyStore implements KeyStore {
       !current ||
       !countsAgainstLimit(current, now) ||
       current.ownerType !== replacement.ownerType ||
-      current.ownerId !== replacement.ownerId
+      current.ownerId !== replacement.ownerId ||
+      this.#closed.has(ownerKey(current.ownerType, current.ownerId))
     ) {
       return null
     }
@@ -136,6 +153,12 @@ export class MemoryKeyStore implements KeyStore {
   #checkNew(record: KeyRecord): void {
     if (this.#records.has(record.id) || this.#byHash.has(record.hash)) {
       throw new Error('A key record with this id or hash already exists.')
+    }
+  }
+
+  #checkOpen(record: KeyRecord): void {
+    if (this.#closed.has(ownerKey(record.ownerType, record.ownerId))) {
+      throw ownerClosedError({ type: record.ownerType, id: record.ownerId })
     }
   }
 

@@ -140,6 +140,22 @@ export interface KeyStore {
    */
   deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]>
   /**
+   * Closes an owner and deactivates its active keys, atomically, and returns the records it
+   * deactivated (as they are now); a second call returns none. Optional: the service's
+   * `deactivateOwnerKeys` (deleting a project or a developer) needs it.
+   *
+   * The owner stays closed: from then on `insertKey`, `setKeyActive(id, true)` for its keys
+   * throw `ownerClosedError(owner)` (404 `not_found`) and `rollKey` of its keys returns `null`.
+   * It is serialized with those writes, so that a key created or re-activated concurrently
+   * with the closing is either refused or deactivated by it, never left active.
+   *
+   * @example
+   * ```ts
+   * const deactivated = await store.deactivateOwnerKeys?.({ type: 'project', id: projectId })
+   * ```
+   */
+  deactivateOwnerKeys?(owner: KeyOwner): Promise<KeyRecord[]>
+  /**
    * Every owner of this type that has keys, with counts, oldest first (by first key, then id).
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.
    */

@@ -135,13 +135,42 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
       expect(await store.listKeysByOwner({ type: 'developer', id: developer })).toHaveLength(2)
     })
 
+    it("closes an owner inside a host transaction: with the host's own deletion, or not at all", async () => {
+      const { store, sql, schema } = await make()
+      const project = `proj-${crypto.randomUUID()}`
+      const keyward = createKeyward({ store })
+      const { record } = await keyward.issueProjectKey(project)
+
+      const failure = new Error('the host changed its mind')
+      await expect(
+        store.transaction(async (tx) => {
+          await createKeyward({ store: tx.store }).deactivateOwnerKeys({ type: 'project', id: project })
+          throw failure
+        }),
+      ).rejects.toBe(failure)
+      expect((await store.findKeyById(record.id))?.active).toBe(true)
+      expect((await keyward.issueProjectKey(project)).record.active).toBe(true)
+
+      const deactivated = await store.transaction((tx) =>
+        createKeyward({ store: tx.store }).deactivateOwnerKeys({ type: 'project', id: project }),
+      )
+      expect(deactivated).toHaveLength(2)
+      const owners = await sql<{ owner_type: string; closed: boolean }>(
+        `SELECT owner_type, closed_at IS NOT NULL AS closed FROM "${schema}".api_key_owners WHERE owner_id = $1`,
+        [project],
+      )
+      expect(owners).toEqual([{ owner_type: 'project', closed: true }])
+      await expect(keyward.issueProjectKey(project)).rejects.toMatchObject({ type: ErrorType.notFound })
+    })
+
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
         { version: 3, name: 'change_feed' },
+        { version: 4, name: 'closed_owners' },
       ])
     })
   })

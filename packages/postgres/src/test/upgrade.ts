@@ -1,5 +1,5 @@
 // Schema upgrades, run on every driver: from a real version-1 database holding keys.
-import { createKeyward, generateKey, hashKey, keyPrefix } from '@keyward/core'
+import { createKeyward, ErrorType, generateKey, hashKey, keyPrefix } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { PostgresKeyStore } from '../base.js'
 import type { SqlDriver } from '../driver.js'
@@ -30,16 +30,16 @@ export async function versionOneSchema(driver: SqlDriver, count: number) {
   return { schema, keys }
 }
 
-const fileNode = async (driver: SqlDriver, schema: string) =>
+const fileNode = async (driver: SqlDriver, schema: string, table = 'api_keys') =>
   (
     await driver.query<{ node: number }>('SELECT pg_relation_filenode($1::regclass)::int AS node', [
-      `"${schema}".api_keys`,
+      `"${schema}".${table}`,
     ])
   )[0]?.node
 
 export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTarget>): void {
   describe(`schema upgrade on ${name}`, () => {
-    it('brings a version-1 database holding keys to version 2, then 3, online: no table rewrite', async () => {
+    it('brings a version-1 database holding keys to version 2, then 3 and 4, online: no table rewrite', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 3)
       try {
@@ -49,9 +49,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           applied: [2],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [3] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [3, 4] })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 3, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -72,6 +72,52 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-3 database holding keys and owners to version 4 online; its owners can be closed', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 2)
+      try {
+        expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 3))).toEqual({
+          version: 3,
+          applied: [2, 3],
+        })
+        // A developer key issued at version 3, and the developer's row its limit made.
+        const developerId = crypto.randomUUID()
+        await driver.query(
+          `INSERT INTO "${schema}".api_key_owners (owner_type, owner_id) VALUES ('developer', 'dev-v3')`,
+        )
+        await driver.query(
+          `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, developer_id) VALUES ($1, $2, $3, 'dev-v3')`,
+          [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
+        )
+        const before = await fileNode(driver, schema, 'api_key_owners')
+        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [4] })
+        expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
+        expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
+          { owner_id: 'dev-v3', closed_at: null },
+        ])
+
+        const keyward = createKeyward({
+          store: new PostgresKeyStore(driver, { schema }),
+          trackLastUsed: false,
+        })
+        // An owner with a row from version 3, and one with none (project keys took no lock then).
+        expect(
+          (await keyward.deactivateOwnerKeys({ type: 'developer', id: 'dev-v3' })).map((r) => r.id),
+        ).toEqual([developerId])
+        expect(await keyward.deactivateOwnerKeys({ type: 'project', id: 'proj-v1' })).toHaveLength(2)
+        for (const projectKey of keys) {
+          await expect(
+            keyward.authenticate({ projectKey }, { scope: 'project', projectId: 'proj-v1' }),
+          ).rejects.toMatchObject({ type: ErrorType.keyInvalid })
+        }
+        await expect(keyward.issueProjectKey('proj-v1')).rejects.toMatchObject({ type: ErrorType.notFound })
+        await expect(keyward.issueDeveloperKey('dev-v3')).rejects.toMatchObject({ type: ErrorType.notFound })
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('refuses a database that a newer release migrated, with a clear message', async () => {
       const { driver, close } = await connect()
       const schema = uniqueSchema()
@@ -80,9 +126,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 3 })
+        expect(error).toMatchObject({ found: 99, known: 4 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 3). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 4). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {
