@@ -162,7 +162,7 @@ export type {
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
 export { ownerClosedError } from './store/closed.js'
-export { KeyChangeHub } from './store/feed.js'
+export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
 export type {

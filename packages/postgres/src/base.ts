@@ -8,6 +8,7 @@ import {
   type KeyStore,
   type KeyUse,
   limitExceededError,
+  ownerChangeHash,
   ownerClosedError,
   type RolledRecords,
 } from '@keyward/core'
@@ -148,7 +149,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   // Told of every record this store writes (a store bound to a transaction collects them).
-  #wrote: (record: KeyRecord | null) => void = (record) => this.#publish(record)
+  #wrote: (record: Changed | null) => void = (record) => this.#publish(record)
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -320,6 +321,8 @@ export class PostgresKeyStore implements KeyStore {
       return (await run(tx, this.#sql.deactivateOwner[owner.type], [owner.id])).map(toRecord)
     })
     for (const record of records) this.#wrote(record)
+    // The owner changed even when it had no active key: this process hears it at once too.
+    this.#wrote({ hash: ownerChangeHash(owner) })
     return records
   }
 
@@ -350,7 +353,7 @@ export class PostgresKeyStore implements KeyStore {
    * ```
    */
   transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    const written: (KeyRecord | null)[] = []
+    const written: (Changed | null)[] = []
     const done = () => {
       for (const record of written) this.#publish(record)
     }
@@ -377,7 +380,7 @@ export class PostgresKeyStore implements KeyStore {
     if (row?.closed) throw ownerClosedError(owner)
   }
 
-  #bound(tx: SqlQueryable, written: (KeyRecord | null)[]): PostgresKeyStore {
+  #bound(tx: SqlQueryable, written: (Changed | null)[]): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
@@ -398,14 +401,19 @@ export class PostgresKeyStore implements KeyStore {
 
   // The lag guard hears it through the hub (it subscribes first), or directly from a feed that
   // takes no publications: a key changed here is read from the primary before the call returns.
-  #publish(record: KeyRecord | null): void {
+  #publish(record: Changed | null): void {
     if (!record) return
     const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
-    const change = { type: 'changed', hash: record.hash, id: record.id } as const
+    const change = record.id
+      ? ({ type: 'changed', hash: record.hash, id: record.id } as const)
+      : ({ type: 'changed', hash: record.hash } as const)
     if (hub?.publish) hub.publish(change)
     else this.#reads?.hear(change)
   }
 }
+
+/** What a write changed, as the change feed names it: a key record, or a closed owner. */
+type Changed = Pick<KeyRecord, 'hash'> & { readonly id?: string }
 
 // A lookup by hash answers one row of NULLs for an unknown key (see `findByHash`).
 const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null =>

@@ -59,4 +59,29 @@ describe.skipIf(!PG_URL)('deleting an owner across processes on PostgreSQL (need
     expect(other.cacheStats()?.connected).toBe(true)
     await expect(other.issueProjectKey(project)).rejects.toMatchObject({ type: ErrorType.notFound })
   })
+
+  it("the other process drops a project's cached owner when the project is closed, even without an active key", async () => {
+    const schema = uniqueSchema()
+    const open = async () => {
+      const store = await createPgKeyStore(
+        { connectionString: PG_URL as string, poolConfig: { max: 2 } },
+        { schema, changeFeed: true, queryTimeoutMs: 30_000 },
+      )
+      stores.push(store)
+      return store
+    }
+    const project = `proj-${crypto.randomUUID()}`
+    const projects = new Map([[project, 'dev-1']])
+    const projectOwner = (id: string) => projects.get(id) ?? null
+    const deleting = createKeyward({ store: await open(), trackLastUsed: false, projectOwner })
+    const otherStore = await open()
+    await until(async () => otherStore.changes?.connected === true)
+    const other = createKeyward({ store: otherStore, cache: {}, trackLastUsed: false, projectOwner })
+
+    expect(await other.projectOwner(project)).toBe('dev-1')
+    projects.delete(project) // the host's project row goes; the lookup would now say so
+    expect(await other.projectOwner(project)).toBe('dev-1') // from the cache
+    expect(await deleting.deactivateOwnerKeys({ type: 'project', id: project })).toEqual([])
+    await until(async () => (await other.projectOwner(project)) === null)
+  })
 })

@@ -1,4 +1,5 @@
 import type { KeyKind } from '@keyward/core'
+import { CHANGE_CHANNEL } from './schema.js'
 
 /** A statement with the name it is prepared under. */
 export interface Statement {
@@ -146,10 +147,19 @@ export function statementsFor(schema: string): Statements {
     lockOwner: named('lock_owner', ownerLock('$1::text', '$2::text')),
     // Closes the owner (once: the first time stays), taking its row lock until the transaction
     // ends; `deactivateOwner` then runs with a snapshot that sees every key created before.
+    // It also tells every process, through the change feed's channel, that the owner changed
+    // (`ownerChangeHash`): a cache drops what it keeps of owners even when no key was active.
     closeOwner: named(
       'close_owner',
-      `INSERT INTO ${owners} AS o (owner_type, owner_id, closed_at) VALUES ($1, $2, now())
-       ON CONFLICT (owner_type, owner_id) DO UPDATE SET closed_at = coalesce(o.closed_at, excluded.closed_at)`,
+      `WITH closed AS (
+         INSERT INTO ${owners} AS o (owner_type, owner_id, closed_at) VALUES ($1, $2, now())
+         ON CONFLICT (owner_type, owner_id) DO UPDATE SET closed_at = coalesce(o.closed_at, excluded.closed_at)
+         RETURNING owner_type, owner_id
+       )
+       SELECT pg_notify('${CHANGE_CHANNEL}', json_build_object(
+         'schema', '${schema}', 'hash', 'owner:' || owner_type || ':' || owner_id,
+         'position', pg_current_wal_insert_lsn()::text)::text)
+       FROM closed`,
     ),
     deactivateOwner: byKind((kind, column) =>
       named(

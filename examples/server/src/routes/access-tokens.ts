@@ -1,15 +1,18 @@
 import { requireProject } from '@keyward/hono'
 import { Hono } from 'hono'
+import { projectOwner } from '../db/projects.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
 /** `POST /api/v1/projects/{project_id}/access-tokens`: a short-lived token for the API key's project. */
-export function accessTokenRoutes({ keyward, tokens }: RouteContext): Hono {
+export function accessTokenRoutes({ keyward, store, tokens, database }: RouteContext): Hono {
   return new Hono().post('/api/v1/projects/:project_id/access-tokens', requireProject(keyward), async (c) => {
     const { projectId, projectKey } = c.get('keyward')
-    // A key whose project is being deleted at this moment may still be active: no token for it.
-    if ((await keyward.projectOwner(projectId)) === null) {
+    // A key whose project is being deleted at this moment may still be active (and another
+    // process's cache may not have heard of the deletion yet): the project is read from the
+    // database, so that no token is issued for a project once its deletion has answered.
+    if ((await database('projects.owner', () => projectOwner(store, projectId))) === null) {
       throw projectNotFound(projectId)
     }
     const accessToken = await tokens.issue({ projectId, keyId: projectKey.id })

@@ -2,6 +2,7 @@ import { ErrorType, KeywardError, readJsonObjectBody } from '@keyward/core'
 import { requireBearer, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteGeneration, insertGeneration } from '../db/generations.js'
+import { projectOwner } from '../db/projects.js'
 import { isUuid } from '../db/sql.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
@@ -20,8 +21,11 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       const claims = await tokens.verify(token)
       if (!claims) return null
       const key = await keyward.findKey(claims.keyId)
-      // Read after the key: a deletion that deactivated the key has removed the project too.
-      if ((await keyward.projectOwner(claims.projectId)) === null) throw projectNotFound(claims.projectId)
+      // Read after the key, from the database (not the verification cache's copy, which may
+      // not have heard of the deletion yet): a deletion that deactivated the key has removed
+      // the project too.
+      const owner = await database('projects.owner', () => projectOwner(store, claims.projectId))
+      if (owner === null) throw projectNotFound(claims.projectId)
       if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
       return claims
     },

@@ -30,6 +30,7 @@ export async function openTestStore(
       pgUrl: database.url,
       pgReplicaUrls: [],
       pgListenUrl: undefined,
+      pgPreparedStatements: true,
       cache: true,
       dataDir: '',
       keywardSchema: undefined,

@@ -391,3 +391,22 @@ describe('project owners in the verification cache', () => {
     expect(lookups()).toBe(2)
   })
 })
+
+describe('a closed owner in the verification cache', () => {
+  it('drops cached project owners here and in another service over the store, even without an active key', async () => {
+    const store = new MemoryKeyStore()
+    const owners = new Map([['proj_a', 'dev_1']])
+    const projectOwner = (projectId: string) => owners.get(projectId) ?? null
+    const here = createKeyward({ store, cache: {}, projectOwner })
+    const there = createKeyward({ store, cache: {}, projectOwner })
+    const { record } = await here.issueProjectKey('proj_a')
+    await here.deactivateKey(record.id) // no active key is left to deactivate
+    expect(await here.projectOwner('proj_a')).toBe('dev_1')
+    expect(await there.projectOwner('proj_a')).toBe('dev_1')
+
+    owners.delete('proj_a') // the host deletes the project with its keys
+    expect(await here.deactivateOwnerKeys({ type: 'project', id: 'proj_a' })).toEqual([])
+    expect(await here.projectOwner('proj_a')).toBeNull()
+    expect(await there.projectOwner('proj_a')).toBeNull()
+  })
+})

@@ -154,6 +154,12 @@ export class VerificationCache {
   }
 
   /** Drops every entry, and any lookup under way: for a write whose keys are not all known. */
+  /** Drops every project owner (an owner was closed), and any lookup of one under way. */
+  forgetOwners(): void {
+    this.#version++
+    this.#owners.clear()
+  }
+
   forgetAll(): void {
     this.#clear()
   }

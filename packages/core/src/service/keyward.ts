@@ -441,6 +441,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
         throw error
       },
     )
+    // The owner is gone even if it had no active key: no cached owner may outlive it here.
+    cache?.forgetOwners()
     for (const record of changed) {
       wrote(record.hash)
       emit({

@@ -1,4 +1,4 @@
-import type { KeyChangeEvent, KeyChangeFeed } from './types.js'
+import type { KeyChangeEvent, KeyChangeFeed, KeyOwner } from './types.js'
 
 /**
  * A {@link KeyChangeFeed} that a store feeds itself: it keeps the listeners and the
@@ -48,4 +48,17 @@ export class KeyChangeHub implements KeyChangeFeed {
       }
     }
   }
+}
+
+/**
+ * The `hash` of the `changed` event of a closed owner (`owner:project:<id>`): it names no key
+ * (a key's hash is 64 hex digits), so a cache forgets nothing by it but what it keeps of owners.
+ *
+ * @example
+ * ```ts
+ * ownerChangeHash({ type: 'project', id: 'proj_1' }) // 'owner:project:proj_1'
+ * ```
+ */
+export function ownerChangeHash(owner: KeyOwner): string {
+  return `owner:${owner.type}:${owner.id}`
 }

@@ -1,6 +1,6 @@
 import type { KeyKind } from '../key/format.js'
 import { ownerClosedError } from './closed.js'
-import { KeyChangeHub } from './feed.js'
+import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './types.js'
 
@@ -115,6 +115,7 @@ export class MemoryKeyStore implements KeyStore {
     for (const record of this.#byOwner.get(key) ?? []) {
       if (record.active) changed.push(this.#replace({ ...record, active: false }))
     }
+    this.changes.publish({ type: 'changed', hash: ownerChangeHash(owner) })
     return changed
   }
 

@@ -172,7 +172,9 @@ export interface KeyStore {
  *
  * - `changed`: a key record was inserted, updated or deleted, by any writer. The event names
  *   the record by its `hash` (and `id` when the store knows it), never by a key. It is sent
- *   after the write is committed, so a lookup made after it sees the write.
+ *   after the write is committed, so a lookup made after it sees the write. An owner closed by
+ *   `deactivateOwnerKeys` is a change too, even when it had no active key: its `hash` is then
+ *   `ownerChangeHash` of the owner, which names no key.
  * - `connected`: the feed now hears every change. What was cached before must be dropped:
  *   changes made while it was not connected were not heard.
  * - `disconnected`: the feed may miss changes from now on, until the next `connected`.
@@ -188,7 +190,7 @@ export interface KeyStore {
 export type KeyChangeEvent =
   | {
       readonly type: 'changed'
-      /** SHA-256 (hex) of the key whose record changed. */
+      /** SHA-256 (hex) of the key whose record changed, or `ownerChangeHash` of a closed owner. */
       readonly hash: string
       /** The id of the record, when the store knows it. */
       readonly id?: string
