@@ -125,7 +125,7 @@ describe('the CLI on an embedded PGlite directory', () => {
       await server.close()
     }
     expect(held.code).toBe(EXIT.storeUnavailable)
-    expect(held.stderr).toContain(`The PGlite data directory ${dataDir} is open in another process`)
+    expect(held.stderr).toContain(`The PGlite data directory ${dataDir} is open in process ${process.pid}:`)
     expect(held.stderr).toContain('Stop that process first')
     const after = await keyward(['keys', 'list', '--developer', 'dev_1', '--data-dir', dataDir])
     expect([after.code, after.stderr]).toEqual([EXIT.ok, ''])
