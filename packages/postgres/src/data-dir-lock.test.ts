@@ -56,13 +56,17 @@ async function tempDataDir(): Promise<string> {
 }
 
 function hold(dataDir: string, options: { closeOnSignal?: boolean; waitMs?: number } = {}): Holder {
-  const child = spawn(process.execPath, [HOLD, dataDir, ...(options.closeOnSignal ? ['close-on-signal'] : [])], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...(options.waitMs === undefined ? {} : { DATA_DIR_WAIT_MS: String(options.waitMs) }),
+  const child = spawn(
+    process.execPath,
+    [HOLD, dataDir, ...(options.closeOnSignal ? ['close-on-signal'] : [])],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(options.waitMs === undefined ? {} : { DATA_DIR_WAIT_MS: String(options.waitMs) }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  )
   children.push(child)
   const exited = once(child, 'exit')
   let stdout = ''
@@ -86,7 +90,10 @@ async function expectKeyVerifies(dataDir: string, { key, pid }: Printed): Promis
   const store = await createPGliteKeyStore({ dataDir })
   try {
     const projectId = `p-${pid}`
-    const auth = await createKeyward({ store }).authenticate({ projectKey: key }, { scope: 'project', projectId })
+    const auth = await createKeyward({ store }).authenticate(
+      { projectKey: key },
+      { scope: 'project', projectId },
+    )
     expect(auth.projectKey?.keyPrefix).toBe(key?.slice(0, 8))
     expect(await store.listKeysByOwner({ type: 'project', id: projectId })).toHaveLength(1)
   } finally {
@@ -120,7 +127,8 @@ describe('one process per PGlite data directory, a dead one never blocks it', ()
     first.child.kill('SIGINT')
     expect(await first.exited).toEqual([0, null])
     const left = await readdir(dataDir)
-    for (const mark of ['keyward.lock', 'keyward.lock.json', 'postmaster.pid']) expect(left).not.toContain(mark)
+    for (const mark of ['keyward.lock', 'keyward.lock.json', 'postmaster.pid'])
+      expect(left).not.toContain(mark)
     await expectKeyVerifies(dataDir, printed)
   }, 60_000)
 
