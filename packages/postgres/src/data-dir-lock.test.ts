@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,6 +85,12 @@ function hold(dataDir: string, options: { closeOnSignal?: boolean; waitMs?: numb
   return { child, printed, exited }
 }
 
+/** Leaves a lock on the directory as a process would, its owner named inside. */
+async function lockAs(dataDir: string, owner: object): Promise<void> {
+  await mkdir(join(dataDir, 'keyward.lock'), { recursive: true })
+  await writeFile(join(dataDir, 'keyward.lock', 'owner.json'), JSON.stringify(owner))
+}
+
 /** Opens the directory in this process and checks that the key still verifies. */
 async function expectKeyVerifies(dataDir: string, { key, pid }: Printed): Promise<void> {
   const store = await createPGliteKeyStore({ dataDir })
@@ -127,8 +133,7 @@ describe('one process per PGlite data directory, a dead one never blocks it', ()
     first.child.kill('SIGINT')
     expect(await first.exited).toEqual([0, null])
     const left = await readdir(dataDir)
-    for (const mark of ['keyward.lock', 'keyward.lock.json', 'postmaster.pid'])
-      expect(left).not.toContain(mark)
+    for (const mark of ['keyward.lock', 'postmaster.pid']) expect(left).not.toContain(mark)
     await expectKeyVerifies(dataDir, printed)
   }, 60_000)
 
@@ -168,6 +173,24 @@ describe('one process per PGlite data directory, a dead one never blocks it', ()
     await expectKeyVerifies(dataDir, after)
   }, 60_000)
 
+  it('of three processes started together on the lock of a dead one, one takes it over', async () => {
+    const dataDir = await tempDataDir()
+    const dead = spawn(process.execPath, ['-e', ''])
+    await once(dead, 'exit')
+    await lockAs(dataDir, { pid: dead.pid, host: hostname() })
+    const started = [
+      hold(dataDir, { waitMs: 1000 }),
+      hold(dataDir, { waitMs: 1000 }),
+      hold(dataDir, { waitMs: 1000 }),
+    ]
+    const printed = await Promise.all(started.map((holder) => holder.printed))
+    const winners = printed.filter((line) => line.key !== undefined)
+    expect(winners).toHaveLength(1)
+    for (const line of printed.filter((line) => line.key === undefined)) {
+      expect(line.error).toContain(`is open in process ${winners[0]!.pid}:`)
+    }
+  }, 60_000)
+
   it('refuses a directory this process has open, at once', async () => {
     const dataDir = await tempDataDir()
     const store = await createPGliteKeyStore({ dataDir })
@@ -187,21 +210,22 @@ describe('one process per PGlite data directory, a dead one never blocks it', ()
 
   it('refuses a lock held on another host, and names it', async () => {
     const dataDir = await tempDataDir()
-    await mkdir(join(dataDir, 'keyward.lock'), { recursive: true })
-    await writeFile(join(dataDir, 'keyward.lock.json'), JSON.stringify({ pid: 4242, host: 'elsewhere' }))
+    await lockAs(dataDir, { pid: 4242, host: 'elsewhere' })
     await expect(createPGliteKeyStore({ dataDir }, { dataDirWaitMs: 0 })).rejects.toThrow(
       `The PGlite data directory ${dataDir} is open in process 4242 on elsewhere:`,
     )
-  })
+    // Not refreshed for 10 seconds: that host's process is gone too.
+    const past = new Date(Date.now() - 11_000)
+    await utimes(join(dataDir, 'keyward.lock'), past, past)
+    await (await createPGliteKeyStore({ dataDir }, { dataDirWaitMs: 0 })).close()
+  }, 60_000)
 
   it.skipIf(!existsSync('/proc/self/stat'))(
     'takes over a lock whose pid now belongs to another process (started at another time)',
     async () => {
       const dataDir = await tempDataDir()
-      await mkdir(join(dataDir, 'keyward.lock'), { recursive: true })
       // A live pid (this test's parent), but not the process that took the lock.
-      const owner = { pid: process.ppid, host: hostname(), start: '1' }
-      await writeFile(join(dataDir, 'keyward.lock.json'), JSON.stringify(owner))
+      await lockAs(dataDir, { pid: process.ppid, host: hostname(), start: '1' })
       await (await createPGliteKeyStore({ dataDir }, { dataDirWaitMs: 0 })).close()
     },
     60_000,

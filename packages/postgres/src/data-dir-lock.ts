@@ -2,16 +2,16 @@
 // one has open (two corrupt it), and the `postmaster.pid` it writes names no process (its pid
 // is -42), so it cannot tell a live owner from a crashed one. The directory is locked with
 // proper-lockfile instead: an atomic `mkdir` of `keyward.lock`, whose mtime its owner refreshes
-// while it lives (stale after STALE_MS without), released on close and on a signal or exit.
-// Beside it, `keyward.lock.json` names the owner (pid, host, start time), so that a lock left by a
-// process that is gone (kill -9, a crash) is taken over at once, and a live owner is named.
+// while it lives, removed on close and on a signal or exit. Inside it, `owner.json` names the
+// owner (pid, host, start time), so that a lock left by a process that is gone (kill -9, a crash)
+// is taken over at once, and a live owner is named.
 
-/** Without a refresh for this long, a lock is stale whoever holds it (proper-lockfile's default). */
+/** A lock nobody refreshed for this long is stale, unless its owner is seen alive on this host. */
 const STALE_MS = 10_000
 /** How often a waiting process looks again at a lock held by a live owner. */
 const RETRY_MS = 100
 const LOCK = 'keyward.lock'
-const OWNER = 'keyward.lock.json'
+const OWNER = 'owner.json'
 
 /**
  * The error of `createPGliteKeyStore` for a data directory that another live process (or this
@@ -34,7 +34,7 @@ export class DataDirInUseError extends Error {
   /** The process that has it open, when known. */
   readonly pid: number | undefined
 
-  constructor(dataDir: string, owner?: { readonly pid: number; readonly host?: string }) {
+  constructor(dataDir: string, owner?: { readonly pid: number; readonly host?: string | undefined }) {
     const who = owner ? `process ${owner.pid}${owner.host ? ` on ${owner.host}` : ''}` : 'another process'
     super(
       `The PGlite data directory ${dataDir} is open in ${who}: PGlite allows one process per ` +
@@ -55,16 +55,18 @@ interface Owner {
   readonly pid: number
   readonly host: string
   /** The process's start time as the system counts it (Linux), to tell a reused pid apart. */
-  readonly start?: string
+  readonly start?: string | undefined
 }
 
 /** Options of {@link lockDataDir}. */
 export interface LockDataDirOptions {
   /** How long to wait for a live owner to let go (a watch-mode restart) before refusing. */
   readonly waitMs: number
-  /** Called once if the lock is lost (taken over while this process was stalled past STALE_MS). */
+  /** Called once if the lock is lost (removed, or taken over while this process was stalled). */
   readonly onLost: (error: Error) => void
 }
+
+type Fs = typeof import('node:fs/promises')
 
 // Locks of this process, shared by every copy of this module in it (ESM and CJS builds).
 const HELD_KEY = Symbol.for('keyward.dataDirLocks')
@@ -94,23 +96,58 @@ export async function lockDataDir(
   ])
   const root = resolve(given)
   const lockPath = join(root, LOCK)
-  const ownerPath = join(root, OWNER)
   await fs.mkdir(root, { recursive: true })
   const me: Owner = { pid: process.pid, host: hostname(), start: await startOf(fs, process.pid) }
+
+  // Whether the lock in `dir` is of a process that is gone, or was not refreshed for STALE_MS
+  // by an owner that cannot be seen alive.
+  const isStale = async (dir: string): Promise<boolean> => {
+    const owner = await readOwner(fs, join(dir, OWNER))
+    const state = owner && owner.host === me.host ? await stateOf(fs, owner, me) : 'unknown'
+    if (state !== 'unknown') return state === 'gone'
+    const stat = await fs.stat(dir).catch(() => undefined)
+    return stat !== undefined && stat.mtimeMs < Date.now() - STALE_MS
+  }
+  // Moves the lock aside (atomic, so two processes never both take it over), then judges the
+  // lock it moved: removed if stale, else (another process's, taken meanwhile) put back.
+  const takeOver = async (): Promise<void> => {
+    const aside = `${lockPath}.stale-${process.pid}-${Date.now()}`
+    try {
+      await fs.rename(lockPath, aside)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw error
+    }
+    if (!(await isStale(aside))) await fs.rename(aside, lockPath).catch(() => {})
+    await fs.rm(aside, { recursive: true, force: true })
+  }
+
   const deadline = Date.now() + options.waitMs
   for (;;) {
+    let lost = false
+    const onCompromised = (error: Error) => {
+      lost = true
+      held().delete(lockPath)
+      options.onLost(error)
+    }
     const release = await lockfile
-      .lock(root, { lockfilePath: lockPath, realpath: false, stale: STALE_MS, onCompromised: options.onLost })
+      .lock(root, { lockfilePath: lockPath, realpath: false, stale: STALE_MS, onCompromised })
       .catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ELOCKED') return undefined
+        // ENOTEMPTY: proper-lockfile found the lock stale by its mtime, but a lock with an owner
+        // is judged here, by its owner.
+        if (error.code === 'ELOCKED' || error.code === 'ENOTEMPTY') return undefined
         throw error
       })
     if (release) {
       try {
-        await fs.writeFile(ownerPath, `${JSON.stringify(me)}\n`)
+        // proper-lockfile checks that the lock's mtime is still the one it set: keep it.
+        const { atime, mtime } = await fs.stat(lockPath)
+        await fs.writeFile(join(lockPath, OWNER), `${JSON.stringify(me)}\n`)
+        await fs.utimes(lockPath, atime, mtime)
         // Any PGlite that had the directory open held this lock: its postmaster.pid is stale.
         await fs.rm(join(root, 'postmaster.pid'), { force: true })
       } catch (error) {
+        await fs.rm(join(lockPath, OWNER), { force: true })
         await release()
         throw error
       }
@@ -118,8 +155,8 @@ export async function lockDataDir(
       return {
         release: async () => {
           held().delete(lockPath)
-          // The owner goes first: once the lock is free, the next owner writes its own.
-          await fs.rm(ownerPath, { force: true })
+          if (lost) return // the lock is another process's now: leave it be
+          await fs.rm(join(lockPath, OWNER), { force: true })
           await release().catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'ERELEASED') throw error
           })
@@ -128,14 +165,12 @@ export async function lockDataDir(
     }
     // This process has it open: no use waiting.
     if (held().has(lockPath)) throw new DataDirInUseError(dataDir, { pid: me.pid })
-    const owner = await readOwner(fs, ownerPath)
-    if (owner && (await isGone(fs, owner, me))) {
-      // Its owner was killed or crashed: take it over (proper-lockfile would after STALE_MS).
-      await fs.rm(ownerPath, { force: true })
-      await fs.rm(lockPath, { recursive: true, force: true })
+    if (await isStale(lockPath)) {
+      await takeOver()
       continue
     }
     if (Date.now() >= deadline) {
+      const owner = await readOwner(fs, join(lockPath, OWNER))
       throw new DataDirInUseError(
         dataDir,
         owner && { pid: owner.pid, host: owner.host === me.host ? undefined : owner.host },
@@ -144,8 +179,6 @@ export async function lockDataDir(
     await new Promise((done) => setTimeout(done, RETRY_MS))
   }
 }
-
-type Fs = typeof import('node:fs/promises')
 
 async function readOwner(fs: Fs, path: string): Promise<Owner | undefined> {
   try {
@@ -160,21 +193,22 @@ async function readOwner(fs: Fs, path: string): Promise<Owner | undefined> {
 }
 
 /**
- * Whether the owner is known to be gone: on this host, its pid is not running (or runs another
- * process, started at another time). An owner on another host is never judged from here: its
- * lock goes stale when it stops refreshing it.
+ * Whether an owner on this host is gone (its pid is not running, is a zombie, or runs a process
+ * started at another time), alive (the same process, running), or `unknown` (its pid runs, but
+ * this system tells no start time to prove it is the same process).
  */
-async function isGone(fs: Fs, owner: Owner, me: Owner): Promise<boolean> {
-  if (owner.host !== me.host) return false
-  if (owner.pid === me.pid)
-    return owner.start !== undefined && me.start !== undefined && owner.start !== me.start
-  try {
-    process.kill(owner.pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+async function stateOf(fs: Fs, owner: Owner, me: Owner): Promise<'gone' | 'alive' | 'unknown'> {
+  const start = owner.pid === me.pid ? me.start : await startOf(fs, owner.pid)
+  if (owner.pid !== me.pid) {
+    try {
+      process.kill(owner.pid, 0)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return 'gone'
+    }
   }
-  const start = await startOf(fs, owner.pid)
-  return start === 'zombie' || (start !== undefined && owner.start !== undefined && start !== owner.start)
+  if (start === 'zombie') return 'gone'
+  if (start === undefined || owner.start === undefined) return 'unknown'
+  return start === owner.start ? 'alive' : 'gone'
 }
 
 /**
@@ -190,6 +224,5 @@ async function startOf(fs: Fs, pid: number): Promise<string | undefined> {
   }
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  if (fields[0] === 'Z') return 'zombie'
-  return fields[19]
+  return fields[0] === 'Z' ? 'zombie' : fields[19]
 }
