@@ -1,13 +1,24 @@
 // Databases for the tests: in-memory PGlite, or (with KEYWARD_PG_URL) a PostgreSQL database of
 // their own, created for the test and dropped after it, since the server is shared.
 import pg from 'pg'
+import { describe } from 'vitest'
 
 /** The PostgreSQL server of the tests, when there is one. */
 export const PG_URL = process.env.KEYWARD_PG_URL || undefined
 
-/** Where a test keeps its data: embedded PGlite, and PostgreSQL when the tests have one. */
+/** Where a test keeps its data: embedded PGlite, and PostgreSQL. */
 export type Backend = 'pglite' | 'postgres'
-export const BACKENDS: readonly Backend[] = PG_URL ? ['pglite', 'postgres'] : ['pglite']
+
+/**
+ * Registers a suite once per backend, `%s` in the title naming it. The PostgreSQL one is always
+ * registered: without KEYWARD_PG_URL it is skipped, and its name says why.
+ */
+export function describeBackends(title: string, suite: (backend: Backend) => void): void {
+  describe(title.replace('%s', 'pglite'), () => suite('pglite'))
+  describe.skipIf(!PG_URL)(`${title.replace('%s', 'postgres')} (set KEYWARD_PG_URL to run)`, () =>
+    suite('postgres'),
+  )
+}
 
 async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: PG_URL })
