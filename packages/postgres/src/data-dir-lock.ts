@@ -2,9 +2,9 @@
 // one has open (two corrupt it), and the `postmaster.pid` it writes names no process (its pid
 // is -42), so it cannot tell a live owner from a crashed one. The directory is locked with
 // proper-lockfile instead: an atomic `mkdir` of `keyward.lock`, whose mtime its owner refreshes
-// while it lives, removed on close and on a signal or exit. Inside it, `owner.json` names the
-// owner (pid, host, start time), so that a lock left by a process that is gone (kill -9, a crash)
-// is taken over at once, and a live owner is named.
+// while it lives, removed on close. Inside it, `owner.json` names the owner (pid, host, start
+// time), so that a lock left by a process that ended without closing (kill -9, a crash, a signal
+// it did not handle) is taken over at once, and a live owner is named.
 
 /** A lock nobody refreshed for this long is stale, unless its owner is seen alive on this host. */
 const STALE_MS = 10_000
@@ -43,6 +43,51 @@ export class DataDirInUseError extends Error {
     this.name = 'DataDirInUseError'
     this.dataDir = dataDir
     this.pid = owner?.pid
+  }
+}
+
+/** What {@link openLocked} needs of a database: PGlite's `close` and `closed`. */
+export interface ClosableDatabase {
+  close(): Promise<void>
+  readonly closed: boolean
+}
+
+const DEFAULT_WAIT_MS = 3000
+
+/**
+ * Opens a database on `dataDir` under its lock (see {@link lockDataDir}); `close()` closes the
+ * database, then lets the lock go. If the lock is lost while open, the database is closed, so
+ * that every later operation fails closed rather than writing beside another process.
+ */
+export async function openLocked<D extends ClosableDatabase>(
+  dataDir: string | undefined,
+  waitMs: number | undefined,
+  open: () => Promise<D>,
+): Promise<{ db: D; close(): Promise<void> }> {
+  const wait = waitMs ?? DEFAULT_WAIT_MS
+  if (!Number.isSafeInteger(wait) || wait < 0) {
+    throw new TypeError(
+      `createPGliteKeyStore: option \`dataDirWaitMs\` must be a non-negative integer, got ${String(wait)}.`,
+    )
+  }
+  let db: D | undefined
+  const lock = await lockDataDir(dataDir, { waitMs: wait, onLost: () => void db?.close().catch(() => {}) })
+  try {
+    db = await open()
+  } catch (error) {
+    await lock?.release()
+    throw error
+  }
+  const opened = db
+  return {
+    db: opened,
+    close: async () => {
+      try {
+        if (!opened.closed) await opened.close()
+      } finally {
+        await lock?.release()
+      }
+    },
   }
 }
 

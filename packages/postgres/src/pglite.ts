@@ -6,7 +6,7 @@
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite'
 import { KeyChangeHub } from '@keyward/core'
 import { DEFAULT_SCHEMA, type PostgresKeyStore, type PostgresKeyStoreOptions } from './base.js'
-import { lockDataDir } from './data-dir-lock.js'
+import { openLocked } from './data-dir-lock.js'
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -99,8 +99,6 @@ export interface PGliteKeyStoreOptions extends PostgresKeyStoreOptions, PGliteDr
   readonly dataDirWaitMs?: number
 }
 
-const DEFAULT_DATA_DIR_WAIT_MS = 3000
-
 /**
  * Builds a {@link PostgresKeyStore} on embedded PGlite and, unless `migrate: false`, brings
  * its schema up to date. With `dataDir` (or nothing, for memory) it opens the database
@@ -134,31 +132,9 @@ export async function createPGliteKeyStore(
       throw new TypeError('createPGliteKeyStore: option `dataDir` must be a directory path.')
     }
     checkTimeout('createPGliteKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-    const waitMs = options.dataDirWaitMs ?? DEFAULT_DATA_DIR_WAIT_MS
-    if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
-      throw new TypeError(
-        `createPGliteKeyStore: option \`dataDirWaitMs\` must be a non-negative integer, got ${String(waitMs)}.`,
-      )
-    }
-    let db: PGlite | undefined
-    // A lock taken over while this process was stalled: stop writing, operations fail closed.
-    const lock = await lockDataDir(dataDir, { waitMs, onLost: () => void db?.close().catch(() => {}) })
-    try {
-      db = await PGlite.create(dataDir)
-    } catch (error) {
-      await lock?.release()
-      throw error
-    }
-    const opened = db
-    const close = async () => {
-      try {
-        if (!opened.closed) await opened.close()
-      } finally {
-        await lock?.release()
-      }
-    }
-    driver = { ...pgliteDriver(opened, driverOptions), close }
-    database = opened
+    const { db, close } = await openLocked(dataDir, options.dataDirWaitMs, () => PGlite.create(dataDir))
+    driver = { ...pgliteDriver(db, driverOptions), close }
+    database = db
   }
   let changes: Awaited<ReturnType<typeof pgliteChangeFeed>>
   try {
