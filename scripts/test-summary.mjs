@@ -1,11 +1,56 @@
-// Prints one plain closing line from vitest's JSON report: "N passed, N failed, N skipped".
-// The report is test-results.json, or the file named as the argument.
+// Prints plain closing lines from vitest's JSON report (test-results.json, or the file named as the
+// argument): first how many tests of each outside service ran, then "N passed, N failed, N skipped".
+//
+// A test that needs a service names its variable in its own name or a describe's, as the reason it
+// is skipped without it: "(set KEYWARD_PG_URL to run)", "(set KEYWARD_REDIS_URL to run)". Such a
+// test is always registered (`describe.skipIf(!PG_URL)(...)`), never left out. With the variable
+// set, as in CI, one that was skipped without running fails the run, and so does a main report
+// that has none at all. A test that started and then skipped itself (`context.skip`, for an
+// optional feature a store lacks) has a duration in the report: it is counted apart.
 import { readFileSync } from 'node:fs'
+
+const SERVICES = [
+  { name: 'PostgreSQL', variable: 'KEYWARD_PG_URL' },
+  { name: 'Redis', variable: 'KEYWARD_REDIS_URL' },
+]
 
 const file = process.argv[2] ?? 'test-results.json'
 const report = JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'))
+const tests = report.testResults.flatMap((suite) =>
+  suite.assertionResults.map((test) => ({
+    name: [...test.ancestorTitles, test.title].join(' > '),
+    ran: test.status === 'passed' || test.status === 'failed',
+    skippedItself: test.status === 'skipped' && typeof test.duration === 'number',
+  })),
+)
+
+let failed = report.numTotalTests === 0 || report.numFailedTests > 0
+for (const { name, variable } of SERVICES) {
+  const marker = `(set ${variable} to run)`
+  const marked = tests.filter((test) => test.name.includes(marker))
+  const ran = marked.filter((test) => test.ran).length
+  const skippedItself = marked.filter((test) => test.skippedItself).length
+  const skipped = marked.filter((test) => !test.ran && !test.skippedItself)
+  const set = Boolean(process.env[variable])
+  if (file !== 'test-results.json' && marked.length === 0) continue
+  const itself = skippedItself > 0 ? `, ${skippedItself} skipped itself (an optional feature)` : ''
+  console.log(
+    `${name} tests: ${ran} ran${itself}, ${skipped.length} skipped (${variable} ${set ? 'set' : 'not set'})`,
+  )
+  if (!set) continue
+  if (skipped.length > 0) {
+    console.error(`${variable} is set, yet these ${name} tests were skipped:`)
+    for (const test of skipped.slice(0, 20)) console.error(`  ${test.name}`)
+    failed = true
+  }
+  if (file === 'test-results.json' && marked.length === 0) {
+    console.error(`${variable} is set, yet no test is marked "${marker}": none of them ran.`)
+    failed = true
+  }
+}
+
 const skipped = report.numPendingTests + report.numTodoTests
 console.log(
   `${file === 'test-results.json' ? 'tests' : file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`,
 )
-if (report.numTotalTests === 0 || report.numFailedTests > 0) process.exit(1)
+if (failed) process.exit(1)

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from './app.js'
 import { keywardOver } from './service.js'
-import { BACKENDS } from './test/databases.js'
+import { describeBackends } from './test/databases.js'
 import { openTestApp, openTestStore, type TestApp } from './test/harness.js'
 import type { AccessTokens } from './tokens.js'
 
-describe.each(BACKENDS)('the app (%s)', (backend) => {
+describeBackends('the app (%s)', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await openTestApp(backend)

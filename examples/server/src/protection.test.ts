@@ -76,7 +76,7 @@ describe('shared throttle counters', () => {
   })
 
   it.skipIf(!REDIS_URL)(
-    'in Redis: failures in one process throttle the address in another (needs KEYWARD_REDIS_URL)',
+    'in Redis: failures in one process throttle the address in another (set KEYWARD_REDIS_URL to run)',
     async () => {
       const counters = await openCounters({ redisUrl: REDIS_URL })
       closers.push(() => counters.close())
@@ -86,7 +86,7 @@ describe('shared throttle counters', () => {
   )
 
   it.skipIf(!PG_URL)(
-    'in PostgreSQL: failures in one process throttle the address in another (needs KEYWARD_PG_URL)',
+    'in PostgreSQL: failures in one process throttle the address in another (set KEYWARD_PG_URL to run)',
     async () => {
       const pool = new pg.Pool({ connectionString: PG_URL, max: 2 })
       closers.push(async () => {

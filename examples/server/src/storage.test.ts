@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { APP_SCHEMA } from './db/schema.js'
 import { tokenSecret } from './storage.js'
-import { BACKENDS } from './test/databases.js'
+import { describeBackends } from './test/databases.js'
 import { openTestStore } from './test/harness.js'
 
-describe.each(BACKENDS)('the access tokens signing secret (%s)', (backend) => {
+describeBackends('the access tokens signing secret (%s)', (backend) => {
   it('comes from the environment or lives with the process, and is never kept in the database', async () => {
     const { store, drop } = await openTestStore(backend)
     try {

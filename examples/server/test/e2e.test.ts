@@ -1,13 +1,13 @@
 // The whole flow through @keyward/client against the built server, started as a real process
 // (PGlite in a temporary directory; PostgreSQL in a database of its own when KEYWARD_PG_URL is set),
 // then restarted to find everything where it was.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, KeywardApiError, type KeywardClient } from '@keyward/client'
 import { startSecretScanningSender } from '@keyward/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS, type Backend, createPgDatabase, pgBouncer } from '../src/test/databases.js'
+import { type Backend, createPgDatabase, describeBackends, pgBouncer } from '../src/test/databases.js'
 import { buildServer, type ServerEnv, type ServerProcess, startServer } from './server-process.js'
 
 const KEY = /ak_[A-Za-z0-9_-]{32}/g
@@ -25,7 +25,7 @@ async function refused(call: Promise<unknown>, status: number, type: string): Pr
 
 beforeAll(buildServer, 120_000)
 
-describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backend) => {
+describeBackends('the reference server, end to end (%s)', (backend: Backend) => {
   let cwd: string
   let env: ServerEnv
   let dropDatabase = async () => {}
@@ -130,7 +130,9 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
 
     if (backend === 'pglite') {
       // One PGlite directory, one process: a second server on it refuses to start.
-      await expect(start()).rejects.toThrow(/exited with code 1:[\s\S]*is open in another process/)
+      await expect(start()).rejects.toThrow(
+        new RegExp(`exited with code 1:[\\s\\S]*is open in process ${first.pid}:`),
+      )
     }
 
     expect(await first.stop()).toBe(0)
@@ -180,6 +182,48 @@ describe.each(BACKENDS)('the reference server, end to end (%s)', (backend: Backe
     expect(printed).toEqual([developerKey])
     expect(issued.size).toBe(13)
   }, 120_000) // two PGlite starts: about 30 s on a small machine busy with other work
+})
+
+describe('the reference server on a PGlite directory, stopped by Ctrl-C or killed', () => {
+  it('closes the directory on SIGINT, and starts again at once after kill -9 with its keys', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'keyward-server-'))
+    const dataDir = join(cwd, 'data')
+    const env = { KEYWARD_DATA_DIR: dataDir, KEYWARD_TOKEN_SECRET: TOKEN_SECRET }
+    const servers: ServerProcess[] = []
+    const start = async () => {
+      const server = await startServer(cwd, env)
+      servers.push(server)
+      return server
+    }
+    try {
+      const first = await start()
+      const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(first.stdout())![1]!
+      const { api_key: projectKey } = await createClient({
+        baseUrl: first.baseUrl,
+        developerKey,
+      }).projects.create({
+        name: 'Shop',
+      })
+      // Ctrl-C: the server closes the database and leaves no lock behind.
+      expect(await first.kill('SIGINT')).toBe(0)
+      expect(first.stdout()).toContain('SIGINT: closing.')
+      const left = await readdir(dataDir)
+      for (const mark of ['keyward.lock', 'postmaster.pid']) expect(left).not.toContain(mark)
+
+      // kill -9, and the next start right away (as a watcher restarts): the lock of a dead
+      // process does not hold it, and the keys are there.
+      const second = await start()
+      expect(await second.kill('SIGKILL')).toBe('SIGKILL')
+      const third = await start()
+      const client = createClient({ baseUrl: third.baseUrl, developerKey })
+      expect((await client.developerKeys.list()).keys).toHaveLength(1)
+      expect((await client.apiKeys.list(projectKey.project_id)).keys.map((k) => k.active)).toEqual([true])
+      expect(third.output()).not.toContain('Developer key')
+    } finally {
+      for (const server of servers) await server.stop()
+      await rm(cwd, { recursive: true, force: true })
+    }
+  }, 120_000) // three PGlite starts
 })
 
 describe('the reference server revokes leaked keys (as a process, KEYWARD_SECRET_SCANNING_KEYS_URL)', () => {

@@ -25,6 +25,10 @@ export interface ServerProcess {
   output(): string
   /** Sends SIGTERM and resolves to the exit code. */
   stop(): Promise<number | null>
+  /** The process id. */
+  readonly pid: number
+  /** Sends a signal and resolves to how the process ended: its exit code, or the signal. */
+  kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>
 }
 
 /** Starts `node dist/main.js` in `cwd` and waits until it listens. */
@@ -43,7 +47,8 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk
   })
-  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  const ended = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+  const exited = ended.then(([code]) => code)
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
@@ -66,6 +71,12 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
 
   return {
     baseUrl,
+    pid: child.pid!,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      const [code, by] = await ended
+      return code ?? by
+    },
     stdout: () => stdout,
     output: () => output,
     async stop() {

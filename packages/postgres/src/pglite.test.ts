@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createKeyward, ErrorType, errorBody } from '@keyward/core'
 import { runStoreConformance } from '@keyward/testkit'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createPGliteKeyStore, DataDirInUseError, pgliteDriver } from './pglite.js'
+import { createPGliteKeyStore, pgliteDriver } from './pglite.js'
 import { pgliteDatabase, pgliteHarness } from './test/harness.js'
 import { runPostgresScenarios } from './test/scenarios.js'
 import { runSchemaUpgrade } from './test/upgrade.js'
@@ -70,46 +70,5 @@ describe('PGlite driver', () => {
         queryTimeoutMs: 0,
       }),
     ).toThrow('pgliteDriver: option `queryTimeoutMs` must be a positive integer, got 0.')
-  })
-
-  it('refuses a data directory that a database has open, and opens it once closed', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'keyward-pglite-'))
-    try {
-      const first = await createPGliteKeyStore({ dataDir })
-      await createKeyward({ store: first }).issueProjectKey('p1')
-      for (const given of [dataDir, `file://${dataDir}`]) {
-        const error = await createPGliteKeyStore({ dataDir: given }).catch((e: unknown) => e)
-        expect(error).toBeInstanceOf(DataDirInUseError)
-        expect(error).toMatchObject({
-          name: 'DataDirInUseError',
-          dataDir: given,
-          message:
-            `The PGlite data directory ${given} is open in another process (it has a postmaster.pid): ` +
-            'PGlite allows one process per directory, and two corrupt it. Stop that process first. ' +
-            'If no process has it open (one that was killed rather than stopped), delete that ' +
-            'postmaster.pid and try again.',
-        })
-      }
-      await first.close()
-
-      const second = await createPGliteKeyStore({ dataDir })
-      expect(await second.listKeysByOwner({ type: 'project', id: 'p1' })).toHaveLength(1)
-      await second.close()
-    } finally {
-      await rm(dataDir, { recursive: true, force: true })
-    }
-  }, 60_000) // two databases on disk: PGlite's start is slow on a loaded machine
-
-  it('refuses a postmaster.pid left behind, until it is deleted', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'keyward-pglite-'))
-    try {
-      await writeFile(join(dataDir, 'postmaster.pid'), '-42\n')
-      await expect(createPGliteKeyStore({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError)
-      await rm(join(dataDir, 'postmaster.pid'))
-      const store = await createPGliteKeyStore({ dataDir })
-      await store.close()
-    } finally {
-      await rm(dataDir, { recursive: true, force: true })
-    }
   })
 })

@@ -6,6 +6,7 @@
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite'
 import { KeyChangeHub } from '@keyward/core'
 import { DEFAULT_SCHEMA, type PostgresKeyStore, type PostgresKeyStoreOptions } from './base.js'
+import { openLocked } from './data-dir-lock.js'
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -17,6 +18,8 @@ import {
 import { changeOf } from './feed-payload.js'
 import { openStore } from './migrate.js'
 import { CHANGE_CHANNEL } from './schema.js'
+
+export { DataDirInUseError } from './data-dir-lock.js'
 
 /** Options of {@link pgliteDriver}. */
 export interface PGliteDriverOptions {
@@ -131,58 +134,25 @@ export type PGliteKeyStoreSource =
     }
   | { readonly db: PGliteDatabase }
 
-/**
- * The error of {@link createPGliteKeyStore} for a data directory that a PGlite database has
- * open, in this process or another: PGlite lets a second one open it too, and two corrupt it.
- *
- * @example
- * ```ts
- * try {
- *   store = await createPGliteKeyStore({ dataDir: './.keyward' })
- * } catch (error) {
- *   if (error instanceof DataDirInUseError) console.error(`${error.dataDir} is in use`)
- *   throw error
- * }
- * ```
- */
-export class DataDirInUseError extends Error {
-  /** The directory, as it was given. */
-  readonly dataDir: string
-
-  constructor(dataDir: string) {
-    super(
-      `The PGlite data directory ${dataDir} is open in another process (it has a postmaster.pid): ` +
-        'PGlite allows one process per directory, and two corrupt it. Stop that process first. ' +
-        'If no process has it open (one that was killed rather than stopped), delete that ' +
-        'postmaster.pid and try again.',
-    )
-    this.name = 'DataDirInUseError'
-    this.dataDir = dataDir
-  }
-}
-
-// PGlite writes postmaster.pid while a database is open and removes it on close, but does not
-// refuse a second one as a PostgreSQL server would. Only a directory on the file system has
-// one (not `memory://`, `idb://`, ...), and only then is Node's `fs` loaded, as PGlite does.
-async function checkDataDirFree(dataDir: string | undefined): Promise<void> {
-  const path = dataDir?.startsWith('file://') ? dataDir.slice('file://'.length) : dataDir
-  if (!path || /^[a-z][a-z0-9-]*:\/\//i.test(path)) return
-  const [{ existsSync }, { join }] = await Promise.all([import('node:fs'), import('node:path')])
-  if (existsSync(join(path, 'postmaster.pid'))) throw new DataDirInUseError(dataDir as string)
-}
-
 /** Options of {@link createPGliteKeyStore}. */
 export interface PGliteKeyStoreOptions extends PostgresKeyStoreOptions, PGliteDriverOptions {
   /** Whether to bring the schema up to date first (see `migrate`). Default `true`. */
   readonly migrate?: boolean
+  /**
+   * How long to wait, in milliseconds, for another live process to close the data directory
+   * (the old process of a watch-mode restart) before refusing it with `DataDirInUseError`.
+   * Default 3000. A directory whose process is gone (killed, crashed) is taken over at once.
+   */
+  readonly dataDirWaitMs?: number
 }
 
 /**
  * Builds a {@link PostgresKeyStore} on embedded PGlite and, unless `migrate: false`, brings
  * its schema up to date. With `dataDir` (or nothing, for memory) it opens the database
- * itself and `store.close()` closes it; a `db` you pass stays yours. A `dataDir` that a
- * PGlite database has open (this process's or another's) is refused with
- * {@link DataDirInUseError}.
+ * itself and `store.close()` closes it; a `db` you pass stays yours. A `dataDir` is locked
+ * while the store is open: one that another live process (or this one) has open is refused
+ * with {@link DataDirInUseError}, after waiting up to `dataDirWaitMs` for it to be closed; one
+ * left locked by a process that is gone (`kill -9`, a crash) is taken over.
  *
  * @example
  * ```ts
@@ -209,12 +179,17 @@ export async function createPGliteKeyStore(
       throw new TypeError('createPGliteKeyStore: option `dataDir` must be a directory path.')
     }
     checkTimeout('createPGliteKeyStore', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS)
-    await checkDataDirFree(dataDir)
-    const db = await PGlite.create(dataDir)
-    driver = { ...pgliteDriver(db, driverOptions), close: () => db.close() }
+    const { db, close } = await openLocked(dataDir, options.dataDirWaitMs, () => PGlite.create(dataDir))
+    driver = { ...pgliteDriver(db, driverOptions), close }
     database = db
   }
-  const changes = await pgliteChangeFeed(database, options.schema ?? DEFAULT_SCHEMA)
+  let changes: Awaited<ReturnType<typeof pgliteChangeFeed>>
+  try {
+    changes = await pgliteChangeFeed(database, options.schema ?? DEFAULT_SCHEMA)
+  } catch (error) {
+    await driver.close?.()
+    throw error
+  }
   return openStore(driver, { ...options, changes })
 }
 

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 import { keywardOver } from '../service.js'
-import { BACKENDS } from '../test/databases.js'
+import { describeBackends } from '../test/databases.js'
 import { openTestStore } from '../test/harness.js'
 import { registerFirstDeveloper } from './developers.js'
 
-describe.each(BACKENDS)('registerFirstDeveloper (%s)', (backend) => {
+describeBackends('registerFirstDeveloper (%s)', (backend) => {
   const opened: Array<() => Promise<void>> = []
   const open = async () => {
     const { store, drop } = await openTestStore(backend)

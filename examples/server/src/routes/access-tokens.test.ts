@@ -1,9 +1,9 @@
 import { decodeJwt } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../test/databases.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
-describe.each(BACKENDS)('POST /api/v1/projects/{project_id}/access-tokens (%s)', (backend) => {
+describeBackends('POST /api/v1/projects/{project_id}/access-tokens (%s)', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await openTestApp(backend)

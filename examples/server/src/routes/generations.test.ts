@@ -1,12 +1,12 @@
 import { SignJWT } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../test/databases.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
 const GENERATIONS = '/api/v1/generation/generations-v2'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-describe.each(BACKENDS)('generations (%s)', (backend) => {
+describeBackends('generations (%s)', (backend) => {
   let t: TestApp
   let projectId: string
   let apiKey: string

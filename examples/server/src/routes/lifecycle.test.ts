@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../test/databases.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
 // The key lifecycle through the reference server: expiry, roll, re-activation, last use.
-describe.each(BACKENDS)('key lifecycle (%s)', (backend) => {
+describeBackends('key lifecycle (%s)', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await openTestApp(backend)

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../test/databases.js'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const KEY = /^ak_[A-Za-z0-9_-]{32}$/
 
-describe.each(BACKENDS)('projects and keys (%s)', (backend) => {
+describeBackends('projects and keys (%s)', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await openTestApp(backend)
@@ -222,7 +222,7 @@ describe.each(BACKENDS)('projects and keys (%s)', (backend) => {
   })
 })
 
-describe.each(BACKENDS)('project creation is atomic (%s)', (backend) => {
+describeBackends('project creation is atomic (%s)', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await openTestApp(backend)

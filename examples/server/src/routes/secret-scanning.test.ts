@@ -1,12 +1,12 @@
 import { type SecretScanningSender, startSecretScanningSender } from '@keyward/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { keywardOver } from '../service.js'
-import { BACKENDS } from '../test/databases.js'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
 const PATH = '/api/v1/secret-scanning/github'
 
-describe.each(BACKENDS)('POST /api/v1/secret-scanning/github (%s)', (backend) => {
+describeBackends('POST /api/v1/secret-scanning/github (%s)', (backend) => {
   let t: TestApp
   let sender: SecretScanningSender
   beforeAll(async () => {

@@ -2,6 +2,7 @@
 // their own, created for the test and dropped after it, since the server is shared.
 // With PgBouncer installed, the PostgreSQL tests run through it too, in transaction mode.
 import pg from 'pg'
+import { describe } from 'vitest'
 import { PgBouncer, pgbouncerUnavailable } from '../../../../scripts/pgbouncer.mjs'
 
 /** The PostgreSQL server of the tests, when there is one. */
@@ -16,9 +17,31 @@ export const PGBOUNCER_MISSING: string | undefined =
  * and through PgBouncer in transaction mode (prepared statements off, the change feed direct).
  */
 export type Backend = 'pglite' | 'postgres' | 'pgbouncer'
+/** The backends that run here (the others are registered by {@link describeBackends}, skipped). */
 export const BACKENDS: readonly Backend[] = PG_URL
   ? ['pglite', 'postgres', ...(PGBOUNCER_MISSING ? [] : (['pgbouncer'] as const))]
   : ['pglite']
+
+/**
+ * Registers a suite once per backend, `%s` in the title naming it. The PostgreSQL ones are
+ * always registered: without KEYWARD_PG_URL (or PgBouncer) they are skipped, and their names
+ * say why.
+ */
+export function describeBackends(title: string, suite: (backend: Backend) => void): void {
+  describe(title.replace('%s', 'pglite'), () => suite('pglite'))
+  describe.skipIf(!PG_URL)(`${title.replace('%s', 'postgres')} (set KEYWARD_PG_URL to run)`, () =>
+    suite('postgres'),
+  )
+  const bouncerTitle = title.replace('%s', 'pgbouncer')
+  describe.skipIf(PGBOUNCER_MISSING)(
+    PG_URL
+      ? PGBOUNCER_MISSING
+        ? `${bouncerTitle} (skipped: ${PGBOUNCER_MISSING})`
+        : bouncerTitle
+      : `${bouncerTitle} (set KEYWARD_PG_URL to run)`,
+    () => suite('pgbouncer'),
+  )
+}
 
 let bouncer: Promise<PgBouncer> | undefined
 /**
