@@ -51,7 +51,7 @@ async function measured(op, inFlight, ms) {
     await op(i)
     count++
   }
-  const opsPerSecond = await throughput(counted, inFlight, ms)
+  const { opsPerSecond } = await throughput(counted, inFlight, ms)
   const { user, system } = process.cpuUsage(cpu)
   return { opsPerSecond, cpuPerOp: (user + system) / count }
 }

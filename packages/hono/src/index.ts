@@ -66,10 +66,7 @@ export function toKeywardRequest(c: Context): KeywardRequest {
   return {
     method: raw.method,
     url: raw.url,
-    // Read when a guard asks: decoding every parameter is work a cached key need not wait for.
-    get params() {
-      return c.req.param() as Record<string, string | undefined>
-    },
+    params: c.req.param() as Record<string, string | undefined>,
     header: (name) => raw.headers.get(name) ?? undefined,
     body: () => ({ raw: raw.body }),
     address: (c.env as NodeBindings)?.incoming?.socket?.remoteAddress,
