@@ -1,16 +1,8 @@
-import {
-  createKeyward,
-  ErrorType,
-  hashKey,
-  KEY_ALPHABET,
-  type KeyChangeEvent,
-  type KeyRecord,
-  type KeyStore,
-  keyPrefix,
-} from '@keyward/core'
+import { createKeyward, ErrorType, type KeyChangeEvent, type KeyRecord, type KeyStore } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { batchCases } from './store-batch-cases.js'
 import { ownerCases } from './store-owner-cases.js'
+import { randomPart, recordFor } from './store-record.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -33,31 +25,6 @@ export interface StoreConformanceOptions {
 
 let counter = 0
 const uniqueOwner = (label: string) => `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}`
-
-function randomPart(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length))
-  return Array.from(bytes, (b) => KEY_ALPHABET[b & 63]).join('')
-}
-
-async function recordFor(
-  key: string,
-  ownerType: 'developer' | 'project',
-  ownerId: string,
-): Promise<KeyRecord> {
-  return {
-    id: crypto.randomUUID(),
-    hash: await hashKey(key),
-    keyPrefix: keyPrefix(key),
-    ownerType,
-    ownerId,
-    name: null,
-    active: true,
-    createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
-    expiresAt: null,
-    lastUsedAt: null,
-    replacedBy: null,
-  }
-}
 
 /** Waits until `check` holds, polling every 5 ms, for at most 15 s. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {

@@ -1,28 +1,14 @@
-import { createKeyward, ErrorType, hashKey, KEY_ALPHABET, type KeyRecord, keyPrefix } from '@keyward/core'
+import { createKeyward, ErrorType, type KeyRecord } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
+import { recordFor } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) =>
   `${label}-closed-${Date.now().toString(36)}-${(counter++).toString(36)}`
 
-async function newRecord(ownerType: 'developer' | 'project', ownerId: string): Promise<KeyRecord> {
-  const bytes = crypto.getRandomValues(new Uint8Array(32))
-  const key = `ak_${Array.from(bytes, (b) => KEY_ALPHABET[b & 63]).join('')}`
-  return {
-    id: crypto.randomUUID(),
-    hash: await hashKey(key),
-    keyPrefix: keyPrefix(key),
-    ownerType,
-    ownerId,
-    name: null,
-    active: true,
-    createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
-    expiresAt: null,
-    lastUsedAt: null,
-    replacedBy: null,
-  }
-}
+const newRecord = (ownerType: 'developer' | 'project', ownerId: string): Promise<KeyRecord> =>
+  recordFor(undefined, ownerType, ownerId)
 
 const byId = (records: readonly KeyRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id))
 
