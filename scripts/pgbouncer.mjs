@@ -6,9 +6,10 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { accessSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from './replica-cluster.mjs'
 
 const executable = (path) => {
   try {
@@ -60,18 +61,6 @@ export function pgbouncerUnavailable() {
     throw new Error(`KEYWARD_REQUIRE_PGBOUNCER=1, but PgBouncer cannot run: ${reason}.`)
   }
   return reason
-}
-
-/** A free TCP port on 127.0.0.1 (the kernel picks it; it is free again when this resolves). */
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */

@@ -37,7 +37,7 @@ export function replicaClusterUnavailable() {
   return undefined
 }
 /** A free TCP port on 127.0.0.1 (the kernel picks it; it is free again when this resolves). */
-async function freePort() {
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

@@ -1,4 +1,5 @@
 import type { KeyKind } from '../key/format.js'
+import type { KeyRecord } from '../store/types.js'
 
 /** Why an authentication failed, more precisely than the public `type` says. */
 export type AuthFailureReason =
@@ -133,5 +134,16 @@ export function emitter(hook: KeywardEventHook | undefined): (event: KeywardEven
     } catch {
       // The host's hook must not change the outcome of a request.
     }
+  }
+}
+
+/** @internal The `key.deactivated` event of a record the service deactivated: its prefix, never the key. */
+export function deactivatedEvent(record: KeyRecord): KeywardEvent {
+  return {
+    type: 'key.deactivated',
+    keyId: record.id,
+    keyPrefix: record.keyPrefix,
+    ownerType: record.ownerType,
+    ownerId: record.ownerId,
   }
 }

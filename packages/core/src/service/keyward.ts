@@ -14,7 +14,7 @@ import { createProtection, type Protection } from '../protection/protection.js'
 import { countsAgainstLimit } from '../store/limit.js'
 import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
-import { type AuthFailureReason, emitter } from './events.js'
+import { type AuthFailureReason, deactivatedEvent, emitter } from './events.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -445,13 +445,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     cache?.forgetOwners()
     for (const record of changed) {
       wrote(record.hash)
-      emit({
-        type: 'key.deactivated',
-        keyId: record.id,
-        keyPrefix: record.keyPrefix,
-        ownerType: record.ownerType,
-        ownerId: record.ownerId,
-      })
+      emit(deactivatedEvent(record))
     }
     return changed
   }

@@ -1,5 +1,5 @@
 import type { KeyRecord, KeyStore } from '../store/types.js'
-import type { KeywardEvent } from './events.js'
+import { deactivatedEvent, type KeywardEvent } from './events.js'
 
 /** A key reported as leaked: its SHA-256 hash, and where it was found. */
 export interface LeakedKey {
@@ -64,13 +64,7 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependen
           })
     const deactivated = new Map(changed.map((record) => [record.id, record]))
     for (const record of changed) {
-      emit({
-        type: 'key.deactivated',
-        keyId: record.id,
-        keyPrefix: record.keyPrefix,
-        ownerType: record.ownerType,
-        ownerId: record.ownerId,
-      })
+      emit(deactivatedEvent(record))
     }
     // A key found active but not deactivated here was deactivated by a concurrent call.
     const byHash = new Map(

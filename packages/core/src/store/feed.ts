@@ -11,7 +11,7 @@ import type { KeyChangeEvent, KeyChangeFeed, KeyOwner } from './types.js'
  * @example
  * ```ts
  * const feed = new KeyChangeHub({ connected: true })
- * feed.subscribe((event) => console.log(event.type))
+ * feed.subscribe((event) => logger.debug({ feed: event.type }))
  * feed.publish({ type: 'changed', hash: record.hash, id: record.id })
  * ```
  */

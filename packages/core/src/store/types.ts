@@ -59,7 +59,7 @@ export interface KeyOwner {
  * @example
  * ```ts
  * for (const developer of await keyward.listOwners('developer')) {
- *   if (developer.activeKeys === 0) console.log(`${developer.id} cannot sign in`)
+ *   if (developer.activeKeys === 0) logger.warn({ developer: developer.id }, 'cannot sign in')
  * }
  * ```
  */
@@ -226,7 +226,7 @@ export type KeyChangeEvent =
  * ```ts
  * const feed: KeyChangeFeed = store.changes!
  * const unsubscribe = feed.subscribe((event) => {
- *   if (event.type === 'changed') console.log('changed', event.hash.slice(0, 8), event.position)
+ *   if (event.type === 'changed') logger.debug({ changed: event.hash.slice(0, 8), position: event.position })
  * })
  * feed.connected // true once the feed hears changes
  * unsubscribe()
