@@ -5,8 +5,9 @@
 // X-Forwarded-For from one trusted proxy, which gives the two load generators two addresses.
 // Server on CPU 0; the valid load (this process) and the flood (a child) share CPU 1.
 //
-//   pnpm bench flood       (FLOOD_REQUESTS=100000, FLOOD_RATE=2000 requests/s, 0 = as fast as
-//                          the flood's process can send; FLOOD_LIMIT=100, FLOOD_WINDOW_SECONDS=1.5)
+//   pnpm bench flood       (FLOOD_REQUESTS=100000, FLOOD_RATE=2000 requests/s while on, 0 = as fast as
+//                          the flood's process can send; FLOOD_LIMIT=100, FLOOD_WINDOW_SECONDS=1.5,
+//                          FLOOD_WARMUP_WINDOWS=6)
 import { spawn, spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -16,6 +17,7 @@ const FLOOD_REQUESTS = Number(process.env.FLOOD_REQUESTS || 100_000)
 const RATE = Number(process.env.FLOOD_RATE ?? 2000)
 const LIMIT = Number(process.env.FLOOD_LIMIT || 100)
 const WINDOW_SECONDS = Number(process.env.FLOOD_WINDOW_SECONDS || 1.5)
+const WARMUP_WINDOWS = Number(process.env.FLOOD_WARMUP_WINDOWS || 6)
 const ATTACKER = '203.0.113.66'
 const CLIENT = '198.51.100.10'
 
@@ -64,10 +66,23 @@ async function serve(failedAuthLimit) {
 async function flood(port) {
   const { connect } = await import('node:net')
   const CONNECTIONS = 10
-  const started = performance.now()
   let sent = 0
   let answered = 0
   const statuses = {}
+  // Sending only while switched on (a line `on` or `off` on stdin), paced by the time spent on.
+  let on = false
+  let onSince = 0
+  let onBefore = 0
+  const onSeconds = () => (onBefore + (on ? performance.now() - onSince : 0)) / 1000
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line === 'on' && !on) {
+      on = true
+      onSince = performance.now()
+    } else if (line === 'off' && on) {
+      on = false
+      onBefore += performance.now() - onSince
+    }
+  })
   const requestFor = (n) =>
     `GET /items/p1 HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-forwarded-for: 10.9.9.9, ${ATTACKER}\r\n` +
     `x-api-key: ak_${String(n).padStart(32, 'F')}\r\n\r\n`
@@ -99,9 +114,10 @@ async function flood(port) {
     const tick = () => {
       if (sent >= FLOOD_REQUESTS) return
       // Paced: as many as the rate allows by now (unpaced: 50 per connection and tick).
-      const due =
-        RATE > 0
-          ? Math.min(FLOOD_REQUESTS, Math.floor(((performance.now() - started) / 1000) * RATE))
+      const due = !on
+        ? sent
+        : RATE > 0
+          ? Math.min(FLOOD_REQUESTS, Math.floor(onSeconds() * RATE))
           : Math.min(FLOOD_REQUESTS, sent + 50 * CONNECTIONS)
       const batches = Array.from({ length: CONNECTIONS }, () => '')
       while (sent < due && sent - answered < 200 * CONNECTIONS) {
@@ -115,8 +131,7 @@ async function flood(port) {
     }
     tick()
   })
-  const seconds = (performance.now() - started) / 1000
-  process.stdout.write(`${JSON.stringify({ statuses, seconds, errors: 0 })}\n`)
+  process.stdout.write(`${JSON.stringify({ statuses, seconds: onSeconds(), errors: 0 })}\n`)
 }
 
 // ---- load side ---------------------------------------------------------------------------
@@ -125,9 +140,9 @@ const hasTaskset = spawnSync('taskset', ['--version']).status === 0
 const pinned = (cpu, args) =>
   hasTaskset
     ? spawn('taskset', ['-c', String(cpu), process.execPath, ...args], {
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       })
-    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] })
 
 function firstLine(child, what) {
   return new Promise((resolve, reject) => {
@@ -160,31 +175,37 @@ async function run(autocannon, failedAuthLimit) {
   const { port, key } = await firstLine(server, 'server')
   try {
     const stats = async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json()
-    await validWindow(autocannon, port, key) // warm-up
-    const before = []
-    for (let i = 0; i < 3; i++) before.push(await validWindow(autocannon, port, key))
+    // Warm-up: the server's throughput climbs for several seconds (JIT) before it settles.
+    for (let i = 0; i < WARMUP_WINDOWS; i++) await validWindow(autocannon, port, key)
     const flooder = pinned(1, [SELF, '--flood', String(port)])
     const floodDone = firstLine(flooder, 'flood')
     let floodOver = false
     floodDone.then(() => {
       floodOver = true
     })
-    const during = []
+    // Windows without and with the flood, in turn, until the flood has sent all its requests:
+    // the server's throughput drifts over a run, so each flooded window is compared with the
+    // unflooded windows on either side of it.
+    const quiet = [await validWindow(autocannon, port, key)]
+    const flooded = []
     while (!floodOver) {
+      flooder.stdin.write('on\n')
       const requests = await validWindow(autocannon, port, key)
-      // A window counts as flooded only if the flood lasted all through it.
-      if (!floodOver) during.push(requests)
+      flooder.stdin.write('off\n')
+      if (floodOver) break // the flood ended inside this window: it counts as neither
+      flooded.push(requests)
+      quiet.push(await validWindow(autocannon, port, key))
     }
     const floodResult = await floodDone
-    const after = []
-    for (let i = 0; i < 3; i++) after.push(await validWindow(autocannon, port, key))
     const { unknownLookups } = await stats()
     const perSecond = (requests) => requests / WINDOW_SECONDS
+    const ratios = flooded.map((requests, i) => requests / ((quiet[i] + quiet[i + 1]) / 2))
     return {
       failedAuthLimit,
-      unflooded: perSecond(median([...before, ...after])),
-      flooded: during.length ? perSecond(median(during)) : Number.NaN,
-      windows: during.length,
+      unflooded: perSecond(median(quiet)),
+      flooded: perSecond(median(flooded)),
+      ratio: median(ratios),
+      windows: flooded.length,
       flood: floodResult,
       lookups: unknownLookups,
     }
@@ -204,18 +225,18 @@ async function main() {
       .map(([status, count]) => `${fmt(count)} x ${status}`)
       .join(', ')
     rows.push(
-      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${(r.flooded / r.unflooded).toFixed(2)}x |`,
+      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${r.ratio.toFixed(2)}x |`,
     )
   }
   console.log(
     [
-      '| throttle | flood (unknown keys, one address) | store lookups caused by the flood | valid req/s unflooded | valid req/s during the flood | ratio |',
+      '| throttle | flood (unknown keys, one address) | store lookups caused by the flood | valid req/s unflooded | valid req/s during the flood | ratio (paired) |',
       '| --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n'),
   )
   console.log(
-    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 raw keep-alive connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows, medians (unflooded: 3 windows before and 3 after the flood).`,
+    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 raw keep-alive connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows after ${WARMUP_WINDOWS} warm-up windows, the flood on in every other window; req/s are medians of the windows, the ratio is the median over flooded windows of each one against the mean of the unflooded windows on either side.`,
   )
 }
 
