@@ -2,7 +2,15 @@
 // to itself), and how a revocation waits before it is acknowledged. Pure bookkeeping on a
 // monotonic clock that comes from outside, so the rules can be read, and tested, on their own.
 
-/** The bound of strict revocation when none is given, in milliseconds. */
+/**
+ * The bound of strict revocation when none is given, in milliseconds: a revocation is
+ * acknowledged this long after its commit.
+ *
+ * @example
+ * ```ts
+ * const changes = pgChangeFeed({ connectionString: process.env.DIRECT_URL!, freshnessBoundMs: DEFAULT_REVOCATION_BOUND_MS })
+ * ```
+ */
 export const DEFAULT_REVOCATION_BOUND_MS = 250
 
 /**
