@@ -9,6 +9,7 @@ describe('readConfig', () => {
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
       pgReplicaUrls: [],
+      revocationBoundMs: undefined,
       pgListenUrl: undefined,
       pgPreparedStatements: true,
       cache: true,
@@ -29,6 +30,7 @@ describe('readConfig', () => {
       KEYWARD_DATA_DIR: 'data/keys',
       KEYWARD_PG_URL: 'postgres://u@db/keys',
       KEYWARD_PG_REPLICA_URLS: 'postgres://u@replica-1/keys, postgresql://u@replica-2/keys,',
+      KEYWARD_REVOCATION_BOUND_MS: '500',
       KEYWARD_PG_SCHEMA: 'keys',
       KEYWARD_PG_LISTEN_URL: 'postgres://u@db-direct/keys',
       KEYWARD_PG_PREPARED_STATEMENTS: 'off',
@@ -46,6 +48,7 @@ describe('readConfig', () => {
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
       pgReplicaUrls: ['postgres://u@replica-1/keys', 'postgresql://u@replica-2/keys'],
+      revocationBoundMs: 500,
       pgListenUrl: 'postgres://u@db-direct/keys',
       pgPreparedStatements: false,
       cache: false,
@@ -93,6 +96,18 @@ describe('readConfig', () => {
     expect(() =>
       readConfig({ ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://u@r1/keys,mysql://u:hunter2@r2/keys' }),
     ).toThrow(new ConfigError('KEYWARD_PG_REPLICA_URLS: entry 2 is not a postgres:// or postgresql:// URL.'))
+    expect(readConfig({ ...env, KEYWARD_REVOCATION_BOUND_MS: 'off' }).revocationBoundMs).toBe('off')
+    expect(() => readConfig({ ...env, KEYWARD_REVOCATION_BOUND_MS: '0' })).toThrow(
+      new ConfigError('KEYWARD_REVOCATION_BOUND_MS must be an integer from 1 to 60000, got "0".'),
+    )
+    expect(() =>
+      readConfig({
+        ...env,
+        KEYWARD_PG_PREPARED_STATEMENTS: 'off',
+        KEYWARD_CACHE: 'off',
+        KEYWARD_REVOCATION_BOUND_MS: '250',
+      }),
+    ).toThrow(/^KEYWARD_PG_PREPARED_STATEMENTS=off \(a transaction pooler\) needs KEYWARD_PG_LISTEN_URL/)
     expect(() => readConfig({ ...env, KEYWARD_PG_PREPARED_STATEMENTS: 'false' })).toThrow(
       new ConfigError('KEYWARD_PG_PREPARED_STATEMENTS must be on or off, got "false".'),
     )

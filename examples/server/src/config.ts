@@ -17,6 +17,12 @@ export interface ServerConfig {
    */
   readonly pgReplicaUrls: readonly string[]
   /**
+   * `KEYWARD_REVOCATION_BOUND_MS`: strict revocation's bound in milliseconds (a revocation is
+   * refused by every process once acknowledged, a bound after its commit), or `off`. Default:
+   * 250 with replicas, off without (`undefined` here).
+   */
+  readonly revocationBoundMs: number | 'off' | undefined
+  /**
    * `KEYWARD_PG_LISTEN_URL`: where the change feed listens, a direct connection to the primary
    * (LISTEN needs a session: not through a transaction pooler). Default `KEYWARD_PG_URL`.
    */
@@ -92,6 +98,14 @@ function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[
   return urls
 }
 
+/** `KEYWARD_REVOCATION_BOUND_MS`: the bound, `off`, or unset. */
+function revocationBound(env: NodeJS.ProcessEnv): number | 'off' | undefined {
+  const raw = env.KEYWARD_REVOCATION_BOUND_MS
+  if (raw === undefined || raw === '') return undefined
+  if (raw === 'off') return 'off'
+  return integerSetting(env, 'KEYWARD_REVOCATION_BOUND_MS', 0, 1, 60_000)
+}
+
 function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -130,8 +144,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const pgPreparedStatements = switchSetting(env, 'KEYWARD_PG_PREPARED_STATEMENTS', true)
   const cache = switchSetting(env, 'KEYWARD_CACHE', true)
   const pgReplicaUrls = replicaUrls(env, pgUrl)
+  const revocationBoundMs = revocationBound(env)
+  const strict = typeof revocationBoundMs === 'number'
   // The change feed LISTENs: through a transaction pooler the notifications would go astray.
-  if (pgUrl && !pgPreparedStatements && !pgListenUrl && (cache || pgReplicaUrls.length > 0)) {
+  if (pgUrl && !pgPreparedStatements && !pgListenUrl && (cache || pgReplicaUrls.length > 0 || strict)) {
     throw new ConfigError(
       'KEYWARD_PG_PREPARED_STATEMENTS=off (a transaction pooler) needs KEYWARD_PG_LISTEN_URL, a direct ' +
         'connection to the primary for the change feed, or KEYWARD_CACHE=off.',
@@ -143,6 +159,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl,
     pgReplicaUrls,
+    revocationBoundMs,
     pgListenUrl,
     pgPreparedStatements,
     cache,

@@ -91,5 +91,9 @@ describe('formatReplicaEvent', () => {
       'primary.down: timeout',
     )
     expect(formatReplicaEvent({ type: 'primary.up' })).toBe('primary.up')
+    expect(formatReplicaEvent({ type: 'feed.stale', boundMs: 250 })).toBe(
+      'feed.stale: no fence of the change feed came back within 250 ms; verifications skip the cache and the replicas',
+    )
+    expect(formatReplicaEvent({ type: 'feed.fresh' })).toBe('feed.fresh: the change feed is fresh again')
   })
 })

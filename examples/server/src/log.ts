@@ -45,7 +45,7 @@ export function formatEvent(event: KeywardEvent): string | undefined {
   }
 }
 
-/** One log line for an event of the store's primary and read replicas. */
+/** One log line for an event of the store's primary, read replicas and change feed. */
 export function formatReplicaEvent(event: ReplicaEvent): string {
   switch (event.type) {
     case 'replica.down':
@@ -59,5 +59,9 @@ export function formatReplicaEvent(event: ReplicaEvent): string {
       return `${event.type}: ${causeOf(event.error)}`
     case 'primary.up':
       return event.type
+    case 'feed.stale':
+      return `${event.type}: no fence of the change feed came back within ${event.boundMs} ms; verifications skip the cache and the replicas`
+    case 'feed.fresh':
+      return `${event.type}: the change feed is fresh again`
   }
 }

@@ -29,21 +29,37 @@ function describePg(url: string): string {
 export async function openStorage(
   config: Pick<
     ServerConfig,
-    'pgUrl' | 'pgReplicaUrls' | 'pgListenUrl' | 'pgPreparedStatements' | 'cache' | 'dataDir' | 'keywardSchema'
+    | 'pgUrl'
+    | 'pgReplicaUrls'
+    | 'revocationBoundMs'
+    | 'pgListenUrl'
+    | 'pgPreparedStatements'
+    | 'cache'
+    | 'dataDir'
+    | 'keywardSchema'
   >,
   onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
   const replicas = config.pgReplicaUrls
-  // The cache and the replicas need the change feed; PGlite has one in process.
-  const changeFeed = (config.cache || replicas.length > 0) && {
+  const bound = config.revocationBoundMs
+  // Strict revocation: on by default with replicas (the store's default), or as the bound says.
+  const strictRevocation = bound === undefined ? replicas.length > 0 : bound !== 'off' && { boundMs: bound }
+  // The cache, the replicas and strict revocation need the change feed; PGlite has one in process.
+  const changeFeed = (config.cache || replicas.length > 0 || strictRevocation !== false) && {
     connectionString: config.pgListenUrl ?? config.pgUrl,
   }
-  const replicaOptions = replicas.length > 0 ? { replicas, onEvent: onReplicaEvent } : {}
   const store = config.pgUrl
     ? await createPgKeyStore(
         { connectionString: config.pgUrl },
-        { ...options, changeFeed, ...replicaOptions, preparedStatements: config.pgPreparedStatements },
+        {
+          ...options,
+          changeFeed,
+          replicas,
+          strictRevocation,
+          onEvent: onReplicaEvent,
+          preparedStatements: config.pgPreparedStatements,
+        },
       )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
   try {

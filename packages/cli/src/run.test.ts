@@ -187,6 +187,35 @@ describe('store location', () => {
     expect(wrong.opened).toEqual([])
   })
 
+  it('revokes under strict revocation where the server does: with replicas, or a bound set', async () => {
+    const env = { KEYWARD_PG_URL: 'postgres://db/keys' }
+    const withReplicas = harness({ env: { ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://replica/keys' } })
+    await withReplicas.run('keys', 'list', '--developer', 'd')
+    const bound = harness({
+      env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '400', KEYWARD_PG_LISTEN_URL: 'postgres://direct/keys' },
+    })
+    await bound.run('keys', 'list', '--developer', 'd')
+    const off = harness({
+      env: { ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://replica/keys', KEYWARD_REVOCATION_BOUND_MS: 'off' },
+    })
+    await off.run('keys', 'list', '--developer', 'd')
+    expect([...withReplicas.opened, ...bound.opened, ...off.opened]).toStrictEqual([
+      { pgUrl: 'postgres://db/keys', revocationBoundMs: 250 },
+      { pgUrl: 'postgres://db/keys', revocationBoundMs: 400, listenUrl: 'postgres://direct/keys' },
+      { pgUrl: 'postgres://db/keys' },
+    ])
+    const pooled = harness({
+      env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '250', KEYWARD_PG_PREPARED_STATEMENTS: 'off' },
+    })
+    const result = await pooled.run('keys', 'list', '--developer', 'd')
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain('needs KEYWARD_PG_LISTEN_URL, a direct connection to the primary')
+    const wrong = harness({ env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '0' } })
+    expect((await wrong.run('keys', 'list', '--developer', 'd')).stderr).toContain(
+      'KEYWARD_REVOCATION_BOUND_MS must be an integer from 1 to 60000 or off, got "0".',
+    )
+  })
+
   it('takes the SQL schema from --pg-schema, else KEYWARD_PG_SCHEMA, for either store', async () => {
     const cli = harness({ env: { KEYWARD_PG_URL: 'postgres://db/keys', KEYWARD_PG_SCHEMA: 'ops' } })
     await cli.run('keys', 'list', '--developer', 'd')

@@ -179,6 +179,17 @@ describe.skipIf(!PG_URL)('the CLI on PostgreSQL (set KEYWARD_PG_URL to run)', ()
     expect(rows).toEqual([{ developer_id: 'dev_env' }])
   })
 
+  it('revokes under strict revocation when the servers do: the revocation returns a bound after its commit', async () => {
+    const env = { KEYWARD_PG_URL: PG_URL, KEYWARD_PG_SCHEMA: schema, KEYWARD_REVOCATION_BOUND_MS: '400' }
+    const registered = await keyward(['developers', 'register', 'dev_strict', '--json'], env)
+    const { id } = JSON.parse(registered.stdout)
+    const started = performance.now()
+    const revoked = await keyward(['keys', 'revoke', id, '--json'], env)
+    const revokedAt = performance.now()
+    expect([revoked.code, JSON.parse(revoked.stdout).active]).toEqual([EXIT.ok, false])
+    expect(revokedAt - started).toBeGreaterThanOrEqual(400)
+  })
+
   it('8 registrations of one developer at once, each on its own connection, issue one key', async () => {
     const env = { KEYWARD_PG_URL: PG_URL, KEYWARD_PG_SCHEMA: schema }
     await keyward(['developers', 'list'], env) // the schema exists before the race

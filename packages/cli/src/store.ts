@@ -6,11 +6,19 @@ import { usageError } from './exit.js'
  * Where the operator's store is: an embedded PGlite data directory, or a PostgreSQL server;
  * `schema` names the SQL schema of Keyward's tables when it is not the default `keyward`;
  * `preparedStatements: false` for PostgreSQL behind a transaction pooler (PgBouncer in
- * transaction mode, ...).
+ * transaction mode, ...); `revocationBoundMs` for strict revocation, as the servers that read
+ * the database use it (a revocation returns that long after its commit, once confirmed), with
+ * `listenUrl` for its change feed behind a transaction pooler.
  */
 export type StoreLocation =
   | { readonly dataDir: string; readonly schema?: string }
-  | { readonly pgUrl: string; readonly schema?: string; readonly preparedStatements?: boolean }
+  | {
+      readonly pgUrl: string
+      readonly schema?: string
+      readonly preparedStatements?: boolean
+      readonly revocationBoundMs?: number
+      readonly listenUrl?: string
+    }
 
 /** A store the CLI opened; it is closed when the command ends. */
 export interface OpenedStore extends KeyStore {
@@ -45,11 +53,18 @@ export async function openStore(location: StoreLocation): Promise<OpenedStore> {
   const options = location.schema === undefined ? {} : { schema: location.schema }
   if ('pgUrl' in location) {
     const { createPgKeyStore } = await import('@keyward/postgres/pg')
-    const { preparedStatements } = location
+    const { preparedStatements, revocationBoundMs, listenUrl } = location
+    const strict =
+      revocationBoundMs === undefined
+        ? {}
+        : {
+            strictRevocation: { boundMs: revocationBoundMs },
+            changeFeed: listenUrl === undefined ? true : { connectionString: listenUrl },
+          }
     // One connection: a command runs its operations one after the other.
     return createPgKeyStore(
       { connectionString: location.pgUrl, poolConfig: { max: 1 } },
-      preparedStatements === undefined ? options : { ...options, preparedStatements },
+      { ...options, ...(preparedStatements === undefined ? {} : { preparedStatements }), ...strict },
     )
   }
   await checkDataDir(location.dataDir)
@@ -71,7 +86,10 @@ async function checkDataDir(dataDir: string): Promise<void> {
 /**
  * The environment variables the CLI reads a store location from: the reference server's
  * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, `KEYWARD_PG_SCHEMA` for a schema other than `keyward`,
- * and `KEYWARD_PG_PREPARED_STATEMENTS=off` behind a transaction pooler.
+ * and `KEYWARD_PG_PREPARED_STATEMENTS=off` behind a transaction pooler. Like the server, it
+ * revokes under strict revocation when `KEYWARD_PG_REPLICA_URLS` is set (bound 250 ms) or
+ * `KEYWARD_REVOCATION_BOUND_MS` is (a bound, or `off`), with its change feed on
+ * `KEYWARD_PG_LISTEN_URL` when given; it reads no replica.
  *
  * @example
  * ```ts
@@ -83,7 +101,24 @@ export const STORE_ENV = {
   pgUrl: 'KEYWARD_PG_URL',
   pgSchema: 'KEYWARD_PG_SCHEMA',
   pgPreparedStatements: 'KEYWARD_PG_PREPARED_STATEMENTS',
+  pgReplicaUrls: 'KEYWARD_PG_REPLICA_URLS',
+  revocationBoundMs: 'KEYWARD_REVOCATION_BOUND_MS',
+  pgListenUrl: 'KEYWARD_PG_LISTEN_URL',
 } as const
+
+/** Strict revocation's bound as the server reads it: 250 with replicas, else as set, or none. */
+function revocationBound(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env[STORE_ENV.revocationBoundMs] || undefined
+  if (raw === 'off') return undefined
+  if (raw === undefined) return env[STORE_ENV.pgReplicaUrls]?.trim() ? 250 : undefined
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw) || value < 1 || value > 60_000) {
+    throw usageError(
+      `${STORE_ENV.revocationBoundMs} must be an integer from 1 to 60000 or off, got ${JSON.stringify(raw)}.`,
+    )
+  }
+  return value
+}
 
 /**
  * @internal The store location from the options, else from the environment (PostgreSQL
@@ -112,10 +147,23 @@ export function resolveStoreLocation(
   if (prepared !== undefined && prepared !== 'on' && prepared !== 'off') {
     throw usageError(`${STORE_ENV.pgPreparedStatements} must be on or off, got ${JSON.stringify(prepared)}.`)
   }
-  const postgres = (url: string): StoreLocation =>
-    prepared === undefined
-      ? where({ pgUrl: url })
-      : { ...where({ pgUrl: url }), preparedStatements: prepared === 'on' }
+  const postgres = (url: string): StoreLocation => {
+    const revocationBoundMs = revocationBound(env)
+    const listenUrl = env[STORE_ENV.pgListenUrl] || undefined
+    if (revocationBoundMs !== undefined && prepared === 'off' && listenUrl === undefined) {
+      throw usageError(
+        `Strict revocation (${STORE_ENV.pgReplicaUrls} or ${STORE_ENV.revocationBoundMs}) behind a transaction ` +
+          `pooler (${STORE_ENV.pgPreparedStatements}=off) needs ${STORE_ENV.pgListenUrl}, a direct connection ` +
+          'to the primary for the change feed.',
+      )
+    }
+    return {
+      ...where({ pgUrl: url }),
+      ...(prepared === undefined ? {} : { preparedStatements: prepared === 'on' }),
+      ...(revocationBoundMs === undefined ? {} : { revocationBoundMs }),
+      ...(revocationBoundMs === undefined || listenUrl === undefined ? {} : { listenUrl }),
+    }
+  }
   if (dataDir !== undefined) return where({ dataDir })
   if (pgUrl !== undefined) return postgres(pgUrl)
   const envPgUrl = env[STORE_ENV.pgUrl]

@@ -14,6 +14,14 @@ import {
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
+  ChangeFeedLateError,
+  type FeedFences,
+  positiveOption,
+  type StrictRevocationOptions,
+  strictSettings,
+} from './fences.js'
+import {
+  checkReplicas,
   type ReadReplica,
   type ReplicaEvent,
   type ReplicaReadOptions,
@@ -41,7 +49,20 @@ export interface PostgresKeyStoreOptions {
   readonly readReplicas?: readonly ReadReplica[]
   /** How replicas are read: lag bound, probe interval, behaviour while the primary is down. */
   readonly replicaReads?: ReplicaReadOptions
-  /** Receives what happens to the primary and the replicas (down, up, lagging, caught up). */
+  /**
+   * Strict revocation: after a revocation is acknowledged, no process accepts the key, from a
+   * read replica or from its verification cache. Revocations (deactivations, rolls, an owner's
+   * deletion) then return a bound B after their commit, once this process's feed confirmed the
+   * primary delivers past it; lookups read a replica or a cache only while the feed heard one of
+   * its own fences sent within B. It needs `changes` from `pgChangeFeed({ freshnessBoundMs })`,
+   * whose bound it uses. Default: on when `changes` has fences or there are `readReplicas`
+   * (which then need such a feed); `false` turns it off. See the Postgres guide's "The guarantee".
+   */
+  readonly strictRevocation?: boolean | StrictRevocationOptions
+  /**
+   * Receives what happens to the primary and the replicas (down, up, lagging, caught up) and,
+   * under strict revocation, to the feed's freshness (`feed.stale`, `feed.fresh`).
+   */
   readonly onEvent?: (event: ReplicaEvent) => void
 }
 
@@ -148,8 +169,13 @@ export class PostgresKeyStore implements KeyStore {
   readonly #sql: Statements
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
+  readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
   // Told of every record this store writes (a store bound to a transaction collects them).
   #wrote: (record: Changed | null) => void = (record) => this.#publish(record)
+  // Told of every revocation this store commits, when its commit returned; a store bound to a
+  // transaction notes it, for the transaction to wait once it has committed.
+  #revoked: (committedAt: number) => Promise<void> = (committedAt) =>
+    this.#strict ? this.#strict.fences.acknowledge(committedAt, this.#strict.confirmTimeoutMs) : done
 
   constructor(driver: SqlDriver, options: PostgresKeyStoreOptions = {}) {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
@@ -160,9 +186,17 @@ export class PostgresKeyStore implements KeyStore {
     this.#sql = statementsFor(this.schema)
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
+    // The replicas' own options are checked first: their messages say more.
+    if (this.#replicas.length > 0) checkReplicas(this.#replicas, options.replicaReads)
+    this.#strict = strictOf(options)
+    const fences = this.#strict?.fences
     if (this.#replicas.length > 0) {
       const find = (db: SqlQueryable, hash: string) => run(db, this.#sql.findByHash, [hash]).then(firstRecord)
-      this.#reads = new ReplicaReads(driver, this.#replicas, find, options.onEvent, options.replicaReads)
+      const changes = this.changes
+      this.#reads = new ReplicaReads(driver, this.#replicas, find, options.onEvent, options.replicaReads, {
+        connected: () => changes?.connected === true,
+        ...(fences ? { fenced: () => fences.fresh } : {}),
+      })
       // The lag guard hears the feed before anyone else (a cache subscribes later), so that a
       // lookup made on a `changed` event already finds the key on the primary.
       const reads = this.#reads
@@ -170,6 +204,7 @@ export class PostgresKeyStore implements KeyStore {
       this.changes?.subscribe((event) => reads.hear(event))
       void reads.probe()
     }
+    if (fences) reportFreshness(this.changes!, options.onEvent)
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
@@ -243,7 +278,8 @@ export class PostgresKeyStore implements KeyStore {
     now: Date = new Date(),
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    if (!active) return this.#written(run(this.#db, this.#sql.deactivate, [id]).then(firstRecord))
+    if (!active)
+      return this.#revocation(this.#written(run(this.#db, this.#sql.deactivate, [id]).then(firstRecord)))
     // An activation takes the owner's row lock, as a creation does: a closed owner refuses it.
     const activated = this.#db.transaction(async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
@@ -276,8 +312,11 @@ export class PostgresKeyStore implements KeyStore {
     const stored = rows.find((row) => row.is_replacement)
     if (!previous || !stored) return null
     const rolled = { previous: toRecord(previous), replacement: toRecord(stored) }
+    const committedAt = performance.now()
     this.#wrote(rolled.previous)
     this.#wrote(rolled.replacement)
+    // The old key's expiry changed: it stops working at the end of its grace.
+    await this.#revoked(committedAt)
     return rolled
   }
 
@@ -298,8 +337,10 @@ export class PostgresKeyStore implements KeyStore {
     const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
     if (uuids.length === 0) return []
     const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
+    const committedAt = performance.now()
     const records = rows.map(toRecord)
     for (const record of records) this.#wrote(record)
+    if (records.length > 0) await this.#revoked(committedAt)
     return records
   }
 
@@ -320,9 +361,11 @@ export class PostgresKeyStore implements KeyStore {
       await run(tx, this.#sql.closeOwner, [owner.type, owner.id])
       return (await run(tx, this.#sql.deactivateOwner[owner.type], [owner.id])).map(toRecord)
     })
+    const committedAt = performance.now()
     for (const record of records) this.#wrote(record)
     // The owner changed even when it had no active key: this process hears it at once too.
     this.#wrote({ hash: ownerChangeHash(owner) })
+    await this.#revoked(committedAt)
     return records
   }
 
@@ -352,16 +395,22 @@ export class PostgresKeyStore implements KeyStore {
    * })
    * ```
    */
-  transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     const written: (Changed | null)[] = []
-    const done = () => {
-      for (const record of written) this.#publish(record)
-    }
-    return this.#db
+    const revoking = { any: false }
+    const result = await this.#db
       .transaction((tx) =>
-        fn({ query: (text, params = []) => tx.query(text, params), store: this.#bound(tx, written) }),
+        fn({
+          query: (text, params = []) => tx.query(text, params),
+          store: this.#bound(tx, written, revoking),
+        }),
       )
-      .finally(done)
+      .finally(() => {
+        for (const record of written) this.#publish(record)
+      })
+    // A revocation inside it is acknowledged with the transaction, a bound after its commit.
+    if (revoking.any) await this.#revoked(performance.now())
+    return result
   }
 
   /**
@@ -380,14 +429,25 @@ export class PostgresKeyStore implements KeyStore {
     if (row?.closed) throw ownerClosedError(owner)
   }
 
-  #bound(tx: SqlQueryable, written: (Changed | null)[]): PostgresKeyStore {
+  #bound(tx: SqlQueryable, written: (Changed | null)[], revoking: { any: boolean }): PostgresKeyStore {
     const driver: SqlDriver = {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
-    const bound = new PostgresKeyStore(driver, { schema: this.schema })
+    const bound = new PostgresKeyStore(driver, { schema: this.schema, strictRevocation: false })
     bound.#wrote = (record) => written.push(record)
+    bound.#revoked = () => {
+      revoking.any = true
+      return done
+    }
     return bound
+  }
+
+  // A deactivation that found its key returns once acknowledged (see `strictRevocation`).
+  async #revocation(write: Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    const record = await write
+    if (record) await this.#revoked(performance.now())
+    return record
   }
 
   // A write is reported to this process's services at once, when it returns, besides the
@@ -410,6 +470,60 @@ export class PostgresKeyStore implements KeyStore {
     if (hub?.publish) hub.publish(change)
     else this.#reads?.hear(change)
   }
+}
+
+const done = Promise.resolve()
+
+/** Strict revocation as the options ask for it, checked once, when the store is built. */
+function strictOf(options: PostgresKeyStoreOptions) {
+  const who = 'PostgresKeyStore'
+  const fences = (options.changes as { fences?: FeedFences } | undefined)?.fences
+  const asked = options.strictRevocation
+  const settings = strictSettings(
+    who,
+    asked ?? (fences !== undefined || (options.readReplicas?.length ?? 0) > 0),
+  )
+  if (!settings) return undefined
+  const confirmTimeoutMs = positiveOption(
+    who,
+    'strictRevocation.confirmTimeoutMs',
+    settings.confirmTimeoutMs,
+    1000,
+  )
+  if (!fences) {
+    throw new TypeError(
+      `${who}: strict revocation (option \`strictRevocation\`, on by default with \`readReplicas\`) needs ` +
+        `\`changes\` from pgChangeFeed({ ..., freshnessBoundMs: ${settings.boundMs} }), or \`strictRevocation: false\`.`,
+    )
+  }
+  const given = typeof asked === 'object' ? asked.boundMs : undefined
+  if (given !== undefined && given !== fences.boundMs) {
+    throw new TypeError(
+      `${who}: option \`strictRevocation.boundMs\` (${given}) differs from the change feed's \`freshnessBoundMs\` (${fences.boundMs}).`,
+    )
+  }
+  return { fences, confirmTimeoutMs }
+}
+
+/** Reports the feed's freshness through `onEvent`: `feed.stale` when its fences are late, `feed.fresh` when one is back. */
+function reportFreshness(changes: KeyChangeFeed, onEvent: ((event: ReplicaEvent) => void) | undefined) {
+  if (!onEvent) return
+  let stale = false
+  changes.subscribe((event) => {
+    let report: ReplicaEvent | undefined
+    if (event.type === 'disconnected' && event.error instanceof ChangeFeedLateError) {
+      stale = true
+      report = { type: 'feed.stale', boundMs: event.error.boundMs }
+    } else if (event.type === 'connected' && stale) {
+      stale = false
+      report = { type: 'feed.fresh' }
+    } else if (event.type === 'disconnected') stale = false
+    try {
+      if (report) onEvent(report)
+    } catch {
+      // The host's hook must not change what the feed does.
+    }
+  })
 }
 
 /** What a write changed, as the change feed names it: a key record, or a closed owner. */

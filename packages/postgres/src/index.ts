@@ -18,6 +18,12 @@ export {
   type SqlQueryOptions,
   type SqlRow,
 } from './driver.js'
+export {
+  ChangeFeedLateError,
+  DEFAULT_REVOCATION_BOUND_MS,
+  RevocationUnconfirmedError,
+  type StrictRevocationOptions,
+} from './fences.js'
 export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
 export { PoolerError } from './pooler.js'
 export type {

@@ -2,6 +2,7 @@ import { KeyChangeHub } from '@keyward/core'
 import pg from 'pg'
 import { DEFAULT_SCHEMA } from './base.js'
 import { changeOf } from './feed-payload.js'
+import { ChangeFeedLateError, FeedFences } from './fences.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
@@ -33,6 +34,14 @@ export interface PgChangeFeedOptions {
    * died silently, on a broken network, sends no error). Default 5000.
    */
   readonly heartbeatMs?: number
+  /**
+   * Strict revocation's bound B, in milliseconds (see `strictRevocation` of `createPgKeyStore`,
+   * which sets it). With it, the feed sends a fence (a notification to itself, in a transaction
+   * of its own) every B/4, and counts as not connected whenever the latest fence it heard back
+   * was sent more than B ago: it reports `disconnected` (with a `ChangeFeedLateError`), and
+   * `connected` when a fence comes back. Default: no fences.
+   */
+  readonly freshnessBoundMs?: number
 }
 
 /**
@@ -51,6 +60,24 @@ export interface PgChangeFeed extends KeyChangeHub {
   start(): Promise<void>
   /** Stops listening and closes the connection. */
   close(): Promise<void>
+  /** @internal The fences of strict revocation, with `freshnessBoundMs`. */
+  readonly fences?: FeedFences
+}
+
+// A fence commits a notification and nothing else: it need not wait for the WAL flush (nor
+// for a synchronous standby), as nothing of it must survive a crash.
+const FENCE = "SELECT pg_notify($1, $2), set_config('synchronous_commit', 'off', true)"
+
+/** The feed's `connected` is also false while its fences are late. */
+class FencedHub extends KeyChangeHub {
+  fences: FeedFences | undefined
+  /** What was last published: `connected` or `disconnected`. */
+  get announced(): boolean {
+    return super.connected
+  }
+  override get connected(): boolean {
+    return super.connected && (this.fences === undefined || this.fences.fresh)
+  }
 }
 
 const positive = (who: string, name: string, value: number | undefined, fallback: number) => {
@@ -92,22 +119,84 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   const minMs = positive(who, 'reconnectMinMs', options.reconnectMinMs, 50)
   const maxMs = positive(who, 'reconnectMaxMs', options.reconnectMaxMs, 2000)
   const heartbeatMs = positive(who, 'heartbeatMs', options.heartbeatMs, 5000)
+  const boundMs =
+    options.freshnessBoundMs === undefined
+      ? undefined
+      : positive(who, 'freshnessBoundMs', options.freshnessBoundMs, 0)
 
-  const feed = new KeyChangeHub() as PgChangeFeed
+  const hub = new FencedHub()
+  const feed = hub as FencedHub & PgChangeFeed
+  // Fences go on a channel of this feed's own, so no other process receives them: PostgreSQL
+  // keeps one queue of notifications for every channel, in commit order.
+  const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('')
+  const fenceChannel = `keyward_fence_${token}`
   let client: pg.Client | undefined
+  /** The connection whose LISTEN succeeded. */
+  let listening: pg.Client | undefined
+  /** The connection a fence is in flight on, and whether another was asked for meanwhile. */
+  let fenceOn: pg.Client | undefined
+  let fenceAgain = false
+  let ticker: ReturnType<typeof setInterval> | undefined
   let closed = false
   let failures = 0
   let reported = false
   let retry: ReturnType<typeof setTimeout> | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
 
+  const sendFence = () => {
+    const on = listening
+    if (!hub.fences || !on || on !== client) return
+    if (fenceOn === on) {
+      fenceAgain = true
+      return
+    }
+    fenceOn = on
+    fenceAgain = false
+    const n = hub.fences.sent()
+    on.query(FENCE, [fenceChannel, `fence:${token}:${n}`]).then(
+      () => {
+        if (fenceOn !== on) return
+        fenceOn = undefined
+        if (fenceAgain) sendFence()
+      },
+      (error: unknown) => lost(on, error),
+    )
+  }
+
+  // Every B/4: a fence, and the report of a feed that has become late.
+  const tick = () => {
+    if (hub.fences && !hub.fences.fresh && hub.announced) {
+      reported = true
+      feed.publish({ type: 'disconnected', error: new ChangeFeedLateError(hub.fences.boundMs) })
+    }
+    sendFence()
+  }
+
+  const fenceHeard = (payload: string | undefined) => {
+    const n = Number(payload?.slice(`fence:${token}:`.length))
+    if (!hub.fences || !payload?.startsWith(`fence:${token}:`) || !Number.isInteger(n)) return
+    const wasLate = hub.fences.received(n)
+    // A gap no timer saw (a busy event loop) is reported all the same, before the recovery.
+    if (wasLate && hub.announced) {
+      feed.publish({ type: 'disconnected', error: new ChangeFeedLateError(hub.fences.boundMs) })
+    }
+    if (!hub.announced && hub.fences.fresh) {
+      feed.publish({ type: 'connected' })
+    }
+  }
+
   const lost = (from: pg.Client, error?: unknown) => {
     if (from !== client) return
     client = undefined
+    listening = undefined
+    fenceOn = undefined
+    hub.fences?.lost()
     clearInterval(heartbeat)
     from.end().catch(() => {})
     // Reported once per outage (and once when the first attempt fails), not on every retry.
-    if (feed.connected || !reported) {
+    if (hub.announced || !reported) {
       reported = true
       feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
     }
@@ -127,12 +216,16 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     next.on('error', (error) => lost(next, error))
     next.on('end', () => lost(next, new Error('The change feed connection ended.')))
     next.on('notification', (message) => {
+      if (next !== client) return
+      if (message.channel === fenceChannel) return fenceHeard(message.payload)
       const change = message.channel === CHANGE_CHANNEL ? changeOf(message.payload, schema) : null
-      if (change && next === client) feed.publish(change)
+      if (change) feed.publish(change)
     })
     try {
       await next.connect()
-      await next.query(`LISTEN ${CHANGE_CHANNEL}`)
+      await next.query(
+        hub.fences ? `LISTEN ${CHANGE_CHANNEL}; LISTEN ${fenceChannel}` : `LISTEN ${CHANGE_CHANNEL}`,
+      )
     } catch (error) {
       lost(next, error)
       return
@@ -158,16 +251,36 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       )
     }, heartbeatMs)
     heartbeat.unref?.()
-    feed.publish({ type: 'connected' })
+    listening = next
+    if (!hub.fences) {
+      feed.publish({ type: 'connected' })
+      return
+    }
+    // Connected once the first fence is back: it proves every earlier commit was delivered.
+    const first = hub.fences.confirm(performance.now(), heartbeatMs)
+    sendFence()
+    await first
   }
 
-  feed.start = () => (closed || client || retry ? Promise.resolve() : connect())
+  if (boundMs !== undefined) {
+    hub.fences = new FeedFences(boundMs, sendFence)
+    Object.defineProperty(feed, 'fences', { value: hub.fences, enumerable: true })
+  }
+  feed.start = () => {
+    if (hub.fences && !ticker) {
+      ticker = setInterval(tick, Math.max(1, Math.floor(hub.fences.boundMs / 4)))
+      ticker.unref?.()
+    }
+    return closed || client || retry ? Promise.resolve() : connect()
+  }
   feed.close = async () => {
     closed = true
     clearTimeout(retry)
     clearInterval(heartbeat)
+    clearInterval(ticker)
     const current = client
     client = undefined
+    listening = undefined
     if (current) {
       await current.end().catch(() => {})
       feed.publish({ type: 'disconnected' })

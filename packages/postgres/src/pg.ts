@@ -13,6 +13,7 @@ import {
   type SqlQueryOptions,
   type SqlRow,
 } from './driver.js'
+import { type StrictRevocationOptions, strictSettings } from './fences.js'
 import { openStore } from './migrate.js'
 import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 import { type Acquire, BEGIN, COMMIT, leased, leasesOf, type Query, ROLLBACK } from './pg-lease.js'
@@ -171,6 +172,19 @@ export interface PgKeyStoreOptions extends PostgresKeyStoreOptions, PgDriverOpti
    */
   readonly replicas?: readonly (string | pg.Pool)[]
   /**
+   * Strict revocation (see `PostgresKeyStoreOptions.strictRevocation`): `true`, `false`, or
+   * `{ boundMs }` (default 250). Default: on when there are `replicas`. The store's change feed
+   * then sends fences, and a revocation's confirmation waits at most `queryTimeoutMs`.
+   *
+   * @example
+   * ```ts
+   * // A cache without replicas, whose revocations are refused everywhere once acknowledged:
+   * const store = await createPgKeyStore(source, { strictRevocation: { boundMs: 250 } })
+   * const keyward = createKeyward({ store, cache: {} })
+   * ```
+   */
+  readonly strictRevocation?: boolean | StrictRevocationOptions
+  /**
    * Bound on one lookup on a replica, in milliseconds; past it the lookup goes to the primary.
    * Default 1000 (or `queryTimeoutMs` if smaller).
    */
@@ -245,7 +259,8 @@ export async function createPgKeyStore(
       `createPgKeyStore: option \`preparedStatements\` must be true or false, got ${String(options.preparedStatements)}.`,
     )
   }
-  const changes = changeFeedOf(source, options)
+  const strictRevocation = strictOf(options, timeoutMs)
+  const changes = changeFeedOf(source, options, strictRevocation)
   const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined
   const { preparedStatements } = options
   const driverOf = (db: string | pg.Pool, queryTimeoutMs: number): SqlDriver => {
@@ -274,15 +289,34 @@ export async function createPgKeyStore(
     name: describeDatabase(replica),
     driver: driverOf(replica, replicaTimeoutMs),
   }))
-  return openStore(driver, { ...options, changes, readReplicas })
+  return openStore(driver, { ...options, changes, readReplicas, strictRevocation })
 }
 
-function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
-  const wanted = options.changeFeed ?? (options.replicas?.length ? true : undefined)
+/** Strict revocation: on by default with replicas; its confirmation waits `queryTimeoutMs`. */
+function strictOf(options: PgKeyStoreOptions, timeoutMs: number): false | StrictRevocationOptions {
+  const settings = strictSettings(
+    'createPgKeyStore',
+    options.strictRevocation ?? (options.replicas?.length ?? 0) > 0,
+  )
+  return settings ? { confirmTimeoutMs: timeoutMs, ...settings } : false
+}
+
+function changeFeedOf(
+  source: PgKeyStoreSource,
+  options: PgKeyStoreOptions,
+  strict: false | StrictRevocationOptions,
+) {
+  const needed = (options.replicas?.length ?? 0) > 0 || strict !== false
+  const wanted = options.changeFeed ?? (needed ? true : undefined)
   if (wanted === undefined || wanted === false) {
     if (options.replicas?.length) {
       throw new TypeError(
         'createPgKeyStore: option `replicas` needs the change feed (`changeFeed` must not be false).',
+      )
+    }
+    if (strict !== false) {
+      throw new TypeError(
+        'createPgKeyStore: option `strictRevocation` needs the change feed (`changeFeed` must not be false).',
       )
     }
     return undefined
@@ -303,5 +337,10 @@ function changeFeedOf(source: PgKeyStoreSource, options: PgKeyStoreOptions) {
       'createPgKeyStore: option `changeFeed` needs `{ connectionString }` (a direct URL) when the store is given a pool.',
     )
   }
-  return pgChangeFeed({ ...settings, connectionString, schema: options.schema })
+  return pgChangeFeed({
+    ...settings,
+    connectionString,
+    schema: options.schema,
+    ...(strict === false ? {} : { freshnessBoundMs: strict.boundMs }),
+  })
 }

@@ -29,6 +29,7 @@ export async function openTestStore(
     const { store } = await openStorage({
       pgUrl: database.url,
       pgReplicaUrls: [],
+      revocationBoundMs: undefined,
       pgListenUrl: undefined,
       pgPreparedStatements: true,
       cache: true,

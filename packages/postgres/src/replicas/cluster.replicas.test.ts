@@ -6,11 +6,15 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ReplicaCluster, replicaClusterUnavailable } from '../../../../scripts/replica-cluster.mjs'
 import type { PostgresKeyStore } from '../base.js'
+import { RevocationUnconfirmedError } from '../fences.js'
 import { createPgKeyStore } from '../pg.js'
 import { uniqueSchema } from '../test/harness.js'
+import { TcpProxy } from '../test/tcp-proxy.js'
 import type { ReplicaEvent } from './reads.js'
 
 const APPLY_DELAY_MS = 3000
+// Strict revocation's bound (the default).
+const BOUND_MS = 250
 const unavailable = replicaClusterUnavailable()
 // CI must run these, not skip them.
 if (unavailable && process.env.KEYWARD_REQUIRE_REPLICAS) {
@@ -49,8 +53,18 @@ describe.skipIf(unavailable)(
     let standby: pg.Pool
     const schema = uniqueSchema()
     const processes: Process[] = []
+    const proxies: TcpProxy[] = []
 
-    async function open(options: { maxLagMs?: number; cache?: boolean } = {}): Promise<Process> {
+    /** A TCP proxy in front of the primary, to stall one process's change feed. */
+    async function proxyToPrimary(): Promise<TcpProxy> {
+      const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(cluster.primary.url).port))
+      proxies.push(proxy)
+      return proxy
+    }
+
+    async function open(
+      options: { maxLagMs?: number; cache?: boolean; feedThrough?: TcpProxy; confirmTimeoutMs?: number } = {},
+    ): Promise<Process> {
       const events: ReplicaEvent[] = []
       const store = await createPgKeyStore(
         { connectionString: cluster.primary.url },
@@ -59,6 +73,12 @@ describe.skipIf(unavailable)(
           replicas: [cluster.standby.url],
           replicaReads: { probeIntervalMs: 100, maxLagMs: options.maxLagMs ?? 30_000 },
           onEvent: (event) => events.push(event),
+          ...(options.feedThrough
+            ? { changeFeed: { connectionString: options.feedThrough.through(cluster.primary.url) } }
+            : {}),
+          ...(options.confirmTimeoutMs
+            ? { strictRevocation: { confirmTimeoutMs: options.confirmTimeoutMs } }
+            : {}),
         },
       )
       const process = {
@@ -105,7 +125,9 @@ describe.skipIf(unavailable)(
     })
 
     afterAll(async () => {
+      for (const proxy of proxies) proxy.resume()
       for (const process of processes.splice(0)) await process.store.close()
+      for (const proxy of proxies.splice(0)) await proxy.stop()
       await standby?.end()
       await cluster?.destroy()
     })
@@ -198,14 +220,22 @@ describe.skipIf(unavailable)(
     })
 
     it('a standby lagging past the bound is not read, with events, until it catches up', async () => {
-      const lagged = await open({ maxLagMs: 1000 })
-      const { key } = await lagged.keyward.issueDeveloperKey('dev-lag')
-      await until('the standby to lag past the bound', () =>
-        lagged.events.some((event) => event.type === 'replica.lagging'),
-      )
-      const before = lagged.store.replicaStats!
-      expect(await verify(lagged.keyward, key)).toBe('accepted')
-      expect(lagged.store.replicaStats).toEqual({ replica: before.replica, primary: before.primary + 1 })
+      // The fences of strict revocation commit all the time, so the standby is always about
+      // its apply delay behind: it lags past the bound when its replay is paused.
+      const lagged = await open({ maxLagMs: APPLY_DELAY_MS + 1500 })
+      const { key, record } = await lagged.keyward.issueDeveloperKey('dev-lag')
+      await until('the standby to replay the key', async () => (await onStandby(record.hash)) === true)
+      await standby.query('SELECT pg_wal_replay_pause()')
+      try {
+        await until('the standby to lag past the bound', () =>
+          lagged.events.some((event) => event.type === 'replica.lagging'),
+        )
+        const before = lagged.store.replicaStats!
+        expect(await verify(lagged.keyward, key)).toBe('accepted')
+        expect(lagged.store.replicaStats).toEqual({ replica: before.replica, primary: before.primary + 1 })
+      } finally {
+        await standby.query('SELECT pg_wal_replay_resume()')
+      }
       await until('the standby to catch up', () =>
         lagged.events.some((event) => event.type === 'replica.caught_up'),
       )
@@ -239,6 +269,76 @@ describe.skipIf(unavailable)(
       expect(await verify(b.keyward, other.key)).toBe(ErrorType.keyInvalid)
     })
 
+    it('strict revocation: a process whose feed is stalled refuses a key revoked elsewhere, cached or not, while the standby shows it active', async () => {
+      const [w] = processes as [Process]
+      const proxy = await proxyToPrimary()
+      const p = await open({ feedThrough: proxy })
+      const cached = createKeyward({ store: p.store, cache: {} })
+      const { key, record } = await w.keyward.issueDeveloperKey('dev-strict')
+      const later = await w.keyward.issueDeveloperKey('dev-strict')
+      await until('the standby to replay the keys', async () => (await onStandby(later.record.hash)) === true)
+      await servedByStandby(p, key)
+      expect(await verify(cached, key)).toBe('accepted')
+      const hits = cached.cacheStats()!.hits
+      expect(await verify(cached, key)).toBe('accepted')
+      expect(cached.cacheStats()!.hits).toBe(hits + 1) // in P's cache
+
+      // P's feed delivers nothing from now on, and P's fences never come back.
+      proxy.stall()
+      const startedAt = performance.now()
+      await w.keyward.deactivateKey(record.id)
+      const tookMs = performance.now() - startedAt
+      expect(tookMs).toBeGreaterThanOrEqual(BOUND_MS)
+      expect(await onStandby(record.hash)).toBe(true)
+      const before = p.store.replicaStats!
+      // P never heard of the revocation; its cache and the standby would still say active.
+      expect(await verify(cached, key)).toBe(ErrorType.keyInvalid)
+      expect(await verify(p.keyward, key)).toBe(ErrorType.keyInvalid)
+      expect(p.store.replicaStats).toEqual({ replica: before.replica, primary: before.primary + 2 })
+      await until('P to report its feed late', () => p.events.some((event) => event.type === 'feed.stale'))
+      expect(p.events).toContainEqual({ type: 'feed.stale', boundMs: BOUND_MS })
+      expect(await onStandby(record.hash)).toBe(true)
+
+      // The stall ends: the feed is fresh again, and once the standby has replayed past a
+      // position read after that, P reads it again.
+      proxy.resume()
+      await until('P to hear a fence again', () => p.events.some((event) => event.type === 'feed.fresh'))
+      expect(await verify(cached, key)).toBe(ErrorType.keyInvalid)
+      await servedByStandby(p, later.key)
+      expect(await verify(p.keyward, key)).toBe(ErrorType.keyInvalid)
+    })
+
+    it('strict revocation: every revocation takes the bound; one fails with outcome unknown when its own feed is stalled', async () => {
+      const [w] = processes as [Process]
+      const timed = async <T>(run: () => Promise<T>) => {
+        const startedAt = performance.now()
+        await run()
+        return performance.now() - startedAt
+      }
+      const rolled = await w.keyward.issueDeveloperKey('dev-strict-roll')
+      expect(await timed(() => w.keyward.rollKey(rolled.record.id))).toBeGreaterThanOrEqual(BOUND_MS)
+      expect(
+        await timed(() => w.keyward.deactivateOwnerKeys({ type: 'project', id: 'proj-strict' })),
+      ).toBeGreaterThanOrEqual(BOUND_MS)
+      // Issuing is not delayed: read your writes holds without it.
+      expect(await timed(() => w.keyward.issueDeveloperKey('dev-strict-roll'))).toBeLessThan(BOUND_MS)
+
+      const proxy = await proxyToPrimary()
+      const stalled = await open({ feedThrough: proxy, confirmTimeoutMs: 500 })
+      const { record } = await stalled.keyward.issueDeveloperKey('dev-strict-unconfirmed')
+      proxy.stall()
+      const startedAt = performance.now()
+      const failure = await stalled.keyward.deactivateKey(record.id).catch((error: unknown) => error)
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(BOUND_MS + 500)
+      expect(failure).toMatchObject({ type: ErrorType.storeUnavailable, status: 503 })
+      const cause = (failure as { cause?: unknown }).cause
+      expect(cause).toBeInstanceOf(RevocationUnconfirmedError)
+      expect(cause).toMatchObject({ outcome: 'unknown' })
+      // It was committed all the same: only its acknowledgement failed.
+      expect(await w.store.findKeyById(record.id)).toMatchObject({ active: false })
+      proxy.resume()
+    })
+
     // Last: it stops the primary for good.
     it('the primary stopped: writes answer 503, unchanged keys verify from the standby, changed ones do not', async () => {
       const [a, b] = processes as [Process, Process]
@@ -248,6 +348,9 @@ describe.skipIf(unavailable)(
         async () => (await onStandby(unchanged.record.hash)) === true,
       )
       await servedByStandby(b, unchanged.key)
+      const proxy = await proxyToPrimary()
+      const e = await open({ feedThrough: proxy })
+      await servedByStandby(e, unchanged.key)
       // Revoked just before the primary stops: the standby has not replayed it.
       const revoked = await a.keyward.issueDeveloperKey('dev-primary-down')
       await until(
@@ -255,14 +358,19 @@ describe.skipIf(unavailable)(
         async () => (await onStandby(revoked.record.hash)) === true,
       )
       const heardByB = heard(b.store.changes!, revoked.record.hash)
+      // E's feed is stalled when the primary stops: E has not heard every change acknowledged
+      // up to then, so it answers nothing from the standby while the primary is down.
+      proxy.stall()
       await a.keyward.deactivateKey(revoked.record.id)
       await heardByB
+      await until('E to see its feed late', () => e.events.some((event) => event.type === 'feed.stale'))
 
       await cluster.stopNode(cluster.primary)
       await until('the primary to be seen down', () =>
-        b.events.some((event) => event.type === 'primary.down'),
+        [b, e].every((p) => p.events.some((event) => event.type === 'primary.down')),
       )
 
+      expect(await verify(e.keyward, unchanged.key)).toBe(ErrorType.storeUnavailable)
       expect(await verify(b.keyward, unchanged.key)).toBe('accepted')
       expect(await verify(a.keyward, unchanged.key)).toBe('accepted')
       expect(await onStandby(revoked.record.hash)).toBe(true)

@@ -113,3 +113,18 @@ describe('LagGuard', () => {
     expect(guard.trusts('1'.repeat(64), 900n)).toBe(true)
   })
 })
+
+describe('LagGuard with a feed asked at the moment of use', () => {
+  it('trusts nothing while the feed says it is late, before any event reported it', () => {
+    let fresh = true
+    const guard = new LagGuard({ live: () => fresh })
+    guard.hear({ type: 'connected' })
+    guard.settle(guard.takeWaiting(), 100n)
+    expect(guard.trusts(H, 100n)).toBe(true)
+    fresh = false // the fences are late; no `disconnected` heard yet
+    expect(guard.connected).toBe(false)
+    expect(guard.trusts(H, 100n)).toBe(false)
+    fresh = true
+    expect(guard.trusts(H, 100n)).toBe(true)
+  })
+})

@@ -22,6 +22,9 @@ interface Mark {
  * - never below `forgotten`, the highest position of a change that was dropped from the list
  *   (a standby that restarts may show less than it did; it is trusted again when it is past).
  *
+ * "Connected" is asked of the feed itself at the moment of use too (`live`): under strict
+ * revocation a feed whose fences are late answers false before any timer has reported it.
+ *
  * Bounded: past `maxEntries` changes, the list is replaced by one barrier read after all of them.
  */
 export class LagGuard {
@@ -37,13 +40,16 @@ export class LagGuard {
   /** The primary answered while the feed was lost: what the feed knew is no longer enough. */
   #unheard = false
 
-  constructor(options: { readonly maxEntries?: number } = {}) {
+  readonly #live: () => boolean
+
+  constructor(options: { readonly maxEntries?: number; readonly live?: () => boolean } = {}) {
     this.#maxEntries = options.maxEntries ?? 100_000
+    this.#live = options.live ?? (() => true)
   }
 
-  /** Whether the change feed is connected. */
+  /** Whether the change feed is connected (and, under strict revocation, fresh) now. */
   get connected(): boolean {
-    return this.#connected
+    return this.#connected && this.#live()
   }
 
   /** The number of changes kept. */
@@ -84,7 +90,7 @@ export class LagGuard {
    * down primary are refused from now until the feed is back.
    */
   primaryAnswered(feedEpoch: number): void {
-    if (!this.#connected && feedEpoch === this.#feedEpoch) this.#unheard = true
+    if (!this.connected && feedEpoch === this.#feedEpoch) this.#unheard = true
   }
 
   /**
@@ -92,7 +98,7 @@ export class LagGuard {
    * `primaryDown`, it answers from what was known when the feed was last connected.
    */
   trusts(hash: string, replayed: bigint, primaryDown = false): boolean {
-    if (!this.#connected && (!primaryDown || this.#unheard)) return false
+    if (!this.connected && (!primaryDown || this.#unheard)) return false
     const barrier = this.#barrier?.position
     if (barrier === undefined || replayed < barrier || replayed < this.#forgotten) return false
     const change = this.#changed.get(hash)

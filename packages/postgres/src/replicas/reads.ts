@@ -23,7 +23,9 @@ export interface ReadReplica {
 
 /**
  * What `PostgresKeyStore` reports about its primary and replicas, through its `onEvent` option.
- * A replica is named by host, port and database, never with a password.
+ * A replica is named by host, port and database, never with a password. Under strict
+ * revocation, also the change feed's freshness: `feed.stale` when none of its fences came back
+ * within the bound (the cache and the replicas are bypassed), `feed.fresh` when one is back.
  *
  * @example
  * ```ts
@@ -42,6 +44,8 @@ export type ReplicaEvent =
   | { readonly type: 'replica.caught_up'; readonly replica: string; readonly lagMs: number }
   | { readonly type: 'primary.down'; readonly error: unknown }
   | { readonly type: 'primary.up' }
+  | { readonly type: 'feed.stale'; readonly boundMs: number }
+  | { readonly type: 'feed.fresh' }
 
 /**
  * How a store reads its replicas (`PostgresKeyStoreOptions.replicaReads`).
@@ -118,7 +122,7 @@ const positive = (name: string, value: number | undefined, fallback: number) => 
 }
 
 /** @internal Checks the replica options once, when the store is built. */
-function checkReplicas(replicas: readonly ReadReplica[], options: ReplicaReadOptions) {
+export function checkReplicas(replicas: readonly ReadReplica[], options: ReplicaReadOptions = {}) {
   replicas.forEach((replica, i) => {
     if (typeof replica?.name !== 'string' || typeof replica.driver?.query !== 'function') {
       throw new TypeError(
@@ -145,8 +149,18 @@ function checkReplicas(replicas: readonly ReadReplica[], options: ReplicaReadOpt
  * the guard still trusts it when it arrives; every other answer (unknown, inactive, an error)
  * is asked of the primary. Probes keep each replica's replay position and lag.
  */
+/**
+ * @internal What the reads ask of the change feed at the moment of use: whether it is connected
+ * (and fresh), and, under strict revocation, whether its fences were fresh, whatever its
+ * connection does now (see {@link ReplicaReads}).
+ */
+export interface FeedState {
+  readonly connected: () => boolean
+  readonly fenced?: () => boolean
+}
+
 export class ReplicaReads {
-  readonly guard = new LagGuard()
+  readonly guard: LagGuard
   readonly stats: ReplicaReadStats = { replica: 0, primary: 0 }
   readonly #primary: SqlDriver
   readonly #replicas: ReplicaState[]
@@ -156,7 +170,13 @@ export class ReplicaReads {
   readonly #fallBack: boolean
   readonly #samples: { at: number; position: bigint }[] = []
   readonly #timer: ReturnType<typeof setInterval>
+  readonly #fenced: (() => boolean) | undefined
   #primaryDown = false
+  /**
+   * Under strict revocation: whether the feed's fences were fresh when this process first saw
+   * the primary fail, which alone lets a replica answer while it stays down.
+   */
+  #downTrusted = true
   #probing: Promise<void> | undefined
   #next = 0
 
@@ -166,8 +186,11 @@ export class ReplicaReads {
     find: Find,
     onEvent: ((event: ReplicaEvent) => void) | undefined,
     options: ReplicaReadOptions = {},
+    feed: FeedState = { connected: () => true },
   ) {
     const checked = checkReplicas(replicas, options)
+    this.guard = new LagGuard({ live: feed.connected })
+    this.#fenced = feed.fenced
     this.#primary = primary
     this.#replicas = replicas.map((replica) => ({ replica, up: false, replayed: 0n, lagging: false }))
     this.#find = find
@@ -187,6 +210,9 @@ export class ReplicaReads {
   /** Takes in a signal of the change feed, or a write of this process (`changed`, after commit). */
   hear(signal: KeyChangeEvent): void {
     this.guard.hear(signal)
+    // The feed's connection is one to the primary: when it drops, ask the primary at once, so
+    // that a primary that failed is seen failing while the feed's last fence is still fresh.
+    if (signal.type === 'disconnected') void this.probe()
   }
 
   /** Reads the primary's position (settling waiting marks) and each replica's replay position. */
@@ -198,13 +224,13 @@ export class ReplicaReads {
   }
 
   findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    const state = this.#pick(hash, this.#primaryDown)
+    const state = this.#pick(hash, this.#downMode)
     if (!state) return this.#fromPrimary(hash)
     const replayed = state.replayed
     return this.#find(state.replica.driver, hash).then(
       (record) => {
         // Trusted still when the answer arrives: no change heard meanwhile that it may lack.
-        if (!record?.active || !this.guard.trusts(hash, replayed, this.#primaryDown)) {
+        if (!record?.active || !this.guard.trusts(hash, replayed, this.#downMode)) {
           return this.#fromPrimary(hash)
         }
         this.stats.replica++
@@ -241,14 +267,14 @@ export class ReplicaReads {
   // anything else fails as the primary did.
   async #whilePrimaryDown(hash: string, error: unknown): Promise<KeyRecord | null> {
     const failure = error ?? new Error('The primary is down.')
-    const state = this.#pick(hash, true)
+    const state = this.#pick(hash, this.#downMode)
     if (!state) throw failure
     const replayed = state.replayed
     const record = await this.#find(state.replica.driver, hash).catch((replicaError: unknown) => {
       if (!statementError(replicaError)) this.#replicaDown(state, replicaError)
       throw failure
     })
-    if (!record?.active || !this.guard.trusts(hash, replayed, true)) throw failure
+    if (!record?.active || !this.guard.trusts(hash, replayed, this.#downMode)) throw failure
     this.stats.replica++
     return record
   }
@@ -336,8 +362,15 @@ export class ReplicaReads {
     this.#emit({ type: 'replica.down', replica: state.replica.name, error })
   }
 
+  // Whether replicas may answer as for a down primary: it is down, and (under strict
+  // revocation) the feed was fresh when that was first seen. It ends when the primary answers.
+  get #downMode(): boolean {
+    return this.#primaryDown && this.#downTrusted
+  }
+
   #setPrimaryDown(error: unknown): void {
     if (this.#primaryDown) return
+    this.#downTrusted = this.#fenced?.() ?? true
     this.#primaryDown = true
     this.#emit({ type: 'primary.down', error })
   }
