@@ -74,7 +74,8 @@ async function flood(port) {
   let onSince = 0
   let onBefore = 0
   const onSeconds = () => (onBefore + (on ? performance.now() - onSince : 0)) / 1000
-  createInterface({ input: process.stdin }).on('line', (line) => {
+  const commands = createInterface({ input: process.stdin })
+  commands.on('line', (line) => {
     if (line === 'on' && !on) {
       on = true
       onSince = performance.now()
@@ -131,7 +132,10 @@ async function flood(port) {
     }
     tick()
   })
-  process.stdout.write(`${JSON.stringify({ statuses, seconds: onSeconds(), errors: 0 })}\n`)
+  commands.close()
+  process.stdout.write(`${JSON.stringify({ statuses, seconds: onSeconds(), errors: 0 })}\n`, () =>
+    process.exit(0),
+  )
 }
 
 // ---- load side ---------------------------------------------------------------------------
