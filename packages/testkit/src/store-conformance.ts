@@ -335,10 +335,12 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
         store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', owner), 1),
       ).rejects.toMatchObject({ type: ErrorType.limitExceeded })
       // A key's own expiry only comes closer.
-      const soon = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), expiresAt: at(60_000) }
+      // One instant for both: `at` reads the clock, which may pass a second in between.
+      const soonExpiry = at(60_000)
+      const soon = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), expiresAt: soonExpiry }
       await store.insertKey(soon)
       const next = await recordFor(`ak_${randomPart(32)}`, 'project', owner)
-      expect((await store.rollKey(soon.id, next, at(HOUR), at(0)))?.previous.expiresAt).toEqual(at(60_000))
+      expect((await store.rollKey(soon.id, next, at(HOUR), at(0)))?.previous.expiresAt).toEqual(soonExpiry)
     })
 
     it('refuses to roll an unknown, inactive, expired or foreign key, writing nothing', async () => {
