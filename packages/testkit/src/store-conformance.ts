@@ -316,31 +316,33 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
     it('rolls a key: inserts the new record and gives the old one replacedBy and its grace expiry', async () => {
       const { store } = await make()
+      // One reading of the clock for the whole case: `at` reads it, and a second may pass.
+      const graceEnd = at(HOUR)
+      const now = at(0)
       const owner = uniqueOwner('dev')
       const old = { ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)), name: 'ci' }
       await store.insertKey(old, 1)
       const replacement = { ...(await recordFor(`ak_${randomPart(32)}`, 'developer', owner)), name: 'ci' }
-      const rolled = await store.rollKey(old.id, replacement, at(HOUR), at(0))
+      const rolled = await store.rollKey(old.id, replacement, graceEnd, now)
       expect(rolled).toEqual({
-        previous: { ...old, replacedBy: replacement.id, expiresAt: at(HOUR) },
+        previous: { ...old, replacedBy: replacement.id, expiresAt: graceEnd },
         replacement,
       })
       expect(await store.findKeyByHash(old.hash)).toEqual(rolled?.previous)
       expect(await store.findKeyByHash(replacement.hash)).toEqual(replacement)
       // Rolled once: never again, and its place went to the new key (the limit of 1 holds).
       const again = await recordFor(`ak_${randomPart(32)}`, 'developer', owner)
-      expect(await store.rollKey(old.id, again, at(HOUR), at(0))).toBeNull()
+      expect(await store.rollKey(old.id, again, graceEnd, now)).toBeNull()
       expect(await store.findKeyByHash(again.hash)).toBeNull()
       await expect(
         store.insertKey(await recordFor(`ak_${randomPart(32)}`, 'developer', owner), 1),
       ).rejects.toMatchObject({ type: ErrorType.limitExceeded })
       // A key's own expiry only comes closer.
-      // One instant for both: `at` reads the clock, which may pass a second in between.
-      const soonExpiry = at(60_000)
+      const soonExpiry = new Date(now.getTime() + 60_000)
       const soon = { ...(await recordFor(`ak_${randomPart(32)}`, 'project', owner)), expiresAt: soonExpiry }
       await store.insertKey(soon)
       const next = await recordFor(`ak_${randomPart(32)}`, 'project', owner)
-      expect((await store.rollKey(soon.id, next, at(HOUR), at(0)))?.previous.expiresAt).toEqual(soonExpiry)
+      expect((await store.rollKey(soon.id, next, graceEnd, now))?.previous.expiresAt).toEqual(soonExpiry)
     })
 
     it('refuses to roll an unknown, inactive, expired or foreign key, writing nothing', async () => {
