@@ -3,7 +3,8 @@
 // traffic's throughput during the flood against its throughput before and after it.
 // The server (Hono on @hono/node-server, memory store, throttle counters in memory) believes
 // X-Forwarded-For from one trusted proxy, which gives the two load generators two addresses.
-// Server on CPU 0; the valid load (this process) and the flood (a child) share CPU 1.
+// Server on CPU 0; the valid load (wrk) and the flood (a child) share CPU 1. The valid load runs
+// without a break for the whole run and the server counts its answers, read every window.
 //
 //   pnpm bench flood       (FLOOD_REQUESTS=100000, FLOOD_RATE=2000 requests/s while on, 0 = as fast as
 //                          the flood's process can send; FLOOD_LIMIT=100, FLOOD_WINDOW_SECONDS=1.5,
@@ -11,6 +12,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { ensureWrk, startWrk } from './wrk.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const FLOOD_REQUESTS = Number(process.env.FLOOD_REQUESTS || 100_000)
@@ -23,13 +25,15 @@ const CLIENT = '198.51.100.10'
 
 // ---- server side -------------------------------------------------------------------------
 
-async function serve(failedAuthLimit) {
-  const { createKeyward, MemoryKeyStore } = await import('@keyward/core')
+async function serve(failedAuthLimit, early) {
+  const { createKeyward, MemoryKeyStore, throttleListener } = await import('@keyward/core')
+  const { createServer } = await import('node:http')
   const { requireProject } = await import('@keyward/hono')
   const { Hono } = await import('hono')
   const { serve: serveNode } = await import('@hono/node-server')
   const { RateLimiterMemory } = await import('rate-limiter-flexible')
   let unknownLookups = 0
+  let validAnswers = 0
   class CountingStore extends MemoryKeyStore {
     async findKeyByHash(hash) {
       const record = await super.findKeyByHash(hash)
@@ -49,10 +53,22 @@ async function serve(failedAuthLimit) {
   })
   const { key } = await keyward.issueProjectKey('p1')
   const app = new Hono()
-  app.get('/items/:project_id', requireProject(keyward), (c) => c.json({ ok: true }))
-  app.get('/stats', (c) => c.json({ unknownLookups }))
-  const server = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
-    process.stdout.write(`${JSON.stringify({ port: info.port, key })}\n`),
+  app.get('/items/:project_id', requireProject(keyward), (c) => {
+    validAnswers++
+    return c.json({ ok: true })
+  })
+  app.get('/stats', (c) => c.json({ unknownLookups, validAnswers }))
+  // As the reference server does: a throttled address's requests are answered before Hono sees them.
+  const server = serveNode(
+    {
+      fetch: app.fetch,
+      port: 0,
+      hostname: '127.0.0.1',
+      ...(early && {
+        createServer: (options, listener) => createServer(options, throttleListener(keyward, listener)),
+      }),
+    },
+    (info) => process.stdout.write(`${JSON.stringify({ port: info.port, key })}\n`),
   )
   process.on('SIGTERM', () => server.close(() => process.exit(0)))
 }
@@ -155,32 +171,40 @@ function firstLine(child, what) {
   })
 }
 
-async function validWindow(autocannon, port, key) {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}/items/p1`,
-    connections: 8,
-    duration: WINDOW_SECONDS,
-    headers: { 'x-forwarded-for': `10.9.9.9, ${CLIENT}`, 'x-api-key': key },
-  })
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`valid traffic: ${result.non2xx} non-2xx, ${result.errors} errors`)
-  }
-  return result.requests.total
-}
-
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
-async function run(autocannon, failedAuthLimit) {
-  const server = pinned(0, [SELF, '--serve', String(failedAuthLimit)])
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function run(failedAuthLimit, early) {
+  const server = pinned(0, [SELF, '--serve', String(failedAuthLimit), early ? 'early' : 'guard'])
   const { port, key } = await firstLine(server, 'server')
+  let load
   try {
     const stats = async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json()
+    // The valid traffic: wrk, without a break from here to the end of the run; the server counts
+    // what it answers, and each window is read from its counter.
+    load = startWrk(
+      {
+        url: `http://127.0.0.1:${port}/items/p1`,
+        connections: 8,
+        headers: { 'x-forwarded-for': `10.9.9.9, ${CLIENT}`, 'x-api-key': key },
+      },
+      1,
+    )
+    let last = { at: performance.now(), answers: (await stats()).validAnswers }
+    const validWindow = async () => {
+      await sleep(WINDOW_SECONDS * 1000)
+      const now = { at: performance.now(), answers: (await stats()).validAnswers }
+      const perSecond = (now.answers - last.answers) / ((now.at - last.at) / 1000)
+      last = now
+      return perSecond
+    }
     // Warm-up: the server's throughput climbs for several seconds (JIT) before it settles.
-    for (let i = 0; i < WARMUP_WINDOWS; i++) await validWindow(autocannon, port, key)
+    for (let i = 0; i < WARMUP_WINDOWS; i++) await validWindow()
     const flooder = pinned(1, [SELF, '--flood', String(port)])
     const floodDone = firstLine(flooder, 'flood')
     let floodOver = false
@@ -190,46 +214,57 @@ async function run(autocannon, failedAuthLimit) {
     // Windows without and with the flood, in turn, until the flood has sent all its requests:
     // the server's throughput drifts over a run, so each flooded window is compared with the
     // unflooded windows on either side of it.
-    const quiet = [await validWindow(autocannon, port, key)]
+    const quiet = [await validWindow()]
     const flooded = []
     while (!floodOver) {
       flooder.stdin.write('on\n')
-      const requests = await validWindow(autocannon, port, key)
+      const perSecond = await validWindow()
       flooder.stdin.write('off\n')
       if (floodOver) break // the flood ended inside this window: it counts as neither
-      flooded.push(requests)
-      quiet.push(await validWindow(autocannon, port, key))
+      flooded.push(perSecond)
+      quiet.push(await validWindow())
     }
     const floodResult = await floodDone
     const { unknownLookups } = await stats()
-    const perSecond = (requests) => requests / WINDOW_SECONDS
-    const ratios = flooded.map((requests, i) => requests / ((quiet[i] + quiet[i + 1]) / 2))
+    const report = await load.stop()
+    load = undefined
+    if (report.non2xx > 0 || report.errors > 0) {
+      throw new Error(`valid traffic: ${report.non2xx} non-2xx, ${report.errors} socket errors`)
+    }
+    const ratios = flooded.map((perSecond, i) => perSecond / ((quiet[i] + quiet[i + 1]) / 2))
     return {
       failedAuthLimit,
-      unflooded: perSecond(median(quiet)),
-      flooded: perSecond(median(flooded)),
+      unflooded: median(quiet),
+      flooded: median(flooded),
       ratio: median(ratios),
       windows: flooded.length,
       flood: floodResult,
       lookups: unknownLookups,
     }
   } finally {
+    await load?.stop().catch(() => {})
     server.kill('SIGTERM')
   }
 }
 
 async function main() {
-  const { default: autocannon } = await import('autocannon')
+  ensureWrk()
   if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   const rows = []
-  for (const limit of [LIMIT, 0]) {
-    const r = await run(autocannon, limit)
+  // The throttle as the reference server runs it (throttleListener in front of Hono, and the
+  // guard), the guard alone, and no throttle.
+  for (const [limit, early] of [
+    [LIMIT, true],
+    [LIMIT, false],
+    [0, false],
+  ]) {
+    const r = await run(limit, early)
     const fmt = (n) => Math.round(n).toLocaleString('en-US')
     const statuses = Object.entries(r.flood.statuses)
       .map(([status, count]) => `${fmt(count)} x ${status}`)
       .join(', ')
     rows.push(
-      `| ${limit ? `${limit} per address` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${r.ratio.toFixed(2)}x |`,
+      `| ${limit ? `${limit} per address, ${early ? 'throttleListener and guard' : 'guard only'}` : 'off'} | ${fmt(FLOOD_REQUESTS)} in ${r.flood.seconds.toFixed(1)} s: ${statuses} | ${fmt(r.lookups)} | ${fmt(r.unflooded)} | ${fmt(r.flooded)} (${r.windows} windows) | ${r.ratio.toFixed(2)}x |`,
     )
   }
   console.log(
@@ -240,11 +275,11 @@ async function main() {
     ].join('\n'),
   )
   console.log(
-    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 raw keep-alive connections; valid load: 8 connections, ${WINDOW_SECONDS} s windows after ${WARMUP_WINDOWS} warm-up windows, the flood on in every other window; req/s are medians of the windows, the ratio is the median over flooded windows of each one against the mean of the unflooded windows on either side.`,
+    `\nNode ${process.version}, ${process.platform}/${process.arch}; ${hasTaskset ? 'server on CPU 0, valid load and flood on CPU 1' : 'no taskset: processes not pinned'}; flood ${RATE > 0 ? `paced at ${RATE} requests/s` : 'unpaced'} over 10 raw keep-alive connections; valid load: wrk, 8 connections, without a break, answers counted by the server in ${WINDOW_SECONDS} s windows after ${WARMUP_WINDOWS} warm-up windows, the flood on in every other window; req/s are medians of the windows, the ratio is the median over flooded windows of each one against the mean of the unflooded windows on either side.`,
   )
 }
 
-const [mode, arg] = process.argv.slice(2)
-if (mode === '--serve') await serve(Number(arg))
+const [mode, arg, variant] = process.argv.slice(2)
+if (mode === '--serve') await serve(Number(arg), variant === 'early')
 else if (mode === '--flood') await flood(Number(arg))
 else await main()

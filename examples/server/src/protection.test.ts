@@ -51,7 +51,23 @@ async function twoProcesses(limiter: LimiterFactory) {
   return { a, b, key, call, lookups: () => lookups }
 }
 
-async function expectShared(limiter: LimiterFactory) {
+async function expectShared(backend: LimiterFactory) {
+  // Counts what the counters are asked, to show that a known throttled address costs them nothing.
+  let asked = 0
+  const limiter: LimiterFactory = (settings) => {
+    const inner = backend(settings)
+    return {
+      get: (key) => {
+        asked++
+        return inner.get(key)
+      },
+      penalty: (key, points) => {
+        asked++
+        return inner.penalty(key, points)
+      },
+      consume: (key, points) => inner.consume(key, points),
+    }
+  }
   const w = await twoProcesses(limiter)
   const address = `192.0.2.${Math.floor(Math.random() * 250)}`
   expect(await w.call(w.a, unknownKey(1), address)).toBe(401)
@@ -61,6 +77,12 @@ async function expectShared(limiter: LimiterFactory) {
   const lookups = w.lookups()
   expect(await w.call(w.b, w.key, address)).toBe(429)
   expect(await w.call(w.a, w.key, address)).toBe(429)
+  expect(w.lookups()).toBe(lookups)
+  // Both now know the address is throttled: its requests are refused from memory, with no
+  // question to the shared counters.
+  const askedBefore = asked
+  for (let i = 0; i < 20; i++) expect(await w.call(i % 2 ? w.a : w.b, unknownKey(10 + i), address)).toBe(429)
+  expect(asked).toBe(askedBefore)
   expect(w.lookups()).toBe(lookups)
   // The key's own limit (4 per minute) is counted across both.
   const other = '198.51.100.7'

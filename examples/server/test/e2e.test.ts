@@ -261,3 +261,47 @@ describe('the reference server revokes leaked keys (as a process, KEYWARD_SECRET
     }
   }, 120_000)
 })
+
+describe('the reference server throttles guessing before its routes (as a process)', () => {
+  it('answers every credentialed request of a throttled address 429, on any path, and only those', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'keyward-server-'))
+    const env = {
+      KEYWARD_DATA_DIR: join(cwd, 'data'),
+      KEYWARD_TOKEN_SECRET: TOKEN_SECRET,
+      KEYWARD_FAILED_AUTH_PER_MINUTE: '3',
+      KEYWARD_TRUSTED_PROXY: 'x-forwarded-for:1',
+    }
+    const server = await startServer(cwd, env)
+    try {
+      const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(server.stdout())![1]!
+      const from = (address: string, headers: Record<string, string> = {}) => ({
+        headers: { 'x-forwarded-for': address, ...headers },
+      })
+      const guess = (i: number) => `ak_${String(i).padStart(32, 'Q')}`
+      const keys = `${server.baseUrl}/api/v1/auth/developer-keys`
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(keys, from('203.0.113.9', { 'x-developer-key': guess(i) }))
+        expect(response.status).toBe(401)
+      }
+      // The route's guard refuses the next one, and the address is known to be throttled: from
+      // then on its credentialed requests are answered before any route, even a path that has none.
+      expect((await fetch(keys, from('203.0.113.9', { 'x-developer-key': developerKey }))).status).toBe(429)
+      const early = await fetch(
+        `${server.baseUrl}/no/such/path`,
+        from('203.0.113.9', { 'x-api-key': guess(9) }),
+      )
+      expect(early.status).toBe(429)
+      expect(early.headers.get('retry-after')).toMatch(/^\d+$/)
+      expect(((await early.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe(
+        'rate_limited',
+      )
+      // Without a credential, or from another address, nothing is refused.
+      expect((await fetch(`${server.baseUrl}/no/such/path`, from('203.0.113.9'))).status).toBe(404)
+      expect((await fetch(`${server.baseUrl}/healthz`, from('203.0.113.9'))).status).toBe(200)
+      expect((await fetch(keys, from('198.51.100.4', { 'x-developer-key': developerKey }))).status).toBe(200)
+    } finally {
+      await server.stop()
+      await rm(cwd, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

@@ -68,6 +68,8 @@ export {
   type KeywardResponse,
   keyToJson,
   type NodeHeaders,
+  type NodeListenerRequest,
+  type NodeListenerResponse,
   nodeRequestHeader,
   notFoundResponse,
   type ProjectGuardOptions,
@@ -83,6 +85,7 @@ export {
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
+  throttleListener,
 } from './http/index.js'
 export {
   KEY_ALPHABET,

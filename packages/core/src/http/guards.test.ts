@@ -291,7 +291,7 @@ describe('answers known at once', () => {
     expect(cachedRefusal?.ok === false && parsed(cachedRefusal.response).detail[0].type).toBe('key_invalid')
   })
 
-  it('is never offered with the throttle (its counters are asynchronous) or without a cache', async () => {
+  it('answers nothing at once without a cache, and with the throttle only its refusals', async () => {
     const plain = createKeyward({ store: new MemoryKeyStore() })
     const { key } = await plain.issueProjectKey('p1')
     const req = request({ 'x-api-key': key }, { params: { project_id: 'p1' } })
@@ -302,6 +302,10 @@ describe('answers known at once', () => {
       cache: {},
       protection: { limiter: () => ({ get: async () => null, penalty: async () => null }) as never },
     })
-    expect(projectGuard(throttled).now).toBeUndefined()
+    // A cached valid key still waits for the counters (their answer is asynchronous).
+    const { key: cachedKey } = await throttled.issueProjectKey('p1')
+    const cachedReq = request({ 'x-api-key': cachedKey }, { params: { project_id: 'p1' } })
+    expect((await projectGuard(throttled)(cachedReq)).ok).toBe(true)
+    expect(projectGuard(throttled).now?.(cachedReq)).toBeUndefined()
   })
 })

@@ -130,8 +130,16 @@ function keyGuard<A>(
       (error: unknown) => refuse(error, request),
     )
   }
-  // With the throttle, every verification waits for its counters: nothing is known at once.
-  if (protection || typeof keyward.authenticateNow !== 'function') return guard
+  // With the throttle, every verification waits for its counters: only the refusal of an address
+  // this process already knows to be throttled is known at once.
+  if (protection) {
+    const throttledNow = (request: KeywardRequest): GuardResult<A> | undefined => {
+      const refusal = protection.refusalNow(request)
+      return refusal ? refuse(refusal, request) : undefined
+    }
+    return Object.assign(guard, { now: throttledNow })
+  }
+  if (typeof keyward.authenticateNow !== 'function') return guard
   const now = (request: KeywardRequest): GuardResult<A> | undefined => {
     let known: ReturnType<Keyward['authenticateNow']>
     try {
@@ -239,7 +247,7 @@ export function bearerGuard<T>(options: BearerGuardOptions<T>): Guard<BearerAuth
     if (claims === null || claims === undefined) throw invalidToken()
     return { scope: 'bearer', claims }
   }
-  return async (request) => {
+  const guard: Guard<BearerAuth<T>> = async (request) => {
     try {
       const token = readBearerToken(request)
       const auth = protection
@@ -255,4 +263,11 @@ export function bearerGuard<T>(options: BearerGuardOptions<T>): Guard<BearerAuth
       return { ok: false, response: errorResponse(error) }
     }
   }
+  if (!protection) return guard
+  // A throttled address is refused at once, as by the key guards.
+  const now = (request: KeywardRequest): GuardResult<BearerAuth<T>> | undefined => {
+    const refusal = protection.refusalNow(request)
+    return refusal ? { ok: false, response: errorResponse(refusal) } : undefined
+  }
+  return Object.assign(guard, { now })
 }

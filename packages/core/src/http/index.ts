@@ -39,6 +39,11 @@ export {
   type RolledKeyJson,
   rolledKeyToJson,
 } from './shapes.js'
+export {
+  type NodeListenerRequest,
+  type NodeListenerResponse,
+  throttleListener,
+} from './throttle-listener.js'
 export type {
   BearerAuth,
   BodySource,

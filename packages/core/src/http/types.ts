@@ -95,7 +95,8 @@ export type GuardResult<A> =
  */
 export type Guard<A> = ((request: KeywardRequest) => Promise<GuardResult<A>>) & {
   /**
-   * @internal The guard's answer when it is known at once (a key the verification cache holds),
+   * @internal The guard's answer when it is known at once (a key the verification cache holds, an
+   * address known to be throttled),
    * else `undefined`: adapters ask it first and skip the asynchronous hop when it answers.
    */
   readonly now?: (request: KeywardRequest) => GuardResult<A> | undefined

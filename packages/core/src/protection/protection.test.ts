@@ -234,3 +234,105 @@ describe('protection options', () => {
     )
   })
 })
+
+describe('a throttled address known at once', () => {
+  /** A memory limiter that counts what it is asked. */
+  function countingLimiter() {
+    const asked = { get: 0, penalty: 0 }
+    const factory: LimiterFactory = (settings) => {
+      const inner = new RateLimiterMemory(settings)
+      return {
+        get: (key) => {
+          asked.get++
+          return inner.get(key)
+        },
+        penalty: (key, points) => {
+          asked.penalty++
+          return inner.penalty(key, points)
+        },
+        consume: (key, points) => inner.consume(key, points),
+      }
+    }
+    return { asked, factory }
+  }
+  const requestFrom = (address: string, apiKey = unknownKey(1)): KeywardRequest => ({
+    method: 'GET',
+    url: '/',
+    params: { project_id: 'p1' },
+    header: (name) => (name === 'x-api-key' ? apiKey : undefined),
+    address,
+  })
+
+  it('refuses it synchronously (guard.now) once over the limit, with the same 429, and nothing before', async () => {
+    const w = await world()
+    const guard = projectGuard(w.keyward)
+    for (let i = 0; i < 5; i++) {
+      expect(guard.now?.(requestFrom('203.0.113.7'))).toBeUndefined() // the counters are asked
+      expect(await statusOf(w.call(unknownKey(i)))).toBe(401)
+    }
+    const known = guard.now?.(requestFrom('203.0.113.7', w.key))
+    expect(known?.ok).toBe(false)
+    if (!known || known.ok) return
+    const asynchronous = await guard(requestFrom('203.0.113.7', w.key))
+    expect(asynchronous.ok).toBe(false)
+    if (asynchronous.ok) return
+    expect(known.response.status).toBe(429)
+    expect(known.response.body).toBe(asynchronous.response.body)
+    expect(known.response.headers).toEqual(asynchronous.response.headers)
+    // Another address, and a valid key from it, are not concerned.
+    expect(guard.now?.(requestFrom('198.51.100.1', w.key))).toBeUndefined()
+    expect(await statusOf(w.call(w.key, '198.51.100.1'))).toBe(200)
+  })
+
+  it('asks the counters nothing more for it: a flood costs the shared backend no call', async () => {
+    const { asked, factory } = countingLimiter()
+    const w = await world({ limiter: factory })
+    for (let i = 0; i < 5; i++) await w.call(unknownKey(i))
+    const before = { ...asked }
+    for (let i = 0; i < 50; i++) expect(await statusOf(w.call(unknownKey(100 + i)))).toBe(429)
+    expect(asked).toEqual(before)
+    expect(w.store.lookups).toBe(5)
+  })
+
+  it('learns it from counters shared with another process, on the first refusal there', async () => {
+    // Two services over one limiter: what one counted, the other reads.
+    const shared = new Map<string, ReturnType<LimiterFactory>>()
+    const sharedFactory: LimiterFactory = (settings) => {
+      const limiter = shared.get(settings.keyPrefix) ?? new RateLimiterMemory(settings)
+      shared.set(settings.keyPrefix, limiter)
+      return limiter
+    }
+    const a = await world({ limiter: sharedFactory })
+    const b = await world({ limiter: sharedFactory })
+    for (let i = 0; i < 5; i++) await a.call(unknownKey(i))
+    const guardB = projectGuard(b.keyward)
+    expect(guardB.now?.(requestFrom('203.0.113.7', b.key))).toBeUndefined() // not known here yet
+    expect(await statusOf(b.call(b.key))).toBe(429) // the counters say so
+    expect(guardB.now?.(requestFrom('203.0.113.7', b.key))?.ok).toBe(false) // now known here
+  })
+
+  it('forgets it when its window ends', async () => {
+    const w = await world({ failedAuthLimit: 2, failedAuthWindowSeconds: 1 })
+    const guard = projectGuard(w.keyward)
+    for (let i = 0; i < 2; i++) await w.call(unknownKey(i))
+    expect(guard.now?.(requestFrom('203.0.113.7', w.key))?.ok).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(guard.now?.(requestFrom('203.0.113.7', w.key))).toBeUndefined()
+    expect(await statusOf(w.call(w.key))).toBe(200)
+  })
+
+  it('refuses bearer tokens of a throttled address at once too', async () => {
+    const w = await world()
+    for (let i = 0; i < 5; i++) await w.call(unknownKey(i))
+    const guard = bearerGuard({ verify: () => ({ sub: 'p1' }), keyward: w.keyward })
+    const request: KeywardRequest = {
+      method: 'GET',
+      url: '/',
+      params: {},
+      header: (name) => (name === 'authorization' ? 'Bearer abc' : undefined),
+      address: '203.0.113.7',
+    }
+    expect(guard.now?.(request)?.ok).toBe(false)
+    expect(guard.now?.({ ...request, address: '198.51.100.1' })).toBeUndefined()
+  })
+})
