@@ -8,7 +8,8 @@
 //
 //   pnpm bench flood       (FLOOD_REQUESTS=100000, FLOOD_RATE=2000 requests/s while on, 0 = as fast as
 //                          the flood's process can send; FLOOD_LIMIT=100, FLOOD_WINDOW_SECONDS=1.5,
-//                          FLOOD_WARMUP_WINDOWS=6)
+//                          FLOOD_WARMUP_WINDOWS=6, FLOOD_MODES=listener,guard,off: the throttle with
+//                          throttleListener, the throttle in the guard only, no throttle)
 import { spawn, spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -253,11 +254,13 @@ async function main() {
   const rows = []
   // The throttle as the reference server runs it (throttleListener in front of Hono, and the
   // guard), the guard alone, and no throttle.
-  for (const [limit, early] of [
-    [LIMIT, true],
-    [LIMIT, false],
-    [0, false],
-  ]) {
+  const modes = {
+    listener: [LIMIT, true],
+    guard: [LIMIT, false],
+    off: [0, false],
+  }
+  const wanted = (process.env.FLOOD_MODES ?? 'listener,guard,off').split(',')
+  for (const [limit, early] of wanted.map((name) => modes[name])) {
     const r = await run(limit, early)
     const fmt = (n) => Math.round(n).toLocaleString('en-US')
     const statuses = Object.entries(r.flood.statuses)

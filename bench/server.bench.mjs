@@ -1,10 +1,15 @@
 // The reference server on PostgreSQL, end to end: requests per second of an API-key request
-// (POST /api/v1/projects/{id}/access-tokens with X-API-Key), the verification cache off (as
-// before it existed) and on (the default), in one run, on a database of its own. Each round
-// starts the server in one mode and loads it with autocannon; rounds alternate. Needs
-// KEYWARD_PG_URL and the built server (pnpm --filter @keyward/example-server build).
-import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+// (POST /api/v1/projects/{id}/access-tokens with X-API-Key), the verification cache off, on (the
+// default), and on under strict revocation, in one run, on a database of its own. With SERVER_BENCH_BASELINE=<git revision>
+// the server as it was at that revision is built beside (in a temporary directory, kept for the
+// next run) and measured in the same run, on a database of its own: the figure "before" that the
+// others are compared with. Each round starts the server in one mode and loads it with
+// autocannon; the modes take turns. Needs KEYWARD_PG_URL and the built server
+// (pnpm --filter @keyward/example-server build).
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { machineLine, table } from './harness.mjs'
@@ -13,6 +18,8 @@ const url = process.env.KEYWARD_PG_URL
 const MAIN = fileURLToPath(new URL('../examples/server/dist/main.js', import.meta.url))
 const ROUNDS = Number(process.env.SERVER_BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.SERVER_BENCH_SECONDS ?? 5)
+const BASELINE = process.env.SERVER_BENCH_BASELINE
+const REPOSITORY = fileURLToPath(new URL('..', import.meta.url))
 
 if (!url || !existsSync(MAIN)) {
   console.log(
@@ -23,9 +30,31 @@ if (!url || !existsSync(MAIN)) {
   process.exit(0)
 }
 
+/**
+ * The reference server as it was at `revision`: its files exported from git into a temporary
+ * directory, installed and built there once (a later run finds it built).
+ */
+function buildBaseline(revision) {
+  const commit = execFileSync('git', ['rev-parse', '--short', `${revision}^{commit}`], {
+    cwd: REPOSITORY,
+    encoding: 'utf8',
+  }).trim()
+  const dir = join(tmpdir(), `keyward-bench-server-${commit}`)
+  const main = join(dir, 'examples/server/dist/main.js')
+  if (!existsSync(main)) {
+    console.error(`Building the reference server as of ${commit} in ${dir} ...`)
+    mkdirSync(dir, { recursive: true })
+    execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], { cwd: REPOSITORY })
+    const run = (args) => execFileSync('pnpm', args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
+    run(['install', '--frozen-lockfile', '--prefer-offline'])
+    run(['--filter', '@keyward/example-server...', 'build'])
+  }
+  return { commit, main }
+}
+
 /** Starts the server; resolves with its address and what it printed, once it listens. */
-function startServer(env) {
-  const child = spawn(process.execPath, [MAIN], {
+function startServer(env, main = MAIN) {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -54,19 +83,23 @@ function stopServer({ child }) {
   })
 }
 
-const database = `kw_bench_server_${process.pid}`
+const baseline = BASELINE ? buildBaseline(BASELINE) : undefined
 const admin = new pg.Client({ connectionString: url })
 await admin.connect()
-await admin.query(`CREATE DATABASE ${database}`)
-const databaseUrl = new URL(url)
-databaseUrl.pathname = `/${database}`
+const databases = []
+/** A database of its own for one server build; dropped at the end. */
+async function databaseFor(name) {
+  const database = `kw_bench_server_${name}_${process.pid}`
+  await admin.query(`CREATE DATABASE ${database}`)
+  databases.push(database)
+  const databaseUrl = new URL(url)
+  databaseUrl.pathname = `/${database}`
+  return databaseUrl.href
+}
 
-const { default: autocannon } = await import('autocannon')
-const samples = { off: [], on: [] }
-try {
-  const env = (cache) => ({ KEYWARD_PG_URL: databaseUrl.href, KEYWARD_CACHE: cache })
-  // First start: the server registers a developer and prints the key; make a project with it.
-  const first = await startServer(env('off'))
+/** First start on an empty database: the server registers a developer and prints the key; make a project with it. */
+async function projectOn(env, main) {
+  const first = await startServer(env, main)
   const developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})/.exec(first.out)?.[1]
   const created = await fetch(`${first.base}/api/v1/projects`, {
     method: 'POST',
@@ -74,30 +107,53 @@ try {
     body: JSON.stringify({ name: 'bench' }),
   }).then((response) => response.json())
   await stopServer(first)
-  const projectId = created.project.id
-  const apiKey = created.api_key.key
+  return { projectId: created.project.id, apiKey: created.api_key.key }
+}
 
-  for (let round = 0; round < ROUNDS * 2; round++) {
-    const mode = (round + Math.floor(round / 2)) % 2 === 0 ? 'off' : 'on' // off on on off off on ...
-    const server = await startServer(env(mode))
-    const options = {
-      url: `${server.base}/api/v1/projects/${projectId}/access-tokens`,
-      method: 'POST',
-      connections: 10,
-      headers: { 'x-api-key': apiKey },
+const { default: autocannon } = await import('autocannon')
+const modes = [...(baseline ? ['before'] : []), 'off', 'on', 'strict']
+const samples = Object.fromEntries(modes.map((mode) => [mode, []]))
+try {
+  const currentUrl = await databaseFor('current')
+  const current = await projectOn({ KEYWARD_PG_URL: currentUrl, KEYWARD_CACHE: 'off' })
+  const setups = {
+    off: { env: { KEYWARD_PG_URL: currentUrl, KEYWARD_CACHE: 'off' }, ...current },
+    on: { env: { KEYWARD_PG_URL: currentUrl, KEYWARD_CACHE: 'on' }, ...current },
+    strict: {
+      env: { KEYWARD_PG_URL: currentUrl, KEYWARD_CACHE: 'on', KEYWARD_REVOCATION_BOUND_MS: '250' },
+      ...current,
+    },
+  }
+  if (baseline) {
+    const env = { KEYWARD_PG_URL: await databaseFor('before') }
+    setups.before = { env, main: baseline.main, ...(await projectOn(env, baseline.main)) }
+  }
+
+  for (let round = 0; round < ROUNDS; round++) {
+    // The modes take turns, each round in another order, so no mode always runs first or last.
+    const order = modes.map((_, i) => modes[(i + round) % modes.length])
+    for (const mode of round % 2 ? order.reverse() : order) {
+      const setup = setups[mode]
+      const server = await startServer(setup.env, setup.main)
+      const options = {
+        url: `${server.base}/api/v1/projects/${setup.projectId}/access-tokens`,
+        method: 'POST',
+        connections: 10,
+        headers: { 'x-api-key': setup.apiKey },
+      }
+      await autocannon({ ...options, duration: 1 }) // warm up
+      const result = await autocannon({ ...options, duration: SECONDS })
+      await stopServer(server)
+      if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
+        throw new Error(
+          `${mode}: ${result.requests.total} answers, ${result.non2xx} non-2xx, ${result.errors} errors`,
+        )
+      }
+      samples[mode].push({ rps: result.requests.average, p99: result.latency.p99 })
     }
-    await autocannon({ ...options, duration: 1 }) // warm up
-    const result = await autocannon({ ...options, duration: SECONDS })
-    await stopServer(server)
-    if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
-      throw new Error(
-        `${mode}: ${result.requests.total} answers, ${result.non2xx} non-2xx, ${result.errors} errors`,
-      )
-    }
-    samples[mode].push({ rps: result.requests.average, p99: result.latency.p99 })
   }
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  for (const database of databases) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
   await admin.end()
 }
 
@@ -107,17 +163,23 @@ const summary = (mode) => ({
   p99: median(samples[mode].map((s) => s.p99)),
   all: samples[mode].map((s) => Math.round(s.rps)).join(', '),
 })
-const off = summary('off')
-const on = summary('on')
+const reference = summary(baseline ? 'before' : 'off')
+const label = {
+  before: `before (the server as of ${baseline?.commit}, built beside)`,
+  off: 'cache off (KEYWARD_CACHE=off)',
+  on: 'cache on (the default)',
+  strict: 'cache on, strict revocation (KEYWARD_REVOCATION_BOUND_MS=250)',
+}
 table(
-  ['verification cache', 'req/s (median)', 'p99 latency (ms)', 'rounds (req/s)', 'vs off'],
-  [
-    ['off (KEYWARD_CACHE=off, as before)', Math.round(off.rps), off.p99, off.all, '1.00x'],
-    ['on (the default)', Math.round(on.rps), on.p99, on.all, `${(on.rps / off.rps).toFixed(2)}x`],
-  ],
+  ['server', 'req/s (median)', 'p99 latency (ms)', 'rounds (req/s)', `vs ${baseline ? 'before' : 'off'}`],
+  modes.map((mode) => {
+    const m = summary(mode)
+    return [label[mode], Math.round(m.rps), m.p99, m.all, `${(m.rps / reference.rps).toFixed(2)}x`]
+  }),
 )
 console.log(
-  `\n${machineLine()} ${ROUNDS} rounds of ${SECONDS} s per mode, alternating; autocannon, 10 connections,` +
+  `\n${machineLine()} ${ROUNDS} rounds of ${SECONDS} s per mode, taking turns; autocannon, 10 connections,` +
     ' in this process; the server and PostgreSQL on the same machine. Request: POST' +
-    ' /api/v1/projects/{id}/access-tokens with X-API-Key (verification, then a signed token).',
+    ' /api/v1/projects/{id}/access-tokens with X-API-Key (verification, the project read unless verifications see' +
+    ' every revocation at once, then a signed token).',
 )

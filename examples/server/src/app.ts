@@ -36,6 +36,14 @@ export interface AppDependencies {
   readonly keyward?: Keyward
   /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
   readonly secretScanning?: SecretScanningOptions
+  /**
+   * Whether every verification sees each revocation acknowledged before it began, in any
+   * process (`openStorage` tells): then a verified API key proves its project exists (a
+   * project's deletion deactivates its keys in the same transaction), and an access token is
+   * issued without reading the project. Default `false`: the project is read from the database,
+   * because another process's cache may not have heard of a deletion yet.
+   */
+  readonly verificationsCurrent?: boolean
 }
 
 /**
@@ -51,6 +59,7 @@ export function createApp({
   cache = true,
   keyward = keywardOver(store, onEvent, protection, cache),
   secretScanning = {},
+  verificationsCurrent = false,
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
@@ -59,6 +68,7 @@ export function createApp({
     tokens,
     bodyLimit,
     secretScanning,
+    verificationsCurrent,
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()

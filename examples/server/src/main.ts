@@ -57,7 +57,12 @@ async function registerOnFirstStart(store: PostgresKeyStore): Promise<void> {
   )
 }
 
-async function listen(store: PostgresKeyStore, config: ServerConfig, counters: Counters): Promise<void> {
+async function listen(
+  store: PostgresKeyStore,
+  config: ServerConfig,
+  counters: Counters,
+  verificationsCurrent: boolean,
+): Promise<void> {
   await registerOnFirstStart(store)
   const { secret, ephemeral } = await tokenSecret(store, config.tokenSecret)
   if (ephemeral) {
@@ -76,6 +81,7 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
     protection,
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
+    verificationsCurrent,
   })
   const throttle = config.failedAuthPerMinute
     ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
@@ -117,12 +123,14 @@ async function listen(store: PostgresKeyStore, config: ServerConfig, counters: C
 
 async function main(): Promise<void> {
   const config = readConfig()
-  const { store, description } = await openStorage(config, (event) => console.log(formatReplicaEvent(event)))
+  const { store, description, verificationsCurrent } = await openStorage(config, (event) =>
+    console.log(formatReplicaEvent(event)),
+  )
   console.log(`Keyward reference server. Data: ${description}.`)
   let counters: Counters | undefined
   try {
     counters = await openCounters(config)
-    await listen(store, config, counters)
+    await listen(store, config, counters, verificationsCurrent)
   } catch (error) {
     exitAfterClosing(store, 1, counters)
     throw error

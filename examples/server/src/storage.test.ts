@@ -1,7 +1,11 @@
-import { expect, it } from 'vitest'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { readConfig, type ServerConfig } from './config.js'
 import { APP_SCHEMA } from './db/schema.js'
-import { tokenSecret } from './storage.js'
-import { describeBackends } from './test/databases.js'
+import { openStorage, tokenSecret } from './storage.js'
+import { createPgDatabase, describeBackends, PG_URL } from './test/databases.js'
 import { openTestStore } from './test/harness.js'
 
 describeBackends('the access tokens signing secret (%s)', (backend) => {
@@ -25,4 +29,39 @@ describeBackends('the access tokens signing secret (%s)', (backend) => {
       await drop()
     }
   })
+})
+
+describe('whether verifications see every revocation at once (verificationsCurrent)', () => {
+  it('holds on PGlite, which one process holds', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'keyward-storage-'))
+    const { store, verificationsCurrent } = await openStorage(readConfig({ KEYWARD_DATA_DIR: dataDir }))
+    try {
+      expect(verificationsCurrent).toBe(true)
+    } finally {
+      await store.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it.skipIf(!PG_URL)(
+    'on PostgreSQL, holds under strict revocation or with every key read from the primary, not with the cache alone (set KEYWARD_PG_URL to run)',
+    async () => {
+      const database = await createPgDatabase()
+      try {
+        // The server's settings for this database, as readConfig makes them, with changes.
+        const current = async (changes: Partial<ServerConfig>) => {
+          const settings = readConfig({ KEYWARD_PG_URL: database.url })
+          const { store, verificationsCurrent } = await openStorage({ ...settings, ...changes })
+          await store.close()
+          return verificationsCurrent
+        }
+        expect(await current({})).toBe(false) // the default: the cache, no strict revocation
+        expect(await current({ revocationBoundMs: 250 })).toBe(true)
+        expect(await current({ cache: false })).toBe(true)
+        expect(await current({ cache: false, revocationBoundMs: 'off' })).toBe(true)
+      } finally {
+        await database.drop()
+      }
+    },
+  )
 })

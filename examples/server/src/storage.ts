@@ -11,6 +11,12 @@ export interface Storage {
   readonly store: PostgresKeyStore
   /** Where the data is, for the start-up message (never a password). */
   readonly description: string
+  /**
+   * Whether every verification of this server sees each revocation acknowledged before it
+   * began, in any process: PGlite (one process holds the data), strict revocation, or every key
+   * read from the primary (no cache, no replicas). See {@link AppDependencies.verificationsCurrent}.
+   */
+  readonly verificationsCurrent: boolean
 }
 
 function describePg(url: string): string {
@@ -72,6 +78,8 @@ export async function openStorage(
   return {
     store,
     description: config.pgUrl ? `${describePg(config.pgUrl)}${readingFrom}` : `PGlite in ${config.dataDir}`,
+    verificationsCurrent:
+      !config.pgUrl || strictRevocation !== false || (!config.cache && replicas.length === 0),
   }
 }
 

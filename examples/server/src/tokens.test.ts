@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose'
+import { decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { accessTokens, newTokenSecret } from './tokens.js'
 
@@ -12,6 +12,31 @@ describe('access tokens', () => {
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' })
     expect(await tokens.verify(token)).toEqual(claims)
     expect(tokens.expiresIn).toBe(900)
+  })
+
+  it('signs tokens that jose verifies on its own, with every claim', async () => {
+    const now = new Date('2030-01-01T00:00:00Z')
+    const token = await accessTokens({ secret, ttlSeconds: 900, now: () => now }).issue(claims)
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      algorithms: ['HS256'],
+      issuer: 'keyward-server',
+      audience: 'keyward-server/generations',
+      currentDate: now,
+    })
+    expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' })
+    const iat = now.getTime() / 1000
+    expect(payload).toEqual({
+      project_id: claims.projectId,
+      key_id: claims.keyId,
+      iss: 'keyward-server',
+      aud: 'keyward-server/generations',
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      iat,
+      exp: iat + 900,
+    })
+    // Each token is its own (jti), and another secret's signature is refused.
+    expect(await accessTokens({ secret, ttlSeconds: 900, now: () => now }).issue(claims)).not.toBe(token)
+    await expect(jwtVerify(token, new TextEncoder().encode(`${secret}!`))).rejects.toThrow()
   })
 
   it('refuses an expired token, another secret, another audience, an unsigned token', async () => {

@@ -1,4 +1,5 @@
-import { jwtVerify, SignJWT } from 'jose'
+import { createHmac } from 'node:crypto'
+import { jwtVerify } from 'jose'
 
 /** What an access token grants: the project it is scoped to, and the API key it came from. */
 export interface AccessClaims {
@@ -31,33 +32,37 @@ const AUDIENCE = 'keyward-server/generations'
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
 
+/** The protected header of every token: `{"alg":"HS256","typ":"JWT"}`, base64url. */
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
+
 /** Access tokens signed with `secret`. */
 export function accessTokens({
   secret,
   ttlSeconds,
   now = () => new Date(),
 }: AccessTokenOptions): AccessTokens {
-  // Imported once: importing the raw secret again for every token was a quarter of the CPU of
-  // an access-token request (measured with --cpu-prof under load).
-  const key = crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign', 'verify'],
-  )
+  // Verification (the side that must refuse every malformed or forged token) is jose's. Signing
+  // is the few lines of RFC 7515's compact form with Node's HMAC: jose signs through Web Crypto,
+  // which cost about a fifth of the CPU of an access-token request (measured with --cpu-prof).
+  const secretBytes = new TextEncoder().encode(secret)
+  const key = crypto.subtle.importKey('raw', secretBytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'verify',
+  ])
   return {
     expiresIn: ttlSeconds,
     async issue({ projectId, keyId }) {
       const issuedAt = seconds(now())
-      return new SignJWT({ project_id: projectId, key_id: keyId })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuer(ISSUER)
-        .setAudience(AUDIENCE)
-        .setJti(crypto.randomUUID())
-        .setIssuedAt(issuedAt)
-        .setExpirationTime(issuedAt + ttlSeconds)
-        .sign(await key)
+      const claims = {
+        project_id: projectId,
+        key_id: keyId,
+        iss: ISSUER,
+        aud: AUDIENCE,
+        jti: crypto.randomUUID(),
+        iat: issuedAt,
+        exp: issuedAt + ttlSeconds,
+      }
+      const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+      return `${signingInput}.${createHmac('sha256', secretBytes).update(signingInput).digest('base64url')}`
     },
     async verify(token) {
       try {

@@ -6,13 +6,23 @@ import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
 /** `POST /api/v1/projects/{project_id}/access-tokens`: a short-lived token for the API key's project. */
-export function accessTokenRoutes({ keyward, store, tokens, database }: RouteContext): Hono {
+export function accessTokenRoutes({
+  keyward,
+  store,
+  tokens,
+  database,
+  verificationsCurrent,
+}: RouteContext): Hono {
   return new Hono().post('/api/v1/projects/:project_id/access-tokens', requireProject(keyward), async (c) => {
     const { projectId, projectKey } = c.get('keyward')
-    // A key whose project is being deleted at this moment may still be active (and another
-    // process's cache may not have heard of the deletion yet): the project is read from the
-    // database, so that no token is issued for a project once its deletion has answered.
-    if ((await database('projects.owner', () => projectOwner(store, projectId))) === null) {
+    // No token for a project once its deletion has answered. A deletion deactivates the project's
+    // keys in its transaction, so when verifications see every acknowledged revocation, the key
+    // verified just now proves the project is there. Otherwise another process's cache may not
+    // have heard of the deletion yet, and the project is read from the database.
+    if (
+      !verificationsCurrent &&
+      (await database('projects.owner', () => projectOwner(store, projectId))) === null
+    ) {
       throw projectNotFound(projectId)
     }
     const accessToken = await tokens.issue({ projectId, keyId: projectKey.id })

@@ -12,6 +12,8 @@ export interface RouteContext {
   readonly bodyLimit: number
   /** The settings of `POST /api/v1/secret-scanning/github`. */
   readonly secretScanning: SecretScanningOptions
+  /** Whether a verified key proves its owner exists (see `AppDependencies.verificationsCurrent`). */
+  readonly verificationsCurrent: boolean
   /** Runs an operation on the server's tables; a database failure answers 503. */
   readonly database: <T>(operation: string, run: () => Promise<T>) => Promise<T>
 }
