@@ -4,15 +4,17 @@
 // The server runs in a child process; server and load generator are pinned to separate
 // cores where `taskset` exists. Cases are interleaved over rounds; medians are reported.
 // Besides req/s, the server's CPU time per request (from /proc) is reported: on a machine
-// shared with other work it is the steadier measure of what each route costs.
+// shared with other work it is the steadier measure of what each route costs. The load comes
+// from wrk (./wrk.mjs), which leaves the server the bottleneck on every route.
 //
-//   pnpm bench http                    (HTTP_BENCH_SECONDS=1.5, HTTP_BENCH_ROUNDS=10,
+//   pnpm bench http                    (HTTP_BENCH_SECONDS=2 whole seconds, HTTP_BENCH_ROUNDS=10,
 //                                       HTTP_BENCH_FRAMEWORKS=express,fastify,hono)
 import { spawn, spawnSync } from 'node:child_process'
 import { hash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { ensureWrk, wrk } from './wrk.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const CASES = ['plain', 'keyward', 'cached', 'floor', 'peer']
@@ -127,23 +129,19 @@ function cpuSeconds(pid) {
   }
 }
 
-async function load(autocannon, server, route, seconds) {
+async function load(server, route, seconds) {
   const { port, key } = server
   const cpuBefore = cpuSeconds(server.child.pid)
   const headers = route === 'peer' ? { authorization: `Bearer ${TOKEN}` } : { 'x-api-key': key }
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}/${route}/p1`,
-    connections: 10,
-    duration: seconds,
-    headers,
-  })
-  if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
-    throw new Error(
-      `${route}: ${result.requests.total} answers, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-    )
+  const result = await wrk(
+    { url: `http://127.0.0.1:${port}/${route}/p1`, connections: 10, seconds, headers },
+    1,
+  )
+  if (result.non2xx > 0 || result.errors > 0 || result.requests === 0) {
+    throw new Error(`${route}: ${result.requests} answers, ${result.non2xx} non-2xx, ${result.errors} errors`)
   }
   const cpu = cpuSeconds(server.child.pid) - cpuBefore
-  return { rps: result.requests.average, cpuPerRequest: (cpu / result.requests.total) * 1e6 }
+  return { rps: result.requests / result.seconds, cpuPerRequest: (cpu / result.requests) * 1e6 }
 }
 
 const median = (values) => {
@@ -153,8 +151,8 @@ const median = (values) => {
 }
 
 async function main() {
-  const { default: autocannon } = await import('autocannon')
-  const seconds = Number(process.env.HTTP_BENCH_SECONDS ?? 1.5)
+  ensureWrk()
+  const seconds = Math.max(1, Math.round(Number(process.env.HTTP_BENCH_SECONDS ?? 2)))
   const rounds = Number(process.env.HTTP_BENCH_ROUNDS ?? 10)
   if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   const rows = []
@@ -163,12 +161,12 @@ async function main() {
     const cases = CASES.filter((c) => c !== 'peer' || PEERS[framework])
     const server = await startServer(framework)
     try {
-      for (const route of cases) await load(autocannon, server, route, 1) // warm-up
+      for (const route of cases) await load(server, route, 1) // warm-up
       const samples = Object.fromEntries(cases.map((c) => [c, []]))
       for (let round = 0; round < rounds; round++) {
         // Rotate the order each round, so no case always runs first or last.
         const order = cases.map((_, i) => cases[(i + round) % cases.length])
-        for (const route of order) samples[route].push(await load(autocannon, server, route, seconds))
+        for (const route of order) samples[route].push(await load(server, route, seconds))
       }
       // Ratios are taken round by round (each case against the plain route of its own round),
       // which cancels most of the drift of a shared machine; the median and the range are shown.
@@ -203,8 +201,8 @@ async function main() {
       peer: `peer: ${PEERS[framework]} (bearer token)`,
     })[route]
   console.log(
-    `Node ${process.version}, ${seconds} s x ${rounds} interleaved rounds per case, 10 connections, ` +
-      `${hasTaskset ? 'server on CPU 0, load generator on CPU 1' : 'no taskset: processes not pinned'}; medians.\n`,
+    `Node ${process.version}, ${seconds} s x ${rounds} interleaved rounds per case, wrk with 10 connections, ` +
+      `${hasTaskset ? 'server on CPU 0, wrk on CPU 1' : 'no taskset: processes not pinned'}; medians.\n`,
   )
   console.log(
     '| framework | route | req/s | vs plain | range over rounds | server CPU µs/req | vs plain (CPU) |',
