@@ -18,8 +18,8 @@ export interface ServerConfig {
   readonly pgReplicaUrls: readonly string[]
   /**
    * `KEYWARD_REVOCATION_BOUND_MS`: strict revocation's bound in milliseconds (a revocation is
-   * refused by every process once acknowledged, a bound after its commit), or `off`. Default:
-   * 250 with replicas, off without (`undefined` here).
+   * refused by every process once acknowledged, a bound after its commit), or `off`. Default
+   * (`undefined` here): 250 with the cache or replicas, off with neither.
    */
   readonly revocationBoundMs: number | 'off' | undefined
   /**

@@ -49,8 +49,10 @@ export async function openStorage(
   const options = { schema: config.keywardSchema }
   const replicas = config.pgReplicaUrls
   const bound = config.revocationBoundMs
-  // Strict revocation: on by default with replicas (the store's default), or as the bound says.
-  const strictRevocation = bound === undefined ? replicas.length > 0 : bound !== 'off' && { boundMs: bound }
+  // Strict revocation: on by default wherever a verification may be answered from somewhere other
+  // than the primary (the cache, replicas), or as the bound says.
+  const strictRevocation =
+    bound === undefined ? config.cache || replicas.length > 0 : bound !== 'off' && { boundMs: bound }
   // The cache, the replicas and strict revocation need the change feed; PGlite has one in process.
   const changeFeed = (config.cache || replicas.length > 0 || strictRevocation !== false) && {
     connectionString: config.pgListenUrl ?? config.pgUrl,

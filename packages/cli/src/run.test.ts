@@ -141,7 +141,10 @@ describe('store location', () => {
     await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/elsewhere')
     const dataDirOnly = harness({ env: { KEYWARD_DATA_DIR: '/data' } })
     await dataDirOnly.run('keys', 'list', '--developer', 'd')
-    expect(cli.opened).toEqual([{ pgUrl: 'postgres://db/keys' }, { dataDir: '/elsewhere' }])
+    expect(cli.opened).toEqual([
+      { pgUrl: 'postgres://db/keys', revocationBoundMs: 250 },
+      { dataDir: '/elsewhere' },
+    ])
     expect(dataDirOnly.opened).toEqual([{ dataDir: '/data' }])
   })
 
@@ -172,7 +175,12 @@ describe('store location', () => {
   })
 
   it('turns prepared statements off with KEYWARD_PG_PREPARED_STATEMENTS=off (a transaction pooler)', async () => {
-    const env = { KEYWARD_PG_URL: 'postgres://pooler/keys', KEYWARD_PG_PREPARED_STATEMENTS: 'off' }
+    // With the servers' cache off and no replicas, so no strict revocation and no change feed.
+    const env = {
+      KEYWARD_PG_URL: 'postgres://pooler/keys',
+      KEYWARD_PG_PREPARED_STATEMENTS: 'off',
+      KEYWARD_CACHE: 'off',
+    }
     const cli = harness({ env })
     await cli.run('keys', 'list', '--developer', 'd')
     await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/data')
@@ -187,9 +195,15 @@ describe('store location', () => {
     expect(wrong.opened).toEqual([])
   })
 
-  it('revokes under strict revocation where the server does: with replicas, or a bound set', async () => {
+  it('revokes under strict revocation where the server does: with its cache or replicas, or a bound set', async () => {
     const env = { KEYWARD_PG_URL: 'postgres://db/keys' }
-    const withReplicas = harness({ env: { ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://replica/keys' } })
+    const byDefault = harness({ env })
+    await byDefault.run('keys', 'list', '--developer', 'd')
+    const uncached = harness({ env: { ...env, KEYWARD_CACHE: 'off' } })
+    await uncached.run('keys', 'list', '--developer', 'd')
+    const withReplicas = harness({
+      env: { ...env, KEYWARD_CACHE: 'off', KEYWARD_PG_REPLICA_URLS: 'postgres://replica/keys' },
+    })
     await withReplicas.run('keys', 'list', '--developer', 'd')
     const bound = harness({
       env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '400', KEYWARD_PG_LISTEN_URL: 'postgres://direct/keys' },
@@ -199,17 +213,33 @@ describe('store location', () => {
       env: { ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://replica/keys', KEYWARD_REVOCATION_BOUND_MS: 'off' },
     })
     await off.run('keys', 'list', '--developer', 'd')
-    expect([...withReplicas.opened, ...bound.opened, ...off.opened]).toStrictEqual([
+    expect([
+      ...byDefault.opened,
+      ...uncached.opened,
+      ...withReplicas.opened,
+      ...bound.opened,
+      ...off.opened,
+    ]).toStrictEqual([
+      { pgUrl: 'postgres://db/keys', revocationBoundMs: 250 },
+      { pgUrl: 'postgres://db/keys' },
       { pgUrl: 'postgres://db/keys', revocationBoundMs: 250 },
       { pgUrl: 'postgres://db/keys', revocationBoundMs: 400, listenUrl: 'postgres://direct/keys' },
       { pgUrl: 'postgres://db/keys' },
     ])
-    const pooled = harness({
-      env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '250', KEYWARD_PG_PREPARED_STATEMENTS: 'off' },
-    })
-    const result = await pooled.run('keys', 'list', '--developer', 'd')
-    expect(result.code).toBe(EXIT.usage)
-    expect(result.stderr).toContain('needs KEYWARD_PG_LISTEN_URL, a direct connection to the primary')
+    for (const pooledEnv of [
+      { ...env, KEYWARD_PG_PREPARED_STATEMENTS: 'off' },
+      { ...env, KEYWARD_REVOCATION_BOUND_MS: '250', KEYWARD_PG_PREPARED_STATEMENTS: 'off' },
+    ]) {
+      const pooled = harness({ env: pooledEnv })
+      const result = await pooled.run('keys', 'list', '--developer', 'd')
+      expect(result.code).toBe(EXIT.usage)
+      expect(result.stderr).toContain('needs KEYWARD_PG_LISTEN_URL, a direct connection to the primary')
+      expect(pooled.opened).toEqual([])
+    }
+    const cacheTypo = harness({ env: { ...env, KEYWARD_CACHE: 'false' } })
+    const typo = await cacheTypo.run('keys', 'list', '--developer', 'd')
+    expect(typo.code).toBe(EXIT.usage)
+    expect(typo.stderr).toContain('KEYWARD_CACHE must be on or off, got "false".')
     const wrong = harness({ env: { ...env, KEYWARD_REVOCATION_BOUND_MS: '0' } })
     expect((await wrong.run('keys', 'list', '--developer', 'd')).stderr).toContain(
       'KEYWARD_REVOCATION_BOUND_MS must be an integer from 1 to 60000 or off, got "0".',
@@ -223,10 +253,10 @@ describe('store location', () => {
     const noSchema = harness({ env: { KEYWARD_PG_SCHEMA: '' } })
     await noSchema.run('keys', 'list', '--developer', 'd', '--pg-url', 'postgres://db/keys')
     expect(cli.opened).toEqual([
-      { pgUrl: 'postgres://db/keys', schema: 'ops' },
+      { pgUrl: 'postgres://db/keys', schema: 'ops', revocationBoundMs: 250 },
       { dataDir: '/data', schema: 'tenant_1' },
     ])
-    expect(noSchema.opened).toStrictEqual([{ pgUrl: 'postgres://db/keys' }])
+    expect(noSchema.opened).toStrictEqual([{ pgUrl: 'postgres://db/keys', revocationBoundMs: 250 }])
   })
 
   it.each(['--data-dir', '--pg-url', '--pg-schema'])('refuses an empty %s (exit 2)', async (option) => {

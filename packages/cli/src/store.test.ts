@@ -218,7 +218,8 @@ describe.skipIf(!PG_URL)('the CLI on PostgreSQL (set KEYWARD_PG_URL to run)', ()
       operatorRoundTrip(
         () => ['--pg-url', bouncer!.through(PG_URL), '--pg-schema', pooledSchema],
         () => createPgKeyStore({ connectionString: PG_URL }, { schema: pooledSchema }),
-        () => ({ KEYWARD_PG_PREPARED_STATEMENTS: 'off' }),
+        // Strict revocation by default: its change feed listens on a direct connection.
+        () => ({ KEYWARD_PG_PREPARED_STATEMENTS: 'off', KEYWARD_PG_LISTEN_URL: PG_URL }),
       )
     },
   )

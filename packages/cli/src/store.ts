@@ -87,9 +87,9 @@ async function checkDataDir(dataDir: string): Promise<void> {
  * The environment variables the CLI reads a store location from: the reference server's
  * `KEYWARD_DATA_DIR` and `KEYWARD_PG_URL`, `KEYWARD_PG_SCHEMA` for a schema other than `keyward`,
  * and `KEYWARD_PG_PREPARED_STATEMENTS=off` behind a transaction pooler. Like the server, it
- * revokes under strict revocation when `KEYWARD_PG_REPLICA_URLS` is set (bound 250 ms) or
- * `KEYWARD_REVOCATION_BOUND_MS` is (a bound, or `off`), with its change feed on
- * `KEYWARD_PG_LISTEN_URL` when given; it reads no replica.
+ * revokes on PostgreSQL under strict revocation (bound 250 ms) unless `KEYWARD_CACHE=off` and no
+ * `KEYWARD_PG_REPLICA_URLS` are set, or as `KEYWARD_REVOCATION_BOUND_MS` says (a bound, or `off`),
+ * with its change feed on `KEYWARD_PG_LISTEN_URL` when given; it reads no replica.
  *
  * @example
  * ```ts
@@ -104,13 +104,24 @@ export const STORE_ENV = {
   pgReplicaUrls: 'KEYWARD_PG_REPLICA_URLS',
   revocationBoundMs: 'KEYWARD_REVOCATION_BOUND_MS',
   pgListenUrl: 'KEYWARD_PG_LISTEN_URL',
+  cache: 'KEYWARD_CACHE',
 } as const
 
-/** Strict revocation's bound as the server reads it: 250 with replicas, else as set, or none. */
+/**
+ * Strict revocation's bound as the server reads it: as set, else 250 where the server keeps
+ * verifications anywhere but the primary (its cache, on unless `KEYWARD_CACHE=off`, or replicas),
+ * else none.
+ */
 function revocationBound(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const raw = env[STORE_ENV.revocationBoundMs] || undefined
   if (raw === 'off') return undefined
-  if (raw === undefined) return env[STORE_ENV.pgReplicaUrls]?.trim() ? 250 : undefined
+  if (raw === undefined) {
+    const cache = env[STORE_ENV.cache] || undefined
+    if (cache !== undefined && cache !== 'on' && cache !== 'off') {
+      throw usageError(`${STORE_ENV.cache} must be on or off, got ${JSON.stringify(cache)}.`)
+    }
+    return cache !== 'off' || env[STORE_ENV.pgReplicaUrls]?.trim() ? 250 : undefined
+  }
   const value = Number(raw)
   if (!/^\d+$/.test(raw) || value < 1 || value > 60_000) {
     throw usageError(
@@ -152,9 +163,10 @@ export function resolveStoreLocation(
     const listenUrl = env[STORE_ENV.pgListenUrl] || undefined
     if (revocationBoundMs !== undefined && prepared === 'off' && listenUrl === undefined) {
       throw usageError(
-        `Strict revocation (${STORE_ENV.pgReplicaUrls} or ${STORE_ENV.revocationBoundMs}) behind a transaction ` +
-          `pooler (${STORE_ENV.pgPreparedStatements}=off) needs ${STORE_ENV.pgListenUrl}, a direct connection ` +
-          'to the primary for the change feed.',
+        `Strict revocation (the default with the server's cache or replicas) behind a transaction pooler ` +
+          `(${STORE_ENV.pgPreparedStatements}=off) needs ${STORE_ENV.pgListenUrl}, a direct connection to the ` +
+          `primary for the change feed, or ${STORE_ENV.revocationBoundMs}=off where the servers run with ` +
+          `${STORE_ENV.cache}=off and no replicas.`,
       )
     }
     return {
