@@ -101,6 +101,43 @@ describe('@keyward/express', () => {
     expect(await (await fetch(`${origin}/open`)).json()).toEqual({ keyward: null })
   })
 
+  it('sets req.keyward without adding a property to the request (it reads res.locals), and honours one assigned before', async () => {
+    const { keyward, keys } = await createConformanceWorld('reject')
+    const app = express()
+    app.get('/p/:project_id', requireProject(keyward), (req, res) => {
+      res.json({
+        projectId: req.keyward.projectId,
+        same: req.keyward === res.locals.keyward,
+        own: Object.hasOwn(req, 'keyward'),
+      })
+    })
+    app.get(
+      '/assigned/:project_id',
+      (req, _res, next) => {
+        // A host that assigned req.keyward itself: the middleware's context replaces it.
+        ;(req as { keyward: unknown }).keyward = 'set by the host'
+        next()
+      },
+      requireProject(keyward),
+      (req, res) => res.json({ projectId: req.keyward.projectId, own: Object.hasOwn(req, 'keyward') }),
+    )
+    app.get('/open', (req, res) =>
+      res.json({ keyward: req.keyward ?? null, own: Object.hasOwn(req, 'keyward') }),
+    )
+    const origin = await start(app)
+    const headers = { 'X-API-Key': keys.p1 }
+    expect(await (await fetch(`${origin}/p/proj-1`, { headers })).json()).toEqual({
+      projectId: 'proj-1',
+      same: true,
+      own: false,
+    })
+    expect(await (await fetch(`${origin}/assigned/proj-1`, { headers })).json()).toEqual({
+      projectId: 'proj-1',
+      own: true,
+    })
+    expect(await (await fetch(`${origin}/open`)).json()).toEqual({ keyward: null, own: false })
+  })
+
   it('uses a body that a host parser (express.json) already parsed', async () => {
     const { keyward, keys } = await createConformanceWorld('reject')
     const app = express()

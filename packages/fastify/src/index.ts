@@ -7,6 +7,7 @@
 import {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodySource,
   bearerGuard,
   createKeyRoutes,
   type DeveloperAuth,
@@ -107,14 +108,34 @@ const isStream = (body: unknown): body is AsyncIterable<Uint8Array> =>
  * ```
  */
 export function toKeywardRequest(request: FastifyRequest): KeywardRequest {
-  return {
-    method: request.method,
-    url: request.url,
-    params: request.params as Record<string, string | undefined>,
-    header: (name) => nodeRequestHeader(request.raw, name),
-    body: () =>
-      request.body === undefined || isStream(request.body) ? { raw: request.body } : { parsed: request.body },
-    address: request.raw.socket?.remoteAddress,
+  return new FastifyKeywardRequest(request)
+}
+
+// Each part is read when a guard asks for it: a guard that answers from the cache reads a header
+// and a parameter, and builds nothing else.
+class FastifyKeywardRequest implements KeywardRequest {
+  readonly #request: FastifyRequest
+  constructor(request: FastifyRequest) {
+    this.#request = request
+  }
+  get method(): string {
+    return this.#request.method
+  }
+  get url(): string {
+    return this.#request.url
+  }
+  get params(): Record<string, string | undefined> {
+    return this.#request.params as Record<string, string | undefined>
+  }
+  get address(): string | undefined {
+    return this.#request.raw.socket?.remoteAddress
+  }
+  header(name: string): string | readonly string[] | undefined {
+    return nodeRequestHeader(this.#request.raw, name)
+  }
+  body(): BodySource {
+    const { body } = this.#request
+    return body === undefined || isStream(body) ? { raw: body } : { parsed: body }
   }
 }
 
@@ -152,7 +173,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<
   }
   // An answer known at once (a cached key) goes on without an asynchronous hop.
   return (request, reply, done) => {
-    const converted = toKeywardRequest(request)
+    const converted = new FastifyKeywardRequest(request)
     const known = guard.now?.(converted)
     if (known) return proceed(request, reply, done, known)
     guard(converted).then((result) => proceed(request, reply, done, result), done)

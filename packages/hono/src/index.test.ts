@@ -10,6 +10,7 @@ import {
   requireBearer,
   requireDeveloper,
   requireProject,
+  toKeywardRequest,
 } from './index.js'
 
 // These run through app.request: Web Request and Response only, no server, as on Bun, Deno or Workers.
@@ -87,6 +88,24 @@ describe('@keyward/hono', () => {
     expect((await app.request('/keyward')).status).toBe(401)
     // Without a parent, the host's error reaches the caller as it was thrown.
     await expect(async () => api.request('/boom')).rejects.toBe(hostError)
+  })
+
+  it('gives the guards one path parameter at a time (param), decoded as Hono decodes it', async () => {
+    const app = new Hono()
+    app.get('/p/:project_id/:other', (c) => {
+      const request = toKeywardRequest(c)
+      return c.json({
+        one: request.param?.('project_id'),
+        all: request.params,
+        header: request.header('x-api-key'),
+      })
+    })
+    const response = await app.request('/p/proj%2D1/x', { headers: { 'x-api-key': 'k' } })
+    expect(await response.json()).toEqual({
+      one: 'proj-1',
+      all: { project_id: 'proj-1', other: 'x' },
+      header: 'k',
+    })
   })
 
   it('keywardNotFound answers 404 not_found in the format', async () => {

@@ -7,6 +7,7 @@
 import {
   type BearerAuth,
   type BearerGuardOptions,
+  type BodySource,
   bearerGuard,
   createKeyRoutes,
   type DeveloperAuth,
@@ -62,14 +63,36 @@ type NodeBindings = { incoming?: { socket?: { remoteAddress?: string } } } | und
  * ```
  */
 export function toKeywardRequest(c: Context): KeywardRequest {
-  const raw = c.req.raw
-  return {
-    method: raw.method,
-    url: raw.url,
-    params: c.req.param() as Record<string, string | undefined>,
-    header: (name) => raw.headers.get(name) ?? undefined,
-    body: () => ({ raw: raw.body }),
-    address: (c.env as NodeBindings)?.incoming?.socket?.remoteAddress,
+  return new HonoKeywardRequest(c)
+}
+
+// Each part is read when a guard asks for it: a guard that answers from the cache reads a header
+// and a parameter, and builds nothing else.
+class HonoKeywardRequest implements KeywardRequest {
+  readonly #c: Context
+  constructor(c: Context) {
+    this.#c = c
+  }
+  get method(): string {
+    return this.#c.req.raw.method
+  }
+  get url(): string {
+    return this.#c.req.raw.url
+  }
+  get params(): Record<string, string | undefined> {
+    return this.#c.req.param() as Record<string, string | undefined>
+  }
+  param(name: string): string | undefined {
+    return this.#c.req.param(name)
+  }
+  get address(): string | undefined {
+    return (this.#c.env as NodeBindings)?.incoming?.socket?.remoteAddress
+  }
+  header(name: string): string | undefined {
+    return this.#c.req.raw.headers.get(name) ?? undefined
+  }
+  body(): BodySource {
+    return { raw: this.#c.req.raw.body }
   }
 }
 
@@ -106,7 +129,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): MiddlewareHa
   }
   // An answer known at once (a cached key) goes on without an asynchronous hop.
   return (c, next) => {
-    const request = toKeywardRequest(c)
+    const request = new HonoKeywardRequest(c)
     const known = guard.now?.(request)
     if (known) return proceed(c, next, known)
     return guard(request).then((result) => proceed(c, next, result))

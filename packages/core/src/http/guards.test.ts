@@ -171,6 +171,27 @@ describe('projectGuard and elevatedGuard', () => {
     expect((await custom(request({ 'x-api-key': p1 }, { params: { pid: 'p1' } }))).ok).toBe(true)
   })
 
+  it('read the one parameter they need through request.param where the adapter gives it, not params', async () => {
+    const { keyward, p1 } = await world()
+    const read: string[] = []
+    const oneAtATime = (params: Record<string, string>): KeywardRequest => ({
+      ...request({ 'x-api-key': p1 }),
+      get params(): Record<string, string> {
+        throw new Error('params decoded every parameter')
+      },
+      param: (name) => {
+        read.push(name)
+        return params[name]
+      },
+    })
+    expect(await projectGuard(keyward)(oneAtATime({ project_id: 'p1' }))).toMatchObject({ ok: true })
+    const r = await refusal(projectGuard(keyward)(oneAtATime({ project_id: 'p2' })))
+    expect([r.status, parsed(r).detail[0].type]).toEqual([403, 'project_mismatch'])
+    const custom = projectGuard(keyward, { projectParam: 'pid' })
+    expect((await custom(oneAtATime({ pid: 'p1' }))).ok).toBe(true)
+    expect(read).toEqual(['project_id', 'project_id', 'pid'])
+  })
+
   it('elevated needs both keys, of one project and its owner', async () => {
     const { keyward, d1, d2, p1 } = await world()
     const guard = elevatedGuard(keyward)

@@ -70,7 +70,7 @@ function checkParam(value: string | undefined, guard: string): void {
 }
 
 function projectIdOf(request: KeywardRequest, param: string): string {
-  const projectId = request.params[param]
+  const projectId = request.param ? request.param(param) : request.params[param]
   if (typeof projectId !== 'string' || projectId === '') {
     throw new TypeError(`Keyward guard: the route has no path parameter \`${param}\`.`)
   }

@@ -40,6 +40,12 @@ export interface KeywardRequest {
   /** The route's path parameters, e.g. `project_id`. */
   readonly params: Readonly<Record<string, string | undefined>>
   /**
+   * One path parameter, where the framework decodes them one at a time (Hono): the guards read
+   * the one they need through it rather than have `params` decode every one. Optional; without
+   * it they read `params`.
+   */
+  param?(name: string): string | undefined
+  /**
    * The values of a header, by lower-case name: `undefined` when absent, a string, or an
    * array with one element per header line when the framework keeps them apart.
    */
