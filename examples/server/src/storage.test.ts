@@ -52,8 +52,13 @@ describe('whether verifications see every revocation at once (verificationsCurre
         // The server's settings for this database, as readConfig makes them, with changes.
         const current = async (changes: Partial<ServerConfig>) => {
           const settings = readConfig({ KEYWARD_PG_URL: database.url })
-          const { store, verificationsCurrent } = await openStorage({ ...settings, ...changes })
+          const { store, verificationsCurrent, description } = await openStorage({ ...settings, ...changes })
           await store.close()
+          // The start-up line names strict revocation where it is on.
+          const strict = changes.revocationBoundMs !== 'off' && changes.cache !== false
+          expect(description.includes('strict revocation')).toBe(
+            strict || typeof changes.revocationBoundMs === 'number',
+          )
           return verificationsCurrent
         }
         expect(await current({})).toBe(true) // the default: the cache, under strict revocation
@@ -75,6 +80,10 @@ describe('whether verifications see every revocation at once (verificationsCurre
       const first = await openStorage(settings)
       const second = await openStorage(settings)
       try {
+        // The start-up line says so.
+        expect(first.description).toMatch(
+          /; strict revocation: a revocation answers 250 ms after its commit$/,
+        )
         const [revoking, holding] = [first, second].map(({ store }) =>
           keywardOver(store, undefined, undefined, true),
         )

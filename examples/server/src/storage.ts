@@ -1,4 +1,4 @@
-import type { PostgresKeyStore, ReplicaEvent } from '@keyward/postgres'
+import { DEFAULT_REVOCATION_BOUND_MS, type PostgresKeyStore, type ReplicaEvent } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import type { ServerConfig } from './config.js'
@@ -77,9 +77,15 @@ export async function openStorage(
     throw error
   }
   const readingFrom = replicas.length > 0 ? `, keys read from ${replicas.length} replica(s)` : ''
+  const strictly =
+    strictRevocation === false
+      ? ''
+      : `; strict revocation: a revocation answers ${strictRevocation === true ? DEFAULT_REVOCATION_BOUND_MS : strictRevocation.boundMs} ms after its commit`
   return {
     store,
-    description: config.pgUrl ? `${describePg(config.pgUrl)}${readingFrom}` : `PGlite in ${config.dataDir}`,
+    description: config.pgUrl
+      ? `${describePg(config.pgUrl)}${readingFrom}${strictly}`
+      : `PGlite in ${config.dataDir}`,
     verificationsCurrent:
       !config.pgUrl || strictRevocation !== false || (!config.cache && replicas.length === 0),
   }

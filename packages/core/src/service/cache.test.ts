@@ -228,6 +228,28 @@ describe('the verification cache', () => {
     expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
   })
 
+  it('reads the clock for its TTL about once per hundredth of the TTL, not with a timer every millisecond', async () => {
+    const { keyward } = setup({ cache: { ttlMs: 60_000 }, lastUsedIntervalSeconds: 3600 })
+    const { key } = await keyward.issueProjectKey('proj_a')
+    await keyward.authenticate({ projectKey: key }, project)
+    const timers = vi.spyOn(globalThis, 'setTimeout')
+    try {
+      // Cached verifications for 50 ms, letting the event loop turn between them, as a server
+      // does between requests: a timer every millisecond would be about 50.
+      const until = performance.now() + 50
+      let verified = 0
+      while (performance.now() < until) {
+        expect(keyward.authenticateNow({ projectKey: key }, project)).toMatchObject({ projectId: 'proj_a' })
+        verified++
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect(verified).toBeGreaterThan(50)
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(2)
+    } finally {
+      timers.mockRestore()
+    }
+  })
+
   it('never holds a full key: entries are records by hash, and "not found"', async () => {
     const set = vi.spyOn(LRUCache.prototype, 'set')
     const { keyward } = setup()
