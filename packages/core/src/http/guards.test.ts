@@ -312,6 +312,32 @@ describe('answers known at once', () => {
     expect(cachedRefusal?.ok === false && parsed(cachedRefusal.response).detail[0].type).toBe('key_invalid')
   })
 
+  it('answers at once only one well-formed key in one header, whatever the cache holds', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), cache: {} })
+    const { key: developerKey } = await keyward.issueDeveloperKey('d1')
+    const { key } = await keyward.issueProjectKey('p1')
+    const params = { params: { project_id: 'p1' } }
+    expect((await projectGuard(keyward)(request({ 'x-api-key': key }, params))).ok).toBe(true)
+    expect((await developerGuard(keyward)(request({ 'x-developer-key': developerKey }))).ok).toBe(true)
+    // Several values, however sent, are for the asynchronous way, which refuses them.
+    for (const several of [`${key}, ${key}`, [key, key], [key]]) {
+      const req = request({ 'x-api-key': several }, params)
+      expect(projectGuard(keyward).now?.(req)).toBeUndefined()
+      const result = await projectGuard(keyward)(req)
+      // One line holding one key is one value.
+      const expected = Array.isArray(several) && several.length === 1 ? 'accepted' : 'key_malformed'
+      expect(result.ok ? 'accepted' : parsed(result.response).detail[0].type).toBe(expected)
+    }
+    // A cached developer key is known at once in its own header only.
+    expect(developerGuard(keyward).now?.(request({ 'x-developer-key': developerKey }))).toMatchObject({
+      ok: true,
+    })
+    const swapped = projectGuard(keyward).now?.(request({ 'x-api-key': developerKey }, params))
+    expect(swapped?.ok === false && parsed(swapped.response).detail[0].type).toBe('key_wrong_type')
+    // A route without the project parameter is answered the asynchronous way, with its reason.
+    expect(projectGuard(keyward).now?.(request({ 'x-api-key': key }))).toBeUndefined()
+  })
+
   it('answers nothing at once without a cache, and with the throttle only its refusals', async () => {
     const plain = createKeyward({ store: new MemoryKeyStore() })
     const { key } = await plain.issueProjectKey('p1')

@@ -1,5 +1,5 @@
 import { isKeywardError } from '../errors/error.js'
-import { KEY_HEADER } from '../key/format.js'
+import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import type { RatedKey } from '../protection/options.js'
 import type { Keyward } from '../service/keyward.js'
 import type {
@@ -91,10 +91,20 @@ function keysOf(auth: AuthContext): RatedKey[] {
   return keys
 }
 
+/**
+ * The one key of a requirement that can be answered at once from the verification cache: a
+ * project key of the project named by `param`, or a developer key (no `param`).
+ */
+interface SingleKey {
+  readonly kind: KeyKind
+  readonly param?: string
+}
+
 function keyGuard<A>(
   keyward: Keyward,
   needs: { developer: boolean; project: boolean },
   requirementOf: (request: KeywardRequest) => Requirement,
+  single?: SingleKey,
 ): Guard<A> {
   const refuse = (error: unknown, request: KeywardRequest): GuardResult<A> => ({
     ok: false,
@@ -139,11 +149,20 @@ function keyGuard<A>(
     }
     return Object.assign(guard, { now: throttledNow })
   }
-  if (typeof keyward.authenticateNow !== 'function') return guard
+  if (single === undefined || typeof keyward.keyNow !== 'function') return guard
+  // The cache's answer, read straight from the header: a value that is not one well-formed key
+  // (several values, a list, a wrong length) is not known at once, and the asynchronous way
+  // answers it with its reason.
+  const { kind, param } = single
+  const header = KEY_HEADER[kind]
   const now = (request: KeywardRequest): GuardResult<A> | undefined => {
-    let known: ReturnType<Keyward['authenticateNow']>
+    let known: ReturnType<Keyward['keyNow']>
     try {
-      known = keyward.authenticateNow(credentialsOf(request), requirementOf(request))
+      known = keyward.keyNow(
+        kind,
+        request.header(header),
+        param === undefined ? undefined : projectIdOf(request, param),
+      )
     } catch {
       return undefined // the asynchronous way answers it, with its reason
     }
@@ -169,8 +188,12 @@ export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions 
   checkParam(param, 'developerGuard')
   if (param !== undefined) checkProjectOwner(keyward, 'developerGuard with `projectParam`')
   const developerOnly: Requirement = { scope: 'developer' }
-  return keyGuard(keyward, { developer: true, project: false }, (request) =>
-    param === undefined ? developerOnly : { scope: 'developer', projectId: projectIdOf(request, param) },
+  return keyGuard(
+    keyward,
+    { developer: true, project: false },
+    (request) =>
+      param === undefined ? developerOnly : { scope: 'developer', projectId: projectIdOf(request, param) },
+    param === undefined ? { kind: 'developer' } : undefined,
   )
 }
 
@@ -188,10 +211,12 @@ export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}
   checkKeyward(keyward, 'projectGuard')
   checkParam(options.projectParam, 'projectGuard')
   const param = options.projectParam ?? 'project_id'
-  return keyGuard(keyward, { developer: false, project: true }, (request) => ({
-    scope: 'project',
-    projectId: projectIdOf(request, param),
-  }))
+  return keyGuard(
+    keyward,
+    { developer: false, project: true },
+    (request) => ({ scope: 'project', projectId: projectIdOf(request, param) }),
+    { kind: 'project', param },
+  )
 }
 
 /**

@@ -2,7 +2,7 @@ import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
-import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
+import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from '../key/constants.js'
 import {
   KEY_HEADER,
   type KeyKind,
@@ -120,6 +120,12 @@ export interface Keyward {
    * it to answer without an asynchronous hop.
    */
   authenticateNow(credentials: Credentials, requirement: Requirement): AuthContext | KeywardError | undefined
+  /**
+   * @internal {@link authenticateNow} for one key, as its header holds it: a project key of
+   * `projectId`, or a developer key (`projectId` undefined). The guards' hot path: it builds no
+   * credentials and no requirement.
+   */
+  keyNow(kind: KeyKind, value: unknown, projectId: string | undefined): AuthContext | KeywardError | undefined
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
 }
@@ -464,18 +470,40 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  // The synchronous twin of `verify`: the record or refusal when known without a lookup.
-  function verifyNow(value: string | null | undefined, kind: KeyKind): KeyRecord | KeywardError | undefined {
-    if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
-      // Refusals of the format go the asynchronous way, where they are reported with their reason.
+  // The synchronous twin of `verify` and the checks after it, for one key: the answer when the
+  // cache knows the key, else `undefined`, and the asynchronous way answers (refusals of the
+  // format among them, reported there with their reason). The format check is implied by a hit:
+  // the cache is filled only by lookups, which only well-formed keys reach, so a hash it holds is
+  // that of a well-formed key (the length and prefix are checked first, so a legacy `dk_` key the
+  // cache may hold is answered the asynchronous way, under the legacy policy).
+  function keyNow(
+    kind: KeyKind,
+    value: unknown,
+    projectId: string | undefined,
+  ): AuthContext | KeywardError | undefined {
+    if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
       return undefined
     }
-    if (!cache) return undefined
     const digest = sha256Hex(value)
     if (typeof digest !== 'string') return undefined
-    const cached = cache.peek(digest)
-    if (cached === undefined) return undefined
-    return recordProblem(cached, kind) ?? (cached as KeyRecord)
+    const record = cache.peek(digest)
+    if (record === undefined) return undefined
+    const problem = recordProblem(record, kind)
+    if (problem) return problem
+    const key = record as KeyRecord
+    if (kind === 'developer') {
+      succeeded(key)
+      return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+    }
+    if (key.ownerId !== projectId) {
+      try {
+        checkProject(key, projectId as string)
+      } catch (error) {
+        return error as KeywardError
+      }
+    }
+    succeeded(key)
+    return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
   }
 
   function authenticateNow(
@@ -483,22 +511,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     requirement: Requirement,
   ): AuthContext | KeywardError | undefined {
     const scope = requirement?.scope
-    if (scope === 'project') {
-      const key = verifyNow(credentials.projectKey, 'project')
-      if (key === undefined || isKeywardError(key)) return key
-      try {
-        checkProject(key, requirement.projectId)
-      } catch (error) {
-        return error as KeywardError
-      }
-      succeeded(key)
-      return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
-    }
+    if (scope === 'project') return keyNow('project', credentials.projectKey, requirement.projectId)
     if (scope === 'developer' && requirement.projectId === undefined) {
-      const key = verifyNow(credentials.developerKey, 'developer')
-      if (key === undefined || isKeywardError(key)) return key
-      succeeded(key)
-      return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
+      return keyNow('developer', credentials.developerKey, undefined)
     }
     return undefined
   }
@@ -575,6 +590,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
+    keyNow,
     cacheStats: () => cache?.stats() ?? null,
   }
 }
