@@ -115,9 +115,9 @@ export interface Keyward {
   authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
   /**
    * @internal What {@link authenticate} would answer, when it is known at once, with no store
-   * lookup: a malformed key, or a key the verification cache holds, for a requirement that needs
-   * no owner lookup. `undefined` when it is not known; then call `authenticate`. The guards use
-   * it to answer without an asynchronous hop.
+   * lookup: a key the verification cache holds, for a requirement that needs no owner lookup.
+   * `undefined` when it is not known (a malformed key among them: its refusal is reported with
+   * its reason the asynchronous way); then call `authenticate`.
    */
   authenticateNow(credentials: Credentials, requirement: Requirement): AuthContext | KeywardError | undefined
   /**
