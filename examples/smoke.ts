@@ -134,6 +134,24 @@ export function smokeTest(name: string, dir: URL): void {
       expect((await hello({ 'X-API-Key': key! })).status).toBe(200)
     })
 
+    it("serves the console, whose session manages the project's keys in place of the developer key", async () => {
+      const page = await fetch(`${started.url}/console/`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+      const signIn = await fetch(`${started.url}/console/session`, {
+        method: 'POST',
+        headers: { 'X-Developer-Key': started.developerKey, Origin: started.url },
+      })
+      expect(signIn.status).toBe(201)
+      const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!
+      const listed = await fetch(`${started.url}/api/v1/projects/proj_1/api-keys`, {
+        headers: { Cookie: cookie, 'X-Keyward-Console': '1' },
+      })
+      expect(listed.status).toBe(200)
+      expect(JSON.stringify(await listed.json())).toContain(started.apiKey.slice(0, 8))
+      expect(started.output).toContain(`Console: ${started.url}/console/`)
+    })
+
     it('stops on SIGTERM', async () => {
       const exited = once(example!, 'exit')
       example!.kill('SIGTERM')

@@ -1,35 +1,51 @@
-// Before `pnpm test` and `pnpm test:faults`: installs PgBouncer when it is missing and this machine
-// can install it (root, with apt-get), so that the tests through a transaction pooler run on a
-// fresh machine too. Elsewhere it says once why those tests will be skipped; it never fails.
+// Before `pnpm test` and `pnpm test:faults`: installs what some tests need and this machine lacks,
+// where it can (root, with apt-get): PgBouncer, for the tests through a transaction pooler, and
+// Chromium, for the console's tests in a real browser. Elsewhere it says once why those tests will
+// be skipped; it never fails.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
-const installed = () =>
-  Boolean(process.env.KEYWARD_PGBOUNCER_BIN) ||
-  existsSync('/usr/sbin/pgbouncer') ||
-  spawnSync('sh', ['-c', 'command -v pgbouncer'], { stdio: 'ignore' }).status === 0
+const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
 
-if (!installed()) {
-  const root = typeof process.getuid === 'function' && process.getuid() === 0
-  const apt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0
+const NEEDS = [
+  {
+    name: 'PgBouncer',
+    package: 'pgbouncer',
+    aptOptions: ['--no-install-recommends'],
+    installed: () =>
+      Boolean(process.env.KEYWARD_PGBOUNCER_BIN) || existsSync('/usr/sbin/pgbouncer') || onPath('pgbouncer'),
+    skipped: 'the tests through a transaction pooler are skipped (install the pgbouncer package to run them)',
+  },
+  {
+    name: 'Chromium',
+    package: 'chromium',
+    aptOptions: [],
+    installed: () =>
+      Boolean(process.env.KEYWARD_CHROMIUM_BIN) ||
+      existsSync('/usr/bin/chromium') ||
+      existsSync('/usr/bin/chromium-browser'),
+    skipped: "the console's tests in a real browser are skipped (install the chromium package to run them)",
+  },
+]
+
+const root = typeof process.getuid === 'function' && process.getuid() === 0
+const apt = onPath('apt-get')
+const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+// Chromium comes with the fonts it recommends, so that its pages and screenshots show text.
+const install = (need) =>
+  spawnSync('apt-get', ['install', '-y', ...need.aptOptions, need.package], { stdio: 'ignore', env })
+    .status === 0
+
+let updated = false
+for (const need of NEEDS) {
+  if (need.installed()) continue
   if (root && apt) {
-    console.log(
-      'Installing PgBouncer for the tests through a transaction pooler (apt-get install pgbouncer)...',
-    )
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-    const install = () =>
-      spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'pgbouncer'], {
-        stdio: 'ignore',
-        env,
-      })
-    if (install().status !== 0) {
+    console.log(`Installing ${need.name} for the tests (apt-get install ${need.package})...`)
+    if (!install(need) && !updated) {
       spawnSync('apt-get', ['update'], { stdio: 'ignore', env })
-      install()
+      updated = true
+      install(need)
     }
   }
-  if (!installed()) {
-    console.log(
-      'PgBouncer is not installed: the tests through a transaction pooler are skipped (install the pgbouncer package to run them).',
-    )
-  }
+  if (!need.installed()) console.log(`${need.name} is not installed: ${need.skipped}.`)
 }

@@ -1,6 +1,8 @@
 // The smallest Fastify app that protects a route with Keyward: one project, owned by one
 // developer, whose keys are issued at start and printed once. Keys live in memory here, so every
 // start issues new ones; a real app keeps them in @keyward/postgres.
+import { createConsole } from '@keyward/console'
+import { consoleHook } from '@keyward/console/fastify'
 import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { keywardErrorHandler, keywardNotFoundHandler, keywardPlugin, requireProject } from '@keyward/fastify'
 import Fastify from 'fastify'
@@ -15,6 +17,9 @@ const keyward = createKeyward({
 })
 
 const fastify = Fastify()
+// The administrative console at /console: developers sign in with a developer key and manage
+// keys in the browser. Its hook runs before every route, whose calls from its page it authenticates.
+fastify.addHook('onRequest', consoleHook(createConsole(keyward)))
 // Declares request.keyward and mounts the key endpoints: the developer key of dev_1 creates,
 // lists and revokes keys of proj_1.
 await fastify.register(keywardPlugin, { keyward })
@@ -39,5 +44,7 @@ console.log(`Keyward + Fastify example listening on ${url}
   Developer key of dev_1 (X-Developer-Key): ${developerKey.key}
 
 These keys will not be shown again: copy them now.
+
+  Console: ${url}/console/ (sign in with the developer key)
 
   curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)

@@ -2,6 +2,8 @@
 // owned by one developer, whose keys are issued at start and printed once. Keys live in memory
 // here, so every start issues new ones; a real app keeps them in @keyward/postgres.
 import { serve } from '@hono/node-server'
+import { createConsole } from '@keyward/console'
+import { consoleMiddleware } from '@keyward/console/hono'
 import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { keywardNotFound, keywardOnError, keywardRoutes, requireProject } from '@keyward/hono'
 import { Hono } from 'hono'
@@ -16,6 +18,10 @@ const keyward = createKeyward({
 })
 
 const app = new Hono()
+
+// The administrative console at /console: developers sign in with a developer key and manage
+// keys in the browser. It comes before the routes, whose calls from its page it authenticates.
+app.use(consoleMiddleware(createConsole(keyward)))
 
 // An API key of the project named by :project_id, in the X-API-Key header.
 app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (c) => {
@@ -42,6 +48,8 @@ serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3003), hostname: '127
   Developer key of dev_1 (X-Developer-Key): ${developerKey.key}
 
 These keys will not be shown again: copy them now.
+
+  Console: ${url}/console/ (sign in with the developer key)
 
   curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)
 })

@@ -1,3 +1,5 @@
+import { createConsole } from '@keyward/console'
+import { consoleMiddleware } from '@keyward/console/hono'
 import {
   DEFAULT_BODY_LIMIT,
   errorResponse,
@@ -44,6 +46,11 @@ export interface AppDependencies {
    * because another process's cache may not have heard of a deletion yet.
    */
   readonly verificationsCurrent?: boolean
+  /**
+   * The administrative console at `/console`: sessions end after `idleTimeoutMinutes` without a
+   * request. Default `{}` (30 minutes); `false` for no console.
+   */
+  readonly console?: { readonly idleTimeoutMinutes?: number } | false
 }
 
 /**
@@ -60,6 +67,7 @@ export function createApp({
   keyward = keywardOver(store, onEvent, protection, cache),
   secretScanning = {},
   verificationsCurrent = false,
+  console: consoleOptions = {},
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
@@ -72,6 +80,9 @@ export function createApp({
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()
+  // The console's pages and sessions; its page's API calls reach the routes below authenticated.
+  if (consoleOptions) app.use(consoleMiddleware(createConsole(keyward, consoleOptions)))
+  app
     .route('/', projectRoutes(context))
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))

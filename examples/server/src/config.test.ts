@@ -20,6 +20,7 @@ describe('readConfig', () => {
       redisUrl: undefined,
       trustedProxy: undefined,
       secretScanningKeysUrl: undefined,
+      consoleIdleMinutes: 30,
     })
   })
 
@@ -41,6 +42,7 @@ describe('readConfig', () => {
       KEYWARD_REDIS_URL: 'redis://cache:6379/2',
       KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
       KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
+      KEYWARD_CONSOLE_IDLE_MINUTES: '5',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -59,7 +61,9 @@ describe('readConfig', () => {
       failedAuthPerMinute: 0,
       redisUrl: 'redis://cache:6379/2',
       trustedProxy: { header: 'x-forwarded-for', hops: 2 },
+      consoleIdleMinutes: 5,
     })
+    expect(readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: 'off' }).consoleIdleMinutes).toBe('off')
     expect(readConfig({ KEYWARD_TRUSTED_PROXY: 'x-real-ip' }).trustedProxy).toEqual({
       header: 'x-real-ip',
       hops: 1,
@@ -73,6 +77,9 @@ describe('readConfig', () => {
     )
     expect(() => readConfig({ PORT: '3e3' })).toThrow(ConfigError)
     expect(() => readConfig({ KEYWARD_TOKEN_TTL: '0' })).toThrow(/^KEYWARD_TOKEN_TTL must be an integer/)
+    expect(() => readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: '0' })).toThrow(
+      new ConfigError('KEYWARD_CONSOLE_IDLE_MINUTES must be an integer from 1 to 1440, got "0".'),
+    )
     expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
       new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
     )

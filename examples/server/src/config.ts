@@ -58,6 +58,11 @@ export interface ServerConfig {
    * Default GitHub's (`undefined` here).
    */
   readonly secretScanningKeysUrl: string | undefined
+  /**
+   * `KEYWARD_CONSOLE_IDLE_MINUTES`: the administrative console at `/console`, with sessions that end
+   * after this many minutes without a request (default 30), or `off` for no console.
+   */
+  readonly consoleIdleMinutes: number | 'off'
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -176,5 +181,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     redisUrl: env.KEYWARD_REDIS_URL || undefined,
     trustedProxy: trustedProxySetting(env),
     secretScanningKeysUrl,
+    consoleIdleMinutes:
+      env.KEYWARD_CONSOLE_IDLE_MINUTES === 'off'
+        ? 'off'
+        : integerSetting(env, 'KEYWARD_CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
   }
 }

@@ -40,18 +40,28 @@ function exitAfterClosing(
     )
 }
 
+/** Where the console answers, from the configured address. */
+function consoleUrl(config: ServerConfig): string | undefined {
+  if (config.consoleIdleMinutes === 'off') return undefined
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return `http://${host}:${config.port}/console/`
+}
+
 /** On first start, registers a developer and prints their key: the one time it is shown. */
-async function registerOnFirstStart(store: PostgresKeyStore): Promise<void> {
+async function registerOnFirstStart(store: PostgresKeyStore, config: ServerConfig): Promise<void> {
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   if (!first) return
+  const url = consoleUrl(config)
   console.log(
     [
       '',
       `First start: registered developer ${first.developerId}.`,
       '',
       `  Developer key  ${first.key}`,
+      ...(url && config.port !== 0 ? [`  Console        ${url}`] : []),
       '',
       'This key will not be shown again: store it now, e.g. as SERVICE_DEVELOPER_KEY.',
+      ...(url ? ['Sign in to the console with it to create projects and keys in your browser.'] : []),
       '',
     ].join('\n'),
   )
@@ -63,7 +73,7 @@ async function listen(
   counters: Counters,
   verificationsCurrent: boolean,
 ): Promise<void> {
-  await registerOnFirstStart(store)
+  await registerOnFirstStart(store, config)
   const { secret, ephemeral } = await tokenSecret(store, config.tokenSecret)
   if (ephemeral) {
     console.log(
@@ -82,6 +92,7 @@ async function listen(
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
     verificationsCurrent,
+    console: config.consoleIdleMinutes === 'off' ? false : { idleTimeoutMinutes: config.consoleIdleMinutes },
   })
   const throttle = config.failedAuthPerMinute
     ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
@@ -100,6 +111,7 @@ async function listen(
     (info: AddressInfo) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
       console.log(`Listening on http://${host}:${info.port}`)
+      if (config.consoleIdleMinutes !== 'off') console.log(`Console: http://${host}:${info.port}/console/`)
     },
   )
   server.on('error', (error: Error) => {

@@ -1,0 +1,280 @@
+// The administrative console in a real browser (Debian's Chromium, driven by Playwright), against
+// the built reference server as `pnpm start` runs it, on embedded PGlite. Each page is checked with
+// axe-core and photographed at a desktop and a phone size.
+
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM_BIN, launchChromium, seriousViolations } from './browser.js'
+import { buildServer, type ServerProcess, startServer } from './server-process.js'
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+/** Where the screenshots go: `KEYWARD_CONSOLE_SCREENSHOTS` (e.g. `docs/console`), else `test-results/console`. */
+const SHOTS = resolve(ROOT, process.env.KEYWARD_CONSOLE_SCREENSHOTS ?? 'test-results/console')
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const
+const KEY = /^ak_[A-Za-z0-9_-]{32}$/
+
+describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium to run)', () => {
+  let cwd: string
+  let server: ServerProcess
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let developerKey: string
+  let base: string
+  const violations = new Map<string, string[]>()
+  const cspErrors: string[] = []
+
+  /** The API, called as any client would, outside the browser. */
+  const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init)
+  const accessToken = (projectId: string, key: string) =>
+    api(`/api/v1/projects/${projectId}/access-tokens`, { method: 'POST', headers: { 'x-api-key': key } })
+
+  /** Checks the page with axe and saves it at both sizes. */
+  async function record(name: string): Promise<void> {
+    await page.waitForLoadState('networkidle')
+    for (const size of SIZES) {
+      await page.setViewportSize({ width: size.width, height: size.height })
+      violations.set(`${name} (${size.name})`, await seriousViolations(page))
+      await page.screenshot({ path: join(SHOTS, `${name}-${size.name}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
+  }
+
+  async function signIn(key: string): Promise<void> {
+    await page.goto(`${base}/console/`)
+    await page.getByLabel('Developer key').fill(key)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Projects' }).waitFor()
+  }
+
+  /** The full key the page shows once, after a creation or a roll. */
+  const shownKey = () => page.locator('#issued-key').inputValue()
+
+  beforeAll(async () => {
+    await buildServer()
+    await mkdir(SHOTS, { recursive: true })
+    cwd = await mkdtemp(join(tmpdir(), 'keyward-console-'))
+    server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data') })
+    base = server.baseUrl
+    developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(server.stdout())![1]!
+    browser = await launchChromium()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    page = await context.newPage()
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text())
+    })
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    if (cwd) await rm(cwd, { recursive: true, force: true })
+  })
+
+  it('prints the console URL when it listens', async () => {
+    await expect.poll(() => server.stdout()).toContain(`Console: ${base}/console/`)
+  })
+
+  it('refuses a malformed key and a wrong key with a clear message', async () => {
+    await page.goto(`${base}/console/`)
+    await record('sign-in')
+    await page.getByLabel('Developer key').fill('ak_short')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Error: Expected at least 16 characters, got 8.')
+    await page.getByLabel('Developer key').fill(`ak_${'x'.repeat(32)}`)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Error: This developer key is not valid: it is unknown, revoked or expired.')
+    expect(await page.content()).not.toMatch(/at \w+ \(|Error: [A-Z]\w+Error/) // no stack
+  })
+
+  it('signs in with a developer key that page script can no longer reach', async () => {
+    await signIn(developerKey)
+    const leftovers = await page.evaluate(() => [
+      JSON.stringify({ ...localStorage }),
+      JSON.stringify({ ...sessionStorage }),
+      document.documentElement.outerHTML,
+      location.href,
+      document.cookie,
+      Array.from(document.querySelectorAll('input'), (input) => input.value).join(' '),
+    ])
+    for (const place of leftovers) expect(place).not.toContain(developerKey)
+    const [cookie] = await context.cookies()
+    expect(cookie).toMatchObject({ name: 'keyward_session', httpOnly: true, sameSite: 'Strict', path: '/' })
+    expect(cookie!.value).not.toContain(developerKey)
+  })
+
+  let projectId: string
+  it('creates a project, whose default key is shown once', async () => {
+    await page.getByLabel('Name of the new project').fill('Shop')
+    await page.getByRole('button', { name: 'Create project' }).click()
+    expect(await shownKey()).toMatch(KEY)
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    const link = page.getByRole('link', { name: 'Shop' })
+    projectId = (await link.getAttribute('href'))!.split('/').pop()!
+    await record('projects')
+  })
+
+  it('creates a key that works against the API, and is refused after a revoke from the page', async () => {
+    await page.getByRole('link', { name: 'Shop' }).click()
+    await page.getByRole('heading', { name: 'API keys of “Shop”' }).waitFor()
+    await page.getByLabel('Name of the new API key').fill('ci')
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    const key = await shownKey()
+    expect(key).toMatch(KEY)
+    expect((await accessToken(projectId, key)).status).toBe(201)
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    await expect.poll(() => page.locator('#issued-key').count()).toBe(0) // never shown again
+    expect(await page.content()).not.toContain(key)
+
+    await page.getByRole('button', { name: 'Revoke ci' }).click()
+    await page.getByRole('status').filter({ hasText: 'Revoked' }).waitFor()
+    const refused = await accessToken(projectId, key)
+    expect(refused.status).toBe(401)
+    expect((await refused.json()).detail[0].type).toBe('key_invalid')
+    await record('project-keys')
+  })
+
+  it('rolls a key with a grace period: both keys shown, both work', async () => {
+    await page.getByLabel('Name of the new API key').fill('rolling')
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    const old = await shownKey()
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    await page.getByRole('button', { name: 'Roll rolling' }).click()
+    await page.getByLabel('Grace period').selectOption({ label: '1 hour' })
+    await page.getByRole('button', { name: 'Roll key' }).click()
+    const rolled = await shownKey()
+    expect(rolled).toMatch(KEY)
+    expect(rolled).not.toBe(old)
+    await expect.poll(() => page.locator('tr', { hasText: 'rolling' }).count()).toBe(2)
+    expect((await accessToken(projectId, old)).status).toBe(201)
+    expect((await accessToken(projectId, rolled)).status).toBe(201)
+    await record('roll')
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+  })
+
+  it('says plainly that a developer already has 10 active developer keys', async () => {
+    for (let i = 1; i < 10; i++) {
+      const created = await api('/api/v1/auth/developer-keys', {
+        method: 'POST',
+        headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `spare ${i}` }),
+      })
+      expect(created.status).toBe(201)
+    }
+    await page.getByRole('link', { name: 'Developer keys' }).click()
+    await page.getByRole('heading', { name: 'Developer keys' }).waitFor()
+    await page.getByLabel('Name of the new developer key').fill('eleventh')
+    await page.getByRole('button', { name: 'Create developer key' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(
+        'Error: You already have 10 active developer keys, the most allowed. Revoke one before you create another.',
+      )
+    await record('developer-keys')
+  })
+
+  it('refuses a cross-site form POST, and another origin of the same site', async () => {
+    const sites: Server[] = []
+    try {
+      for (const host of ['localhost', '127.0.0.1']) {
+        // An attacker's page that submits a form to the console's API as soon as it loads.
+        const target = `${base}/api/v1/projects`
+        const site = createServer((_req, res) => {
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(
+              `<form method="POST" action="${target}" enctype="text/plain"><input name='{"name":"pwned","x":"' value='"}'></form><script>document.forms[0].submit()</script>`,
+            )
+        })
+        sites.push(site)
+        await new Promise<void>((done) => site.listen(0, '127.0.0.1', done))
+        const port = (site.address() as { port: number }).port
+        const attack = await context.newPage()
+        const answered = attack.waitForResponse((response) => response.url() === target)
+        await attack.goto(`http://${host}:${port}/`)
+        const response = await answered
+        expect(response.status()).toBe(401)
+        expect((await response.json()).detail[0].type).toBe('key_missing')
+        await attack.close()
+      }
+      // And a sign-out forged from another origin of the same site is refused by its origin.
+      const forged = await api('/console/session', {
+        method: 'DELETE',
+        headers: { origin: 'http://127.0.0.1:1', cookie: await cookieHeader() },
+      })
+      expect(forged.status).toBe(403)
+      expect((await forged.json()).detail[0].type).toBe('origin_refused')
+      const listed = await api('/api/v1/projects', { headers: { 'x-developer-key': developerKey } })
+      expect(JSON.stringify(await listed.json())).not.toContain('pwned')
+    } finally {
+      for (const site of sites) site.close()
+    }
+  })
+
+  async function cookieHeader(): Promise<string> {
+    return (await context.cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ')
+  }
+  const withSession = async (cookie: string) =>
+    api('/api/v1/auth/developer-keys', { headers: { cookie, 'x-keyward-console': '1' } })
+
+  it('signs out: the old session cookie no longer works', async () => {
+    const cookie = await cookieHeader()
+    expect((await withSession(cookie)).status).toBe(200)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Developer key').waitFor()
+    const after = await withSession(cookie)
+    expect(after.status).toBe(401)
+    expect((await after.json()).detail[0].type).toBe('session_invalid')
+  })
+
+  it('ends the session once its developer key is revoked through the API', async () => {
+    const listed = await api('/api/v1/auth/developer-keys?limit=200', {
+      headers: { 'x-developer-key': developerKey },
+    })
+    expect(listed.status).toBe(200)
+    // A developer key of its own for this session, revoked by the first key through the API.
+    const spare = (await listed.json()).keys.find((key: { name: string }) => key.name === 'spare 1')
+    await api(`/api/v1/auth/developer-keys/${spare.id}`, {
+      method: 'DELETE',
+      headers: { 'x-developer-key': developerKey },
+    })
+    const created = await api('/api/v1/auth/developer-keys', {
+      method: 'POST',
+      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'session' }),
+    })
+    const sessionKey = (await created.json()).key as string
+    await signIn(sessionKey)
+    const cookie = await cookieHeader()
+    const mine = (await (await withSession(cookie)).json()).keys.find(
+      (key: { name: string }) => key.name === 'session',
+    )
+    const revoked = await api(`/api/v1/auth/developer-keys/${mine.id}`, {
+      method: 'DELETE',
+      headers: { 'x-developer-key': developerKey },
+    })
+    expect(revoked.status).toBe(200)
+    await page.getByRole('link', { name: 'Developer keys' }).click()
+    await page.getByText('Your session has ended: its developer key was revoked or has expired.').waitFor()
+    await page.getByLabel('Developer key').waitFor()
+    expect((await withSession(cookie)).status).toBe(401)
+  })
+
+  it('has no serious accessibility violation and breaks no Content-Security-Policy rule', () => {
+    expect(violations.size).toBeGreaterThanOrEqual(10)
+    for (const [name, found] of violations) expect({ name, found }).toEqual({ name, found: [] })
+    expect(cspErrors).toEqual([])
+  })
+})

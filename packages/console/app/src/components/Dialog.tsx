@@ -1,0 +1,38 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useRef } from 'preact/hooks'
+
+/** A modal dialog (the platform's `<dialog>`: focus stays inside, Escape closes it). */
+export function Dialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string
+  onClose: () => void
+  children: ComponentChildren
+}) {
+  const ref = useRef<HTMLDialogElement>(null)
+  useEffect(() => {
+    const dialog = ref.current
+    if (dialog && !dialog.open) dialog.showModal()
+    return () => dialog?.close()
+  }, [])
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={onClose} onCancel={onClose}>
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+    </dialog>
+  )
+}
+
+/** A dialog's buttons: the action (a submit button), then Cancel. */
+export function DialogButtons({ onCancel, children }: { onCancel: () => void; children: ComponentChildren }) {
+  return (
+    <div class="buttons">
+      {children}
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  )
+}

@@ -1,0 +1,170 @@
+import { useCallback, useState } from 'preact/hooks'
+import { ApiError, type CreatedKey, type Project, projects } from '../../api'
+import { Dialog, DialogButtons } from '../../components/Dialog'
+import { IssuedKey } from '../../components/IssuedKey'
+import { Message } from '../../components/Message'
+import { usePaged } from '../../components/paged'
+import { when } from '../../format'
+
+const explain = (error: unknown) =>
+  error instanceof ApiError ? error.message : 'Something went wrong. Try again.'
+
+/** The developer's projects: a paged list, creation (with the default key shown once), deletion. */
+export function Projects({ remember }: { remember: (project: Project) => void }) {
+  const [name, setName] = useState('')
+  const [error, setError] = useState('')
+  const [info, setInfo] = useState('')
+  const [issued, setIssued] = useState<CreatedKey | undefined>()
+  const [deleting, setDeleting] = useState<Project | undefined>()
+  const failed = useCallback((failure: unknown) => {
+    const unlisted = failure instanceof ApiError && (failure.status === 404 || failure.status === 405)
+    setError(
+      unlisted
+        ? 'This server does not list projects: its key routes have no `listProjects`.'
+        : explain(failure),
+    )
+  }, [])
+  const fetchPage = useCallback(
+    async (cursor: string | null) => {
+      const page = await projects.list(cursor)
+      for (const project of page.items) remember(project)
+      return page
+    },
+    [remember],
+  )
+  const { items: list, next, loading, reload, more } = usePaged(fetchPage, failed)
+
+  const create = async (event: Event) => {
+    event.preventDefault()
+    setError('')
+    setInfo('')
+    try {
+      const created = await projects.create(name.trim())
+      setName('')
+      remember(created.project)
+      setIssued(created.api_key)
+      setInfo(`Created project “${created.project.name}” with its default API key.`)
+      await reload()
+    } catch (failure) {
+      setError(explain(failure))
+    }
+  }
+
+  return (
+    <main id="main" class="stack">
+      <h1>Projects</h1>
+      <form class="inline-form" onSubmit={create}>
+        <label for="project-name">Name of the new project</label>
+        <input
+          id="project-name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+        <button type="submit">Create project</button>
+      </form>
+      <Message kind="error">{error}</Message>
+      <Message kind="info">{info}</Message>
+      {issued ? <IssuedKey issued={issued} onDone={() => setIssued(undefined)} /> : null}
+      <ul class="cards" aria-label="Your projects">
+        {list.map((project) => (
+          <li key={project.id} class="card">
+            <h2>
+              <a href={`#/projects/${project.id}`}>{project.name}</a>
+            </h2>
+            <p class="muted">
+              Created {when(project.created_at)} · <span class="mono">{project.id}</span>
+            </p>
+            <div class="buttons">
+              <a class="button secondary" href={`#/projects/${project.id}`}>
+                API keys
+              </a>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Delete project ${project.name}`}
+                onClick={() => setDeleting(project)}
+              >
+                Delete…
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {loading ? <p role="status">Loading…</p> : null}
+      {!loading && list.length === 0 && error === '' ? (
+        <p>No projects yet: create your first one above.</p>
+      ) : null}
+      {next !== null && !loading ? (
+        <button type="button" class="secondary" onClick={more}>
+          Show more
+        </button>
+      ) : null}
+      {deleting ? (
+        <DeleteDialog
+          project={deleting}
+          onClose={() => setDeleting(undefined)}
+          onDeleted={async () => {
+            setDeleting(undefined)
+            setInfo(`Deleted project “${deleting.name}”. Its keys no longer work.`)
+            await reload()
+          }}
+        />
+      ) : null}
+    </main>
+  )
+}
+
+/** Deletion asks for the project's name, typed, before anything is deleted. */
+function DeleteDialog({
+  project,
+  onClose,
+  onDeleted,
+}: {
+  project: Project
+  onClose: () => void
+  onDeleted: () => void
+}) {
+  const [typed, setTyped] = useState('')
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const matches = typed === project.name
+  return (
+    <Dialog title={`Delete ${project.name}`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          if (!matches) return
+          setBusy(true)
+          try {
+            await projects.delete(project.id)
+            onDeleted()
+          } catch (failure) {
+            setError(explain(failure))
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <p>This deletes the project, its generations and every one of its API keys. It cannot be undone.</p>
+        <label for="confirm-name">
+          Type the project's name, <strong class="mono">{project.name}</strong>, to confirm
+        </label>
+        <input
+          id="confirm-name"
+          autoComplete="off"
+          value={typed}
+          onInput={(event) => setTyped(event.currentTarget.value)}
+        />
+        <Message kind="error">{error}</Message>
+        <DialogButtons onCancel={onClose}>
+          <button type="submit" class="danger" disabled={!matches || busy}>
+            Delete project
+          </button>
+        </DialogButtons>
+      </form>
+    </Dialog>
+  )
+}
