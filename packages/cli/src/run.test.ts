@@ -43,6 +43,7 @@ describe('keyward developers register', () => {
       expires_at: null,
       last_used_at: null,
       rotation_due: false,
+      revoked_reason: null,
       notice: expect.stringContaining('will not be shown again'),
     })
     expect(await hashKey(body.key)).toBe(record!.hash)
@@ -328,6 +329,7 @@ describe('keyward keys list', () => {
           expires_at: null,
           last_used_at: null,
           rotation_due: false,
+          revoked_reason: null,
         },
       ],
     })
