@@ -213,10 +213,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   // A page of the owner's keys, newest first, and the cursor of the next.
   async function listPage(request: KeywardRequest, owner: KeyOwner) {
     const { limit, after } = readPageQuery(request)
-    const page = await keyward.listKeysPage(owner, {
-      limit,
-      after: after ? { createdAt: new Date(after.createdAt), id: after.id } : null,
-    })
+    const page = await keyward.listKeysPage(owner, { limit, after: after ?? null })
     return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
   }
 

@@ -9,7 +9,8 @@ export const DEFAULT_PAGE_LIMIT = 100
 // Newest first: `createdAt` descending, then `id` descending (ids compared as strings, as
 // PostgreSQL compares UUIDs: byte for byte, which is the order of their lower-case text).
 const newerFirst = (a: KeyPagePosition, b: KeyPagePosition): number =>
-  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+  time(b) - time(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+const time = (position: KeyPagePosition) => new Date(position.createdAt).getTime()
 
 /**
  * One page of `records` in the order of {@link KeyStore.listKeysPage}: newest first, at most

@@ -45,10 +45,12 @@ export type RevokedReason = 'leaked' | 'revoked'
 
 /**
  * Where a page of a listing starts: after the record with this `createdAt` and `id`, in the
- * listing's order (newest first: `createdAt` descending, then `id` descending).
+ * listing's order (newest first: `createdAt` descending, then `id` descending). `createdAt` is
+ * a `Date`, or an RFC 3339 time in UTC with up to 6 fractional digits for a store that keeps
+ * microseconds (PostgreSQL): a store gives it as precise as it compares it.
  */
 export interface KeyPagePosition {
-  readonly createdAt: Date
+  readonly createdAt: Date | string
   readonly id: string
 }
 
