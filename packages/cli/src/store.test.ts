@@ -63,6 +63,7 @@ function operatorRoundTrip(
 
     expect(JSON.parse((await cli('keys', 'list', '--developer', 'dev_1', '--json')).stdout)).toEqual({
       keys: [listed],
+      next_cursor: null,
     })
     const issued = await inStore(open, async (service) => {
       const auth = await service.authenticate({ developerKey: key }, { scope: 'developer' })
