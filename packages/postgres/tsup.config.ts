@@ -29,7 +29,13 @@ export default packageBuild({
   esbuildPlugins: [rawText],
   // Ship the schema as files too, for those who apply it with their own tooling.
   onSuccess: async () => {
-    for (const file of ['schema.sql', 'schema-v2.sql', 'change-feed.sql', 'closed-owners.sql']) {
+    for (const file of [
+      'schema.sql',
+      'schema-v2.sql',
+      'change-feed.sql',
+      'closed-owners.sql',
+      'key-pages.sql',
+    ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }
   },

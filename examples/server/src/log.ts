@@ -17,6 +17,8 @@ export function formatEvent(event: KeywardEvent): string | undefined {
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId})`
     case 'key.rolled':
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) replaces key id ${event.previousKeyId} from ${event.previousExpiresAt.toISOString()}`
+    case 'key.expiry_set':
+      return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) expires ${event.expiresAt ? event.expiresAt.toISOString() : 'never'}`
     case 'key.rotation_due':
       return `${event.type} ${displayKey(event.keyPrefix)} ${event.ownerType} ${event.ownerId} (key id ${event.keyId}) issued ${event.createdAt.toISOString()}: roll it`
     case 'auth.succeeded':

@@ -27,7 +27,7 @@ const EXIT_CODES =
 /** @internal The groups of commands, with the words of their help. */
 const GROUPS: Readonly<Record<string, string>> = {
   developers: 'Developers: register, list',
-  keys: 'Keys: list, revoke, activate',
+  keys: 'Keys: list, revoke, activate, roll, expire',
 }
 
 /** What the command line asks for: a command to run, or an exit code (help or version was printed). */

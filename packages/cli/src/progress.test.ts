@@ -25,6 +25,6 @@ describe('feedback while the store opens', () => {
     expect((await harness().run('keys', 'list', '--developer', 'd', ...STORE)).stderr).toBe('')
     const slow = harness({ openDelayMs: NOTICE_AFTER_MS + 300 })
     const json = await slow.run('keys', 'list', '--developer', 'd', '--json', ...STORE)
-    expect([json.stdout, json.stderr]).toEqual(['{"keys":[]}\n', ''])
+    expect([json.stdout, json.stderr]).toEqual(['{"keys":[],"next_cursor":null}\n', ''])
   })
 })

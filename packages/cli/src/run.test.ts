@@ -43,6 +43,7 @@ describe('keyward developers register', () => {
       expires_at: null,
       last_used_at: null,
       rotation_due: false,
+      revoked_reason: null,
       notice: expect.stringContaining('will not be shown again'),
     })
     expect(await hashKey(body.key)).toBe(record!.hash)
@@ -300,11 +301,17 @@ describe('keyward keys list', () => {
     const result = await cli.run('keys', 'list', '--developer', 'dev_1', ...STORE)
     expect(result.code).toBe(EXIT.ok)
     const lines = result.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}CREATED {2,}EXPIRES {2}USED {2}DUE$/)
-    expect(lines[1]).toContain(`${a.record.id}  ${a.record.keyPrefix}...  laptop`)
-    expect(lines[1]).toMatch(/ {2}yes {5}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}- {8}- {5}no$/)
-    expect(lines[2]).toContain(`${b.record.keyPrefix}...  ci?[31m`)
-    expect(lines[2]).toMatch(/ {2}no {6}\d{4}-/)
+    expect(lines[0]).toMatch(
+      /^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}REVOKED {2}CREATED {2,}EXPIRES {2}USED {2}DUE$/,
+    )
+    // Newest first: b was issued after a (or in the same millisecond, with the greater id).
+    const [first, second] = [lines[1]!, lines[2]!].sort(
+      (x, y) => (x.includes(a.record.id) ? 1 : -1) - (y.includes(a.record.id) ? 1 : -1),
+    )
+    expect(second).toContain(`${a.record.id}  ${a.record.keyPrefix}...  laptop`)
+    expect(second).toMatch(/ {2}yes {5}- {8}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}- {8}- {5}no$/)
+    expect(first).toContain(`${b.record.keyPrefix}...  ci?[31m`)
+    expect(first).toMatch(/ {2}no {6}revoked {2}\d{4}-/)
     expect(lines.at(-1)).toBe('2 keys, 1 active.')
     for (const issued of [a, b, p]) expect(result.stdout).not.toContain(issued.key.slice(8))
     expect(result.stdout).not.toContain(p.record.id)
@@ -328,9 +335,63 @@ describe('keyward keys list', () => {
           expires_at: null,
           last_used_at: null,
           rotation_due: false,
+          revoked_reason: null,
         },
       ],
+      next_cursor: null,
     })
+  })
+
+  it('--limit prints one page, newest first, and how to ask for the next; --cursor gives it', async () => {
+    const cli = harness()
+    const keyward = cli.keyward()
+    const issued = []
+    for (let i = 0; i < 5; i++)
+      issued.push((await keyward.issueProjectKey('proj_9', { name: `k${i}` })).record)
+    const newestFirst = [...issued]
+      .sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : -1))
+      .map((record) => record.id)
+    const first = await cli.run('keys', 'list', '--project', 'proj_9', '--limit', '2', '--json', ...STORE)
+    const page = JSON.parse(first.stdout)
+    expect(page.keys.map((k: { id: string }) => k.id)).toEqual(newestFirst.slice(0, 2))
+    const text = await cli.run('keys', 'list', '--project', 'proj_9', '--limit', '2', ...STORE)
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `More keys: keyward keys list --project proj_9 --limit 2 --cursor ${page.next_cursor}`,
+    )
+    const ids = [...page.keys.map((k: { id: string }) => k.id)]
+    let cursor = page.next_cursor
+    while (cursor) {
+      const next = JSON.parse(
+        (
+          await cli.run(
+            'keys',
+            'list',
+            '--project',
+            'proj_9',
+            '--limit',
+            '2',
+            '--cursor',
+            cursor,
+            '--json',
+            ...STORE,
+          )
+        ).stdout,
+      )
+      ids.push(...next.keys.map((k: { id: string }) => k.id))
+      cursor = next.next_cursor
+    }
+    expect(ids).toEqual(newestFirst)
+    const all = JSON.parse((await cli.run('keys', 'list', '--project', 'proj_9', '--json', ...STORE)).stdout)
+    expect([all.keys.map((k: { id: string }) => k.id), all.next_cursor]).toEqual([newestFirst, null])
+  })
+
+  it.each([
+    [['--limit', '0'], 'keyward: --limit must be a whole number from 1 to 200.\n'],
+    [['--limit', '201'], 'keyward: --limit must be a whole number from 1 to 200.\n'],
+    [['--cursor', 'garbage'], expect.stringMatching(/^keyward: --cursor: The cursor is not valid: /)],
+  ])('refuses a bad page (%j, exit 2)', async (page, message) => {
+    const result = await harness().run('keys', 'list', '--project', 'p', ...page, ...STORE)
+    expect([result.code, result.stderr]).toEqual([EXIT.usage, message])
   })
 
   it('--due lists only the keys older than the rotation period, and shows when keys were used', async () => {
@@ -344,7 +405,7 @@ describe('keyward keys list', () => {
     expect(lines[1]).toMatch(new RegExp(`${old.toISOString().slice(0, 19)}Z {2}yes$`))
     expect(lines.at(-1)).toBe('1 key due for rotation, 1 active.')
     const none = await cli.run('keys', 'list', '--project', 'proj_1', '--due', '--json', ...STORE)
-    expect(JSON.parse(none.stdout)).toEqual({ keys: [] })
+    expect(JSON.parse(none.stdout)).toEqual({ keys: [], next_cursor: null })
     expect(p.record.id).toBeTruthy()
   })
 
@@ -356,7 +417,7 @@ describe('keyward keys list', () => {
       stderr: '',
     })
     expect((await cli.run('keys', 'list', '--project', 'nobody', '--json', ...STORE)).stdout).toBe(
-      '{"keys":[]}\n',
+      '{"keys":[],"next_cursor":null}\n',
     )
   })
 
@@ -591,6 +652,7 @@ describe('help, version and usage errors', () => {
     ['keys list'],
     ['keys revoke'],
     ['keys activate'],
+    ['keys expire'],
     ['generate'],
     ['check'],
     ['hash'],
@@ -640,7 +702,7 @@ describe('help, version and usage errors', () => {
   it('takes --json before the command too', async () => {
     const cli = harness()
     const result = await cli.run('--json', 'keys', 'list', '--project', 'p', ...STORE)
-    expect([result.code, result.stdout]).toEqual([EXIT.ok, '{"keys":[]}\n'])
+    expect([result.code, result.stdout]).toEqual([EXIT.ok, '{"keys":[],"next_cursor":null}\n'])
     const refused = await cli.run('--json', 'keys', 'revoke', 'no-such-id', ...STORE)
     expect(JSON.parse(refused.stderr).detail[0].type).toBe('not_found')
   })

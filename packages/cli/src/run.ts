@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
-import { activateCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
+import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
@@ -16,6 +16,7 @@ const COMMANDS: readonly Command[] = [
   revokeCommand,
   activateCommand,
   rollCommand,
+  expireCommand,
   generateCommand,
   checkCommand,
   hashCommand,

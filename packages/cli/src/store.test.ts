@@ -63,6 +63,7 @@ function operatorRoundTrip(
 
     expect(JSON.parse((await cli('keys', 'list', '--developer', 'dev_1', '--json')).stdout)).toEqual({
       keys: [listed],
+      next_cursor: null,
     })
     const issued = await inStore(open, async (service) => {
       const auth = await service.authenticate({ developerKey: key }, { scope: 'developer' })
@@ -73,7 +74,10 @@ function operatorRoundTrip(
     expect(projectKeys.stdout).toContain(`${issued.record.id}  ${issued.record.keyPrefix}...  default  yes`)
 
     const revoked = await cli('keys', 'revoke', listed.id, '--json')
-    expect([revoked.code, JSON.parse(revoked.stdout)]).toEqual([EXIT.ok, { ...listed, active: false }])
+    expect([revoked.code, JSON.parse(revoked.stdout)]).toEqual([
+      EXIT.ok,
+      { ...listed, active: false, revoked_reason: 'revoked' },
+    ])
     const table = await cli('keys', 'list', '--developer', 'dev_1')
     expect(table.stdout).toContain(`${listed.id}  ${listed.key_prefix}...  laptop  no`)
     expect(table.stdout).toContain('1 key, 0 active.')

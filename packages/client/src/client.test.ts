@@ -125,6 +125,46 @@ const endpoints: {
     reply: { status: 200, body: { keys: [{ ...listed, developer_id: 'dev_1' }] } },
   },
   {
+    name: 'developerKeys.list with a page',
+    call: (c) => c.developerKeys.list({ limit: 50, cursor: 'WyIy+/=' }),
+    method: 'GET',
+    path: '/api/v1/auth/developer-keys?limit=50&cursor=WyIy%2B%2F%3D',
+    send: { developer: true },
+    reply: { status: 200, body: { keys: [], next_cursor: null } },
+  },
+  {
+    name: 'developerKeys.setExpiry',
+    call: (c) => c.developerKeys.setExpiry('k1', { expires_at: null }),
+    method: 'PATCH',
+    path: '/api/v1/auth/developer-keys/k1',
+    send: { developer: true },
+    body: { expires_at: null },
+    reply: { status: 200, body: { ...listed, developer_id: 'dev_1' } },
+  },
+  {
+    name: 'projects.list',
+    call: (c) => c.projects.list({ limit: 2 }),
+    method: 'GET',
+    path: '/api/v1/projects?limit=2',
+    send: { developer: true },
+    reply: {
+      status: 200,
+      body: {
+        projects: [{ id: 'p1', name: 'shop', developer_id: 'dev_1', created_at: listed.created_at }],
+        next_cursor: 'abc',
+      },
+    },
+  },
+  {
+    name: 'apiKeys.setExpiry',
+    call: (c) => c.apiKeys.setExpiry('p1', 'k1', { expires_in_days: 30 }),
+    method: 'PATCH',
+    path: '/api/v1/projects/p1/api-keys/k1',
+    send: { developer: true },
+    body: { expires_in_days: 30 },
+    reply: { status: 200, body: { ...listed, project_id: 'p1' } },
+  },
+  {
     name: 'developerKeys.deactivate',
     call: (c) => c.developerKeys.deactivate('k1'),
     method: 'DELETE',
@@ -286,6 +326,61 @@ describe('createClient: every endpoint', () => {
     const client = createClient({ baseUrl: server.baseUrl, developerKey })
     await expect(client.developerKeys.deactivate('')).rejects.toThrow('keyId must be a non-empty string.')
     expect(server.seen).toHaveLength(0)
+  })
+})
+
+describe('createClient: pages', () => {
+  it('listAll walks every page, asking for the next one with the cursor it was given', async () => {
+    const pages = new Map<string, { keys: object[]; next_cursor: string | null }>([
+      ['', { keys: [{ id: 'k3' }, { id: 'k2' }], next_cursor: 'c/2' }],
+      ['c/2', { keys: [{ id: 'k1' }], next_cursor: null }],
+    ])
+    const server = await fakeServer((request) => {
+      const cursor = new URL(request.path, 'http://x').searchParams.get('cursor') ?? ''
+      return { status: 200, body: pages.get(cursor) }
+    })
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const ids: string[] = []
+    for await (const key of client.apiKeys.listAll('p1', { limit: 2 })) ids.push(key.id)
+    expect(ids).toEqual(['k3', 'k2', 'k1'])
+    expect(server.seen.map((r) => r.path)).toEqual([
+      '/api/v1/projects/p1/api-keys?limit=2',
+      '/api/v1/projects/p1/api-keys?limit=2&cursor=c%2F2',
+    ])
+    for await (const _ of client.developerKeys.listAll()) break
+    expect(server.seen.at(-1)?.path).toBe('/api/v1/auth/developer-keys?limit=200')
+  })
+})
+
+describe('createClient: session mode (a browser signed in to the console)', () => {
+  it('sends no developer key, asks fetch for same-origin credentials, and still sends a project key', async () => {
+    const calls: { url: string; init: RequestInit }[] = []
+    const fetch = async (url: string, init: RequestInit) => {
+      calls.push({ url, init })
+      return new Response('{"projects":[],"next_cursor":null}', { status: 200 })
+    }
+    const client = createClient({ baseUrl: 'https://console.example.com', session: true, fetch })
+    await client.projects.list()
+    await client.developerKeys.create({ name: 'from the console' })
+    await client.withProjectKey(projectKey).projects.delete('p1')
+    for (const { init } of calls) {
+      expect(init.credentials).toBe('same-origin')
+      expect(init.headers).not.toHaveProperty('x-developer-key')
+    }
+    expect(calls[2]!.init.headers).toMatchObject({ 'x-api-key': projectKey })
+    await expect(client.accessTokens.create('p1')).rejects.toBeInstanceOf(ClientConfigError)
+    const keyed = createClient({ baseUrl: 'https://console.example.com', developerKey, fetch })
+    await keyed.projects.list()
+    expect(calls.at(-1)!.init).not.toHaveProperty('credentials')
+  })
+
+  it('refuses session with a developer key, or a session that is not a boolean', () => {
+    expect(() => createClient({ baseUrl: 'https://x.example', session: true, developerKey })).toThrow(
+      'give `session` or `developerKey`, not both',
+    )
+    expect(() => createClient({ baseUrl: 'https://x.example', session: 'yes' as never })).toThrow(
+      'option `session` must be a boolean',
+    )
   })
 })
 

@@ -19,9 +19,12 @@ import type {
   Generation,
   Health,
   KeyList,
+  Project,
+  ProjectList,
   RolledApiKey,
   RolledDeveloperKey,
   RollKeyBody,
+  SetKeyExpiryBody,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -38,12 +41,36 @@ export interface ClientOptions {
   readonly timeoutMs?: number
   /** Policy for a legacy `dk_` developer key. Default `reject`, as on the server. */
   readonly legacyDeveloperKeys?: LegacyDeveloperKeyPolicy
+  /**
+   * For a page in a browser signed in to the administrative console: the server authenticates
+   * the developer by the session cookie of its origin. The client then sends no
+   * `X-Developer-Key` (give no `developerKey`), developer operations need none, and every
+   * request is made with `credentials: 'same-origin'`, so that the browser sends the cookie to
+   * the page's own origin and to no other. A `projectKey` is still sent as `X-API-Key` where an
+   * operation needs one (deleting a project: the session plus a key of that project).
+   * Default `false`.
+   */
+  readonly session?: boolean
 }
 
 /** Options every call takes. */
 export interface CallOptions {
   /** Aborts the request; the call then rejects with the signal's reason. */
   readonly signal?: AbortSignal
+}
+
+/** Options of a listing call: which page, and the call's options. */
+export interface ListOptions extends CallOptions {
+  /** How many items at most, 1 to 200; the server's default is 100. */
+  readonly limit?: number
+  /** The `next_cursor` of the previous page, as it is; none (or `null`) for the first page. */
+  readonly cursor?: string | null
+}
+
+/** Options of a walk over every page of a listing (`listAll`). */
+export interface ListAllOptions extends CallOptions {
+  /** How many items each request asks for, 1 to 200. Default 200: the fewest requests. */
+  readonly limit?: number
 }
 
 /** Options of the generation calls, which authenticate with a bearer token. */
@@ -66,8 +93,19 @@ export interface KeywardClient {
   readonly developerKeys: {
     /** `POST /api/v1/auth/developer-keys`: a new developer key; 409 `limit_exceeded` at the limit. */
     create(body?: CreateKeyBody, options?: CallOptions): Promise<CreatedDeveloperKey>
-    /** `GET /api/v1/auth/developer-keys`: the developer's keys, without the keys themselves. */
-    list(options?: CallOptions): Promise<KeyList<DeveloperKeyInfo>>
+    /**
+     * `GET /api/v1/auth/developer-keys`: one page of the developer's keys, newest first, without
+     * the keys themselves; `next_cursor` asks for the next page (`null` on the last).
+     */
+    list(options?: ListOptions): Promise<KeyList<DeveloperKeyInfo>>
+    /** Every developer key, newest first, page after page (`for await (const key of ...)`). */
+    listAll(options?: ListAllOptions): AsyncIterable<DeveloperKeyInfo>
+    /**
+     * `PATCH /api/v1/auth/developer-keys/{key_id}`: sets when a key expires (`expires_at`, or
+     * `null` for never) or in how many days (`expires_in_days`); 409 `key_rolled` for a key in a
+     * roll's grace window.
+     */
+    setExpiry(keyId: string, body: SetKeyExpiryBody, options?: CallOptions): Promise<DeveloperKeyInfo>
     /** `DELETE /api/v1/auth/developer-keys/{key_id}`: deactivates one of the developer's keys. */
     deactivate(keyId: string, options?: CallOptions): Promise<DeveloperKeyInfo>
     /** `POST /api/v1/auth/developer-keys/{key_id}/activate`: re-activates one; 409 at the limit. */
@@ -79,6 +117,10 @@ export interface KeywardClient {
   readonly projects: {
     /** `POST /api/v1/projects` (developer key): the project and its default API key. */
     create(body: CreateProjectBody, options?: CallOptions): Promise<CreatedProject>
+    /** `GET /api/v1/projects`: one page of the developer's projects, newest first. */
+    list(options?: ListOptions): Promise<ProjectList>
+    /** Every project of the developer, newest first, page after page. */
+    listAll(options?: ListAllOptions): AsyncIterable<Project>
     /** `DELETE /api/v1/projects/{project_id}`: elevated, sends the developer key and the project key. */
     delete(projectId: string, options?: CallOptions): Promise<Deleted>
   }
@@ -86,8 +128,17 @@ export interface KeywardClient {
   readonly apiKeys: {
     /** `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project. */
     create(projectId: string, body?: CreateKeyBody, options?: CallOptions): Promise<CreatedApiKey>
-    /** `GET /api/v1/projects/{project_id}/api-keys`: the project's keys, without the keys themselves. */
-    list(projectId: string, options?: CallOptions): Promise<KeyList<ApiKeyInfo>>
+    /** `GET /api/v1/projects/{project_id}/api-keys`: one page of the project's keys, newest first. */
+    list(projectId: string, options?: ListOptions): Promise<KeyList<ApiKeyInfo>>
+    /** Every API key of the project, newest first, page after page. */
+    listAll(projectId: string, options?: ListAllOptions): AsyncIterable<ApiKeyInfo>
+    /** `PATCH /api/v1/projects/{project_id}/api-keys/{key_id}`: sets when one of the project's keys expires. */
+    setExpiry(
+      projectId: string,
+      keyId: string,
+      body: SetKeyExpiryBody,
+      options?: CallOptions,
+    ): Promise<ApiKeyInfo>
     /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
     deactivate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
     /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/activate`: re-activates one of the project's keys. */
@@ -126,6 +177,28 @@ const OPTION_NAMES: Readonly<Record<ClientSetting, string>> = {
 
 const DEFAULT_TIMEOUT_MS = 30_000
 
+// `?limit=&cursor=` of a listing, or nothing.
+function pageQuery(options: ListOptions | undefined): string {
+  const parts: string[] = []
+  if (options?.limit !== undefined) parts.push(`limit=${encodeURIComponent(String(options.limit))}`)
+  if (options?.cursor) parts.push(`cursor=${encodeURIComponent(options.cursor)}`)
+  return parts.length === 0 ? '' : `?${parts.join('&')}`
+}
+
+// Every item of a listing, page after page, each page asked for when the last one is used up.
+async function* everyPage<P extends { readonly next_cursor: string | null }, T>(
+  listPage: (options: ListOptions) => Promise<P>,
+  items: (page: P) => readonly T[],
+  options: ListAllOptions = {},
+): AsyncGenerator<T> {
+  let cursor: string | null = null
+  do {
+    const page: P = await listPage({ ...options, limit: options.limit ?? 200, cursor })
+    yield* items(page)
+    cursor = page.next_cursor
+  } while (cursor !== null)
+}
+
 const segment = (name: string, value: string): string => {
   if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string.`)
   return encodeURIComponent(value)
@@ -141,6 +214,13 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       : checkClientSetting(setting, value, { name: names[setting], legacyDeveloperKeys })
   const baseUrl = checkClientSetting('baseUrl', settings.baseUrl, { name: names.baseUrl })
   const developerKey = optional('developerKey', settings.developerKey)
+  const session = settings.session ?? false
+  if (typeof session !== 'boolean') throw new TypeError('createClient: option `session` must be a boolean.')
+  if (session && developerKey !== undefined) {
+    throw new TypeError(
+      'createClient: give `session` or `developerKey`, not both: in session mode the server knows the developer by its cookie.',
+    )
+  }
   const projectKey = optional('projectKey', settings.projectKey)
   if (settings.fetch !== undefined && typeof settings.fetch !== 'function') {
     throw new TypeError('createClient: option `fetch` must be a function.')
@@ -156,7 +236,12 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       `createClient: option \`timeoutMs\` must be a positive number, got ${String(timeoutMs)}.`,
     )
   }
-  const transport: Transport = { baseUrl, fetch: fetchImpl, timeoutMs }
+  const transport: Transport = {
+    baseUrl,
+    fetch: fetchImpl,
+    timeoutMs,
+    ...(session ? { credentials: 'same-origin' as const } : {}),
+  }
 
   const need = (setting: 'developerKey' | 'projectKey', operation: string): string => {
     const value = setting === 'developerKey' ? developerKey : projectKey
@@ -168,7 +253,9 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       `${names[setting]} is not set. ${operation} needs ${what}.`,
     )
   }
-  const developer = (operation: string) => ({ [KEY_HEADER.developer]: need('developerKey', operation) })
+  // In session mode the browser's cookie says who the developer is: no header.
+  const developer = (operation: string): Record<string, string> =>
+    session ? {} : { [KEY_HEADER.developer]: need('developerKey', operation) }
   const project = (operation: string) => ({ [KEY_HEADER.project]: need('projectKey', operation) })
   const bearer = (options: BearerCallOptions) => {
     const token = options?.accessToken
@@ -200,7 +287,16 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       create: async (body = {}, options) =>
         request('POST', '/api/v1/auth/developer-keys', developer('developerKeys.create'), options, body),
       list: async (options) =>
-        request('GET', '/api/v1/auth/developer-keys', developer('developerKeys.list'), options),
+        request(
+          'GET',
+          `/api/v1/auth/developer-keys${pageQuery(options)}`,
+          developer('developerKeys.list'),
+          options,
+        ),
+      listAll: (options) =>
+        everyPage(client.developerKeys.list, (page: KeyList<DeveloperKeyInfo>) => page.keys, options),
+      setExpiry: async (keyId, body, options) =>
+        request('PATCH', developerKeyPath(keyId), developer('developerKeys.setExpiry'), options, body),
       deactivate: async (keyId, options) =>
         request('DELETE', developerKeyPath(keyId), developer('developerKeys.deactivate'), options),
       activate: async (keyId, options) =>
@@ -211,6 +307,9 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     projects: {
       create: async (body, options) =>
         request('POST', '/api/v1/projects', developer('projects.create'), options, body),
+      list: async (options) =>
+        request('GET', `/api/v1/projects${pageQuery(options)}`, developer('projects.list'), options),
+      listAll: (options) => everyPage(client.projects.list, (page: ProjectList) => page.projects, options),
       delete: async (projectId, options) =>
         request(
           'DELETE',
@@ -223,7 +322,20 @@ export function buildClient(settings: ClientSettings): KeywardClient {
       create: async (projectId, body = {}, options) =>
         request('POST', `${projectPath(projectId)}/api-keys`, developer('apiKeys.create'), options, body),
       list: async (projectId, options) =>
-        request('GET', `${projectPath(projectId)}/api-keys`, developer('apiKeys.list'), options),
+        request(
+          'GET',
+          `${projectPath(projectId)}/api-keys${pageQuery(options)}`,
+          developer('apiKeys.list'),
+          options,
+        ),
+      listAll: (projectId, options) =>
+        everyPage(
+          (page) => client.apiKeys.list(projectId, page),
+          (page: KeyList<ApiKeyInfo>) => page.keys,
+          options,
+        ),
+      setExpiry: async (projectId, keyId, body, options) =>
+        request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.setExpiry'), options, body),
       deactivate: async (projectId, keyId, options) =>
         request('DELETE', apiKeyPath(projectId, keyId), developer('apiKeys.deactivate'), options),
       activate: async (projectId, keyId, options) =>
@@ -255,7 +367,7 @@ export function buildClient(settings: ClientSettings): KeywardClient {
 /**
  * Builds a client from explicit options. Only the keys the calls need must be given:
  * `developerKey` for console operations, `projectKey` for access tokens, both for deleting
- * a project. Malformed options throw a {@link ClientConfigError} naming the option; a call
+ * a project; in a browser signed in to the console, `session: true` instead of `developerKey`. Malformed options throw a {@link ClientConfigError} naming the option; a call
  * whose key is missing rejects with one before anything is sent.
  *
  * @example
@@ -263,6 +375,9 @@ export function buildClient(settings: ClientSettings): KeywardClient {
  * const client = createClient({ baseUrl: 'https://keys.example.com', developerKey })
  * const { project, api_key } = await client.projects.create({ name: 'shop' })
  * // api_key.key is shown this once: store it now
+ * for await (const key of client.apiKeys.listAll(project.id)) console.log(key.display)
+ * // In the console's page, signed in with a session cookie:
+ * const browser = createClient({ baseUrl: location.origin, session: true })
  * ```
  */
 export function createClient(options: ClientOptions): KeywardClient {

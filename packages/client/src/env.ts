@@ -2,7 +2,8 @@ import { CLIENT_ENV, type ClientEnv, type ClientMode, readClientConfig } from '@
 import { buildClient, type ClientOptions, type KeywardClient } from './client.js'
 
 /** Options of {@link clientFromEnv}. */
-export interface ClientFromEnvOptions extends Omit<ClientOptions, 'baseUrl' | 'developerKey' | 'projectKey'> {
+export interface ClientFromEnvOptions
+  extends Omit<ClientOptions, 'baseUrl' | 'developerKey' | 'projectKey' | 'session'> {
   /** `console` needs `SERVICE_DEVELOPER_KEY`; `project` needs it and `SERVICE_PROJECT_KEY`. */
   readonly mode: ClientMode
   /** Where to read the variables. Default `process.env` (Node, Bun, Deno). */

@@ -11,6 +11,8 @@ export {
   type ClientOptions,
   createClient,
   type KeywardClient,
+  type ListAllOptions,
+  type ListOptions,
 } from './client.js'
 export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
 export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './errors.js'
@@ -36,7 +38,10 @@ export type {
   NameBody,
   PreviousKey,
   Project,
+  ProjectList,
+  RevokedReason,
   RolledApiKey,
   RolledDeveloperKey,
   RollKeyBody,
+  SetKeyExpiryBody,
 } from './types.js'

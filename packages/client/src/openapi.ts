@@ -9,7 +9,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List the calling developer's keys, active or not. */
+        /** List the calling developer's keys, active or not, newest first, a page at a time. */
         readonly get: operations["listDeveloperKeys"];
         readonly put?: never;
         /** Create a developer key for the calling developer (at most 10 active). */
@@ -34,7 +34,8 @@ export interface paths {
         readonly delete: operations["deactivateDeveloperKey"];
         readonly options?: never;
         readonly head?: never;
-        readonly patch?: never;
+        /** Set when one of the calling developer's keys expires (or never); not for a key in a roll's grace window. */
+        readonly patch: operations["setDeveloperKeyExpiry"];
         readonly trace?: never;
     };
     readonly "/api/v1/projects": {
@@ -44,7 +45,8 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        readonly get?: never;
+        /** List the calling developer's projects, newest first, a page at a time. */
+        readonly get: operations["listProjects"];
         readonly put?: never;
         /** Create a project, owned by the calling developer, with its default API key. */
         readonly post: operations["createProject"];
@@ -78,7 +80,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List a project's API keys, active or not. */
+        /** List a project's API keys, active or not, newest first, a page at a time. */
         readonly get: operations["listApiKeys"];
         readonly put?: never;
         /** Create an API key for a project of the calling developer. */
@@ -103,7 +105,8 @@ export interface paths {
         readonly delete: operations["deactivateApiKey"];
         readonly options?: never;
         readonly head?: never;
-        readonly patch?: never;
+        /** Set when one of a project's API keys expires (or never); not for a key in a roll's grace window. */
+        readonly patch: operations["setApiKeyExpiry"];
         readonly trace?: never;
     };
     readonly "/api/v1/projects/{project_id}/access-tokens": {
@@ -303,6 +306,13 @@ export interface components {
             /** How long the old key keeps working, in seconds (default 86400; 0 stops it at once). */
             readonly grace_seconds?: number;
         };
+        /** Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are ignored. */
+        readonly SetKeyExpiryBody: {
+            /** When the key stops working, or `null`: it never expires. */
+            readonly expires_at?: string | null;
+            /** Days from now until the key stops working. */
+            readonly expires_in_days?: number;
+        };
         readonly DeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
             readonly id: string;
@@ -323,6 +333,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
         };
         readonly ApiKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -344,6 +356,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -367,6 +381,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
         };
         readonly CreatedApiKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -390,6 +406,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
         };
         readonly RolledDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -413,6 +431,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -445,6 +465,8 @@ export interface components {
             readonly last_used_at?: string | null;
             /** Older than the rotation period. */
             readonly rotation_due?: boolean;
+            /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+            readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -476,7 +498,11 @@ export interface components {
                 readonly last_used_at?: string | null;
                 /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
+                /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+                readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
         };
         readonly ApiKeyList: {
             readonly keys: readonly {
@@ -499,7 +525,11 @@ export interface components {
                 readonly last_used_at?: string | null;
                 /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
+                /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+                readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
         };
         readonly Project: {
             readonly id: string;
@@ -510,6 +540,20 @@ export interface components {
              * When the project was created.
              */
             readonly created_at: string;
+        };
+        readonly ProjectList: {
+            readonly projects: readonly {
+                readonly id: string;
+                readonly name: string;
+                readonly developer_id: string;
+                /**
+                 * Format: date-time
+                 * When the project was created.
+                 */
+                readonly created_at: string;
+            }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
         };
         readonly CreatedProject: {
             readonly project: {
@@ -544,6 +588,8 @@ export interface components {
                 readonly last_used_at?: string | null;
                 /** Older than the rotation period. */
                 readonly rotation_due?: boolean;
+                /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
+                readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             };
         };
         readonly Deleted: {
@@ -704,7 +750,7 @@ export interface components {
                 };
             };
         };
-        /** The owner already has its limit of active keys, or the key cannot be rolled or re-activated (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`. */
+        /** The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`. */
         readonly Error409: {
             headers: {
                 /** `no-store`. */
@@ -854,6 +900,10 @@ export interface components {
         readonly key_id: string;
         /** A UUID; anything else is answered 422 `uuid_parsing`. */
         readonly generation_id: string;
+        /** How many items at most, 1 to 200. Default 100. */
+        readonly limit: number;
+        /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+        readonly cursor: string;
         /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
         readonly github_signature: string;
         /** The id of the sender's public key that made the signature. */
@@ -868,7 +918,12 @@ export type $defs = Record<string, never>;
 export interface operations {
     readonly listDeveloperKeys: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+            };
             readonly header?: never;
             readonly path?: never;
             readonly cookie?: never;
@@ -885,6 +940,7 @@ export interface operations {
                 };
             };
             readonly 401: components["responses"]["Error401"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -944,6 +1000,71 @@ export interface operations {
             };
             readonly 401: components["responses"]["Error401"];
             readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly setDeveloperKeyExpiry: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["SetKeyExpiryBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listProjects: {
+        readonly parameters: {
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1010,7 +1131,12 @@ export interface operations {
     };
     readonly listApiKeys: {
         readonly parameters: {
-            readonly query?: never;
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+            };
             readonly header?: never;
             readonly path: {
                 readonly project_id: components["parameters"]["project_id"];
@@ -1031,6 +1157,7 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1095,6 +1222,43 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly setApiKeyExpiry: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["SetKeyExpiryBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];

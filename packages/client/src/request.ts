@@ -10,11 +10,13 @@ export interface Transport {
   readonly fetch: FetchLike
   /** Milliseconds; `Infinity` for none. */
   readonly timeoutMs: number
+  /** `fetch`'s `credentials`, when the client sets it (`same-origin` in session mode). */
+  readonly credentials?: 'same-origin'
 }
 
 /** @internal One request. */
 export interface Call {
-  readonly method: 'GET' | 'POST' | 'DELETE'
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   /** The API path, ids already encoded. */
   readonly path: string
   readonly headers: Readonly<Record<string, string>>
@@ -91,6 +93,7 @@ export async function send<T>(transport: Transport, call: Call): Promise<T> {
       headers,
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       redirect: 'manual',
+      ...(transport.credentials ? { credentials: transport.credentials } : {}),
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     })
     text = await response.text()

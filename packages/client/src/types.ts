@@ -27,10 +27,21 @@ export type RolledApiKey = components['schemas']['RolledApiKey']
 /** The old key of a roll: its id and when it stops working (the end of the grace window). */
 export type PreviousKey = RolledDeveloperKey['previous_key']
 
-/** The body of a key listing. */
+/** One page of a key listing, newest first. */
 export interface KeyList<K extends KeyInfoBase> {
   readonly keys: readonly K[]
+  /** Pass it as `cursor` for the next page; `null` on the last page. */
+  readonly next_cursor: string | null
 }
+
+/** One page of the calling developer's projects, newest first. */
+export type ProjectList = components['schemas']['ProjectList']
+
+/** The body of a key's `PATCH`: `expires_at` (a time, or `null` for never) or `expires_in_days`. */
+export type SetKeyExpiryBody = components['schemas']['SetKeyExpiryBody']
+
+/** Why a key no longer works: `leaked`, `revoked`, `rolled` (in its grace window), or `null`. */
+export type RevokedReason = NonNullable<DeveloperKeyInfo['revoked_reason']>
 
 /** A project. */
 export type Project = components['schemas']['Project']

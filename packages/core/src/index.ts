@@ -50,12 +50,15 @@ export {
   createKeyRoutes,
   DEFAULT_BODY_LIMIT,
   type DeveloperGuardOptions,
+  decodeCursor,
   developerGuard,
   elevatedGuard,
+  encodeCursor,
   errorResponse,
   type Guard,
   type GuardResult,
   type IssuedKeyJson,
+  invalidCursor,
   issuedKeyToJson,
   type JsonBody,
   type JsonObjectBody,
@@ -67,13 +70,18 @@ export {
   type KeywardRequest,
   type KeywardResponse,
   keyToJson,
+  type ListProjects,
+  type ListProjectsInput,
   type NodeHeaders,
   type NodeListenerRequest,
   type NodeListenerResponse,
   nodeRequestHeader,
   notFoundResponse,
+  type PagePosition,
+  type PageQuery,
   type ProjectGuardOptions,
   type ProjectJson,
+  type ProjectPage,
   type ProjectRecord,
   projectGuard,
   projectToJson,
@@ -82,6 +90,8 @@ export {
   type RolledKeyJson,
   readJsonBody,
   readJsonObjectBody,
+  readPageQuery,
+  revokedReason,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
@@ -137,11 +147,13 @@ export {
 } from './secret-scanning/index.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
+export type { KeyExpiryChange } from './service/expiry.js'
 export {
   createKeyward,
   type IssuedKey,
   type IssueKeyOptions,
   type Keyward,
+  type ListKeysPageOptions,
 } from './service/keyward.js'
 export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export {
@@ -168,13 +180,18 @@ export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
+export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'
 export type {
   KeyChangeEvent,
   KeyChangeFeed,
   KeyOwner,
   KeyOwnerSummary,
+  KeyPage,
+  KeyPagePosition,
+  KeyPageQuery,
   KeyRecord,
   KeyStore,
   KeyUse,
+  RevokedReason,
   RolledRecords,
 } from './store/types.js'

@@ -22,6 +22,7 @@ import {
   type KeywardContext,
   type KeywardRequest,
   type KeywardResponse,
+  type ListProjects,
   nodeRequestHeader,
   type ProjectAuth,
   type ProjectGuardOptions,
@@ -228,6 +229,8 @@ export const requireBearer = <T>(options: BearerGuardOptions<T>): KeywardMiddlew
 export interface KeywardRouterOptions {
   /** Creates a project; mounts `POST /api/v1/projects`, which answers it with its default key. */
   readonly createProject?: CreateProject
+  /** Lists the calling developer's projects a page at a time; mounts `GET /api/v1/projects`. */
+  readonly listProjects?: ListProjects
   /** The largest body read, in bytes. Default 16 KiB. */
   readonly bodyLimit?: number
   /**
@@ -238,9 +241,11 @@ export interface KeywardRouterOptions {
   readonly secretScanning?: SecretScanningOptions
 }
 
+const METHODS = { GET: 'get', POST: 'post', PATCH: 'patch', DELETE: 'delete' } as const
+
 /**
  * A router with the key-management endpoints: developer keys, project API keys, with
- * `createProject` project creation, and with `secretScanning` the leaked-key alert endpoint. It reads bodies itself; a body parser mounted before it
+ * `createProject` and `listProjects` project creation and listing, and with `secretScanning` the leaked-key alert endpoint. It reads bodies itself; a body parser mounted before it
  * is used when it has already parsed the body.
  *
  * @example
@@ -251,7 +256,7 @@ export interface KeywardRouterOptions {
 export function keywardRouter(keyward: Keyward, options: KeywardRouterOptions = {}): Router {
   const router = Router()
   for (const route of createKeyRoutes(keyward, options)) {
-    const method = route.method === 'GET' ? 'get' : route.method === 'POST' ? 'post' : 'delete'
+    const method = METHODS[route.method]
     router[method](route.path, (req, res, next) => {
       route.handle(toKeywardRequest(req)).then((response) => send(res, response), next)
     })

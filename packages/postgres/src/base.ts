@@ -4,12 +4,15 @@ import {
   type KeyKind,
   type KeyOwner,
   type KeyOwnerSummary,
+  type KeyPage,
+  type KeyPageQuery,
   type KeyRecord,
   type KeyStore,
   type KeyUse,
   limitExceededError,
   ownerChangeHash,
   ownerClosedError,
+  type RevokedReason,
   type RolledRecords,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
@@ -97,6 +100,7 @@ type KeyRow = {
   expires_at: Date | null
   last_used_at: Date | null
   replaced_by: string | null
+  revoked_reason: RevokedReason | null
 }
 
 type OwnerRow = {
@@ -119,6 +123,8 @@ const toRecord = (row: KeyRow): KeyRecord => ({
   expiresAt: row.expires_at,
   lastUsedAt: row.last_used_at,
   replacedBy: row.replaced_by,
+  // Absent while active, and for a key deactivated before schema version 5.
+  ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
 })
 
 // The parameters of an insert, in the order of the statements' columns ($1 to $11).
@@ -260,6 +266,30 @@ export class PostgresKeyStore implements KeyStore {
     return rows.map(toRecord)
   }
 
+  // One indexed keyset query per page: one more row than asked tells whether a page follows.
+  async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
+    const { limit, after } = query
+    const rows = await run<KeyRow & { position_at: string }>(
+      this.#db,
+      after ? this.#sql.listPageAfter[owner.type] : this.#sql.listPage[owner.type],
+      after ? [owner.id, limit + 1, after.createdAt, after.id] : [owner.id, limit + 1],
+    )
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    return {
+      records: page.map(toRecord),
+      next: rows.length > limit && last ? { createdAt: last.position_at, id: last.id } : null,
+    }
+  }
+
+  async setKeyExpiry(id: string, expiresAt: Date | null): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    // A revocation when it comes closer: acknowledged like a deactivation (`strictRevocation`).
+    return this.#revocation(
+      this.#written(run(this.#db, this.#sql.setExpiry, [id, expiresAt]).then(firstRecord)),
+    )
+  }
+
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
     const rows = await run<OwnerRow>(this.#db, this.#sql.listOwners[type], [])
     return rows.map((row) => ({
@@ -333,10 +363,10 @@ export class PostgresKeyStore implements KeyStore {
     return rows.map(toRecord)
   }
 
-  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+  async deactivateKeys(ids: readonly string[], reason: RevokedReason = 'revoked'): Promise<KeyRecord[]> {
     const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
     if (uuids.length === 0) return []
-    const rows = await run(this.#db, this.#sql.deactivateMany, [uuids])
+    const rows = await run(this.#db, this.#sql.deactivateMany, [uuids, reason])
     const committedAt = performance.now()
     const records = rows.map(toRecord)
     for (const record of records) this.#wrote(record)

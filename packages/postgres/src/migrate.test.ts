@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applyMigrations, migrate } from './migrate.js'
 import { pgliteDriver } from './pglite.js'
-import { CHANGE_FEED_SQL, CLOSED_OWNERS_SQL, MIGRATIONS, SCHEMA_SQL, statementsOf } from './schema.js'
+import {
+  CHANGE_FEED_SQL,
+  CLOSED_OWNERS_SQL,
+  KEY_PAGES_SQL,
+  MIGRATIONS,
+  SCHEMA_SQL,
+  statementsOf,
+} from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
 afterAll(async () => {
@@ -10,19 +17,31 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
     const v4 = readFileSync(new URL('./closed-owners.sql', import.meta.url), 'utf8')
+    const v5 = readFileSync(new URL('./key-pages.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
       { version: 3, name: 'change_feed', sql: v3 },
       { version: 4, name: 'closed_owners', sql: v4 },
+      { version: 5, name: 'key_pages', sql: v5 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}`)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
+    expect(KEY_PAGES_SQL).toBe(v5)
+  })
+
+  it('adds in version 5 a nullable column without a default or check, and two indexes if missing', () => {
+    expect(statementsOf(KEY_PAGES_SQL, 'tenant_a')).toEqual([
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS revoked_reason text',
+      'CREATE INDEX IF NOT EXISTS api_keys_developer_page_idx\n  ON "tenant_a".api_keys (developer_id, created_at DESC, id DESC) WHERE developer_id IS NOT NULL',
+      'CREATE INDEX IF NOT EXISTS api_keys_project_page_idx\n  ON "tenant_a".api_keys (project_id, created_at DESC, id DESC) WHERE project_id IS NOT NULL',
+      `INSERT INTO "tenant_a".keyward_migrations (version, name) VALUES (5, 'key_pages')\n  ON CONFLICT (version) DO NOTHING`,
+    ])
   })
 
   it('adds only a nullable column without a default in version 4: no table rewrite', () => {
@@ -83,16 +102,16 @@ describe('migrate', () => {
       version: 1,
       applied: [1],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [2, 3, 4] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [2, 3, 4, 5] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
 
     const next = {
-      version: 5,
+      version: 6,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 5, applied: [5] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 5, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 6, applied: [6] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 6, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
@@ -101,7 +120,8 @@ describe('migrate', () => {
       { version: 2, name: 'lifecycle' },
       { version: 3, name: 'change_feed' },
       { version: 4, name: 'closed_owners' },
-      { version: 5, name: 'next' },
+      { version: 5, name: 'key_pages' },
+      { version: 6, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

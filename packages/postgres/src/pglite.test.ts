@@ -56,6 +56,7 @@ describe('PGlite driver', () => {
         { version: 2 },
         { version: 3 },
         { version: 4 },
+        { version: 5 },
       ])
       await second.close()
     } finally {

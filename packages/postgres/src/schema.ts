@@ -1,15 +1,17 @@
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
+import keyPagesSql from './key-pages.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (4, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (5, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
- * `dist/closed-owners.sql`. Readable, idempotent, ready for `psql -f` or your own migration
- * tool. {@link migrate} applies the same statements.
+ * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
+ * shipped in `dist/key-pages.sql`. Readable, idempotent, ready for `psql -f` or your own
+ * migration tool. {@link migrate} applies the same statements.
  *
  * @example
  * ```ts
@@ -17,7 +19,13 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * await writeFile('migrations/001_keyward.sql', SCHEMA_SQL)
  * ```
  */
-export const SCHEMA_SQL: string = `${schemaV1Sql}\n${schemaV2Sql}\n${changeFeedSql}\n${closedOwnersSql}`
+export const SCHEMA_SQL: string = [
+  schemaV1Sql,
+  schemaV2Sql,
+  changeFeedSql,
+  closedOwnersSql,
+  keyPagesSql,
+].join('\n')
 
 /**
  * The SQL of schema version 3, the change feed: a trigger that sends a notification on the
@@ -48,6 +56,20 @@ export const CHANGE_FEED_SQL: string = changeFeedSql
 export const CLOSED_OWNERS_SQL: string = closedOwnersSql
 
 /**
+ * The SQL of schema version 5, paged listings: the column `revoked_reason` of `api_keys` (why a
+ * key was deactivated) and the indexes on (owner, created_at DESC, id DESC) that serve one page
+ * of an owner's keys with one index scan. Shipped as `dist/key-pages.sql`; apply it after
+ * `closed-owners.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_PAGES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/005_keyward_key_pages.sql', KEY_PAGES_SQL)
+ * ```
+ */
+export const KEY_PAGES_SQL: string = keyPagesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -72,7 +94,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 4
+ * MIGRATIONS.at(-1)?.version // 5
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -80,6 +102,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'lifecycle', sql: schemaV2Sql },
   { version: 3, name: 'change_feed', sql: changeFeedSql },
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
+  { version: 5, name: 'key_pages', sql: keyPagesSql },
 ]
 
 /**

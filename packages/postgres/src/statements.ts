@@ -14,6 +14,9 @@ export interface Statements {
   readonly findById: Statement
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
+  readonly listPage: Readonly<Record<KeyKind, Statement>>
+  readonly listPageAfter: Readonly<Record<KeyKind, Statement>>
+  readonly setExpiry: Statement
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
   readonly insert: Readonly<Record<KeyKind, Statement>>
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
@@ -46,8 +49,14 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
   project: 'project_id',
 }
 
-const COLUMNS =
+// The columns an insert writes, in the order of its parameters.
+const INSERTED =
   'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
+// The columns a record is read from.
+const COLUMNS = `${INSERTED}, revoked_reason`
+// A key's creation time as text to the microsecond, in UTC: the position of a page's last key,
+// as precise as PostgreSQL compares it.
+const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
 
 // Where the owner id is among the parameters of the insert (columns in the order of COLUMNS).
 const OWNER_PARAM: Readonly<Record<KeyKind, string>> = { developer: '$4', project: '$5' }
@@ -112,6 +121,23 @@ export function statementsFor(schema: string): Statements {
     listByOwner: byKind((kind, column) =>
       named(`list_${kind}`, `SELECT ${COLUMNS} FROM ${keys} WHERE ${column} = $1 ORDER BY created_at, id`),
     ),
+    // One page, newest first: the keyset after ($2, $3) is one scan of the owner's page index.
+    // The id is compared as text (the order of canonical UUIDs), so that any cursor's id reads.
+    listPage: byKind((kind, column) =>
+      named(
+        `list_page_${kind}`,
+        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys} WHERE ${column} = $1
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+      ),
+    ),
+    listPageAfter: byKind((kind, column) =>
+      named(
+        `list_page_after_${kind}`,
+        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
+         WHERE ${column} = $1 AND created_at <= $3::timestamptz AND (created_at < $3::timestamptz OR id::text < $4)
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+      ),
+    ),
     listOwners: byKind((kind, column) =>
       named(
         `list_owners_${kind}`,
@@ -128,7 +154,7 @@ export function statementsFor(schema: string): Statements {
       named(
         `insert_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)})
-         INSERT INTO ${keys} (${COLUMNS})
+         INSERT INTO ${keys} (${INSERTED})
          SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}`,
       ),
@@ -138,7 +164,7 @@ export function statementsFor(schema: string): Statements {
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
-        `INSERT INTO ${keys} (${COLUMNS})
+        `INSERT INTO ${keys} (${INSERTED})
          SELECT ${values}
          WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $12
          RETURNING ${COLUMNS}`,
@@ -164,25 +190,45 @@ export function statementsFor(schema: string): Statements {
     deactivateOwner: byKind((kind, column) =>
       named(
         `deactivate_owner_${kind}`,
-        `UPDATE ${keys} SET active = false WHERE ${column} = $1 AND active RETURNING ${COLUMNS}`,
+        `UPDATE ${keys} SET active = false, revoked_reason = 'revoked' WHERE ${column} = $1 AND active RETURNING ${COLUMNS}`,
       ),
     ),
-    deactivate: named('deactivate', `UPDATE ${keys} SET active = false WHERE id = $1 RETURNING ${COLUMNS}`),
+    // A key already inactive keeps the reason it was deactivated for.
+    deactivate: named(
+      'deactivate',
+      `UPDATE ${keys} SET active = false, revoked_reason = CASE WHEN active THEN 'revoked' ELSE revoked_reason END
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+    ),
     // `AND active` is evaluated again on a row that a concurrent call changed first, so of two
     // calls with the same ids, each row is returned by one only.
     deactivateMany: named(
       'deactivate_many',
-      `UPDATE ${keys} SET active = false WHERE id = ANY($1::uuid[]) AND active RETURNING ${COLUMNS}`,
+      `UPDATE ${keys} SET active = false, revoked_reason = $2 WHERE id = ANY($1::uuid[]) AND active RETURNING ${COLUMNS}`,
     ),
-    activate: named('activate', `UPDATE ${keys} SET active = true WHERE id = $1 RETURNING ${COLUMNS}`),
+    activate: named(
+      'activate',
+      `UPDATE ${keys} SET active = true, revoked_reason = NULL WHERE id = $1 RETURNING ${COLUMNS}`,
+    ),
     // Run with the owner locked: activates only within the limit at $4 (an active key stays as it is).
     activateWithinLimit: byKind((kind, column) =>
       named(
         `activate_within_limit_${kind}`,
-        `UPDATE ${keys} SET active = true
+        `UPDATE ${keys} SET active = true, revoked_reason = NULL
          WHERE id = $1 AND (active OR ${counted(column, '$2', '$4::timestamptz')} < $3)
          RETURNING ${COLUMNS}`,
       ),
+    ),
+    // Only while the key is not in a roll's grace window. The row is locked first, and read as
+    // it is once locked (a roll that committed meanwhile included): a rolled key comes back as
+    // it is, keeping the end of its grace window.
+    setExpiry: named(
+      'set_expiry',
+      `WITH locked AS (SELECT ${COLUMNS} FROM ${keys} WHERE id = $1 FOR UPDATE), updated AS (
+         UPDATE ${keys} SET expires_at = $2::timestamptz
+         WHERE id = (SELECT id FROM locked WHERE replaced_by IS NULL) RETURNING ${COLUMNS}
+       )
+       SELECT ${COLUMNS} FROM updated
+       UNION ALL SELECT ${COLUMNS} FROM locked WHERE NOT EXISTS (SELECT 1 FROM updated)`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
     // marks key $12 replaced by the new key $1 only if the owner is open and the key still
@@ -199,7 +245,7 @@ export function statementsFor(schema: string): Statements {
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}
        ), replacement AS (
-         INSERT INTO ${keys} (${COLUMNS}) SELECT ${values} FROM previous RETURNING ${COLUMNS}
+         INSERT INTO ${keys} (${INSERTED}) SELECT ${values} FROM previous RETURNING ${COLUMNS}
        )
        SELECT true AS is_replacement, ${COLUMNS} FROM replacement
        UNION ALL SELECT false, ${COLUMNS} FROM previous`,

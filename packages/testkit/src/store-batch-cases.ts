@@ -1,6 +1,7 @@
 import { hashKey, KEY_ALPHABET, type KeyRecord, keyPrefix } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
+import { byId } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) => `${label}-batch-${Date.now().toString(36)}-${(counter++).toString(36)}`
@@ -28,8 +29,6 @@ async function insertKeys(harness: StoreHarness, count: number, ownerId: string)
   }
   return records
 }
-
-const byId = (records: readonly KeyRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id))
 
 /**
  * @internal The conformance cases of the batch methods, `findKeysByHashes` and `deactivateKeys`,

@@ -1,7 +1,9 @@
 import { createKeyward, ErrorType, type KeyChangeEvent, type KeyRecord, type KeyStore } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { batchCases } from './store-batch-cases.js'
+import { expiryCases } from './store-expiry-cases.js'
 import { ownerCases } from './store-owner-cases.js'
+import { pageCases } from './store-page-cases.js'
 import { randomPart, recordFor } from './store-record.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
@@ -53,7 +55,10 @@ function settle<T>(promises: Promise<T>[]) {
  * method, the atomic active-key limit under races, by reading raw storage that no
  * record or field ever holds a full key, and, for a store with a change feed, that the feed
  * reports every write so that a verification cache over the store stays right, and, for a
- * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races.
+ * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races,
+ * and, for the optional `listKeysPage`, `setKeyExpiry` and `revokedReason`, that pages hold each
+ * key once in order, that a rolled key keeps its grace expiry and that a new expiry reaches a
+ * cache through the feed, and that a deactivation's reason is kept.
  *
  * @example
  * ```ts
@@ -82,6 +87,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
     batchCases(make)
     ownerCases(make, repeats)
+    pageCases(make)
+    expiryCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

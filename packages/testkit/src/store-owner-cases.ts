@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, type KeyRecord } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { recordFor } from './store-record.js'
+import { byId, recordFor } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) =>
@@ -9,8 +9,6 @@ const uniqueOwner = (label: string) =>
 
 const newRecord = (ownerType: 'developer' | 'project', ownerId: string): Promise<KeyRecord> =>
   recordFor(undefined, ownerType, ownerId)
-
-const byId = (records: readonly KeyRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id))
 
 /**
  * @internal The conformance cases of `deactivateOwnerKeys` (closing a deleted owner), registered

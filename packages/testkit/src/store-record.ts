@@ -27,3 +27,16 @@ export async function recordFor(
     replacedBy: null,
   }
 }
+
+/**
+ * A record without `revokedReason`, which a store may keep or not: what the cases compare when
+ * a record was deactivated (the reason has cases of its own).
+ */
+export function withoutReason(record: KeyRecord): KeyRecord {
+  const { revokedReason: _reason, ...rest } = record
+  return rest
+}
+
+/** Records sorted by id, without `revokedReason`: for comparing sets of records. */
+export const byId = (records: readonly KeyRecord[]): KeyRecord[] =>
+  records.map(withoutReason).sort((a, b) => a.id.localeCompare(b.id))

@@ -1,4 +1,4 @@
-import type { ProjectRecord } from '@keyward/core'
+import type { ListProjectsInput, ProjectPage, ProjectRecord } from '@keyward/core'
 import { APP_SCHEMA } from './schema.js'
 import { isUuid, type Sql } from './sql.js'
 
@@ -17,8 +17,46 @@ export async function insertProject(
     `INSERT INTO ${APP_SCHEMA}.projects (id, name, developer_id) VALUES ($1, $2, $3) RETURNING *`,
     [project.id, project.name, project.developerId],
   )
-  return { id: row!.id, name: row!.name, developerId: row!.developer_id, createdAt: row!.created_at }
+  return toProject(row!)
 }
+
+const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
+
+/**
+ * One page of a developer's projects, newest first: a keyset query on (created_at, id) after the
+ * cursor's position, served by the index `projects_developer_page_idx`. The next page starts at
+ * the last project's creation time to the microsecond, as PostgreSQL keeps it.
+ */
+export async function listProjects(
+  sql: Sql,
+  { developerId, limit, after }: ListProjectsInput,
+): Promise<ProjectPage> {
+  const rows = after
+    ? await sql.query<ProjectRow & { position_at: string }>(
+        `SELECT *, ${POSITION} FROM ${APP_SCHEMA}.projects
+         WHERE developer_id = $1 AND created_at <= $3::timestamptz AND (created_at < $3::timestamptz OR id::text < $4)
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [developerId, limit + 1, after.createdAt, after.id],
+      )
+    : await sql.query<ProjectRow & { position_at: string }>(
+        `SELECT *, ${POSITION} FROM ${APP_SCHEMA}.projects WHERE developer_id = $1
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [developerId, limit + 1],
+      )
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return {
+    projects: page.map(toProject),
+    next: rows.length > limit && last ? { createdAt: last.position_at, id: last.id } : null,
+  }
+}
+
+const toProject = (row: ProjectRow): ProjectRecord => ({
+  id: row.id,
+  name: row.name,
+  developerId: row.developer_id,
+  createdAt: row.created_at,
+})
 
 /** The developer that owns a project, or `null` when there is no such project. */
 export async function projectOwner(sql: Sql, projectId: string): Promise<string | null> {

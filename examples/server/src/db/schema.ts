@@ -27,6 +27,9 @@ export const APP_TABLES: readonly string[] = [
     created_at timestamptz NOT NULL DEFAULT now()
   )`,
   `CREATE INDEX IF NOT EXISTS generations_project_idx ON ${APP_SCHEMA}.generations (project_id)`,
+  // A developer's projects a page at a time, newest first (GET /api/v1/projects): one index scan.
+  `CREATE INDEX IF NOT EXISTS projects_developer_page_idx
+    ON ${APP_SCHEMA}.projects (developer_id, created_at DESC, id DESC)`,
   // Server settings (never a secret: the access tokens' signing secret is not kept here).
   `CREATE TABLE IF NOT EXISTS ${APP_SCHEMA}.settings (
     name  text PRIMARY KEY,

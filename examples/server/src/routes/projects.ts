@@ -1,14 +1,14 @@
-import type { CreateProject } from '@keyward/core'
+import type { CreateProject, ListProjects } from '@keyward/core'
 import { keywardRoutes, requireElevated } from '@keyward/hono'
 import { Hono } from 'hono'
-import { deleteProject, insertProject, lockProject } from '../db/projects.js'
+import { deleteProject, insertProject, listProjects, lockProject } from '../db/projects.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
 /**
- * Keyward's key-management routes, with project creation and the secret-scanning alert
- * endpoint, and project deletion (elevated: the owner's developer key and an API key of the project).
+ * Keyward's key-management routes, with project creation and listing and the secret-scanning
+ * alert endpoint, and project deletion (elevated: the owner's developer key and an API key of the project).
  */
 export function projectRoutes({
   store,
@@ -29,8 +29,19 @@ export function projectRoutes({
     )
   }
 
+  const listDeveloperProjects: ListProjects = (input) =>
+    database('projects.list', () => listProjects(store, input))
+
   return new Hono()
-    .route('/', keywardRoutes(keyward, { createProject, bodyLimit, secretScanning }))
+    .route(
+      '/',
+      keywardRoutes(keyward, {
+        createProject,
+        listProjects: listDeveloperProjects,
+        bodyLimit,
+        secretScanning,
+      }),
+    )
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
       const { projectId } = c.get('keyward')
       // In one transaction, the project's row locked first: its keys stop working and it gets no

@@ -1,9 +1,18 @@
 import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
   displayKey,
+  encodeCursor,
+  isKeywardError,
   type KeyOwner,
+  type KeyPage,
+  type KeyPagePosition,
   type KeyRecord,
   type Keyward,
   keyToJson,
+  MAX_PAGE_LIMIT,
+  readExpiryFields,
+  revokedReason,
   rolledKeyToJson,
 } from '@keyward/core'
 import { type Command, type CommandContext, idArgument, stringOption } from '../command.js'
@@ -17,20 +26,57 @@ const optionalTime = (date: Date | null | undefined) => (date ? timestamp(date) 
 const describe = (record: KeyRecord) =>
   `${displayKey(record.keyPrefix)}, ${OWNER_LABEL[record.ownerType]} ${printable(record.ownerId)}`
 
+// The page the options ask for: `--limit` 1 to 200, `--cursor` a next_cursor of this command or the API.
+function pageOptions(context: CommandContext): { limit?: number; after?: KeyPagePosition } | undefined {
+  const limit = stringOption(context, 'limit')
+  const cursor = stringOption(context, 'cursor')
+  if (limit === undefined && cursor === undefined) return undefined
+  if (
+    limit !== undefined &&
+    !(/^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_PAGE_LIMIT)
+  ) {
+    throw usageError(`--limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`)
+  }
+  let after: KeyPagePosition | undefined
+  try {
+    after = cursor === undefined ? undefined : decodeCursor(cursor)
+  } catch (error) {
+    throw usageError(`--cursor: ${isKeywardError(error) ? error.msg : String(error)}`)
+  }
+  return { limit: limit === undefined ? DEFAULT_PAGE_LIMIT : Number(limit), ...(after ? { after } : {}) }
+}
+
+// Every key of the owner, newest first, a page of 200 at a time.
+async function allKeys(keyward: Keyward, owner: KeyOwner): Promise<KeyPage> {
+  const records: KeyRecord[] = []
+  let page = await keyward.listKeysPage(owner, { limit: MAX_PAGE_LIMIT })
+  records.push(...page.records)
+  while (page.next) {
+    page = await keyward.listKeysPage(owner, { limit: MAX_PAGE_LIMIT, after: page.next })
+    records.push(...page.records)
+  }
+  return { records, next: null }
+}
+
 /** `keyward keys list --developer ID | --project ID`: the owner's keys, by prefix only. */
 export const listCommand: Command = {
   name: 'keys list',
   summary: "List a developer's or a project's keys (prefixes only)",
   description:
-    "Lists a developer's or a project's keys, active or not, oldest first. A key shows as its " +
-    '8-character prefix (ak_Ab3xY...): the full key is never stored, so it can never be listed. ' +
-    'USED is when the key last authenticated (recorded at most once a minute per server process); ' +
-    'DUE marks keys older than the rotation period (90 days): roll them with keyward keys roll.',
+    "Lists a developer's or a project's keys, active or not, newest first: all of them, or one page " +
+    'with --limit or --cursor (the last line says how to ask for the next page; --json gives its ' +
+    'next_cursor). A key shows as its 8-character prefix (ak_Ab3xY...): the full key is never stored, ' +
+    'so it can never be listed. REVOKED says why an inactive key was deactivated (leaked: a ' +
+    'secret-scanning report; revoked: any other way) or that a key was rolled. USED is when the key ' +
+    'last authenticated (recorded at most once a minute per server process); DUE marks keys older ' +
+    'than the rotation period (90 days): roll them with keyward keys roll.',
   arguments: [],
   options: [
     { flags: '--developer <id>', help: "list this developer's keys" },
     { flags: '--project <id>', help: "list this project's API keys" },
     { flags: '--due', help: 'list only the keys due for rotation' },
+    { flags: '--limit <n>', help: `one page of at most n keys, 1 to ${MAX_PAGE_LIMIT} (default: every key)` },
+    { flags: '--cursor <cursor>', help: 'the page after this cursor (from a previous page)' },
   ],
   store: true,
   exitCodes: '0 listed (also when there are none), 2 usage error, 3 store unavailable',
@@ -44,31 +90,91 @@ export const listCommand: Command = {
       developer !== undefined
         ? { type: 'developer', id: idArgument(developer, '--developer') }
         : { type: 'project', id: idArgument(project, '--project') }
+    const paging = pageOptions(context)
     return context.withKeyward(async (keyward) => {
-      const all = await keyward.listKeys(owner)
+      const page = paging ? await keyward.listKeysPage(owner, paging) : await allKeys(keyward, owner)
       const due = context.values.due === true
-      const keys = due ? all.filter((record) => keyward.isRotationDue(record)) : all
+      const keys = due ? page.records.filter((record) => keyward.isRotationDue(record)) : page.records
       const active = keys.filter((record) => record.active).length
+      const nextCursor = page.next ? encodeCursor(page.next) : null
+      const more = nextCursor
+        ? `\nMore keys: keyward keys list --${owner.type} ${printable(owner.id)} --limit ${paging?.limit} --cursor ${nextCursor}`
+        : ''
       const text =
         keys.length === 0
-          ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}.`
+          ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}${paging?.after ? ' after this cursor' : ''}.${more}`
           : `${table(
-              ['ID', 'KEY', 'NAME', 'ACTIVE', 'CREATED', 'EXPIRES', 'USED', 'DUE'],
+              ['ID', 'KEY', 'NAME', 'ACTIVE', 'REVOKED', 'CREATED', 'EXPIRES', 'USED', 'DUE'],
               keys.map((r) => [
                 r.id,
                 displayKey(r.keyPrefix),
                 r.name ?? '-',
                 r.active ? 'yes' : 'no',
+                revokedReason(r) ?? '-',
                 timestamp(r.createdAt),
                 optionalTime(r.expiresAt),
                 optionalTime(r.lastUsedAt),
                 keyward.isRotationDue(r) ? 'yes' : 'no',
               ]),
-            )}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.`
-      context.print(text, { keys: keys.map((record) => listed(keyward, record)) })
+            )}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.${more}`
+      context.print(text, { keys: keys.map((record) => listed(keyward, record)), next_cursor: nextCursor })
       return EXIT.ok
     })
   },
+}
+
+/** `keyward keys expire <key-id> --at ISO | --in-days N | --never`: sets when a key expires. */
+export const expireCommand: Command = {
+  name: 'keys expire',
+  summary: 'Set when a key expires, or that it never does',
+  description:
+    'Sets the expiry of the key with this id, a developer key or an API key: --at a time (ISO 8601 ' +
+    'with an offset, e.g. 2027-01-31T00:00:00Z, in the future), --in-days N (1 to 3650), or --never. ' +
+    'Every server process refuses the key once it has expired, as after a revocation. A rolled key ' +
+    'keeps the end of its grace window (key_rolled), and an expired key stays expired (key_expired).',
+  arguments: [['key-id', 'the id of the key (from keyward keys list)']],
+  options: [
+    { flags: '--at <time>', help: 'when the key expires: ISO 8601 with an offset, in the future' },
+    { flags: '--in-days <n>', help: 'the key expires n days from now, 1 to 3650' },
+    { flags: '--never', help: 'the key never expires' },
+  ],
+  store: true,
+  exitCodes: '0 set, 1 no such key or refused (rolled, expired), 2 usage error, 3 store unavailable',
+  async run(context) {
+    const keyId = idArgument(context.positionals[0], '<key-id>')
+    const change = expiryChange(context)
+    return context.withKeyward(async (keyward) => {
+      const updated = await keyward.setKeyExpiry(keyId, change).catch((error: unknown) => {
+        // The time was checked as the API checks it: what is left of a 422 is the option's fault.
+        if (isKeywardError(error) && error.status === 422) throw usageError(error.msg)
+        throw error
+      })
+      if (!updated) throw new CliError('not_found', `No key with id ${printable(keyId)}.`, EXIT.failed)
+      const when = updated.expiresAt ? `expires ${timestamp(updated.expiresAt)}` : 'never expires'
+      context.print(`Key ${updated.id} (${describe(updated)}) ${when}.`, listed(keyward, updated))
+      return EXIT.ok
+    })
+  },
+}
+
+// The expiry the options give: exactly one of --at, --in-days, --never.
+function expiryChange(context: CommandContext) {
+  const at = stringOption(context, 'at')
+  const days = stringOption(context, 'in-days')
+  const never = context.values.never === true
+  if ([at !== undefined, days !== undefined, never].filter(Boolean).length !== 1) {
+    throw usageError('Give exactly one of --at TIME, --in-days N or --never.')
+  }
+  if (never) return { expiresAt: null }
+  if (days !== undefined) {
+    if (!/^\d{1,4}$/.test(days)) throw usageError('--in-days must be a whole number of days, 1 to 3650.')
+    return { expiresInDays: Number(days) }
+  }
+  try {
+    return { expiresAt: readExpiryFields({ expires_at: at }).expiresAt! }
+  } catch (error) {
+    throw usageError(`--at: ${isKeywardError(error) ? error.msg : String(error)}`)
+  }
 }
 
 /** Finds the key, sets it active or not, and says what changed; exits 1 for an unknown id. */

@@ -10,6 +10,7 @@ export {
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'
+export { decodeCursor, encodeCursor, invalidCursor, type PagePosition } from './cursor.js'
 export {
   type BearerGuardOptions,
   bearerGuard,
@@ -25,8 +26,12 @@ export {
   createKeyRoutes,
   type KeyRoute,
   type KeyRoutesOptions,
+  type ListProjects,
+  type ListProjectsInput,
+  type ProjectPage,
 } from './key-routes.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
+export { type PageQuery, readPageQuery } from './page-query.js'
 export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,
@@ -37,6 +42,7 @@ export {
   type ProjectRecord,
   projectToJson,
   type RolledKeyJson,
+  revokedReason,
   rolledKeyToJson,
 } from './shapes.js'
 export {

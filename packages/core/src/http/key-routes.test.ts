@@ -1,72 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createKeyward } from '../service/keyward.js'
 import { MemoryKeyStore } from '../store/memory.js'
+import { NOW, world } from '../test/key-routes-world.js'
 import { createKeyRoutes } from './key-routes.js'
-import type { ProjectRecord } from './shapes.js'
-import type { KeywardRequest } from './types.js'
-
-const NOW = new Date('2025-01-02T03:04:05.000Z')
-
-async function world(options: { createProject?: 'router' | 'host' | 'twice' | 'other' | 'none' } = {}) {
-  const projects = new Map<string, ProjectRecord>()
-  const keyward = createKeyward({
-    store: new MemoryKeyStore(),
-    now: () => NOW,
-    projectOwner: (id) => projects.get(id)?.developerId ?? null,
-  })
-  projects.set('p1', { id: 'p1', name: 'one', developerId: 'd1', createdAt: NOW })
-  const mode = options.createProject ?? 'router'
-  const routes = createKeyRoutes(keyward, {
-    bodyLimit: 1024,
-    ...(mode === 'none'
-      ? {}
-      : {
-          createProject: async ({ developerId, name, issueDefaultKey }) => {
-            const project = { id: `p${projects.size + 1}`, name, developerId, createdAt: NOW }
-            projects.set(project.id, project)
-            if (mode === 'host' || mode === 'twice') await issueDefaultKey(project.id)
-            if (mode === 'twice') await issueDefaultKey(project.id)
-            if (mode === 'other') await issueDefaultKey('p1')
-            return project
-          },
-        }),
-  })
-  const d1 = (await keyward.issueDeveloperKey('d1')).key
-  const d2 = (await keyward.issueDeveloperKey('d2')).key
-  async function call(method: string, path: string, init: { key?: string; body?: string } = {}) {
-    let params: Record<string, string> = {}
-    const route = routes.find((r) => {
-      const names = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
-      const match = new RegExp(`^${r.path.replace(/:(\w+)/g, '([^/]+)')}$`).exec(path)
-      if (r.method !== method || !match) return false
-      params = Object.fromEntries(names.map((name, i) => [name, match[i + 1]!]))
-      return true
-    })
-    if (!route) throw new Error(`no route ${method} ${path}`)
-    const request: KeywardRequest = {
-      method,
-      url: path,
-      params,
-      header: (name) =>
-        name === 'x-developer-key'
-          ? init.key
-          : name === 'content-type' && init.body !== undefined
-            ? 'application/json'
-            : undefined,
-      body: () => ({
-        raw:
-          init.body === undefined
-            ? null
-            : (async function* () {
-                yield new TextEncoder().encode(init.body)
-              })(),
-      }),
-    }
-    const response = await route.handle(request)
-    return { status: response.status, headers: response.headers, json: JSON.parse(response.body) }
-  }
-  return { keyward, routes, projects, d1, d2, call }
-}
 
 describe('createKeyRoutes', () => {
   it('creates, lists and deactivates developer keys in the spec shapes', async () => {
@@ -86,6 +22,7 @@ describe('createKeyRoutes', () => {
       'expires_at',
       'last_used_at',
       'rotation_due',
+      'revoked_reason',
     ])
     expect(created.json).toMatchObject({
       name: 'ci',
@@ -100,7 +37,10 @@ describe('createKeyRoutes', () => {
     expect(listed.json.keys.every((k: object) => !('key' in k))).toBe(true)
     const gone = await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
     const { key: _key, ...withoutKey } = created.json
-    expect(gone).toMatchObject({ status: 200, json: { ...withoutKey, active: false } })
+    expect(gone).toMatchObject({
+      status: 200,
+      json: { ...withoutKey, active: false, revoked_reason: 'revoked' },
+    })
     const again = await call('DELETE', `/api/v1/auth/developer-keys/${created.json.id}`, { key: d1 })
     expect(again).toMatchObject({ status: 200, json: { active: false } })
   })

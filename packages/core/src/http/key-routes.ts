@@ -1,16 +1,23 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
-import { CreateKeyBodySchema, CreateProjectBodySchema, RollKeyBodySchema } from '../openapi/schemas.js'
+import {
+  CreateKeyBodySchema,
+  CreateProjectBodySchema,
+  RollKeyBodySchema,
+  SetKeyExpiryBodySchema,
+} from '../openapi/schemas.js'
 import { checkBody } from '../openapi/validate.js'
 import type { SecretScanningOptions } from '../secret-scanning/options.js'
 import { createSecretScanningRoute } from '../secret-scanning/route.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
 import { readExpiryFields } from '../service/lifecycle.js'
 import type { DeveloperAuth } from '../service/requirements.js'
-import type { KeyRecord } from '../store/types.js'
+import type { KeyOwner, KeyRecord } from '../store/types.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
+import { encodeCursor, type PagePosition } from './cursor.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
+import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
@@ -33,10 +40,52 @@ export interface CreateProjectInput {
 /** The host's project creation: stores the project and returns it. */
 export type CreateProject = (input: CreateProjectInput) => Promise<ProjectRecord> | ProjectRecord
 
+/** What the host's `listProjects` receives: whose projects, how many, from where. */
+export interface ListProjectsInput {
+  /** The calling developer: list only the projects it owns. */
+  readonly developerId: string
+  /** How many projects at most, already checked (1 to 200; 100 when the request did not say). */
+  readonly limit: number
+  /**
+   * Start after this project, newest first (`created_at`, then `id`, descending), read from the
+   * request's cursor; absent for the first page. `createdAt` may carry microseconds.
+   */
+  readonly after?: PagePosition
+}
+
+/** One page of projects, as the host's `listProjects` returns it. */
+export interface ProjectPage {
+  /** At most `limit` projects, newest first. */
+  readonly projects: readonly ProjectRecord[]
+  /**
+   * Where the next page starts: the position of the last project (its `createdAt` to the
+   * precision the database keeps, e.g. microseconds as an RFC 3339 string), or `null` on the
+   * last page. The routes turn it into the answer's opaque `next_cursor`.
+   */
+  readonly next: { readonly createdAt: Date | string; readonly id: string } | null
+}
+
+/**
+ * The host's listing of a developer's projects, a page at a time: a keyset query on
+ * `(created_at, id)`, newest first.
+ *
+ * @example
+ * ```ts
+ * const listProjects: ListProjects = async ({ developerId, limit, after }) => {
+ *   const rows = await db.projectsOf(developerId, after, limit + 1) // one more tells if a page follows
+ *   const projects = rows.slice(0, limit)
+ *   return { projects, next: rows.length > limit ? projects.at(-1)! : null }
+ * }
+ * ```
+ */
+export type ListProjects = (input: ListProjectsInput) => Promise<ProjectPage> | ProjectPage
+
 /** Options of {@link createKeyRoutes}. */
 export interface KeyRoutesOptions {
   /** Creates a project; `POST /api/v1/projects` is mounted only when it is given. */
   readonly createProject?: CreateProject
+  /** Lists the calling developer's projects; `GET /api/v1/projects` is mounted only when it is given. */
+  readonly listProjects?: ListProjects
   /** The largest body read, in bytes. Default `DEFAULT_BODY_LIMIT` (16 KiB). */
   readonly bodyLimit?: number
   /**
@@ -49,7 +98,7 @@ export interface KeyRoutesOptions {
 
 /** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
 export interface KeyRoute {
-  readonly method: 'GET' | 'POST' | 'DELETE'
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   readonly path: string
   handle(request: KeywardRequest): Promise<KeywardResponse>
 }
@@ -58,6 +107,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const NO_STORE = { 'cache-control': 'no-store' }
 
 const respond = (status: number, value: unknown) => jsonResponse(status, value, NO_STORE)
+const nextCursor = (next: { readonly createdAt: Date | string; readonly id: string } | null) =>
+  next ? encodeCursor(next) : null
 
 function route(
   method: KeyRoute['method'],
@@ -84,8 +135,10 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
   if (typeof keyward?.authenticate !== 'function') {
     throw new TypeError('createKeyRoutes: the first argument must be a Keyward service (createKeyward).')
   }
-  if (options.createProject !== undefined && typeof options.createProject !== 'function') {
-    throw new TypeError('createKeyRoutes: option `createProject` must be a function.')
+  for (const name of ['createProject', 'listProjects'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new TypeError(`createKeyRoutes: option \`${name}\` must be a function.`)
+    }
   }
   const limit = options.bodyLimit
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) {
@@ -96,8 +149,10 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
 }
 
 /**
- * The key-management endpoints, framework-neutral: create, list and deactivate developer keys
- * and project API keys, and (with `createProject`) create a project with its default key.
+ * The key-management endpoints, framework-neutral: create, list (a page at a time, newest
+ * first), deactivate, re-activate, roll and set the expiry of developer keys and project API
+ * keys, and (with `createProject`, `listProjects`) create a project with its default key and
+ * list the caller's projects.
  * Project-scoped endpoints need the owner's developer key, so the service needs `projectOwner`.
  *
  * @example
@@ -146,6 +201,22 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
+  async function setExpiry(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+    const record = await ownKey(request, kind, ownerId)
+    const value = checkBody(SetKeyExpiryBodySchema, await body(request))
+    const change = { ...readExpiryFields(value), ...(value.expires_at === null ? { expiresAt: null } : {}) }
+    const updated = await keyward.setKeyExpiry(record.id, change)
+    if (updated === null) throw notFound()
+    return respond(200, listed(updated))
+  }
+
+  // A page of the owner's keys, newest first, and the cursor of the next.
+  async function listPage(request: KeywardRequest, owner: KeyOwner) {
+    const { limit, after } = readPageQuery(request)
+    const page = await keyward.listKeysPage(owner, { limit, after: after ?? null })
+    return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
+  }
+
   async function roll(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const record = await ownKey(request, kind, ownerId)
     const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
@@ -154,7 +225,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(201, rolledKeyToJson(rolled))
   }
 
-  // The routes on one key: deactivate, activate, roll.
+  // The routes on one key: deactivate, set its expiry, activate, roll.
   const keyRoutes = (
     base: string,
     guard: Guard<DeveloperAuth>,
@@ -162,6 +233,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ownerOf: (auth: DeveloperAuth) => string,
   ) => [
     route('DELETE', `${base}/:key_id`, guard, (request, auth) => deactivate(request, kind, ownerOf(auth))),
+    route('PATCH', `${base}/:key_id`, guard, (request, auth) => setExpiry(request, kind, ownerOf(auth))),
     route('POST', `${base}/:key_id/activate`, guard, (request, auth) =>
       activate(request, kind, ownerOf(auth)),
     ),
@@ -173,25 +245,38 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       const options = await newKey(request)
       return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options)))
     }),
-    route('GET', '/api/v1/auth/developer-keys', developer, async (_request, auth) => {
-      const keys = await keyward.listKeys({ type: 'developer', id: auth.developerId })
-      return respond(200, { keys: keys.map(listed) })
-    }),
+    route('GET', '/api/v1/auth/developer-keys', developer, (request, auth) =>
+      listPage(request, { type: 'developer', id: auth.developerId }),
+    ),
     ...keyRoutes('/api/v1/auth/developer-keys', developer, 'developer', (auth) => auth.developerId),
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
       const options = await newKey(request)
       return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options)))
     }),
-    route('GET', '/api/v1/projects/:project_id/api-keys', owner, async (_request, auth) => {
-      const keys = await keyward.listKeys({ type: 'project', id: auth.projectId! })
-      return respond(200, { keys: keys.map(listed) })
-    }),
+    route('GET', '/api/v1/projects/:project_id/api-keys', owner, (request, auth) =>
+      listPage(request, { type: 'project', id: auth.projectId! }),
+    ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
   ]
   if (options.secretScanning !== undefined) {
     routes.push(createSecretScanningRoute(keyward, options.secretScanning))
   }
-  const { createProject } = options
+  const { createProject, listProjects } = options
+  if (listProjects) {
+    routes.push(
+      route('GET', '/api/v1/projects', developer, async (request, auth) => {
+        const { limit, after } = readPageQuery(request)
+        const page = await listProjects({ developerId: auth.developerId, limit, ...(after ? { after } : {}) })
+        if (!Array.isArray(page?.projects) || page.projects.length > limit || page.next === undefined) {
+          throw new TypeError('listProjects must return { projects, next }, at most `limit` projects.')
+        }
+        return respond(200, {
+          projects: page.projects.map(projectToJson),
+          next_cursor: nextCursor(page.next),
+        })
+      }),
+    )
+  }
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {

@@ -37,7 +37,7 @@ const owner = (record: KeyRecord) =>
  * ```ts
  * keyToJson(record, keyward.isRotationDue(record))
  * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
- * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false }
+ * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false, revoked_reason: null }
  * ```
  */
 export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
@@ -52,7 +52,23 @@ export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
     expires_at: isoOrNull(record.expiresAt),
     last_used_at: isoOrNull(record.lastUsedAt),
     rotation_due: rotationDue,
+    revoked_reason: revokedReason(record),
   }
+}
+
+/**
+ * Why a key no longer works, or is on its way out: `'leaked'` or `'revoked'` for an inactive key
+ * (`'revoked'` when the store keeps no reason), `'rolled'` for an active key replaced by a roll
+ * (in its grace window), `null` for any other active key.
+ *
+ * @example
+ * ```ts
+ * revokedReason(record) // 'leaked'
+ * ```
+ */
+export function revokedReason(record: KeyRecord): 'leaked' | 'revoked' | 'rolled' | null {
+  if (!record.active) return record.revokedReason ?? 'revoked'
+  return record.replacedBy ? 'rolled' : null
 }
 
 /**

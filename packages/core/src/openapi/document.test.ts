@@ -27,6 +27,10 @@ const DESIGN_TABLE = [
   'post /api/v1/auth/developer-keys/{key_id}/activate',
   'post /api/v1/projects/{project_id}/api-keys/{key_id}/activate',
   'post /api/v1/secret-scanning/github',
+  // Issue 25: what the administrative console needs.
+  'get /api/v1/projects',
+  'patch /api/v1/auth/developer-keys/{key_id}',
+  'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
   'get /openapi.json',
   'get /healthz',
 ]
@@ -91,11 +95,37 @@ describe('openApiDocument', () => {
 
   it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
     const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
-    for (const createProject of [false, true]) {
-      const routes = createKeyRoutes(keyward, createProject ? { createProject: () => ({}) as never } : {})
+    for (const [createProject, listProjects] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const) {
+      const routes = createKeyRoutes(keyward, {
+        ...(createProject ? { createProject: () => ({}) as never } : {}),
+        ...(listProjects ? { listProjects: () => ({}) as never } : {}),
+      })
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
-      const documented = operationsOf(openApiDocument({ operations: 'key-routes', createProject }))
+      const documented = operationsOf(
+        openApiDocument({ operations: 'key-routes', createProject, listProjects }),
+      )
       expect(documented.sort()).toEqual(mounted.sort())
+    }
+  })
+
+  it('documents the paging parameters of the listings, and the 422 of a bad one', () => {
+    const paths = (openApiDocument() as Json).paths
+    for (const [path, method] of [
+      ['/api/v1/auth/developer-keys', 'get'],
+      ['/api/v1/projects/{project_id}/api-keys', 'get'],
+      ['/api/v1/projects', 'get'],
+    ] as const) {
+      const operation = paths[path][method]
+      const refs = operation.parameters.map((p: Json) => p.$ref)
+      expect(refs).toEqual(
+        expect.arrayContaining(['#/components/parameters/limit', '#/components/parameters/cursor']),
+      )
+      expect(Object.keys(operation.responses)).toContain('422')
     }
   })
 

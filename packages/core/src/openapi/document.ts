@@ -11,6 +11,8 @@ export interface OpenApiDocumentOptions {
   readonly operations?: 'service' | 'key-routes'
   /** With `operations: 'key-routes'`: whether `POST /api/v1/projects` is mounted. Default `false`. */
   readonly createProject?: boolean
+  /** With `operations: 'key-routes'`: whether `GET /api/v1/projects` is mounted. Default `false`. */
+  readonly listProjects?: boolean
   /** `info.title`. Default `'Keyward API'`. */
   readonly title?: string
   /** `info.version`: the version of your API. Default `'1.0.0'`. */
@@ -46,6 +48,21 @@ const PARAMETERS = {
     description: 'A UUID; anything else is answered 422 `uuid_parsing`.',
     schema: { type: 'string' },
   },
+  limit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'How many items at most, 1 to 200. Default 100.',
+    schema: { type: 'integer', minimum: 1, maximum: 200, default: 100 },
+  },
+  cursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description:
+      'The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`.',
+    schema: { type: 'string' },
+  },
   github_signature: {
     name: 'GITHUB-PUBLIC-KEY-SIGNATURE',
     in: 'header',
@@ -67,7 +84,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   401: 'No valid credential. `WWW-Authenticate: Bearer` for bearer tokens.',
   403: 'A valid credential without access to this project.',
   404: 'The project or resource does not exist, or is not visible to the caller.',
-  409: 'The owner already has its limit of active keys, or the key cannot be rolled or re-activated (rolled, expired, inactive).',
+  409: 'The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive).',
   413: 'The request body is larger than the server accepts.',
   415: 'The request body is not `application/json`.',
   422: 'The request body, path or query is invalid.',
@@ -113,6 +130,7 @@ const schemaOf = (schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName } | 
 function operationObject(op: ApiOperation) {
   const credential = CREDENTIAL[op.credential]
   const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as keyof typeof PARAMETERS)
+  names.push(...(op.query ?? []))
   if (op.credential === 'signature') names.push('github_signature', 'github_key_id')
   const errors = [...new Set([...credential.errors, ...op.errors])].sort()
   return {
@@ -160,7 +178,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
     (op) =>
       !keyRoutesOnly ||
       op.keyRoute === 'always' ||
-      (op.keyRoute === 'createProject' && options.createProject),
+      (op.keyRoute === 'createProject' && options.createProject) ||
+      (op.keyRoute === 'listProjects' && options.listProjects),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {

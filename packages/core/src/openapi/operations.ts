@@ -12,13 +12,15 @@ export type OperationCredential =
 
 /** One operation of the HTTP API, as the document describes it. */
 export interface ApiOperation {
-  readonly method: 'get' | 'post' | 'delete'
+  readonly method: 'get' | 'post' | 'patch' | 'delete'
   /** OpenAPI path, `{name}` parameters. */
   readonly path: string
   readonly operationId: string
   readonly summary: string
   readonly tag: 'Developer keys' | 'Projects' | 'API keys' | 'Access tokens' | 'Generations' | 'Service'
   readonly credential: OperationCredential
+  /** Its query parameters: `limit` and `cursor` for the listings that page. */
+  readonly query?: readonly ('limit' | 'cursor')[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
     readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName }
@@ -32,13 +34,14 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
 const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
 const BODY_ERRORS = [413, 415, 422]
+const PAGED = ['limit', 'cursor'] as const
 
 /** Every operation of the HTTP API, in the order of the design's table. */
 export const API_OPERATIONS: readonly ApiOperation[] = [
@@ -58,11 +61,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: 'get',
     path: DEV,
     operationId: 'listDeveloperKeys',
-    summary: "List the calling developer's keys, active or not.",
+    summary: "List the calling developer's keys, active or not, newest first, a page at a time.",
     tag: 'Developer keys',
     credential: 'developer',
+    query: PAGED,
     success: { status: 200, schema: 'DeveloperKeyList' },
-    errors: [],
+    errors: [422],
     keyRoute: 'always',
   },
   {
@@ -87,6 +91,18 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 201, schema: 'CreatedProject' },
     errors: BODY_ERRORS,
     keyRoute: 'createProject',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/projects',
+    operationId: 'listProjects',
+    summary: "List the calling developer's projects, newest first, a page at a time.",
+    tag: 'Projects',
+    credential: 'developer',
+    query: PAGED,
+    success: { status: 200, schema: 'ProjectList' },
+    errors: [422],
+    keyRoute: 'listProjects',
   },
   {
     method: 'delete',
@@ -115,11 +131,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: 'get',
     path: API,
     operationId: 'listApiKeys',
-    summary: "List a project's API keys, active or not.",
+    summary: "List a project's API keys, active or not, newest first, a page at a time.",
     tag: 'API keys',
     credential: 'owner',
+    query: PAGED,
     success: { status: 200, schema: 'ApiKeyList' },
-    errors: [],
+    errors: [422],
     keyRoute: 'always',
   },
   {
@@ -210,6 +227,32 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     credential: 'owner',
     success: { status: 200, schema: 'ApiKey' },
     errors: [409],
+    keyRoute: 'always',
+  },
+  {
+    method: 'patch',
+    path: `${DEV}/{key_id}`,
+    operationId: 'setDeveloperKeyExpiry',
+    summary:
+      "Set when one of the calling developer's keys expires (or never); not for a key in a roll's grace window.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    body: { schema: 'SetKeyExpiryBody', required: true },
+    success: { status: 200, schema: 'DeveloperKey' },
+    errors: [404, 409, ...BODY_ERRORS],
+    keyRoute: 'always',
+  },
+  {
+    method: 'patch',
+    path: `${API}/{key_id}`,
+    operationId: 'setApiKeyExpiry',
+    summary:
+      "Set when one of a project's API keys expires (or never); not for a key in a roll's grace window.",
+    tag: 'API keys',
+    credential: 'owner',
+    body: { schema: 'SetKeyExpiryBody', required: true },
+    success: { status: 200, schema: 'ApiKey' },
+    errors: [409, ...BODY_ERRORS],
     keyRoute: 'always',
   },
   {

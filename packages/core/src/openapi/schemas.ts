@@ -38,6 +38,24 @@ export const CreateKeyBodySchema = Type.Object(
   { description: 'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both.' },
 )
 
+/** The body of `PATCH .../developer-keys/{key_id}` and `PATCH .../api-keys/{key_id}`: one of the two fields. */
+export const SetKeyExpiryBodySchema = Type.Object(
+  {
+    expires_at: Type.Optional(
+      Type.Union([timestamp('When the key stops working: an ISO 8601 time in the future.'), Type.Null()], {
+        description: 'When the key stops working, or `null`: it never expires.',
+      }),
+    ),
+    expires_in_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3650, description: 'Days from now until the key stops working.' }),
+    ),
+  },
+  {
+    description:
+      'Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are ignored.',
+  },
+)
+
 /** The body of `POST /api/v1/projects`. */
 export const CreateProjectBodySchema = Type.Object({ name: NameSchema })
 
@@ -68,6 +86,14 @@ const lifecycleFields = {
   expires_at: Type.Optional(Type.Union([timestamp('When the key stops working.'), Type.Null()])),
   last_used_at: Type.Optional(Type.Union([timestamp('When the key last authenticated.'), Type.Null()])),
   rotation_due: Type.Optional(Type.Boolean({ description: 'Older than the rotation period.' })),
+  revoked_reason: Type.Optional(
+    Type.Union([Type.Literal('leaked'), Type.Literal('revoked'), Type.Literal('rolled'), Type.Null()], {
+      description:
+        'Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), ' +
+        '`revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), ' +
+        '`null` for an active key.',
+    }),
+  ),
 }
 const fullKey = Type.String({
   minLength: KEY_LENGTH,
@@ -114,11 +140,19 @@ export const RolledApiKeySchema = Type.Object({
   previous_key: previousKey,
 })
 
-/** A listing of developer keys. */
-export const DeveloperKeyListSchema = Type.Object({ keys: Type.Array(DeveloperKeySchema) })
+const nextCursor = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is.',
+})
 
-/** A listing of a project's API keys. */
-export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema) })
+/** A page of developer keys, newest first. */
+export const DeveloperKeyListSchema = Type.Object({
+  keys: Type.Array(DeveloperKeySchema),
+  next_cursor: nextCursor,
+})
+
+/** A page of a project's API keys, newest first. */
+export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema), next_cursor: nextCursor })
 
 /** A project. */
 export const ProjectSchema = Type.Object({
@@ -127,6 +161,9 @@ export const ProjectSchema = Type.Object({
   developer_id: Type.String(),
   created_at: timestamp('When the project was created.'),
 })
+
+/** A page of the calling developer's projects, newest first. */
+export const ProjectListSchema = Type.Object({ projects: Type.Array(ProjectSchema), next_cursor: nextCursor })
 
 /** The answer to creating a project: the project and its default API key (named `default`). */
 export const CreatedProjectSchema = Type.Object({ project: ProjectSchema, api_key: CreatedApiKeySchema })
@@ -202,6 +239,7 @@ export const API_SCHEMAS = {
   CreateKeyBody: CreateKeyBodySchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
+  SetKeyExpiryBody: SetKeyExpiryBodySchema,
   DeveloperKey: DeveloperKeySchema,
   ApiKey: ApiKeySchema,
   CreatedDeveloperKey: CreatedDeveloperKeySchema,
@@ -211,6 +249,7 @@ export const API_SCHEMAS = {
   DeveloperKeyList: DeveloperKeyListSchema,
   ApiKeyList: ApiKeyListSchema,
   Project: ProjectSchema,
+  ProjectList: ProjectListSchema,
   CreatedProject: CreatedProjectSchema,
   Deleted: DeletedSchema,
   AccessToken: AccessTokenSchema,

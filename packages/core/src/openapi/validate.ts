@@ -51,8 +51,20 @@ function checkNameField(schema: TSchema, value: unknown, loc: readonly string[])
 // ISO 8601 date and time with an offset, as JSON Schema's `date-time` (RFC 3339).
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
+// The other member of a nullable field (`Type.Union([schema, Type.Null()])`), else `undefined`.
+function nullableMember(schema: TSchema): TSchema | undefined {
+  const members = schema.anyOf as TSchema[] | undefined
+  if (members?.length !== 2 || !members.some((member) => member.type === 'null')) return undefined
+  return members.find((member) => member.type !== 'null')
+}
+
 function checkField(schema: TSchema, value: unknown, loc: readonly string[]): void {
   if (checkNameField(schema, value, loc)) return
+  const member = nullableMember(schema)
+  if (member) {
+    if (value !== null) checkField(member, value, loc)
+    return
+  }
   if (schema.format === 'date-time' && typeof value === 'string') {
     if (DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))) return
     throw new KeywardError(ErrorType.datetimeParsing, 'Input should be a valid ISO 8601 date and time.', loc)

@@ -47,6 +47,15 @@ export type KeywardEvent =
       readonly previousExpiresAt: Date
     }
   | {
+      /** A key's expiry was set (`expiresAt`), or cleared (`null`: it never expires). */
+      readonly type: 'key.expiry_set'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      readonly expiresAt: Date | null
+    }
+  | {
       /** A key older than the rotation period was used; at most once per key per day and process. */
       readonly type: 'key.rotation_due'
       readonly keyId: string

@@ -12,9 +12,18 @@ import {
 } from '../key/format.js'
 import { createProtection, type Protection } from '../protection/protection.js'
 import { countsAgainstLimit } from '../store/limit.js'
-import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore } from '../store/types.js'
+import { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from '../store/page.js'
+import type {
+  KeyOwner,
+  KeyOwnerSummary,
+  KeyPage,
+  KeyPagePosition,
+  KeyRecord,
+  KeyStore,
+} from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, deactivatedEvent, emitter } from './events.js'
+import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -34,6 +43,14 @@ export interface IssueKeyOptions {
   readonly expiresAt?: Date
   /** The key expires this many days from now, 1 to 3650. */
   readonly expiresInDays?: number
+}
+
+/** Options of {@link Keyward.listKeysPage}. */
+export interface ListKeysPageOptions {
+  /** How many keys at most, 1 to 200. Default 100. */
+  readonly limit?: number
+  /** Start after this key (the `next` of the previous page); absent for the first page. */
+  readonly after?: KeyPagePosition | null
 }
 
 /** The key service that {@link createKeyward} builds. */
@@ -56,6 +73,19 @@ export interface Keyward {
   issueProjectKey(projectId: string, options?: IssueKeyOptions): Promise<IssuedKey>
   /** The owner's keys, active or not, oldest first. */
   listKeys(owner: KeyOwner): Promise<KeyRecord[]>
+  /**
+   * One page of the owner's keys, active or not, newest first (`createdAt`, then `id`,
+   * descending): at most `limit` (1 to 200, default 100) after `after`, and where the next page
+   * starts (`next`, `null` on the last page). Through the store's `listKeysPage` when it has one
+   * (an index on PostgreSQL), else from `listKeysByOwner`, sorted and sliced.
+   *
+   * @example
+   * ```ts
+   * let page = await keyward.listKeysPage({ type: 'project', id: projectId }, { limit: 100 })
+   * while (page.next) page = await keyward.listKeysPage(owner, { limit: 100, after: page.next })
+   * ```
+   */
+  listKeysPage(owner: KeyOwner, options?: ListKeysPageOptions): Promise<KeyPage>
   /**
    * Every owner of this type that has keys, with counts (for operators' listings).
    * Throws a `TypeError` when the store does not implement `listOwners`.
@@ -95,6 +125,20 @@ export interface Keyward {
    * `null` if there is no such key; 409 `key_expired` or `key_inactive` for a key that cannot be rolled.
    */
   rollKey(id: string, options?: RollKeyOptions): Promise<RolledKey | null>
+  /**
+   * Sets a key's expiry: `expiresAt` (a time in the future, or `null` for never) or
+   * `expiresInDays` (1 to 3650), as at creation (422 with the same messages). A key in a roll's
+   * grace window keeps the end of its window (409 `key_rolled`), an expired key stays expired
+   * (409 `key_expired`). Every process's verification cache hears of it as of a deactivation: an
+   * earlier expiry is a revocation. `null` if there is no such key. Throws a `TypeError` when the
+   * store does not implement `setKeyExpiry`.
+   *
+   * @example
+   * ```ts
+   * await keyward.setKeyExpiry(keyId, { expiresAt: new Date('2027-01-31T00:00:00Z') })
+   * ```
+   */
+  setKeyExpiry(id: string, change: KeyExpiryChange): Promise<KeyRecord | null>
   /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
   isRotationDue(record: KeyRecord): boolean
   /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
@@ -574,6 +618,18 @@ export function createKeyward(options: KeywardOptions): Keyward {
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
+    listKeysPage: async (owner, pageOptions = {}) => {
+      const limit = pageOptions.limit ?? DEFAULT_PAGE_LIMIT
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+        throw new TypeError(`listKeysPage: option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
+      }
+      const query = pageOptions.after ? { limit, after: pageOptions.after } : { limit }
+      return storeCall('listKeysPage', async () =>
+        store.listKeysPage
+          ? store.listKeysPage(owner, query)
+          : keyPage(await store.listKeysByOwner(owner), query),
+      )
+    },
     listOwners: async (type) => {
       if (!store.listOwners) throw new TypeError('This key store cannot list owners (no `listOwners`).')
       return storeCall('listOwners', () => store.listOwners!(type))
@@ -583,6 +639,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     deactivateOwnerKeys,
     activateKey: (id) => setActive(id, true),
     rollKey: rollWith({ store, storeCall, now, emit, wrote }),
+    setKeyExpiry: expirySetter({ store, storeCall, now, emit, wrote }),
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),

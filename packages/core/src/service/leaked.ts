@@ -58,7 +58,10 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependen
       active.length === 0
         ? []
         : await storeCall('deactivateKeys', () =>
-            store.deactivateKeys(active.map((record) => record.id)),
+            store.deactivateKeys(
+              active.map((record) => record.id),
+              'leaked',
+            ),
           ).finally(() => {
             for (const record of active) wrote(record.hash)
           })

@@ -102,18 +102,20 @@ export function readExpiryFields(body: Readonly<Record<string, unknown>> | undef
  */
 export function checkExpiry(options: ExpiryFields, now: Date): Date | null {
   const { expiresAt, expiresInDays } = options
-  if (expiresAt != null && expiresInDays != null) {
-    throw new KeywardError(ErrorType.valueError, 'Give expires_at or expires_in_days, not both.', [
-      'body',
-      'expires_in_days',
-    ])
-  }
+  if (expiresAt != null && expiresInDays != null) throw bothExpiryFields()
   if (expiresInDays != null) {
     const days = checkInteger(expiresInDays, 1, MAX_EXPIRES_IN_DAYS, ['body', 'expires_in_days'])
     return new Date(now.getTime() + days * DAY_MS)
   }
   return checkExpiresAt(expiresAt, now)
 }
+
+/** @internal The refusal of a body that gives `expires_at` and `expires_in_days`. */
+export const bothExpiryFields = (): KeywardError =>
+  new KeywardError(ErrorType.valueError, 'Give expires_at or expires_in_days, not both.', [
+    'body',
+    'expires_in_days',
+  ])
 
 // An expiry given as a time: a valid Date in the future, or `null`.
 function checkExpiresAt(expiresAt: unknown, now: Date): Date | null {
@@ -143,24 +145,35 @@ export function checkGraceSeconds(value: unknown): number {
 export const isExpired = (expiresAt: Date | null | undefined, nowMs: number): boolean =>
   expiresAt != null && expiresAt.getTime() <= nowMs
 
-/** @internal Why a key cannot be rolled or re-activated at `at` (ms), or `null` if it can. */
+// What each action is called in a refusal: of a rolled key, of an expired key.
+const REFUSED: Readonly<Record<'roll' | 'activate' | 'expire', readonly [string, string]>> = {
+  roll: ['it cannot be rolled again', 'it cannot be rolled'],
+  activate: ['it cannot be re-activated', 'it cannot be re-activated'],
+  expire: ['its expiry is the end of its grace window and cannot be changed', 'its expiry cannot be changed'],
+}
+
+/**
+ * @internal Why a key cannot be rolled, re-activated or given a new expiry at `at` (ms), or
+ * `null` if it can: a rolled key (in its grace window) and an expired key cannot.
+ */
 export function lifecycleRefusal(
   record: KeyRecord,
-  action: 'roll' | 'activate',
+  action: 'roll' | 'activate' | 'expire',
   at: number,
 ): KeywardError | null {
   const loc = ['path', 'key_id']
+  const [ifRolled, ifExpired] = REFUSED[action]
   if (record.replacedBy) {
     return new KeywardError(
       ErrorType.keyRolled,
-      `This key was rolled: it cannot be ${action === 'roll' ? 'rolled again' : 're-activated'}. Use the key that replaced it.`,
+      `This key was rolled: ${ifRolled}. Use the key that replaced it.`,
       loc,
     )
   }
   if (record.expiresAt && record.expiresAt.getTime() <= at) {
     return new KeywardError(
       ErrorType.keyExpired,
-      `This key expired at ${record.expiresAt.toISOString()}: it cannot be ${action === 'roll' ? 'rolled' : 're-activated'}. Create a new key.`,
+      `This key expired at ${record.expiresAt.toISOString()}: ${ifExpired}. Create a new key.`,
       loc,
     )
   }

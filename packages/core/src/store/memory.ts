@@ -2,7 +2,18 @@ import type { KeyKind } from '../key/format.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
-import type { KeyOwner, KeyOwnerSummary, KeyRecord, KeyStore, KeyUse, RolledRecords } from './types.js'
+import { keyPage } from './page.js'
+import type {
+  KeyOwner,
+  KeyOwnerSummary,
+  KeyPage,
+  KeyPageQuery,
+  KeyRecord,
+  KeyStore,
+  KeyUse,
+  RevokedReason,
+  RolledRecords,
+} from './types.js'
 
 /** Options of {@link MemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -21,6 +32,12 @@ const complete = (record: KeyRecord): KeyRecord => ({
   expiresAt: record.expiresAt ?? null,
   lastUsedAt: record.lastUsedAt ?? null,
   replacedBy: record.replacedBy ?? null,
+})
+
+const deactivated = (record: KeyRecord, revokedReason: RevokedReason): KeyRecord => ({
+  ...record,
+  active: false,
+  revokedReason,
 })
 
 /**
@@ -74,6 +91,10 @@ export class MemoryKeyStore implements KeyStore {
     return [...(this.#byOwner.get(ownerKey(owner.type, owner.id)) ?? [])]
   }
 
+  async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
+    return keyPage(this.#byOwner.get(ownerKey(owner.type, owner.id)) ?? [], query)
+  }
+
   async setKeyActive(
     id: string,
     active: boolean,
@@ -86,7 +107,16 @@ export class MemoryKeyStore implements KeyStore {
     if (active) this.#checkOpen(current)
     if (active && activeLimit !== undefined)
       this.#checkLimit(current.ownerType, current.ownerId, activeLimit, now)
-    return this.#replace({ ...current, active })
+    if (!active) return this.#replace(deactivated(current, 'revoked'))
+    const { revokedReason: _reason, ...rest } = current
+    return this.#replace({ ...rest, active })
+  }
+
+  // Nothing awaits between the check of `replacedBy` and the write: a roll cannot come between.
+  async setKeyExpiry(id: string, expiresAt: Date | null): Promise<KeyRecord | null> {
+    const current = this.#records.get(id)
+    if (!current || current.replacedBy) return current ?? null
+    return this.#replace({ ...current, expiresAt })
   }
 
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
@@ -98,11 +128,11 @@ export class MemoryKeyStore implements KeyStore {
     return [...found.values()]
   }
 
-  async deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]> {
+  async deactivateKeys(ids: readonly string[], reason: RevokedReason = 'revoked'): Promise<KeyRecord[]> {
     const changed: KeyRecord[] = []
     for (const id of new Set(ids)) {
       const current = this.#records.get(id)
-      if (current?.active) changed.push(this.#replace({ ...current, active: false }))
+      if (current?.active) changed.push(this.#replace(deactivated(current, reason)))
     }
     return changed
   }
@@ -113,7 +143,7 @@ export class MemoryKeyStore implements KeyStore {
     this.#closed.add(key)
     const changed: KeyRecord[] = []
     for (const record of this.#byOwner.get(key) ?? []) {
-      if (record.active) changed.push(this.#replace({ ...record, active: false }))
+      if (record.active) changed.push(this.#replace(deactivated(record, 'revoked')))
     }
     this.changes.publish({ type: 'changed', hash: ownerChangeHash(owner) })
     return changed

@@ -31,6 +31,42 @@ export interface KeyRecord {
   readonly lastUsedAt?: Date | null
   /** The id of the key that replaced this one by a roll, or `null`. A rolled key is in its grace window. */
   readonly replacedBy?: string | null
+  /**
+   * Why the key was deactivated: `'leaked'` when a leak report revoked it
+   * (`keyward.revokeLeakedKeys`), `'revoked'` for any other deactivation; absent (or `null`)
+   * while it is active. A store that does not keep it may leave it out: an inactive key is then
+   * reported as `'revoked'`.
+   */
+  readonly revokedReason?: RevokedReason | null
+}
+
+/** Why a key was deactivated, as {@link KeyRecord.revokedReason} keeps it. */
+export type RevokedReason = 'leaked' | 'revoked'
+
+/**
+ * Where a page of a listing starts: after the record with this `createdAt` and `id`, in the
+ * listing's order (newest first: `createdAt` descending, then `id` descending). `createdAt` is
+ * a `Date`, or an RFC 3339 time in UTC with up to 6 fractional digits for a store that keeps
+ * microseconds (PostgreSQL): a store gives it as precise as it compares it.
+ */
+export interface KeyPagePosition {
+  readonly createdAt: Date | string
+  readonly id: string
+}
+
+/** What {@link KeyStore.listKeysPage} is asked for. */
+export interface KeyPageQuery {
+  /** How many records at most, 1 to 200. */
+  readonly limit: number
+  /** Start after this record; absent for the first page. */
+  readonly after?: KeyPagePosition
+}
+
+/** One page of an owner's keys, newest first. */
+export interface KeyPage {
+  readonly records: KeyRecord[]
+  /** Where the next page starts (the last record's position), or `null` on the last page. */
+  readonly next: KeyPagePosition | null
 }
 
 /** One use of a key, for {@link KeyStore.recordKeyUse}. */
@@ -106,10 +142,41 @@ export interface KeyStore {
   /** The owner's records, active or not, oldest first. */
   listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]>
   /**
+   * One page of the owner's records, active or not, newest first (`createdAt` descending, then
+   * `id` descending, so that records created in the same millisecond keep one order): at most
+   * `limit` records after `after`, and the position of the last one when more follow (`next`,
+   * else `null`). Walking the pages gives every record once, even while keys are created
+   * (a key created meanwhile is newer than the first page: it is not in a later one).
+   * Optional: without it, the service sorts and slices `listKeysByOwner`; a store that holds
+   * many keys per owner answers it with an index (PostgreSQL: a keyset query).
+   *
+   * @example
+   * ```ts
+   * const first = await store.listKeysPage?.(owner, { limit: 100 })
+   * const second = first?.next && (await store.listKeysPage?.(owner, { limit: 100, after: first.next }))
+   * ```
+   */
+  listKeysPage?(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage>
+  /**
    * Sets a record active or not and returns it, or `null` if there is no such record.
    * Activating respects `activeLimit` like `insertKey`; setting the current state is a no-op.
+   * A store that keeps `revokedReason` sets it to `'revoked'` on deactivation and clears it on
+   * activation.
    */
   setKeyActive(id: string, active: boolean, activeLimit?: number, now?: Date): Promise<KeyRecord | null>
+  /**
+   * Sets a key's expiry (`null`: never) and returns the record, or `null` if there is no such
+   * record. Atomically, only while the key is not in a roll's grace window (`replacedBy` set):
+   * a rolled key comes back unchanged, so that a roll racing this call keeps its grace expiry.
+   * A change the change feed reports, like a deactivation: an earlier expiry is a revocation.
+   * Optional: the service's `setKeyExpiry` (`PATCH` of a key) needs it.
+   *
+   * @example
+   * ```ts
+   * await store.setKeyExpiry?.(keyId, new Date('2027-01-31T00:00:00Z'))
+   * ```
+   */
+  setKeyExpiry?(id: string, expiresAt: Date | null): Promise<KeyRecord | null>
   /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
    * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`
@@ -137,8 +204,9 @@ export interface KeyStore {
    * Deactivates, atomically, those of the records with these ids that are active, and returns
    * them as they are now. Records already inactive, and unknown ids, are left out: of two
    * concurrent calls with the same ids, each record comes back from one of them only.
+   * `reason` (default `'revoked'`) is kept as their `revokedReason` by a store that keeps it.
    */
-  deactivateKeys(ids: readonly string[]): Promise<KeyRecord[]>
+  deactivateKeys(ids: readonly string[], reason?: RevokedReason): Promise<KeyRecord[]>
   /**
    * Closes an owner and deactivates its active keys, atomically, and returns the records it
    * deactivated (as they are now); a second call returns none. Optional: the service's

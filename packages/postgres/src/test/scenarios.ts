@@ -55,6 +55,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           expires_at: null,
           last_used_at: null,
           replaced_by: null,
+          revoked_reason: null,
         },
         expect.objectContaining({ id: projectKey.id, developer_id: null, project_id: 'proj-1' }),
       ])
@@ -165,12 +166,13 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
         { version: 3, name: 'change_feed' },
         { version: 4, name: 'closed_owners' },
+        { version: 5, name: 'key_pages' },
       ])
     })
   })

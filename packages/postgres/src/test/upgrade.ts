@@ -39,7 +39,7 @@ const fileNode = async (driver: SqlDriver, schema: string, table = 'api_keys') =
 
 export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTarget>): void {
   describe(`schema upgrade on ${name}`, () => {
-    it('brings a version-1 database holding keys to version 2, then 3 and 4, online: no table rewrite', async () => {
+    it('brings a version-1 database holding keys to version 2, then 3 to 5, online: no table rewrite', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 3)
       try {
@@ -49,9 +49,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           applied: [2],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [3, 4] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [3, 4, 5] })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -72,7 +72,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
-    it('brings a version-3 database holding keys and owners to version 4 online; its owners can be closed', async () => {
+    it('brings a version-3 database holding keys and owners to version 4 (and 5) online; its owners can be closed', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 2)
       try {
@@ -90,7 +90,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
-        expect(await migrate(driver, { schema })).toEqual({ version: 4, applied: [4] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [4, 5] })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
           { owner_id: 'dev-v3', closed_at: null },
@@ -118,6 +118,43 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-4 database holding keys to version 5 online: old revoked keys read revoked, pages are indexed', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 3)
+      try {
+        await applyMigrations(driver, schema, MIGRATIONS.slice(0, 4))
+        await driver.query(`UPDATE "${schema}".api_keys SET active = false WHERE hash = $1`, [
+          await hashKey(keys[0]!),
+        ])
+        const before = await fileNode(driver, schema)
+        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [5] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        const indexes = await driver.query<{ indexname: string }>(
+          'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2 ORDER BY indexname',
+          [schema, '%page_idx'],
+        )
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          'api_keys_developer_page_idx',
+          'api_keys_project_page_idx',
+        ])
+        const store = new PostgresKeyStore(driver, { schema })
+        const page = await store.listKeysPage({ type: 'project', id: 'proj-v1' }, { limit: 2 })
+        const rest = await store.listKeysPage(
+          { type: 'project', id: 'proj-v1' },
+          { limit: 2, after: page.next! },
+        )
+        expect([page.records.length, rest.records.length, rest.next]).toEqual([2, 1, null])
+        const old = [...page.records, ...rest.records].find((record) => !record.active)
+        expect(old).not.toHaveProperty('revokedReason')
+        const keyward = createKeyward({ store, trackLastUsed: false })
+        expect((await keyward.activateKey(old!.id))?.active).toBe(true)
+        expect((await keyward.deactivateKey(old!.id))?.revokedReason).toBe('revoked')
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('refuses a database that a newer release migrated, with a clear message', async () => {
       const { driver, close } = await connect()
       const schema = uniqueSchema()
@@ -126,9 +163,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 4 })
+        expect(error).toMatchObject({ found: 99, known: 5 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 4). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 5). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {

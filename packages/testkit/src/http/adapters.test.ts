@@ -29,7 +29,9 @@ const expressHarness: HttpAdapterHarness = {
     const { keyward } = app
     const server = express()
     const answer = (req: express.Request, res: express.Response) => res.json({ auth: req.keyward })
-    server.use(kwExpress.keywardRouter(keyward, { createProject: app.createProject }))
+    server.use(
+      kwExpress.keywardRouter(keyward, { createProject: app.createProject, listProjects: app.listProjects }),
+    )
     server.get('/conformance/developer', kwExpress.requireDeveloper(keyward), answer)
     server.get(
       '/conformance/projects/:project_id/owner',
@@ -57,7 +59,11 @@ const fastifyHarness: HttpAdapterHarness = {
   listen: async (app: ConformanceApp) => {
     const { keyward } = app
     const server = Fastify()
-    await server.register(kwFastify.keywardPlugin, { keyward, createProject: app.createProject })
+    await server.register(kwFastify.keywardPlugin, {
+      keyward,
+      createProject: app.createProject,
+      listProjects: app.listProjects,
+    })
     server.setErrorHandler(kwFastify.keywardErrorHandler)
     const answer = async (request: import('fastify').FastifyRequest) => ({ auth: request.keyward })
     server.get('/conformance/developer', { onRequest: kwFastify.requireDeveloper(keyward) }, answer)
@@ -94,7 +100,10 @@ const honoHarness: HttpAdapterHarness = {
   listen: (app: ConformanceApp) => {
     const { keyward } = app
     const server = new Hono()
-    server.route('/', kwHono.keywardRoutes(keyward, { createProject: app.createProject }))
+    server.route(
+      '/',
+      kwHono.keywardRoutes(keyward, { createProject: app.createProject, listProjects: app.listProjects }),
+    )
     server.get('/conformance/developer', kwHono.requireDeveloper(keyward), (c) =>
       c.json({ auth: c.get('keyward') }),
     )

@@ -1,6 +1,7 @@
 import type { LegacyDeveloperKeyPolicy, LimiterFactory } from '@keyward/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
+import { consoleCases } from './console-cases.js'
 import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
@@ -18,7 +19,8 @@ export interface RunningServer {
 
 /**
  * How the suite starts one adapter. `listen` serves `app` on 127.0.0.1 and an ephemeral port,
- * with the adapter's key routes (with `app.createProject`), its error handler, and these routes,
+ * with the adapter's key routes (with `app.createProject` and `app.listProjects`), its error
+ * handler, and these routes,
  * each answering 200 with the JSON `{"auth": <the attached context>}`:
  *
  * - `GET /conformance/developer`: require a developer key;
@@ -57,11 +59,21 @@ const COMPARED_HEADERS = [
   'retry-after',
   'connection',
 ] as const
-const MASKED_FIELDS = new Set(['id', 'key', 'key_prefix', 'display', 'keyPrefix'])
+const MASKED_FIELDS = new Set(['id', 'key', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
 
-/** A success body with its random fields (ids, keys, prefixes) masked, for comparison across adapters. */
+/**
+ * A success body with its random fields (ids, keys, prefixes, cursors) masked, for comparison
+ * across adapters. Arrays are compared as sets: items created in one instant are listed by their
+ * random ids (each case checks the order on each adapter).
+ */
 function masked(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(masked)
+  if (Array.isArray(value)) {
+    return value
+      .map(masked)
+      .map((item) => [JSON.stringify(item), item] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, item]) => item)
+  }
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
@@ -173,7 +185,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       for (const target of targets.values()) target.world.setStoreDown(false)
     })
 
-    for (const testCase of [...credentialCases, ...endpointCases, ...lifecycleCases]) {
+    for (const testCase of [...credentialCases, ...endpointCases, ...lifecycleCases, ...consoleCases]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
         for (const adapter of adapters) {

@@ -4,7 +4,7 @@ import type { RawRequest } from './raw-client.js'
 import { CONFORMANCE_NOW, type ConformanceWorld } from './world.js'
 
 export const DEV_KEYS = '/api/v1/auth/developer-keys'
-const PROJECTS = '/api/v1/projects'
+export const PROJECTS = '/api/v1/projects'
 export const API_KEYS = (projectId: string) => `/api/v1/projects/${projectId}/api-keys`
 const K_FIELDS = [
   'id',
@@ -18,6 +18,7 @@ const K_FIELDS = [
   'expires_at',
   'last_used_at',
   'rotation_due',
+  'revoked_reason',
 ]
 export const CREATED_AT = CONFORMANCE_NOW.toISOString()
 
@@ -72,7 +73,7 @@ export const post = (
   headers: [developerKey(key), ...(headers ?? [])],
   ...(body === undefined ? {} : { body }),
 })
-const del = (path: string, key: string): RawRequest => ({
+export const del = (path: string, key: string): RawRequest => ({
   method: 'DELETE',
   path,
   headers: [developerKey(key)],
@@ -111,13 +112,16 @@ export const endpointCases: readonly HttpCase[] = [
     expect: { status: 201, check: (body, w) => checkCreated(body, w, ['developer_id', 'dev-2'], 'bare') },
   },
   {
-    name: 'GET developer-keys: 200 {keys: [L]}, oldest first',
+    name: 'GET developer-keys: 200 {keys: [L], next_cursor: null}, newest first',
     request: (w) => get(DEV_KEYS, developerKey(w.keys.d2)),
     expect: {
       status: 200,
       check: (body) => {
         checkListed(body, ['developer_id', 'dev-2'], 3)
-        assert(body.keys.map((k: { name: unknown }) => k.name).join() === ',,bare', 'oldest first', body)
+        // Created in the same instant (the world's clock): the greater id comes first.
+        const ids = body.keys.map((k: { id: string }) => k.id)
+        assert(ids.join() === [...ids].sort().reverse().join(), 'newest first, then by id', body)
+        assert(body.next_cursor === null, 'the last page', body)
       },
     },
   },

@@ -6,6 +6,7 @@ import {
   KeywardError,
   type KeywardEvent,
   type LegacyDeveloperKeyPolicy,
+  type ListProjects,
   MemoryKeyStore,
   type ProjectRecord,
   type ProtectionOptions,
@@ -16,6 +17,8 @@ import {
 export interface ConformanceApp {
   readonly keyward: Keyward
   readonly createProject: CreateProject
+  /** Lists a developer's projects of the world, newest first (then the greater id first). */
+  readonly listProjects: ListProjects
   readonly verifyToken: (token: string) => { projectId: string } | null
   /** The error that `GET /conformance/throws` throws from a route, for the adapter's error handler. */
   readonly failure: KeywardError
@@ -114,9 +117,20 @@ export async function createConformanceWorld(
     projects.set(project.id, project)
     return project
   }
+  // A keyset over the projects: after `after` in the order (created_at, id) descending.
+  const position = (p: { readonly createdAt: Date | string; readonly id: string }) =>
+    `${new Date(p.createdAt).toISOString()} ${p.id}`
+  const listProjects: ListProjects = ({ developerId, limit, after }) => {
+    const mine = [...projects.values()]
+      .filter((p) => p.developerId === developerId && (!after || position(p) < position(after)))
+      .sort((a, b) => (position(a) < position(b) ? 1 : -1))
+    const page = mine.slice(0, limit)
+    return { projects: page, next: mine.length > limit ? page.at(-1)! : null }
+  }
   const app: ConformanceApp = {
     keyward,
     createProject,
+    listProjects,
     verifyToken: (token) => (token === CONFORMANCE_TOKEN ? { projectId: 'proj-1' } : null),
     failure: new KeywardError('not_found', 'Generation not found.', ['path', 'generation_id']),
   }

@@ -1,0 +1,71 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyRecord } from '../store/types.js'
+import { bothExpiryFields, checkExpiry, lifecycleRefusal } from './lifecycle.js'
+import type { RollDependencies } from './roll.js'
+
+/**
+ * A key's new expiry, for `keyward.setKeyExpiry`: `expiresAt` (a time in the future, or `null`
+ * for never) or `expiresInDays` (1 to 3650 from now), exactly one.
+ *
+ * @example
+ * ```ts
+ * await keyward.setKeyExpiry(keyId, { expiresInDays: 30 })
+ * await keyward.setKeyExpiry(keyId, { expiresAt: null }) // never expires
+ * ```
+ */
+export interface KeyExpiryChange {
+  readonly expiresAt?: Date | null
+  readonly expiresInDays?: number
+}
+
+// The new expiry: one of the two fields, `expiresAt: null` meaning never.
+function newExpiry(change: KeyExpiryChange, now: Date): Date | null {
+  const { expiresAt, expiresInDays } = change ?? {}
+  if (expiresAt === undefined && expiresInDays === undefined) {
+    throw new KeywardError(
+      ErrorType.missing,
+      'Give expires_at (a time, or null for never) or expires_in_days.',
+      ['body', 'expires_at'],
+    )
+  }
+  if (expiresAt !== undefined && expiresInDays !== undefined) throw bothExpiryFields()
+  return checkExpiry(expiresInDays === undefined ? (expiresAt ? { expiresAt } : {}) : { expiresInDays }, now)
+}
+
+/**
+ * @internal The service's `setKeyExpiry`: checks the change and the key (a rolled key keeps the
+ * end of its grace window, 409 `key_rolled`; an expired one stays expired, 409 `key_expired`),
+ * writes it through the store, which refuses a roll that came in between, and forgets the key
+ * in the cache before it returns (the store's change feed tells the other processes).
+ */
+// It needs of the service what a roll does: its store calls, clock, events and cache.
+export function expirySetter({ store, storeCall, now, emit, wrote }: RollDependencies) {
+  return async function setKeyExpiry(id: string, change: KeyExpiryChange): Promise<KeyRecord | null> {
+    if (!store.setKeyExpiry) {
+      throw new TypeError("This key store cannot set a key's expiry (no `setKeyExpiry`).")
+    }
+    const at = now()
+    const expiresAt = newExpiry(change, at)
+    const current = await storeCall('findKeyById', () => store.findKeyById(id))
+    if (!current) return null
+    const refusal = lifecycleRefusal(current, 'expire', at.getTime())
+    if (refusal) throw refusal
+    const updated = await storeCall('setKeyExpiry', () => store.setKeyExpiry!(id, expiresAt)).finally(() =>
+      wrote(current.hash),
+    )
+    if (!updated) return null
+    // A roll came first: the key keeps the end of its grace window.
+    const late = lifecycleRefusal(updated, 'expire', at.getTime())
+    if (late) throw late
+    emit({
+      type: 'key.expiry_set',
+      keyId: updated.id,
+      keyPrefix: updated.keyPrefix,
+      ownerType: updated.ownerType,
+      ownerId: updated.ownerId,
+      expiresAt: updated.expiresAt ?? null,
+    })
+    return updated
+  }
+}
