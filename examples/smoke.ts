@@ -149,6 +149,17 @@ export function smokeTest(name: string, dir: URL): void {
       })
       expect(listed.status).toBe(200)
       expect(JSON.stringify(await listed.json())).toContain(started.apiKey.slice(0, 8))
+      // Projects are created and listed through the key routes, as the console's projects page does.
+      const asPage = { Cookie: cookie, 'X-Keyward-Console': '1', Origin: started.url }
+      const created = await fetch(`${started.url}/api/v1/projects`, {
+        method: 'POST',
+        headers: { ...asPage, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Console' }),
+      })
+      expect(created.status).toBe(201)
+      const projects = await fetch(`${started.url}/api/v1/projects`, { headers: asPage })
+      const names = ((await projects.json()) as { projects: { name: string }[] }).projects.map((p) => p.name)
+      expect(names).toEqual(['Console', 'Example'])
       expect(started.output).toContain(`Console: ${started.url}/console/`)
     })
 

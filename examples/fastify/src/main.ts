@@ -3,26 +3,25 @@
 // start issues new ones; a real app keeps them in @keyward/postgres.
 import { createConsole } from '@keyward/console'
 import { consoleHook } from '@keyward/console/fastify'
-import { createKeyward, MemoryKeyStore } from '@keyward/core'
+import { createKeyward, MemoryKeyStore, MemoryProjects } from '@keyward/core'
 import { keywardErrorHandler, keywardNotFoundHandler, keywardPlugin, requireProject } from '@keyward/fastify'
 import Fastify from 'fastify'
 
-const projects = new Map([
-  ['proj_1', { id: 'proj_1', name: 'Example', developerId: 'dev_1', createdAt: new Date() }],
-])
+// Projects in memory: proj_1, owned by dev_1, and those created through the key routes.
+const projects = new MemoryProjects([{ id: 'proj_1', name: 'Example', developerId: 'dev_1' }])
 
 const keyward = createKeyward({
   store: new MemoryKeyStore(),
-  projectOwner: (projectId) => projects.get(projectId)?.developerId ?? null,
+  projectOwner: projects.owner,
 })
 
 const fastify = Fastify()
 // The administrative console at /console: developers sign in with a developer key and manage
 // keys in the browser. Its hook runs before every route, whose calls from its page it authenticates.
 fastify.addHook('onRequest', consoleHook(createConsole(keyward)))
-// Declares request.keyward and mounts the key endpoints: the developer key of dev_1 creates,
-// lists and revokes keys of proj_1.
-await fastify.register(keywardPlugin, { keyward })
+// Declares request.keyward and mounts the key endpoints: the developer key of dev_1 creates and
+// lists projects, and creates, lists and revokes their keys.
+await fastify.register(keywardPlugin, { keyward, ...projects.routes })
 // Unmatched routes, bad JSON and thrown KeywardErrors answer in the error format.
 fastify.setErrorHandler(keywardErrorHandler)
 fastify.setNotFoundHandler(keywardNotFoundHandler)

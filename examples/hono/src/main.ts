@@ -4,17 +4,16 @@
 import { serve } from '@hono/node-server'
 import { createConsole } from '@keyward/console'
 import { consoleMiddleware } from '@keyward/console/hono'
-import { createKeyward, MemoryKeyStore } from '@keyward/core'
+import { createKeyward, MemoryKeyStore, MemoryProjects } from '@keyward/core'
 import { keywardNotFound, keywardOnError, keywardRoutes, requireProject } from '@keyward/hono'
 import { Hono } from 'hono'
 
-const projects = new Map([
-  ['proj_1', { id: 'proj_1', name: 'Example', developerId: 'dev_1', createdAt: new Date() }],
-])
+// Projects in memory: proj_1, owned by dev_1, and those created through the key routes.
+const projects = new MemoryProjects([{ id: 'proj_1', name: 'Example', developerId: 'dev_1' }])
 
 const keyward = createKeyward({
   store: new MemoryKeyStore(),
-  projectOwner: (projectId) => projects.get(projectId)?.developerId ?? null,
+  projectOwner: projects.owner,
 })
 
 const app = new Hono()
@@ -29,8 +28,9 @@ app.get('/api/v1/projects/:project_id/hello', requireProject(keyward), (c) => {
   return c.json({ message: `Hello, ${projectId}!`, projectId, key: projectKey.keyPrefix })
 })
 
-// The key endpoints: the developer key of dev_1 creates, lists and revokes keys of proj_1.
-app.route('/', keywardRoutes(keyward))
+// The key endpoints: the developer key of dev_1 creates and lists projects, and creates, lists
+// and revokes their keys.
+app.route('/', keywardRoutes(keyward, projects.routes))
 // Unmatched routes and thrown KeywardErrors answer in the error format.
 app.notFound(keywardNotFound)
 app.onError(keywardOnError)

@@ -164,6 +164,46 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'I have stored it' }).click()
   })
 
+  it("sets and clears a key's expiry from the page", async () => {
+    await page.getByRole('button', { name: 'Set the expiry of default' }).click()
+    await page.getByLabel('Expires at (your time zone)').fill('2030-01-31T12:00')
+    await page.getByRole('button', { name: 'Set expiry' }).click()
+    await page.getByRole('status').filter({ hasText: 'expires' }).waitFor()
+    const listed = async () => {
+      const response = await api(`/api/v1/projects/${projectId}/api-keys`, {
+        headers: { 'x-developer-key': developerKey },
+      })
+      const keys = (await response.json()).keys as { name: string; expires_at: string | null }[]
+      return keys.find((key) => key.name === 'default')!.expires_at
+    }
+    expect(await listed()).toMatch(/^2030-01-3[01]T/) // noon in the browser's time zone
+    await page.getByRole('button', { name: 'Set the expiry of default' }).click()
+    await page.getByRole('button', { name: 'Never expires' }).click()
+    await page.getByRole('status').filter({ hasText: 'no longer expires' }).waitFor()
+    expect(await listed()).toBeNull()
+  })
+
+  it('deletes a project only once its name is typed, and its keys stop working', async () => {
+    const created = await api('/api/v1/projects', {
+      method: 'POST',
+      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Temporary' }),
+    })
+    const { project, api_key } = await created.json()
+    await page.getByRole('link', { name: 'Projects', exact: true }).click()
+    await page.getByRole('button', { name: 'Delete project Temporary' }).click()
+    const confirm = page.getByRole('button', { name: 'Delete project', exact: true })
+    expect(await confirm.isDisabled()).toBe(true)
+    await page.getByLabel(/Type the project's name/).fill('Temporar')
+    expect(await confirm.isDisabled()).toBe(true)
+    await record('delete-project')
+    await page.getByLabel(/Type the project's name/).fill('Temporary')
+    await confirm.click()
+    await page.getByRole('status').filter({ hasText: 'Deleted project “Temporary”' }).waitFor()
+    expect((await accessToken(project.id, api_key.key)).status).toBe(401)
+    await expect.poll(() => page.getByRole('link', { name: 'Temporary' }).count()).toBe(0)
+  })
+
   it('says plainly that a developer already has 10 active developer keys', async () => {
     for (let i = 1; i < 10; i++) {
       const created = await api('/api/v1/auth/developer-keys', {
@@ -273,7 +313,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   })
 
   it('has no serious accessibility violation and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBeGreaterThanOrEqual(10)
+    expect(violations.size).toBeGreaterThanOrEqual(12)
     for (const [name, found] of violations) expect({ name, found }).toEqual({ name, found: [] })
     expect(cspErrors).toEqual([])
   })

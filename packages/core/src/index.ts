@@ -72,6 +72,8 @@ export {
   keyToJson,
   type ListProjects,
   type ListProjectsInput,
+  type MemoryProject,
+  MemoryProjects,
   type NodeHeaders,
   type NodeListenerRequest,
   type NodeListenerResponse,

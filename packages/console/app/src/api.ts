@@ -1,15 +1,16 @@
 // The one place where the page talks to the server: the console's session, and the documented
 // HTTP API (the key routes), authenticated by the session cookie.
-import type {
-  ApiKeyInfo,
-  CreatedApiKey,
-  CreatedDeveloperKey,
-  CreatedProject,
-  DeveloperKeyInfo,
-  ErrorBody,
-  Project,
-  RolledApiKey,
-  RolledDeveloperKey,
+import {
+  type ApiKeyInfo,
+  type CreatedApiKey,
+  type CreatedDeveloperKey,
+  createClient,
+  type DeveloperKeyInfo,
+  KeywardApiError,
+  type Project,
+  type RolledApiKey,
+  type RolledDeveloperKey,
+  type SetKeyExpiryBody,
 } from '@keyward/client'
 
 export type { ApiKeyInfo, CreatedApiKey, CreatedDeveloperKey, DeveloperKeyInfo, Project }
@@ -53,79 +54,88 @@ export function whenSignedOut(listener: (message: string) => void): void {
   onSignedOut = listener
 }
 
-async function refusalOf(response: Response): Promise<ApiError> {
-  let body: ErrorBody | undefined
-  try {
-    body = (await response.json()) as ErrorBody
-  } catch {
-    body = undefined
-  }
-  const first = body?.detail?.[0]
-  const message = first?.msg ?? `The server answered ${response.status}.`
-  return new ApiError(response.status, first?.type ?? 'http_error', message)
+/** The server's refusal as the page shows it; a session that has ended signs the page out. */
+function refusal(failure: unknown): ApiError {
+  const error =
+    failure instanceof KeywardApiError
+      ? new ApiError(
+          failure.status,
+          failure.detail[0]?.type ?? 'http_error',
+          failure.detail[0]?.msg ?? failure.message,
+        )
+      : failure instanceof ApiError
+        ? failure
+        : new ApiError(
+            0,
+            'network_error',
+            'The server cannot be reached. Check your connection and try again.',
+          )
+  if (error.type === 'session_invalid') onSignedOut(error.message)
+  return error
 }
 
-async function send<T>(
-  method: string,
-  path: string,
-  init: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<T> {
+/** Runs one call of the API, its refusal turned into an {@link ApiError}. */
+async function call<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (failure) {
+    throw refusal(failure)
+  }
+}
+
+// The typed client of the HTTP API, authenticated by the session cookie; each call says it comes
+// from the console's page, which another origin cannot say (see the console's docs).
+const client = createClient({
+  baseUrl: location.origin,
+  session: true,
+  fetch: (url, init) => {
+    const headers = new Headers(init.headers)
+    headers.set('x-keyward-console', '1')
+    return fetch(url, { ...init, headers })
+  },
+})
+
+/** A call of the console's own session endpoint (not part of the API: the client has none). */
+async function sessionCall<T>(method: string, headers: Record<string, string> = {}): Promise<T> {
   let response: Response
   try {
-    response = await fetch(path, {
+    response = await fetch(new URL('session', location.href).pathname, {
       method,
       credentials: 'same-origin',
-      headers: {
-        'x-keyward-console': '1',
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...init.headers,
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      headers,
     })
-  } catch {
-    throw new ApiError(
-      0,
-      'network_error',
-      'The server cannot be reached. Check your connection and try again.',
-    )
+  } catch (failure) {
+    throw refusal(failure)
   }
-  if (!response.ok) {
-    const error = await refusalOf(response)
-    if (error.type === 'session_invalid') onSignedOut(error.message)
-    throw error
-  }
-  return (response.status === 204 ? undefined : await response.json()) as T
+  if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T
+  const body = (await response.json().catch(() => ({}))) as { detail?: { msg?: string; type?: string }[] }
+  const first = body.detail?.[0]
+  throw new ApiError(
+    response.status,
+    first?.type ?? 'http_error',
+    first?.msg ?? `The server answered ${response.status}.`,
+  )
 }
-
-// The session endpoint sits beside the page, wherever the console is mounted.
-const sessionUrl = () => new URL('session', location.href).pathname
 
 export const session = {
-  current: () => send<Session>('GET', sessionUrl()),
+  current: () => sessionCall<Session>('GET'),
   /** Exchanges a developer key for the session cookie; the key is sent once, in a header. */
-  signIn: (developerKey: string) =>
-    send<Session>('POST', sessionUrl(), { headers: { 'x-developer-key': developerKey } }),
-  signOut: () => send<void>('DELETE', sessionUrl()),
+  signIn: (developerKey: string) => sessionCall<Session>('POST', { 'x-developer-key': developerKey }),
+  signOut: () => sessionCall<void>('DELETE'),
 }
 
-const query = (cursor: string | null, limit: number) =>
-  `?limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`
-
-async function page<T>(path: string, field: string, cursor: string | null, limit: number): Promise<Page<T>> {
-  const body = await send<Record<string, unknown>>('GET', path + query(cursor, limit))
-  return { items: (body[field] as T[]) ?? [], next: (body.next_cursor as string | null | undefined) ?? null }
-}
-
-const id = encodeURIComponent
+const LIMIT = 50
+const page = <T>(items: readonly T[], next: string | null | undefined): Page<T> => ({
+  items,
+  next: next ?? null,
+})
 
 /** An expiry change: an instant with its offset, or `null` for none. */
-export interface ExpiryBody {
-  readonly expires_at: string | null
-}
+export type ExpiryBody = SetKeyExpiryBody
 
-/** The calls of one kind of key, under `base`. */
+/** The calls of one kind of key. */
 export interface KeyCalls {
-  list(cursor: string | null, limit?: number): Promise<Page<KeyInfo>>
+  list(cursor: string | null): Promise<Page<KeyInfo>>
   create(name: string, expiresInDays?: number): Promise<CreatedKey>
   revoke(keyId: string): Promise<KeyInfo>
   activate(keyId: string): Promise<KeyInfo>
@@ -133,38 +143,51 @@ export interface KeyCalls {
   setExpiry(keyId: string, body: ExpiryBody): Promise<KeyInfo>
 }
 
-function keyCalls(base: string): KeyCalls {
-  return {
-    list: (cursor, limit = 50) => page<KeyInfo>(base, 'keys', cursor, limit),
-    create: (name, expiresInDays) =>
-      send<CreatedKey>('POST', base, {
-        body: {
-          ...(name === '' ? {} : { name }),
-          ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
-        },
-      }),
-    revoke: (keyId) => send<KeyInfo>('DELETE', `${base}/${id(keyId)}`),
-    activate: (keyId) => send<KeyInfo>('POST', `${base}/${id(keyId)}/activate`),
-    roll: (keyId, graceSeconds) =>
-      send<RolledKey>('POST', `${base}/${id(keyId)}/roll`, { body: { grace_seconds: graceSeconds } }),
-    setExpiry: (keyId, body) => send<KeyInfo>('PATCH', `${base}/${id(keyId)}`, { body }),
-  }
+const creation = (name: string, expiresInDays?: number) => ({
+  ...(name === '' ? {} : { name }),
+  ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
+})
+
+export const developerKeys: KeyCalls = {
+  list: (cursor) =>
+    call(async () => {
+      const listed = await client.developerKeys.list({ cursor, limit: LIMIT })
+      return page(listed.keys, listed.next_cursor)
+    }),
+  create: (name, days) => call(() => client.developerKeys.create(creation(name, days))),
+  revoke: (keyId) => call(() => client.developerKeys.deactivate(keyId)),
+  activate: (keyId) => call(() => client.developerKeys.activate(keyId)),
+  roll: (keyId, grace) => call(() => client.developerKeys.roll(keyId, { grace_seconds: grace })),
+  setExpiry: (keyId, body) => call(() => client.developerKeys.setExpiry(keyId, body)),
 }
 
-export const developerKeys = keyCalls('/api/v1/auth/developer-keys')
-export const projectKeys = (projectId: string) => keyCalls(`/api/v1/projects/${id(projectId)}/api-keys`)
+export const projectKeys = (projectId: string): KeyCalls => ({
+  list: (cursor) =>
+    call(async () => {
+      const listed = await client.apiKeys.list(projectId, { cursor, limit: LIMIT })
+      return page(listed.keys, listed.next_cursor)
+    }),
+  create: (name, days) => call(() => client.apiKeys.create(projectId, creation(name, days))),
+  revoke: (keyId) => call(() => client.apiKeys.deactivate(projectId, keyId)),
+  activate: (keyId) => call(() => client.apiKeys.activate(projectId, keyId)),
+  roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),
+  setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
+})
 
 export const projects = {
-  list: (cursor: string | null, limit = 50) => page<Project>('/api/v1/projects', 'projects', cursor, limit),
-  create: (name: string) => send<CreatedProject>('POST', '/api/v1/projects', { body: { name } }),
+  list: (cursor: string | null) =>
+    call(async () => {
+      const listed = await client.projects.list({ cursor, limit: LIMIT })
+      return page(listed.projects, listed.next_cursor)
+    }),
+  create: (name: string) => call(() => client.projects.create({ name })),
   /**
    * Deletes a project: an elevated operation, which needs a key of the project besides the
    * developer's. The console issues one for the deletion, which ends with the project.
    */
-  async delete(projectId: string): Promise<void> {
-    const key = await projectKeys(projectId).create('console: deletion', 1)
-    await send('DELETE', `/api/v1/projects/${id(projectId)}`, {
-      headers: { 'x-api-key': (key as CreatedApiKey).key },
-    })
-  },
+  delete: (projectId: string) =>
+    call(async () => {
+      const { key } = await client.apiKeys.create(projectId, creation('console: deletion', 1))
+      await client.withProjectKey(key).projects.delete(projectId)
+    }),
 }

@@ -30,6 +30,7 @@ export {
   type ListProjectsInput,
   type ProjectPage,
 } from './key-routes.js'
+export { type MemoryProject, MemoryProjects } from './memory-projects.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { type PageQuery, readPageQuery } from './page-query.js'
 export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
