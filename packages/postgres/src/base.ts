@@ -271,7 +271,11 @@ export class PostgresKeyStore implements KeyStore {
     const { limit, after } = query
     const rows = await run<KeyRow & { position_at: string }>(
       this.#db,
-      after ? this.#sql.listPageAfter[owner.type] : this.#sql.listPage[owner.type],
+      !after
+        ? this.#sql.listPage[owner.type]
+        : UUID.test(after.id)
+          ? this.#sql.listPageAfter[owner.type]
+          : this.#sql.listPageAfterText[owner.type],
       after ? [owner.id, limit + 1, after.createdAt, after.id] : [owner.id, limit + 1],
     )
     const page = rows.slice(0, limit)

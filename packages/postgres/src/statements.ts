@@ -16,6 +16,7 @@ export interface Statements {
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
   readonly listPage: Readonly<Record<KeyKind, Statement>>
   readonly listPageAfter: Readonly<Record<KeyKind, Statement>>
+  readonly listPageAfterText: Readonly<Record<KeyKind, Statement>>
   readonly setExpiry: Statement
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
   readonly insert: Readonly<Record<KeyKind, Statement>>
@@ -121,8 +122,8 @@ export function statementsFor(schema: string): Statements {
     listByOwner: byKind((kind, column) =>
       named(`list_${kind}`, `SELECT ${COLUMNS} FROM ${keys} WHERE ${column} = $1 ORDER BY created_at, id`),
     ),
-    // One page, newest first: the keyset after ($2, $3) is one scan of the owner's page index.
-    // The id is compared as text (the order of canonical UUIDs), so that any cursor's id reads.
+    // One page, newest first: the keyset after ($3, $4) is one range of the owner's page index,
+    // (owner, created_at DESC, id DESC), read from where the cursor points.
     listPage: byKind((kind, column) =>
       named(
         `list_page_${kind}`,
@@ -133,6 +134,16 @@ export function statementsFor(schema: string): Statements {
     listPageAfter: byKind((kind, column) =>
       named(
         `list_page_after_${kind}`,
+        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
+         WHERE ${column} = $1 AND (created_at, id) < ($3::timestamptz, $4::uuid)
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+      ),
+    ),
+    // The same after a cursor whose id is not a UUID (no key of this store has one): the id is
+    // compared as text, which orders canonical UUIDs as PostgreSQL does.
+    listPageAfterText: byKind((kind, column) =>
+      named(
+        `list_page_after_text_${kind}`,
         `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
          WHERE ${column} = $1 AND created_at <= $3::timestamptz AND (created_at < $3::timestamptz OR id::text < $4)
          ORDER BY created_at DESC, id DESC LIMIT $2`,

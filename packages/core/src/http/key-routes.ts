@@ -262,21 +262,6 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     routes.push(createSecretScanningRoute(keyward, options.secretScanning))
   }
   const { createProject, listProjects } = options
-  if (listProjects) {
-    routes.push(
-      route('GET', '/api/v1/projects', developer, async (request, auth) => {
-        const { limit, after } = readPageQuery(request)
-        const page = await listProjects({ developerId: auth.developerId, limit, ...(after ? { after } : {}) })
-        if (!Array.isArray(page?.projects) || page.projects.length > limit || page.next === undefined) {
-          throw new TypeError('listProjects must return { projects, next }, at most `limit` projects.')
-        }
-        return respond(200, {
-          projects: page.projects.map(projectToJson),
-          next_cursor: nextCursor(page.next),
-        })
-      }),
-    )
-  }
   if (createProject) {
     routes.push(
       route('POST', '/api/v1/projects', developer, async (request, auth) => {
@@ -299,6 +284,21 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
           throw new TypeError('createProject: the default key was issued for another project.')
         }
         return respond(201, { project: projectToJson(project), api_key: issuedKeyToJson(apiKey) })
+      }),
+    )
+  }
+  if (listProjects) {
+    routes.push(
+      route('GET', '/api/v1/projects', developer, async (request, auth) => {
+        const { limit, after } = readPageQuery(request)
+        const page = await listProjects({ developerId: auth.developerId, limit, ...(after ? { after } : {}) })
+        if (!Array.isArray(page?.projects) || page.projects.length > limit || page.next === undefined) {
+          throw new TypeError('listProjects must return { projects, next }, at most `limit` projects.')
+        }
+        return respond(200, {
+          projects: page.projects.map(projectToJson),
+          next_cursor: nextCursor(page.next),
+        })
       }),
     )
   }

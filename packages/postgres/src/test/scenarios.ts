@@ -164,6 +164,22 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
       await expect(keyward.issueProjectKey(project)).rejects.toMatchObject({ type: ErrorType.notFound })
     })
 
+    it('pages from a cursor whose id is not a UUID without an error, in the same order', async () => {
+      const { store } = await make()
+      const owner = { type: 'project', id: `proj-${crypto.randomUUID()}` } as const
+      const at = new Date('2025-01-02T03:04:05.678Z')
+      const ids = []
+      for (let i = 0; i < 3; i++)
+        ids.push(
+          (await store.insertKey(record({ ownerType: 'project', ownerId: owner.id, createdAt: at }))).id,
+        )
+      // 'g' sorts after every hex digit: the whole instant comes after it, as text compares.
+      const page = await store.listKeysPage(owner, { limit: 10, after: { createdAt: at, id: 'g' } })
+      expect(page.records.map((r) => r.id)).toEqual([...ids].sort().reverse())
+      const none = await store.listKeysPage(owner, { limit: 10, after: { createdAt: at, id: '0' } })
+      expect(none).toEqual({ records: [], next: null })
+    })
+
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
       expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
