@@ -1,7 +1,6 @@
-import type pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FeedFences } from './fences.js'
-import { BeaconSession } from './pg-beacon.js'
+import { BeaconSession, type SerialQuery } from './pg-beacon.js'
 
 const BOUND = 100
 const PERIOD = 25
@@ -16,10 +15,10 @@ afterEach(() => {
 /** A session on a connection whose queries the test answers, one at a time. */
 function sessionOf() {
   const asked: { text: string; answer: (rows: unknown[]) => void }[] = []
-  const client = {
-    query: (text: string) =>
-      new Promise((resolve) => asked.push({ text, answer: (rows) => resolve({ rows }) })),
-  } as unknown as pg.Client
+  const query = ((text: string) =>
+    new Promise((resolve) =>
+      asked.push({ text, answer: (rows) => resolve({ rows }) }),
+    )) as unknown as SerialQuery
   const fences = new FeedFences(
     BOUND,
     () => {},
@@ -27,7 +26,7 @@ function sessionOf() {
   )
   const evidence: boolean[] = []
   const session = new BeaconSession(
-    client,
+    query,
     fences,
     'abc',
     PERIOD,

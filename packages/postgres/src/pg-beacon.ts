@@ -28,6 +28,25 @@ const BEACON = `SELECT pg_notify('${BEACON_CHANNEL}', pg_current_wal_insert_lsn(
 /** A fence on the beacon channel: its position, then the sender's tag (`$1`). */
 export const BEACON_FENCE = `SELECT pg_notify('${BEACON_CHANNEL}', pg_current_wal_insert_lsn()::text || ' ' || $1), set_config('synchronous_commit', 'off', true)`
 
+/** @internal The queries of one connection, sent one after another. */
+export type SerialQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string,
+  values?: unknown[],
+) => Promise<pg.QueryResult<R>>
+
+/**
+ * @internal Sends the queries of `client` one after another (node-postgres would queue queries
+ * that overlap itself, but warns that it will stop).
+ */
+export function serially(client: pg.Client): SerialQuery {
+  let last: Promise<unknown> = Promise.resolve()
+  return <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
+    const result = last.then(() => client.query<R>(text, values))
+    last = result.catch(() => {})
+    return result
+  }
+}
+
 /** What a beacon session reports to its feed. */
 export interface BeaconHooks {
   /** The connection failed (a query of the session was refused or the connection broke). */
@@ -58,7 +77,7 @@ export class BeaconSession {
   #leading = false
 
   constructor(
-    private readonly client: pg.Client,
+    private readonly query: SerialQuery,
     private readonly fences: FeedFences,
     private readonly token: string,
     private readonly everyMs: number,
@@ -89,8 +108,8 @@ export class BeaconSession {
     const lead = !this.#leading && this.missing
     const n = this.fences.sent()
     const asked = lead
-      ? this.client.query<{ lsn: string; leader: boolean }>(PROBE_AND_LEAD, [BEACON_LOCK_CLASS, this.everyMs])
-      : this.client.query<{ lsn: string; leader?: boolean }>(PROBE)
+      ? this.query<{ lsn: string; leader: boolean }>(PROBE_AND_LEAD, [BEACON_LOCK_CLASS, this.everyMs])
+      : this.query<{ lsn: string; leader?: boolean }>(PROBE)
     asked.then(({ rows }) => {
       this.#probing = false
       const lsn = parseLsn(rows[0]!.lsn)
@@ -151,11 +170,11 @@ export class BeaconSession {
     const idleMs = Math.max(1000, 4 * this.everyMs)
     // PostgreSQL 14 and newer; on older servers a stalled leader keeps the lock until its
     // connection breaks, and every feed counts as stale meanwhile.
-    this.client.query(`SET idle_session_timeout = ${idleMs}`).catch(() => {})
+    this.query(`SET idle_session_timeout = ${idleMs}`).catch(() => {})
     const send = () => {
       if (this.#beaconing) return
       this.#beaconing = true
-      this.client.query(BEACON).then(() => {
+      this.query(BEACON).then(() => {
         this.#beaconing = false
       }, this.hooks.lost)
     }

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { DEFAULT_SCHEMA } from './base.js'
 import { changeOf } from './feed-payload.js'
 import { ChangeFeedLateError, FeedFences } from './fences.js'
-import { BEACON_CHANNEL, BEACON_FENCE, BeaconSession } from './pg-beacon.js'
+import { BEACON_CHANNEL, BEACON_FENCE, BeaconSession, type SerialQuery, serially } from './pg-beacon.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
@@ -157,6 +157,8 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   ).join('')
   const fenceChannel = `keyward_fence_${token}`
   let client: pg.Client | undefined
+  /** Each connection's queries, one after another. */
+  const asks = new WeakMap<pg.Client, SerialQuery>()
   /** The connection whose LISTEN succeeded. */
   let listening: pg.Client | undefined
   /** The connection a fence is in flight on, and whether another was asked for meanwhile. */
@@ -181,9 +183,10 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     fenceOn = on
     fenceAgain = false
     const n = hub.fences.sent()
+    const ask = asks.get(on)!
     const sent = beacon
-      ? on.query(BEACON_FENCE, [`${token}:${n}`])
-      : on.query(FENCE, [fenceChannel, `fence:${token}:${n}`])
+      ? ask(BEACON_FENCE, [`${token}:${n}`])
+      : ask(FENCE, [fenceChannel, `fence:${token}:${n}`])
     sent.then(
       () => {
         if (fenceOn !== on) return
@@ -249,6 +252,8 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       connectionString: options.connectionString,
     })
     client = next
+    const ask = serially(next)
+    asks.set(next, ask)
     next.on('error', (error) => lost(next, error))
     next.on('end', () => lost(next, new Error('The change feed connection ended.')))
     next.on('notification', (message) => {
@@ -261,19 +266,13 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     try {
       await next.connect()
       if (beacon && hub.fences) {
-        session = new BeaconSession(
-          next,
-          hub.fences,
-          token,
-          Math.max(1, Math.floor(hub.fences.boundMs / 4)),
-          {
-            lost: (error) => lost(next, error),
-            evidence,
-          },
-        )
+        session = new BeaconSession(ask, hub.fences, token, Math.max(1, Math.floor(hub.fences.boundMs / 4)), {
+          lost: (error) => lost(next, error),
+          evidence,
+        })
       }
       const own = !hub.fences ? '' : `; LISTEN ${beacon ? BEACON_CHANNEL : fenceChannel}`
-      await next.query(`LISTEN ${CHANGE_CHANNEL}${own}`)
+      await ask(`LISTEN ${CHANGE_CHANNEL}${own}`)
     } catch (error) {
       lost(next, error)
       return
@@ -291,7 +290,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       // The previous check has not answered in a whole period: the connection is gone.
       if (waiting) return lost(next, new Error('The change feed connection stopped answering.'))
       waiting = true
-      next.query('SELECT 1').then(
+      ask('SELECT 1').then(
         () => {
           waiting = false
         },
