@@ -48,8 +48,9 @@ export interface PgChangeFeedOptions {
    *
    * - `'beacon'` (the default): one beacon for the whole database. The feed whose connection
    *   holds an advisory lock notifies the channel `keyward_beacon` every B/4 with the primary's
-   *   WAL position; every feed reads that position every B/4 (a query on its own connection)
-   *   and is fresh from its latest read that a beacon naming a later position has followed.
+   *   WAL position; every feed reads that position once per beacon, shortly before the next
+   *   one (a query on its own connection), and is fresh from its latest read that a beacon
+   *   naming a later position has followed.
    *   Fences (a notification) are sent only to acknowledge a revocation and on connecting.
    *   The primary's notifications per second do not grow with the number of processes.
    * - `'fences'`: each feed sends itself a fence every B/4 and is fresh from the latest one
@@ -150,8 +151,9 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
 
   const hub = new FencedHub()
   const feed = hub as FencedHub & PgChangeFeed
-  // Fences go on a channel of this feed's own, so no other process receives them: PostgreSQL
-  // keeps one queue of notifications for every channel, in commit order.
+  // With `freshnessSource: 'fences'`, fences go on a channel of this feed's own, so no other
+  // process receives them (PostgreSQL keeps one queue of notifications for every channel, in
+  // commit order); with the beacon, on the beacon's channel, tagged with this token.
   const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) =>
     b.toString(16).padStart(2, '0'),
   ).join('')
