@@ -191,7 +191,7 @@ async function main() {
     `\nNode ${process.version}, ${process.platform}/${process.arch}; a private PostgreSQL on this machine; ` +
       `bound ${BOUND_MS} ms; one row written every ${WRITE_EVERY_MS} ms for ${SECONDS} s without, then with, ` +
       `the fleet; a revocation every ${REVOKE_EVERY_MS} ms. before: every feed fences itself every quarter ` +
-      'of the bound; after: one beacon for the database, a probe per feed every quarter of the bound, ' +
+      'of the bound; after: one beacon for the database every third of the bound, a probe per feed per beacon, ' +
       'fences only to acknowledge a revocation.',
   )
 }

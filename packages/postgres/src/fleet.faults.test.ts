@@ -143,7 +143,7 @@ describe.skipIf(missing)(
       await listener.query(`LISTEN ${BEACON_CHANNEL}`)
       await sleep(2000)
       await listener.end()
-      // One beacon every quarter of the bound: 32 in 2 s (fewer on a loaded machine), whatever the
+      // One beacon every third of the bound: 24 in 2 s (fewer on a loaded machine), whatever the
       // size of the fleet; a fence of each feed's own every quarter of the bound would be 3200.
       expect(beacons).toBeGreaterThanOrEqual(8)
       expect(beacons).toBeLessThanOrEqual(48)

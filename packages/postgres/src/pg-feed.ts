@@ -47,7 +47,7 @@ export interface PgChangeFeedOptions {
    * Where the evidence of freshness comes from, with `freshnessBoundMs`:
    *
    * - `'beacon'` (the default): one beacon for the whole database. The feed whose connection
-   *   holds an advisory lock notifies the channel `keyward_beacon` every B/4 with the primary's
+   *   holds an advisory lock notifies the channel `keyward_beacon` every B/3 with the primary's
    *   WAL position; every feed reads that position once per beacon, shortly before the next
    *   one (a query on its own connection), and is fresh from its latest read that a beacon
    *   naming a later position has followed.
@@ -199,7 +199,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     )
   }
 
-  // Every B/4: a fence (or a probe of the beacon), and the report of a feed that has become late.
+  // Every B/4: a fence (or, while the beacon is missing, a probe), and the report of a late feed.
   const tick = () => {
     if (hub.fences && !hub.fences.fresh && hub.announced) {
       reported = true
@@ -268,7 +268,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     try {
       await next.connect()
       if (beacon && hub.fences) {
-        session = new BeaconSession(ask, hub.fences, token, Math.max(1, Math.floor(hub.fences.boundMs / 4)), {
+        session = new BeaconSession(ask, hub.fences, token, Math.max(1, Math.floor(hub.fences.boundMs / 3)), {
           lost: (error) => lost(next, error),
           evidence,
         })
