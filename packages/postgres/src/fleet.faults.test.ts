@@ -54,6 +54,7 @@ describe.skipIf(missing)(
         connectionString: url,
         schema,
         freshnessBoundMs: BOUND_MS,
+        freshnessSource: 'beacon',
         reconnectMaxMs: 500,
       })
       const member = { feed, heard: new Set<string>() }

@@ -46,14 +46,15 @@ export interface PgChangeFeedOptions {
   /**
    * Where the evidence of freshness comes from, with `freshnessBoundMs`:
    *
-   * - `'beacon'` (the default): one beacon for the whole database. The feed whose connection
+   * - `'beacon'`: one beacon for the whole database. The feed whose connection
    *   holds an advisory lock notifies the channel `keyward_beacon` every B/3 with the primary's
    *   WAL position; every feed reads that position once per beacon, shortly before the next
    *   one (a query on its own connection), and is fresh from its latest read that a beacon
    *   naming a later position has followed.
    *   Fences (a notification) are sent only to acknowledge a revocation and on connecting.
    *   The primary's notifications per second do not grow with the number of processes.
-   * - `'fences'`: each feed sends itself a fence every B/4 and is fresh from the latest one
+   * - `'fences'` (the default in this release; the beacon is opt-in until it is measured at
+   *   fleet size on a quiet machine): each feed sends itself a fence every B/4 and is fresh from the latest one
    *   that came back. PostgreSQL wakes every listener of the database for each notification,
    *   so the primary's work grows with the square of the processes: a few dozen at most.
    */
@@ -141,7 +142,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     options.freshnessBoundMs === undefined
       ? undefined
       : positive(who, 'freshnessBoundMs', options.freshnessBoundMs, 0)
-  const source = options.freshnessSource ?? 'beacon'
+  const source = options.freshnessSource ?? 'fences'
   if (source !== 'beacon' && source !== 'fences') {
     throw new TypeError(
       `${who}: option \`freshnessSource\` must be 'beacon' or 'fences', got ${String(source)}.`,
