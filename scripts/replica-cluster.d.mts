@@ -25,10 +25,12 @@ export declare class ReplicaCluster {
   /**
    * Builds and starts both servers; the standby is streaming when this resolves. With
    * `standby: false`, only the primary (for tests that stop and restart one server).
+   * `settings` (`name = value` lines) are added to the primary's configuration, after the defaults.
    */
   static start(options?: {
     readonly applyDelayMs?: number
     readonly standby?: boolean
+    readonly settings?: readonly string[]
   }): Promise<ReplicaCluster>
   /** Appends settings (`name = value` lines) to a running node's configuration and reloads it. */
   reconfigure(node: ClusterNode, settings: readonly string[]): void

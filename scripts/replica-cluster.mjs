@@ -71,6 +71,7 @@ export class ReplicaCluster {
   /**
    * Builds and starts both servers; the standby is streaming when this resolves. With
    * `standby: false`, only the primary (for tests that stop and restart one server).
+   * `settings` (`name = value` lines) are added to the primary's configuration, after the defaults.
    */
   static async start(options = {}) {
     const bin = postgresBinDir()
@@ -97,14 +98,14 @@ export class ReplicaCluster {
     )
     live.add(cluster)
     try {
-      await cluster.#build(user, options.standby ?? true)
+      await cluster.#build(user, options.standby ?? true, options.settings ?? [])
     } catch (error) {
       await cluster.destroy()
       throw error
     }
     return cluster
   }
-  async #build(user, withStandby) {
+  async #build(user, withStandby, settings) {
     this.#user = user
     const { primary, standby } = this
     this.#run('initdb', ['-D', primary.dataDir, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8'])
@@ -115,6 +116,7 @@ export class ReplicaCluster {
       'shared_buffers = 16MB',
       'max_connections = 100',
       'fsync = off',
+      ...settings,
     ])
     this.#run('pg_ctl', ['-D', primary.dataDir, '-l', join(this.#root, 'primary.log'), '-w', 'start'])
     this.#running.add(primary)

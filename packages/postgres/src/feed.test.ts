@@ -92,6 +92,9 @@ describe.skipIf(!PG_URL)('the change feed on PostgreSQL (set KEYWARD_PG_URL to r
     expect(() => pgChangeFeed({ connectionString: 'postgres://x', heartbeatMs: 0 })).toThrow(
       'pgChangeFeed: option `heartbeatMs` must be a positive integer, got 0.',
     )
+    expect(() =>
+      pgChangeFeed({ connectionString: 'postgres://x', freshnessSource: 'gossip' as 'beacon' }),
+    ).toThrow("pgChangeFeed: option `freshnessSource` must be 'beacon' or 'fences', got gossip.")
   })
   feedScenarios('PostgreSQL', () =>
     createPgKeyStore({ connectionString: PG_URL as string }, { schema: uniqueSchema(), changeFeed: true }),

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { DEFAULT_SCHEMA } from './base.js'
 import { changeOf } from './feed-payload.js'
 import { ChangeFeedLateError, FeedFences } from './fences.js'
+import { BEACON_CHANNEL, BEACON_FENCE, BeaconSession, type SerialQuery, serially } from './pg-beacon.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
@@ -36,12 +37,28 @@ export interface PgChangeFeedOptions {
   readonly heartbeatMs?: number
   /**
    * Strict revocation's bound B, in milliseconds (see `strictRevocation` of `createPgKeyStore`,
-   * which sets it). With it, the feed sends a fence (a notification to itself, in a transaction
-   * of its own) every B/4, and counts as not connected whenever the latest fence it heard back
-   * was sent more than B ago: it reports `disconnected` (with a `ChangeFeedLateError`), and
-   * `connected` when a fence comes back. Default: no fences.
+   * which sets it). With it, the feed counts as not connected whenever it has no evidence that
+   * every change committed more than B ago has reached it (see `freshnessSource`): it reports
+   * `disconnected` (with a `ChangeFeedLateError`), and `connected` when evidence is back.
+   * Default: none.
    */
   readonly freshnessBoundMs?: number
+  /**
+   * Where the evidence of freshness comes from, with `freshnessBoundMs`:
+   *
+   * - `'beacon'`: one beacon for the whole database. The feed whose connection
+   *   holds an advisory lock notifies the channel `keyward_beacon` every B/3 with the primary's
+   *   WAL position; every feed reads that position once per beacon, shortly before the next
+   *   one (a query on its own connection), and is fresh from its latest read that a beacon
+   *   naming a later position has followed.
+   *   Fences (a notification) are sent only to acknowledge a revocation and on connecting.
+   *   The primary's notifications per second do not grow with the number of processes.
+   * - `'fences'` (the default in this release; the beacon is opt-in until it is measured at
+   *   fleet size on a quiet machine): each feed sends itself a fence every B/4 and is fresh from the latest one
+   *   that came back. PostgreSQL wakes every listener of the database for each notification,
+   *   so the primary's work grows with the square of the processes: a few dozen at most.
+   */
+  readonly freshnessSource?: 'beacon' | 'fences'
 }
 
 /**
@@ -62,6 +79,8 @@ export interface PgChangeFeed extends KeyChangeHub {
   close(): Promise<void>
   /** @internal The fences of strict revocation, with `freshnessBoundMs`. */
   readonly fences?: FeedFences
+  /** Whether this feed's connection holds the beacon's lock and sends it (`freshnessSource: 'beacon'`). */
+  readonly leading: boolean
 }
 
 // A fence commits a notification and nothing else: it need not wait for the WAL flush (nor
@@ -123,16 +142,26 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     options.freshnessBoundMs === undefined
       ? undefined
       : positive(who, 'freshnessBoundMs', options.freshnessBoundMs, 0)
+  const source = options.freshnessSource ?? 'fences'
+  if (source !== 'beacon' && source !== 'fences') {
+    throw new TypeError(
+      `${who}: option \`freshnessSource\` must be 'beacon' or 'fences', got ${String(source)}.`,
+    )
+  }
+  const beacon = boundMs !== undefined && source === 'beacon'
 
   const hub = new FencedHub()
   const feed = hub as FencedHub & PgChangeFeed
-  // Fences go on a channel of this feed's own, so no other process receives them: PostgreSQL
-  // keeps one queue of notifications for every channel, in commit order.
+  // With `freshnessSource: 'fences'`, fences go on a channel of this feed's own, so no other
+  // process receives them (PostgreSQL keeps one queue of notifications for every channel, in
+  // commit order); with the beacon, on the beacon's channel, tagged with this token.
   const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) =>
     b.toString(16).padStart(2, '0'),
   ).join('')
   const fenceChannel = `keyward_fence_${token}`
   let client: pg.Client | undefined
+  /** Each connection's queries, one after another. */
+  const asks = new WeakMap<pg.Client, SerialQuery>()
   /** The connection whose LISTEN succeeded. */
   let listening: pg.Client | undefined
   /** The connection a fence is in flight on, and whether another was asked for meanwhile. */
@@ -144,6 +173,8 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   let reported = false
   let retry: ReturnType<typeof setTimeout> | undefined
   let heartbeat: ReturnType<typeof setInterval> | undefined
+  /** The beacon's side of the listening connection. */
+  let session: BeaconSession | undefined
 
   const sendFence = () => {
     const on = listening
@@ -155,7 +186,11 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     fenceOn = on
     fenceAgain = false
     const n = hub.fences.sent()
-    on.query(FENCE, [fenceChannel, `fence:${token}:${n}`]).then(
+    const ask = asks.get(on)!
+    const sent = beacon
+      ? ask(BEACON_FENCE, [`${token}:${n}`])
+      : ask(FENCE, [fenceChannel, `fence:${token}:${n}`])
+    sent.then(
       () => {
         if (fenceOn !== on) return
         fenceOn = undefined
@@ -165,19 +200,24 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     )
   }
 
-  // Every B/4: a fence, and the report of a feed that has become late.
+  // Every B/4: a fence (or, while the beacon is missing, a probe), and the report of a late feed.
   const tick = () => {
     if (hub.fences && !hub.fences.fresh && hub.announced) {
       reported = true
       feed.publish({ type: 'disconnected', error: new ChangeFeedLateError(hub.fences.boundMs) })
     }
-    sendFence()
+    if (!beacon) sendFence()
+    else if (session?.missing && listening === client) session.probe()
   }
 
   const fenceHeard = (payload: string | undefined) => {
     const n = Number(payload?.slice(`fence:${token}:`.length))
     if (!hub.fences || !payload?.startsWith(`fence:${token}:`) || !Number.isInteger(n)) return
-    const wasLate = hub.fences.received(n)
+    evidence(hub.fences.received(n))
+  }
+
+  const evidence = (wasLate: boolean) => {
+    if (!hub.fences) return
     // A gap no timer saw (a busy event loop) is reported all the same, before the recovery.
     if (wasLate && hub.announced) {
       feed.publish({ type: 'disconnected', error: new ChangeFeedLateError(hub.fences.boundMs) })
@@ -192,6 +232,8 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     client = undefined
     listening = undefined
     fenceOn = undefined
+    session?.close()
+    session = undefined
     hub.fences?.lost()
     clearInterval(heartbeat)
     from.end().catch(() => {})
@@ -213,19 +255,27 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       connectionString: options.connectionString,
     })
     client = next
+    const ask = serially(next)
+    asks.set(next, ask)
     next.on('error', (error) => lost(next, error))
     next.on('end', () => lost(next, new Error('The change feed connection ended.')))
     next.on('notification', (message) => {
       if (next !== client) return
+      if (message.channel === BEACON_CHANNEL) return session?.heard(message.payload)
       if (message.channel === fenceChannel) return fenceHeard(message.payload)
       const change = message.channel === CHANGE_CHANNEL ? changeOf(message.payload, schema) : null
       if (change) feed.publish(change)
     })
     try {
       await next.connect()
-      await next.query(
-        hub.fences ? `LISTEN ${CHANGE_CHANNEL}; LISTEN ${fenceChannel}` : `LISTEN ${CHANGE_CHANNEL}`,
-      )
+      if (beacon && hub.fences) {
+        session = new BeaconSession(ask, hub.fences, token, Math.max(1, Math.floor(hub.fences.boundMs / 3)), {
+          lost: (error) => lost(next, error),
+          evidence,
+        })
+      }
+      const own = !hub.fences ? '' : `; LISTEN ${beacon ? BEACON_CHANNEL : fenceChannel}`
+      await ask(`LISTEN ${CHANGE_CHANNEL}${own}`)
     } catch (error) {
       lost(next, error)
       return
@@ -243,7 +293,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       // The previous check has not answered in a whole period: the connection is gone.
       if (waiting) return lost(next, new Error('The change feed connection stopped answering.'))
       waiting = true
-      next.query('SELECT 1').then(
+      ask('SELECT 1').then(
         () => {
           waiting = false
         },
@@ -259,6 +309,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     // Connected once the first fence is back: it proves every earlier commit was delivered.
     const first = hub.fences.confirm(performance.now(), heartbeatMs)
     sendFence()
+    session?.probe()
     await first
   }
 
@@ -273,8 +324,10 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     }
     return closed || client || retry ? Promise.resolve() : connect()
   }
+  Object.defineProperty(feed, 'leading', { get: () => session?.leading === true, enumerable: true })
   feed.close = async () => {
     closed = true
+    session?.close()
     clearTimeout(retry)
     clearInterval(heartbeat)
     clearInterval(ticker)

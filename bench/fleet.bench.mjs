@@ -1,0 +1,328 @@
+// A fleet on one primary: N change feeds under strict revocation (each one a process's feed, all
+// in one child process, each with a connection of its own), against a private PostgreSQL built
+// for the run, while a small pool writes one row at a steady pace and a writer revokes keys. For
+// each N it measures the primary's write latency without the fleet, then with it, and reports:
+//
+// - how much of the time the feeds count as fresh (sampled every 10 ms, every feed);
+// - the write p50 and p99, without and with the fleet;
+// - notifications committed on the primary per second, notifications delivered to the fleet per
+//   second, the fleet's queries per second, and its connections;
+// - revocation to refusal: from the start of each revocation until each feed refuses the key
+//   (it heard the change, or counts as stale, so its cache would be bypassed), p99 over all.
+//
+// The fleet shares this machine's cores with the primary and the writes; in production it runs on
+// other machines. FLEET_BENCH_NICE=10 runs it at a lower CPU priority.
+//
+// FLEET_BENCH_MODE=before,after (the default) runs both freshness sources in one run: `before`
+// is every process fencing itself (`freshnessSource: 'fences'`), `after` the shared beacon.
+// FLEET_BENCH_N (default 25,100,300,500) and FLEET_BENCH_SECONDS (default 8) size the run.
+import { fork } from 'node:child_process'
+import { setPriority } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { createKeyward } from '@keyward/core'
+import { createPgKeyStore, pgChangeFeed } from '@keyward/postgres/pg'
+import pg from 'pg'
+import { ReplicaCluster, replicaClusterUnavailable } from '../scripts/replica-cluster.mjs'
+import { table } from './harness.mjs'
+
+const BOUND_MS = 250
+const SIZES = (process.env.FLEET_BENCH_N ?? '25,100,300,500').split(',').map(Number)
+const MODES = (process.env.FLEET_BENCH_MODE ?? 'before,after').split(',')
+const SECONDS = Number(process.env.FLEET_BENCH_SECONDS ?? 8)
+const WRITE_EVERY_MS = 5
+const REVOKE_EVERY_MS = 400
+const SCHEMA = 'kw_bench_fleet'
+const sourceOf = { before: 'fences', after: 'beacon' }
+
+// What every pg client of a process sends and hears: notifications committed (a fence or a
+// beacon is one `pg_notify` statement), notifications delivered, and queries.
+const counts = { notify: 0, delivered: 0, queries: 0 }
+const { query, emit } = pg.Client.prototype
+pg.Client.prototype.query = function (config, ...rest) {
+  counts.queries++
+  const text = typeof config === 'string' ? config : config?.text
+  if (typeof text === 'string' && text.includes('pg_notify(')) counts.notify++
+  return query.call(this, config, ...rest)
+}
+pg.Client.prototype.emit = function (name, ...rest) {
+  if (name === 'notification') counts.delivered++
+  return emit.call(this, name, ...rest)
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+// One clock for both processes of the bench (same host).
+const clock = () => performance.timeOrigin + performance.now()
+
+if (process.env.FLEET_BENCH_CHILD) await fleet(JSON.parse(process.env.FLEET_BENCH_CHILD))
+else await main()
+
+/** The child: N feeds; answers `ready`, then measures between `measure` and `stop`. */
+async function fleet({ n, mode, url }) {
+  const feeds = Array.from({ length: n }, () =>
+    pgChangeFeed({
+      connectionString: url,
+      schema: SCHEMA,
+      freshnessBoundMs: BOUND_MS,
+      freshnessSource: sourceOf[mode],
+      clientConfig: { application_name: 'fleet' },
+    }),
+  )
+  // Connected in waves, as a fleet rolls out: 25 at a time.
+  for (let i = 0; i < n; i += 25) {
+    for (const feed of feeds.slice(i, i + 25)) void feed.start()
+    await sleep(50)
+  }
+  const deadline = performance.now() + 20_000
+  while (performance.now() < deadline && feeds.some((feed) => !feed.connected)) await sleep(50)
+
+  // Per feed: when it heard each change, and when it was sampled stale. The refusal times are
+  // computed at the end, once the start of every revocation is known (the change may arrive
+  // before the message that names it).
+  const heard = feeds.map(() => new Map())
+  const staleAt = feeds.map(() => [])
+  for (const [index, feed] of feeds.entries()) {
+    feed.subscribe((event) => {
+      if (event.type === 'changed' && !heard[index].has(event.hash)) heard[index].set(event.hash, clock())
+    })
+  }
+  let fresh = 0
+  let samples = 0
+  let sampling = false
+  let before
+  const sample = async () => {
+    while (sampling) {
+      const at = clock()
+      for (let i = 0; i < feeds.length; i++) {
+        samples++
+        // A stale feed bypasses its cache: it refuses every key revoked before now.
+        if (feeds[i].connected) fresh++
+        else staleAt[i].push(at)
+      }
+      await sleep(10)
+    }
+  }
+  const revocations = new Map()
+  const refusalsOf = () => {
+    const refusals = []
+    let missing = 0
+    for (const [hash, startedAt] of revocations) {
+      for (let i = 0; i < feeds.length; i++) {
+        const stale = staleAt[i].find((at) => at >= startedAt) ?? Number.POSITIVE_INFINITY
+        const refusedAt = Math.min(heard[i].get(hash) ?? Number.POSITIVE_INFINITY, stale)
+        if (refusedAt === Number.POSITIVE_INFINITY) missing++
+        else refusals.push(refusedAt - startedAt)
+      }
+    }
+    return { refusals, unheard: missing }
+  }
+  let sampler
+  process.on('message', async (message) => {
+    if (message.type === 'measure') {
+      before = { ...counts, cpu: process.cpuUsage(), at: performance.now() }
+      sampling = true
+      sampler = sample()
+    } else if (message.type === 'revoking') {
+      revocations.set(message.hash, message.at)
+    } else if (message.type === 'stop') {
+      sampling = false
+      await sampler
+      const { refusals, unheard } = refusalsOf()
+      const used = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v - before[k]]))
+      const cpu = process.cpuUsage(before.cpu)
+      used.cpu = (cpu.user + cpu.system) / 10 / (performance.now() - before.at)
+      process.send({ type: 'result', fresh: fresh / samples, refusals, unheard, counts: used })
+      for (let i = 0; i < n; i += 50) await Promise.all(feeds.slice(i, i + 50).map((feed) => feed.close()))
+      process.disconnect()
+    }
+  })
+  process.send({ type: 'ready' })
+}
+
+async function main() {
+  const unavailable = replicaClusterUnavailable()
+  if (unavailable) {
+    console.log(`Skipped: ${unavailable}.`)
+    return
+  }
+  for (const mode of MODES) {
+    if (!sourceOf[mode]) throw new Error(`FLEET_BENCH_MODE: expected before and/or after, got ${mode}`)
+  }
+  const cluster = await ReplicaCluster.start({
+    standby: false,
+    settings: ['max_connections = 700', 'shared_buffers = 128MB'],
+  })
+  const url = cluster.primary.url
+  const admin = new pg.Pool({ connectionString: url, max: 4 })
+  admin.on('error', () => {})
+  const rows = []
+  try {
+    await admin.query('CREATE TABLE fleet_bench (id int PRIMARY KEY, n bigint NOT NULL)')
+    await admin.query('INSERT INTO fleet_bench VALUES (1, 0)')
+    await writeLoad(admin, 2) // warm-up
+    // Each mode over every size, the shared beacon first: the primary takes a while to recover
+    // from a large fleet fencing itself.
+    for (const mode of [...MODES].sort()) {
+      for (const n of SIZES) {
+        rows.push(row(await runFleet(admin, url, n, mode)))
+        console.error(`fleet: ${n} ${mode} done`)
+      }
+    }
+  } finally {
+    await admin.end()
+    await cluster.destroy()
+  }
+  table(
+    [
+      'processes',
+      'freshness',
+      'fresh',
+      'write p50 (ms), no fleet -> fleet',
+      'write p99 (ms), no fleet -> fleet',
+      'notifications/s',
+      'delivered/s',
+      'fleet queries/s',
+      'fleet connections',
+      'revocation to refusal p99 (max), ms',
+      'revocations',
+    ],
+    rows,
+  )
+  console.log(
+    `\nNode ${process.version}, ${process.platform}/${process.arch}; a private PostgreSQL on this machine; ` +
+      `bound ${BOUND_MS} ms; one row written every ${WRITE_EVERY_MS} ms for ${SECONDS} s without, then with, ` +
+      `the fleet; a revocation every ${REVOKE_EVERY_MS} ms. before: every feed fences itself every quarter ` +
+      'of the bound; after: one beacon for the database every third of the bound, a probe per feed per beacon, ' +
+      'fences only to acknowledge a revocation.',
+  )
+}
+
+/** Writes one row every WRITE_EVERY_MS for `seconds`; resolves with the latencies. */
+async function writeLoad(pool, seconds) {
+  const latencies = []
+  const pending = []
+  const end = performance.now() + seconds * 1000
+  for (let next = performance.now(); next < end; next += WRITE_EVERY_MS) {
+    const wait = next - performance.now()
+    if (wait > 0) await sleep(wait)
+    const started = performance.now()
+    pending.push(
+      pool
+        .query('UPDATE fleet_bench SET n = n + 1 WHERE id = 1')
+        .then(() => latencies.push(performance.now() - started)),
+    )
+  }
+  await Promise.all(pending)
+  return latencies
+}
+
+async function runFleet(admin, url, n, mode) {
+  const baseline = await writeLoad(admin, SECONDS)
+  const child = fork(fileURLToPath(import.meta.url), {
+    env: { ...process.env, FLEET_BENCH_CHILD: JSON.stringify({ n, mode, url }) },
+    stdio: 'inherit',
+  })
+  if (process.env.FLEET_BENCH_NICE) setPriority(child.pid, Number(process.env.FLEET_BENCH_NICE))
+  const messages = []
+  const waiters = []
+  child.on('message', (message) => {
+    const waiter = waiters.findIndex((w) => w.type === message.type)
+    if (waiter >= 0) waiters.splice(waiter, 1)[0].resolve(message)
+    else messages.push(message)
+  })
+  const next = (type) =>
+    new Promise((resolve, reject) => {
+      const found = messages.findIndex((m) => m.type === type)
+      if (found >= 0) return resolve(messages.splice(found, 1)[0])
+      waiters.push({ type, resolve })
+      child.once('exit', () => reject(new Error(`the fleet exited before ${type}`)))
+    })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const writerStore = await createPgKeyStore(
+    { connectionString: url, poolConfig: { max: 2 } },
+    {
+      schema: SCHEMA,
+      strictRevocation: { boundMs: BOUND_MS },
+      changeFeed: { freshnessSource: sourceOf[mode] },
+      queryTimeoutMs: 10_000,
+    },
+  )
+  try {
+    const writer = createKeyward({ store: writerStore })
+    const keys = []
+    for (let i = 0; i < Math.ceil((SECONDS * 1000) / REVOKE_EVERY_MS) + 2; i++) {
+      keys.push((await writer.issueProjectKey('fleet-bench')).record)
+    }
+    await next('ready')
+    await sleep(2000)
+    child.send({ type: 'measure' })
+    const revoking = (async () => {
+      const end = performance.now() + SECONDS * 1000
+      let failed = 0
+      let made = 0
+      while (performance.now() < end && keys.length > 0) {
+        const record = keys.pop()
+        child.send({ type: 'revoking', hash: record.hash, at: clock() })
+        made++
+        const call = writer.deactivateKey(record.id).catch(() => failed++)
+        await Promise.all([call, sleep(REVOKE_EVERY_MS)])
+      }
+      return { made, failed }
+    })()
+    const before = { ...counts }
+    const startedAt = performance.now()
+    const withFleet = await writeLoad(admin, SECONDS)
+    const seconds = (performance.now() - startedAt) / 1000
+    const after = { ...counts }
+    const { made, failed } = await revoking
+    const [{ connections }] = (
+      await admin.query(
+        "SELECT count(*)::int AS connections FROM pg_stat_activity WHERE application_name = 'fleet'",
+      )
+    ).rows
+    child.send({ type: 'stop' })
+    const result = await next('result')
+    console.error(`fleet: its process used ${result.counts.cpu.toFixed(0)}% of a core`)
+    // Notifications and queries of this process (the writer) and of the fleet; the writes are not counted.
+    const rate = (name) => (after[name] - before[name] + result.counts[name]) / seconds
+    return {
+      n,
+      mode,
+      fresh: result.fresh,
+      baseline,
+      withFleet,
+      notify: rate('notify'),
+      delivered: rate('delivered'),
+      queries: rate('queries') - withFleet.length / seconds,
+      connections,
+      refusals: result.refusals,
+      unheard: result.unheard,
+      made,
+      failed,
+    }
+  } finally {
+    await writerStore.close()
+    await exited
+  }
+}
+
+function row(r) {
+  const pct = (values, p) => {
+    if (values.length === 0) return Number.NaN
+    const sorted = [...values].sort((a, b) => a - b)
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+  }
+  const ms = (value) => (Number.isNaN(value) ? '-' : value.toFixed(1))
+  return [
+    r.n,
+    r.mode,
+    `${(r.fresh * 100).toFixed(r.fresh > 0.99 ? 2 : 1)}%`,
+    `${ms(pct(r.baseline, 50))} -> ${ms(pct(r.withFleet, 50))}`,
+    `${ms(pct(r.baseline, 99))} -> ${ms(pct(r.withFleet, 99))}`,
+    Math.round(r.notify),
+    Math.round(r.delivered),
+    Math.round(r.queries),
+    r.connections,
+    `${ms(pct(r.refusals, 99))} (${ms(Math.max(...r.refusals))})`,
+    `${r.made}${r.failed ? `, ${r.failed} unconfirmed` : ''}${r.unheard ? `, ${r.unheard} refusals missing` : ''}`,
+  ]
+}

@@ -1,0 +1,251 @@
+// Strict revocation for a fleet: 100 change feeds (each one a process's feed, with a connection of
+// its own) and a writer on a PostgreSQL server of this file's own, with the beacon for freshness.
+// After every acknowledged revocation, each feed has either heard it or counts as stale (its cache
+// is bypassed), while the fleet runs steadily, while feeds are stalled, while the leader is stalled
+// and when it is killed, and across a restart of the server. Timing is never asserted: waits are
+// polls with generous deadlines.
+import { createKeyward, ErrorType, type Keyward } from '@keyward/core'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ReplicaCluster, replicaClusterUnavailable } from '../../../scripts/replica-cluster.mjs'
+import type { PostgresKeyStore } from './base.js'
+import { createPgKeyStore, type PgChangeFeed, pgChangeFeed } from './pg.js'
+import { BEACON_CHANNEL, BEACON_LOCK_CLASS } from './pg-beacon.js'
+import { uniqueSchema } from './test/harness.js'
+import { TcpProxy } from './test/tcp-proxy.js'
+
+const FLEET = 100
+const BOUND_MS = 250
+const missing = replicaClusterUnavailable()
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`)
+    await sleep(25)
+  }
+}
+
+interface Member {
+  readonly feed: PgChangeFeed
+  readonly heard: Set<string>
+}
+
+describe.skipIf(missing)(
+  `a fleet of ${FLEET} feeds on one primary${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let cluster: ReplicaCluster
+    let admin: pg.Pool
+    let writerStore: PostgresKeyStore
+    let writer: Keyward
+    /** The first process: it takes the lead, and its connections go through a proxy, to be stalled. */
+    let leaderStore: PostgresKeyStore
+    let leaderProxy: TcpProxy
+    const schema = uniqueSchema()
+    const fleet: Member[] = []
+    /** The proxy of five feeds of the fleet and of a reader with a cache, to be stalled. */
+    let stalledFeeds: TcpProxy
+    const proxies: TcpProxy[] = []
+    const stores: PostgresKeyStore[] = []
+
+    const join = async (through?: TcpProxy): Promise<Member> => {
+      const url = through ? through.through(cluster.primary.url) : cluster.primary.url
+      const feed = pgChangeFeed({
+        connectionString: url,
+        schema,
+        freshnessBoundMs: BOUND_MS,
+        freshnessSource: 'beacon',
+        reconnectMaxMs: 500,
+      })
+      const member = { feed, heard: new Set<string>() }
+      feed.subscribe((event) => {
+        if (event.type === 'changed') member.heard.add(event.hash)
+      })
+      fleet.push(member)
+      void feed.start()
+      return member
+    }
+    const proxy = async () => {
+      const started = await TcpProxy.start('127.0.0.1', cluster.primary.port)
+      proxies.push(started)
+      return started
+    }
+    const freshShare = () => fleet.filter((m) => m.feed.connected).length / fleet.length
+    const leaders = () => fleet.filter((m) => m.feed.leading)
+    /** The feed that leads, of the fleet or of a store. */
+    const leader = () =>
+      [...fleet.map((m) => m.feed), ...stores.map((store) => store.changes as PgChangeFeed)].find(
+        (feed) => feed.leading,
+      )
+
+    /**
+     * Revokes `count` keys one after another and checks, the moment each is acknowledged, that every
+     * feed that counts as fresh has heard it. Returns the share of fresh feeds at each acknowledgement.
+     */
+    const revokeAndCheck = async (count: number, during?: () => void) => {
+      const shares: number[] = []
+      for (let i = 0; i < count; i++) {
+        const { record } = await writer.issueProjectKey('fleet')
+        if (i === 0) during?.()
+        await writer.deactivateKey(record.id)
+        // Synchronously, right after the acknowledgement: no event can arrive in between.
+        const violators = fleet.filter((m) => m.feed.connected && !m.heard.has(record.hash))
+        expect(violators.length).toBe(0)
+        shares.push(freshShare())
+      }
+      return shares
+    }
+
+    beforeAll(async () => {
+      cluster = await ReplicaCluster.start({ standby: false, settings: ['max_connections = 300'] })
+      admin = new pg.Pool({ connectionString: cluster.primary.url, max: 2 })
+      admin.on('error', () => {})
+      leaderProxy = await proxy()
+      leaderStore = await createPgKeyStore(
+        { connectionString: leaderProxy.through(cluster.primary.url), poolConfig: { max: 1 } },
+        { schema, strictRevocation: { boundMs: BOUND_MS }, queryTimeoutMs: 10_000 },
+      )
+      stores.push(leaderStore)
+      await until('the first process to lead', () => (leaderStore.changes as PgChangeFeed).leading)
+      writerStore = await createPgKeyStore(
+        { connectionString: cluster.primary.url, poolConfig: { max: 2 } },
+        { schema, strictRevocation: { boundMs: BOUND_MS }, queryTimeoutMs: 10_000 },
+      )
+      stores.push(writerStore)
+      writer = createKeyward({ store: writerStore })
+      await until('the writer to be fresh', () => writerStore.changes?.connected === true)
+      stalledFeeds = await proxy()
+    })
+
+    afterAll(async () => {
+      for (const member of fleet) await member.feed.close()
+      for (const store of stores) await store.close()
+      for (const started of proxies) await started.stop()
+      await admin?.end()
+      await cluster?.destroy()
+    })
+
+    it('runs on one beacon: one leader, notifications per second independent of the fleet, every feed fresh', async () => {
+      // The fleet joins in waves.
+      for (let i = 0; i < FLEET; i++) {
+        await join(i < 5 ? stalledFeeds : undefined)
+        if (i % 20 === 19) await sleep(100)
+      }
+      await until('every feed to be fresh', () => freshShare() === 1, 60_000)
+      expect(leaders()).toHaveLength(0)
+      expect((writerStore.changes as PgChangeFeed).leading).toBe(false)
+      expect((leaderStore.changes as PgChangeFeed).leading).toBe(true)
+
+      // Everything on the beacon channel over 2 s, as any listener hears it.
+      const listener = new pg.Client({ connectionString: cluster.primary.url })
+      await listener.connect()
+      let beacons = 0
+      listener.on('notification', () => beacons++)
+      await listener.query(`LISTEN ${BEACON_CHANNEL}`)
+      await sleep(2000)
+      await listener.end()
+      // One beacon every third of the bound: 24 in 2 s (fewer on a loaded machine), whatever the
+      // size of the fleet; a fence of each feed's own every quarter of the bound would be 3200.
+      expect(beacons).toBeGreaterThanOrEqual(8)
+      expect(beacons).toBeLessThanOrEqual(48)
+
+      const shares = await revokeAndCheck(10)
+      expect(Math.max(...shares)).toBeGreaterThan(0.9)
+    })
+
+    it('stalled feeds: each is stale, never fresh without a revocation acknowledged meanwhile; fresh again after', async () => {
+      const stalled = fleet.slice(0, 5)
+      const cached = await createPgKeyStore(
+        { connectionString: stalledFeeds.through(cluster.primary.url), poolConfig: { max: 1 } },
+        { schema, strictRevocation: { boundMs: BOUND_MS }, migrate: false, queryTimeoutMs: 2000 },
+      )
+      stores.push(cached)
+      const reader = createKeyward({ store: cached, cache: {} })
+      const { key, record } = await writer.issueProjectKey('fleet')
+      const verify = () =>
+        reader.authenticate({ projectKey: key }, { scope: 'project', projectId: 'fleet' }).then(
+          () => 'accepted',
+          (error: { type?: string }) => error.type ?? String(error),
+        )
+      await until(
+        'the reader to cache the key',
+        async () => (await verify()) === 'accepted' && reader.cacheStats()!.entries > 0,
+      )
+
+      stalledFeeds.stall()
+      await writer.deactivateKey(record.id)
+      // The reader's lookups go through the stalled proxy too: it cannot answer, and must not accept.
+      expect(await Promise.race([verify(), sleep(BOUND_MS * 4).then(() => 'no answer')])).not.toBe('accepted')
+      expect(stalled.every((m) => !m.feed.connected)).toBe(true)
+      await revokeAndCheck(5)
+      expect(stalled.every((m) => !m.feed.connected)).toBe(true)
+
+      stalledFeeds.resume()
+      await until('the stalled feeds to be fresh again', () => stalled.every((m) => m.feed.connected), 60_000)
+      expect(await verify()).toBe(ErrorType.keyInvalid)
+      await revokeAndCheck(5)
+    })
+
+    it('a stalled leader: the fleet counts as stale until the server ends its session, then a new leader', async () => {
+      const first = leaderStore.changes as PgChangeFeed
+      expect(first.leading).toBe(true)
+      await until('the fleet to be fresh', () => freshShare() > 0.95, 60_000)
+
+      leaderProxy.stall()
+      // No beacon: the feeds go stale (fail safe) rather than stay fresh on old evidence, and every
+      // revocation acknowledged meanwhile holds.
+      await revokeAndCheck(8)
+      // The server ends the stalled leader's idle session; another feed takes the lead.
+      await until(
+        'a new leader',
+        () => leaders().length === 1 || (writerStore.changes as PgChangeFeed).leading,
+        60_000,
+      )
+      await until('the fleet to be fresh again', () => freshShare() > 0.95, 60_000)
+      leaderProxy.resume()
+      await revokeAndCheck(5)
+    })
+
+    it('a killed leader: another takes the lead and every acknowledged revocation holds meanwhile', async () => {
+      const before = await leaderPid()
+      expect(before).toBeDefined()
+      await revokeAndCheck(8, () => void terminateLeader())
+      // A new session holds the lock (perhaps the same process's, reconnected) and sends the beacon.
+      await until('a new leader', async () => ![undefined, before].includes(await leaderPid()), 60_000)
+      expect(leader()).toBeDefined()
+      await until('the fleet to be fresh again', () => freshShare() > 0.95, 60_000)
+      const shares = await revokeAndCheck(5)
+      expect(Math.max(...shares)).toBeGreaterThan(0.9)
+    })
+
+    it('a restart of the server: every feed stale while it is down, then one leader and a fresh fleet', async () => {
+      await cluster.stopNode(cluster.primary, 'immediate')
+      await until('every feed to be stale', () => freshShare() === 0)
+      await cluster.startNode(cluster.primary)
+      await until('the writer to be fresh again', () => writerStore.changes?.connected === true, 60_000)
+      await until('the fleet to be fresh again', () => freshShare() > 0.95, 90_000)
+      const all = [...fleet.map((m) => m.feed), ...stores.map((store) => store.changes as PgChangeFeed)]
+      await until('one leader', () => all.filter((feed) => feed.leading).length === 1)
+      const shares = await revokeAndCheck(8)
+      expect(Math.max(...shares)).toBeGreaterThan(0.9)
+    })
+
+    /** The server process of the session that holds the beacon's lock. */
+    async function leaderPid(): Promise<number | undefined> {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid`,
+        [BEACON_LOCK_CLASS],
+      )
+      return rows[0]?.pid
+    }
+
+    /** Ends the session that holds the beacon's lock, as a crash of its process would. */
+    async function terminateLeader() {
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid`,
+        [BEACON_LOCK_CLASS],
+      )
+    }
+  },
+)
