@@ -1,9 +1,10 @@
-// The shared HTTP suite against the three adapters at once: every request goes to an Express,
-// a Fastify and a Hono server, and their answers must be identical.
+// The shared HTTP suite against every adapter at once: each request goes to an Express, a Fastify,
+// a Hono and a fetch-handler server, and their answers must be identical.
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
+import { type Http2Bindings, type HttpBindings, serve } from '@hono/node-server'
 import * as kwExpress from '@keyward/express'
 import * as kwFastify from '@keyward/fastify'
+import * as kwFetch from '@keyward/fetch'
 import * as kwHono from '@keyward/hono'
 import express from 'express'
 import Fastify from 'fastify'
@@ -116,26 +117,71 @@ const honoHarness: HttpAdapterHarness = {
       throw app.failure
     })
     server.onError(kwHono.keywardOnError)
-    return new Promise((resolve) => {
-      const http = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-        resolve({
-          origin: `http://127.0.0.1:${info.port}`,
-          close: closer(http as import('node:http').Server),
-        })
-      })
+    return serveFetch((request, env) => server.fetch(request, env))
+  },
+}
+
+/** `@hono/node-server`'s request, whose socket has the address Bun's `server.requestIP` or Deno's `info.remoteAddr` give. */
+type NodeEnv = HttpBindings | Http2Bindings
+
+/** Serves a Web `fetch` function on Node with `@hono/node-server`, as Bun.serve or Deno.serve would. */
+function serveFetch(fetch: (request: Request, env: NodeEnv) => Response | Promise<Response>) {
+  return new Promise<RunningServer>((resolve) => {
+    const http = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+      resolve({ origin: `http://127.0.0.1:${info.port}`, close: closer(http as import('node:http').Server) })
+    })
+  })
+}
+
+// The fetch adapter on a server of Web handlers, routed by hand as on Bun or Deno: each route's
+// parameters and the socket's address are handed to the handler as its context.
+const fetchHarness: HttpAdapterHarness = {
+  name: 'fetch',
+  listen: (app: ConformanceApp) => {
+    const { keyward } = app
+    const answer = (_request: Request, auth: unknown) => Response.json({ auth })
+    const routes: Array<[string, RegExp, kwFetch.FetchHandler]> = [
+      ['GET', /^\/conformance\/developer$/, kwFetch.requireDeveloper(keyward, answer)],
+      [
+        'GET',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/owner$/,
+        kwFetch.requireDeveloper(keyward, answer, { projectParam: 'project_id' }),
+      ],
+      [
+        'GET',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/project$/,
+        kwFetch.requireProject(keyward, answer),
+      ],
+      [
+        'POST',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/elevated$/,
+        kwFetch.requireElevated(keyward, answer),
+      ],
+      ['GET', /^\/conformance\/bearer$/, kwFetch.requireBearer({ verify: app.verifyToken, keyward }, answer)],
+      ['GET', /^\/conformance\/throws$/, async () => kwFetch.keywardOnError(app.failure)],
+    ]
+    const keyRoutes = kwFetch.keywardHandler(keyward, { createProject: app.createProject })
+    return serveFetch((request, env) => {
+      const address = env.incoming.socket.remoteAddress
+      const path = new URL(request.url).pathname
+      for (const [method, pattern, handler] of routes) {
+        const match = request.method === method ? pattern.exec(path) : null
+        if (match) return handler(request, { params: { ...match.groups }, address })
+      }
+      return keyRoutes(request, { address })
     })
   },
 }
 
 runHttpConformance({
-  adapters: [expressHarness, fastifyHarness, honoHarness],
+  adapters: [expressHarness, fastifyHarness, honoHarness, fetchHarness],
   limiter: (settings) => new RateLimiterMemory(settings),
 })
 
 // With the verification cache, a key it holds is answered at once, without a lookup or an
 // asynchronous hop in the adapter; a revocation through the service is seen by the next request.
 describe('a key the verification cache holds', () => {
-  for (const adapter of [expressHarness, fastifyHarness, honoHarness]) {
+  for (const adapter of [expressHarness, fastifyHarness, honoHarness, fetchHarness]) {
     it(`${adapter.name}: is answered without a lookup, and refused as soon as it is revoked`, async () => {
       const world = await createConformanceWorld('reject', undefined, {})
       const server = await adapter.listen(world.app)
