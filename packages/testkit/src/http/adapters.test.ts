@@ -6,6 +6,11 @@ import * as kwExpress from '@keyward/express'
 import * as kwFastify from '@keyward/fastify'
 import * as kwFetch from '@keyward/fetch'
 import * as kwHono from '@keyward/hono'
+import * as kwNest from '@keyward/nestjs'
+import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common'
+import { NestFactory } from '@nestjs/core'
+import { ExpressAdapter } from '@nestjs/platform-express'
+import { FastifyAdapter } from '@nestjs/platform-fastify'
 import express from 'express'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
@@ -173,15 +178,83 @@ const fetchHarness: HttpAdapterHarness = {
   },
 }
 
+// A Nest app on either platform, with the body left to Keyward: Nest's body parser off, and on
+// Fastify a parser that hands every body on unread (see the guide).
+function nestHarness(platform: 'express' | 'fastify'): HttpAdapterHarness {
+  return {
+    name: `nest-${platform}`,
+    listen: async (app: ConformanceApp) => {
+      const { RequireBearer, RequireDeveloper, RequireElevated, RequireProject, KeywardAuth } = kwNest
+      @Controller('conformance')
+      class ConformanceController {
+        @Get('developer')
+        @RequireDeveloper()
+        developer(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('projects/:project_id/owner')
+        @RequireDeveloper({ projectParam: 'project_id' })
+        owner(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('projects/:project_id/project')
+        @RequireProject()
+        project(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Post('projects/:project_id/elevated')
+        @HttpCode(200)
+        @RequireElevated()
+        elevated(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('bearer')
+        @RequireBearer()
+        bearer(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('throws')
+        throws() {
+          throw app.failure
+        }
+      }
+      const { keyward, createProject, verifyToken } = app
+      @Module({
+        imports: [kwNest.KeywardModule.forRoot({ keyward, createProject, bearer: { verify: verifyToken } })],
+        controllers: [ConformanceController],
+      })
+      class AppModule {}
+      const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
+      const nest = await NestFactory.create(AppModule, adapter, { bodyParser: false, logger: false })
+      if (adapter instanceof FastifyAdapter) {
+        const fastify = adapter.getInstance()
+        fastify.removeAllContentTypeParsers()
+        fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+      }
+      await nest.listen(0, '127.0.0.1')
+      return { origin: (await nest.getUrl()).replace('[::1]', '127.0.0.1'), close: () => nest.close() }
+    },
+  }
+}
+
+const harnesses = [
+  expressHarness,
+  fastifyHarness,
+  honoHarness,
+  fetchHarness,
+  nestHarness('express'),
+  nestHarness('fastify'),
+]
+
 runHttpConformance({
-  adapters: [expressHarness, fastifyHarness, honoHarness, fetchHarness],
+  adapters: harnesses,
   limiter: (settings) => new RateLimiterMemory(settings),
 })
 
 // With the verification cache, a key it holds is answered at once, without a lookup or an
 // asynchronous hop in the adapter; a revocation through the service is seen by the next request.
 describe('a key the verification cache holds', () => {
-  for (const adapter of [expressHarness, fastifyHarness, honoHarness, fetchHarness]) {
+  for (const adapter of harnesses) {
     it(`${adapter.name}: is answered without a lookup, and refused as soon as it is revoked`, async () => {
       const world = await createConformanceWorld('reject', undefined, {})
       const server = await adapter.listen(world.app)
