@@ -36,6 +36,12 @@ const REQUIREMENT = 'keyward:requirement'
 /**
  * A refused request: the guard throws it, and `KeywardExceptionFilter` sends `answer` as it is
  * (status, headers, body). Nest's own filter would still answer its status and body.
+ *
+ * @example
+ * ```ts
+ * const result = await projectGuard(keyward)(toKeywardRequest(request))
+ * if (!result.ok) throw new KeywardRefusal(result.response)
+ * ```
  */
 export class KeywardRefusal extends HttpException {
   constructor(readonly answer: KeywardResponse) {
