@@ -15,8 +15,8 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // Tests that build PostgreSQL clusters of their own run apart: `pnpm test:replicas` and
-    // `pnpm test:faults`.
-    exclude: ['**/node_modules/**', '**/*.replicas.test.ts', '**/*.faults.test.ts'],
+    // `pnpm test:faults`; so do the apps built by a framework's own build: `pnpm test:builds`.
+    exclude: ['**/node_modules/**', '**/*.replicas.test.ts', '**/*.faults.test.ts', '**/*.build.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
     testTimeout: 30_000,

@@ -1,6 +1,7 @@
-// The test every framework guide passes: its first TypeScript block is the example's main.ts,
-// word for word (so it runs: the smoke test starts it), and every later block compiles when
-// appended to it, against the built packages, as a reader who follows the guide would write it.
+// The test every framework guide passes: its first TypeScript block is the example's main file
+// (src/main.ts, or the module its app is built around), word for word (so it runs: the example's
+// test starts it), and every later block compiles when appended to it, against the built
+// packages, as a reader who follows the guide would write it.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
@@ -28,9 +29,20 @@ function importedNames(source: string): Set<string> {
   return names
 }
 
-/** `main` with `block` appended: the block's imports of names `main` lacks go first. */
+/** The names a module exports from its own declarations (`export const x`, `export function f`). */
+function exportedNames(source: string): Set<string> {
+  return new Set(
+    [...source.matchAll(/^export\s+(?:async\s+)?(?:const|let|function|class)\s+(\w+)/gm)].map((m) => m[1]!),
+  )
+}
+
+/**
+ * `main` with `block` appended: the block's imports of names `main` lacks go first (an import of
+ * a name `main` exports, such as a route file's `import { keyward } from '@/lib/keyward'`, is
+ * dropped).
+ */
 function appended(main: string, block: string): string {
-  const known = importedNames(main)
+  const known = new Set([...importedNames(main), ...exportedNames(main)])
   const imports: string[] = []
   const body = block.replace(
     IMPORT,
@@ -70,8 +82,10 @@ function appended(main: string, block: string): string {
 function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): string[] {
   const configPath = `${exampleDir}/tsconfig.json`
   const config = ts.readConfigFile(configPath, ts.sys.readFile)
-  const options = ts.parseJsonConfigFileContent(config.config, ts.sys, exampleDir).options
-  const host = ts.createCompilerHost({ ...options, noEmit: true })
+  // Compiled once, in memory: no incremental build information (Next.js's tsconfig asks for it).
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, exampleDir).options
+  const options = { ...parsed, noEmit: true, incremental: false }
+  const host = ts.createCompilerHost(options)
   const { fileExists, readFile, getSourceFile } = host
   host.fileExists = (name) => files.has(name) || fileExists.call(host, name)
   host.readFile = (name) => files.get(name) ?? readFile.call(host, name)
@@ -79,7 +93,7 @@ function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): str
     files.has(name)
       ? ts.createSourceFile(name, files.get(name)!, language)
       : getSourceFile.call(host, name, language, ...rest)
-  const program = ts.createProgram([...files.keys()], { ...options, noEmit: true }, host)
+  const program = ts.createProgram([...files.keys()], options, host)
   return ts
     .getPreEmitDiagnostics(program)
     .filter((d) => d.file === undefined || files.has(d.file.fileName))
@@ -92,23 +106,26 @@ function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): str
 }
 
 /**
- * Checks the guide at `guide` (a markdown file) against the example in `exampleDir`.
+ * Checks the guide at `guide` (a markdown file) against the example in `exampleDir`, whose main
+ * file is `mainFile` (default `src/main.ts`).
  * Needs the packages built (`pnpm build`): the example compiles against them as a user's app would.
  */
-export function guideTest(name: string, guide: URL, exampleDir: URL): void {
+export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 'src/main.ts'): void {
   const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
   const blocks = blocksOf(readFileSync(guide, 'utf8'))
-  const main = readFileSync(`${dir}/src/main.ts`, 'utf8')
+  const mainPath = `${dir}/${mainFile}`
+  const main = readFileSync(mainPath, 'utf8')
+  const beside = mainPath.slice(0, mainPath.lastIndexOf('/'))
 
   describe(`the ${name} guide`, () => {
-    it("shows the example's src/main.ts, word for word, as its first TypeScript block", () => {
+    it(`shows the example's ${mainFile}, word for word, as its first TypeScript block`, () => {
       expect(blocks[0]).toBe(main)
     })
 
     it('has TypeScript blocks that compile, each appended to the example', () => {
       expect(blocks.length).toBeGreaterThan(1)
       const files = new Map(
-        blocks.slice(1).map((block, i) => [`${dir}/src/guide-block-${i + 2}.ts`, appended(main, block)]),
+        blocks.slice(1).map((block, i) => [`${beside}/guide-block-${i + 2}.ts`, appended(main, block)]),
       )
       expect(typeErrors(dir, files)).toEqual([])
     })

@@ -1,8 +1,8 @@
 // The runtime matrix. Node 22 and 24 (the `node@22` / `node@24` packages of the npm registry)
 // run the whole test suite. Bun and Deno (their `bun` / `deno` npm packages) run the test suites
-// of core and the Hono adapter (vitest itself on that runtime, its workers too, which a test
-// checks; the Web Crypto hashing path included), then the consumer fixtures of both against the
-// packed tarballs, and print which SHA-256 path core takes by default. Runtimes are installed
+// of core and of the Hono and fetch adapters (vitest itself on that runtime, its workers too, which
+// a test checks; the Web Crypto hashing path included), then the consumer fixtures of the three
+// against the packed tarballs, and print which SHA-256 path core takes by default. Runtimes are installed
 // once into a cache outside the repository (KEYWARD_RUNTIMES_DIR, default ~/.cache/keyward-runtimes).
 // Usage: node scripts/node-matrix.mjs [--only node22,node24,bun,deno] [--refresh]  (build first)
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -31,8 +31,8 @@ const RUNTIMES = {
 }
 // The packages that must run on every runtime (with the @keyward packages they depend on), and
 // their test suites, which Bun and Deno run.
-const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono']
-const EVERY_RUNTIME_TESTS = ['packages/core/src', 'packages/hono/src']
+const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono', '@keyward/fetch']
+const EVERY_RUNTIME_TESTS = ['packages/core/src', 'packages/hono/src', 'packages/fetch/src']
 
 const { values } = parseArgs({
   options: {

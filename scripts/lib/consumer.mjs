@@ -18,6 +18,8 @@ const COMPILER_OPTIONS = {
   esModuleInterop: true,
   skipLibCheck: false,
   types: ['node'],
+  // NestJS's decorators (the @keyward/nestjs fixture); no decorator metadata is needed.
+  experimentalDecorators: true,
 }
 
 /**

@@ -1,10 +1,16 @@
-// The shared HTTP suite against the three adapters at once: every request goes to an Express,
-// a Fastify and a Hono server, and their answers must be identical.
+// The shared HTTP suite against every adapter at once: each request goes to an Express, a Fastify,
+// a Hono and a fetch-handler server, and their answers must be identical.
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
+import { type Http2Bindings, type HttpBindings, serve } from '@hono/node-server'
 import * as kwExpress from '@keyward/express'
 import * as kwFastify from '@keyward/fastify'
+import * as kwFetch from '@keyward/fetch'
 import * as kwHono from '@keyward/hono'
+import * as kwNest from '@keyward/nestjs'
+import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common'
+import { NestFactory } from '@nestjs/core'
+import { ExpressAdapter } from '@nestjs/platform-express'
+import { FastifyAdapter } from '@nestjs/platform-fastify'
 import express from 'express'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
@@ -125,26 +131,139 @@ const honoHarness: HttpAdapterHarness = {
       throw app.failure
     })
     server.onError(kwHono.keywardOnError)
-    return new Promise((resolve) => {
-      const http = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-        resolve({
-          origin: `http://127.0.0.1:${info.port}`,
-          close: closer(http as import('node:http').Server),
-        })
-      })
+    return serveFetch((request, env) => server.fetch(request, env))
+  },
+}
+
+/** `@hono/node-server`'s request, whose socket has the address Bun's `server.requestIP` or Deno's `info.remoteAddr` give. */
+type NodeEnv = HttpBindings | Http2Bindings
+
+/** Serves a Web `fetch` function on Node with `@hono/node-server`, as Bun.serve or Deno.serve would. */
+function serveFetch(fetch: (request: Request, env: NodeEnv) => Response | Promise<Response>) {
+  return new Promise<RunningServer>((resolve) => {
+    const http = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+      resolve({ origin: `http://127.0.0.1:${info.port}`, close: closer(http as import('node:http').Server) })
+    })
+  })
+}
+
+// The fetch adapter on a server of Web handlers, routed by hand as on Bun or Deno: each route's
+// parameters and the socket's address are handed to the handler as its context.
+const fetchHarness: HttpAdapterHarness = {
+  name: 'fetch',
+  listen: (app: ConformanceApp) => {
+    const { keyward } = app
+    const answer = (_request: Request, auth: unknown) => Response.json({ auth })
+    const routes: Array<[string, RegExp, kwFetch.FetchHandler]> = [
+      ['GET', /^\/conformance\/developer$/, kwFetch.requireDeveloper(keyward, answer)],
+      [
+        'GET',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/owner$/,
+        kwFetch.requireDeveloper(keyward, answer, { projectParam: 'project_id' }),
+      ],
+      [
+        'GET',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/project$/,
+        kwFetch.requireProject(keyward, answer),
+      ],
+      [
+        'POST',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/elevated$/,
+        kwFetch.requireElevated(keyward, answer),
+      ],
+      ['GET', /^\/conformance\/bearer$/, kwFetch.requireBearer({ verify: app.verifyToken, keyward }, answer)],
+      ['GET', /^\/conformance\/throws$/, async () => kwFetch.keywardOnError(app.failure)],
+    ]
+    const keyRoutes = kwFetch.keywardHandler(keyward, { createProject: app.createProject })
+    return serveFetch((request, env) => {
+      const address = env.incoming.socket.remoteAddress
+      const path = new URL(request.url).pathname
+      for (const [method, pattern, handler] of routes) {
+        const match = request.method === method ? pattern.exec(path) : null
+        if (match) return handler(request, { params: { ...match.groups }, address })
+      }
+      return keyRoutes(request, { address })
     })
   },
 }
 
+// A Nest app on either platform, with the body left to Keyward: Nest's body parser off, and on
+// Fastify a parser that hands every body on unread (see the guide).
+function nestHarness(platform: 'express' | 'fastify'): HttpAdapterHarness {
+  return {
+    name: `nest-${platform}`,
+    listen: async (app: ConformanceApp) => {
+      const { RequireBearer, RequireDeveloper, RequireElevated, RequireProject, KeywardAuth } = kwNest
+      @Controller('conformance')
+      class ConformanceController {
+        @Get('developer')
+        @RequireDeveloper()
+        developer(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('projects/:project_id/owner')
+        @RequireDeveloper({ projectParam: 'project_id' })
+        owner(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('projects/:project_id/project')
+        @RequireProject()
+        project(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Post('projects/:project_id/elevated')
+        @HttpCode(200)
+        @RequireElevated()
+        elevated(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('bearer')
+        @RequireBearer()
+        bearer(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('throws')
+        throws() {
+          throw app.failure
+        }
+      }
+      const { keyward, createProject, verifyToken } = app
+      @Module({
+        imports: [kwNest.KeywardModule.forRoot({ keyward, createProject, bearer: { verify: verifyToken } })],
+        controllers: [ConformanceController],
+      })
+      class AppModule {}
+      const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
+      const nest = await NestFactory.create(AppModule, adapter, { bodyParser: false, logger: false })
+      if (adapter instanceof FastifyAdapter) {
+        const fastify = adapter.getInstance()
+        fastify.removeAllContentTypeParsers()
+        fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+      }
+      await nest.listen(0, '127.0.0.1')
+      return { origin: (await nest.getUrl()).replace('[::1]', '127.0.0.1'), close: () => nest.close() }
+    },
+  }
+}
+
+const harnesses = [
+  expressHarness,
+  fastifyHarness,
+  honoHarness,
+  fetchHarness,
+  nestHarness('express'),
+  nestHarness('fastify'),
+]
+
 runHttpConformance({
-  adapters: [expressHarness, fastifyHarness, honoHarness],
+  adapters: harnesses,
   limiter: (settings) => new RateLimiterMemory(settings),
 })
 
 // With the verification cache, a key it holds is answered at once, without a lookup or an
 // asynchronous hop in the adapter; a revocation through the service is seen by the next request.
 describe('a key the verification cache holds', () => {
-  for (const adapter of [expressHarness, fastifyHarness, honoHarness]) {
+  for (const adapter of harnesses) {
     it(`${adapter.name}: is answered without a lookup, and refused as soon as it is revoked`, async () => {
       const world = await createConformanceWorld('reject', undefined, {})
       const server = await adapter.listen(world.app)
