@@ -52,7 +52,12 @@ export class KeywardExceptionFilter extends BaseExceptionFilter {
   }
 }
 
-const METHODS = { GET: RequestMethod.GET, POST: RequestMethod.POST, DELETE: RequestMethod.DELETE } as const
+const METHODS = {
+  GET: RequestMethod.GET,
+  POST: RequestMethod.POST,
+  PATCH: RequestMethod.PATCH,
+  DELETE: RequestMethod.DELETE,
+} as const
 
 // The key routes' controller, one class per module. Its routes are those of `createKeyRoutes`
 // for the resolved options, so it adds them to its own prototype when Nest builds it, before Nest

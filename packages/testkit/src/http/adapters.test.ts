@@ -174,7 +174,10 @@ const fetchHarness: HttpAdapterHarness = {
       ['GET', /^\/conformance\/bearer$/, kwFetch.requireBearer({ verify: app.verifyToken, keyward }, answer)],
       ['GET', /^\/conformance\/throws$/, async () => kwFetch.keywardOnError(app.failure)],
     ]
-    const keyRoutes = kwFetch.keywardHandler(keyward, { createProject: app.createProject })
+    const keyRoutes = kwFetch.keywardHandler(keyward, {
+      createProject: app.createProject,
+      listProjects: app.listProjects,
+    })
     return serveFetch((request, env) => {
       const address = env.incoming.socket.remoteAddress
       const path = new URL(request.url).pathname
@@ -229,7 +232,14 @@ function nestHarness(platform: 'express' | 'fastify'): HttpAdapterHarness {
       }
       const { keyward, createProject, verifyToken } = app
       @Module({
-        imports: [kwNest.KeywardModule.forRoot({ keyward, createProject, bearer: { verify: verifyToken } })],
+        imports: [
+          kwNest.KeywardModule.forRoot({
+            keyward,
+            createProject,
+            listProjects: app.listProjects,
+            bearer: { verify: verifyToken },
+          }),
+        ],
         controllers: [ConformanceController],
       })
       class AppModule {}
