@@ -10,6 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ReplicaCluster, replicaClusterUnavailable } from '../../../scripts/replica-cluster.mjs'
 import type { PostgresKeyStore } from './base.js'
 import { createPgKeyStore, type PgChangeFeed, pgChangeFeed } from './pg.js'
+
+// Every process of this fleet takes its freshness from the shared beacon (fences are the default).
+const BEACON = { freshnessSource: 'beacon' } as const
+
 import { BEACON_CHANNEL, BEACON_LOCK_CLASS } from './pg-beacon.js'
 import { uniqueSchema } from './test/harness.js'
 import { TcpProxy } from './test/tcp-proxy.js'
@@ -103,13 +107,13 @@ describe.skipIf(missing)(
       leaderProxy = await proxy()
       leaderStore = await createPgKeyStore(
         { connectionString: leaderProxy.through(cluster.primary.url), poolConfig: { max: 1 } },
-        { schema, strictRevocation: { boundMs: BOUND_MS }, queryTimeoutMs: 10_000 },
+        { schema, strictRevocation: { boundMs: BOUND_MS }, changeFeed: BEACON, queryTimeoutMs: 10_000 },
       )
       stores.push(leaderStore)
       await until('the first process to lead', () => (leaderStore.changes as PgChangeFeed).leading)
       writerStore = await createPgKeyStore(
         { connectionString: cluster.primary.url, poolConfig: { max: 2 } },
-        { schema, strictRevocation: { boundMs: BOUND_MS }, queryTimeoutMs: 10_000 },
+        { schema, strictRevocation: { boundMs: BOUND_MS }, changeFeed: BEACON, queryTimeoutMs: 10_000 },
       )
       stores.push(writerStore)
       writer = createKeyward({ store: writerStore })
@@ -157,7 +161,13 @@ describe.skipIf(missing)(
       const stalled = fleet.slice(0, 5)
       const cached = await createPgKeyStore(
         { connectionString: stalledFeeds.through(cluster.primary.url), poolConfig: { max: 1 } },
-        { schema, strictRevocation: { boundMs: BOUND_MS }, migrate: false, queryTimeoutMs: 2000 },
+        {
+          schema,
+          strictRevocation: { boundMs: BOUND_MS },
+          changeFeed: BEACON,
+          migrate: false,
+          queryTimeoutMs: 2000,
+        },
       )
       stores.push(cached)
       const reader = createKeyward({ store: cached, cache: {} })
