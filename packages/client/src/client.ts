@@ -375,7 +375,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
  * const client = createClient({ baseUrl: 'https://keys.example.com', developerKey })
  * const { project, api_key } = await client.projects.create({ name: 'shop' })
  * // api_key.key is shown this once: store it now
- * for await (const key of client.apiKeys.listAll(project.id)) console.log(key.display)
+ * const displays: string[] = []
+ * for await (const key of client.apiKeys.listAll(project.id)) displays.push(key.display)
  * // In the console's page, signed in with a session cookie:
  * const browser = createClient({ baseUrl: location.origin, session: true })
  * ```
