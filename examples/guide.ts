@@ -1,14 +1,19 @@
-// The test every framework guide passes: its first TypeScript block is the example's main file
-// (src/main.ts, or the module its app is built around), word for word (so it runs: the example's
-// test starts it), and every later block compiles when appended to it, against the built
-// packages, as a reader who follows the guide would write it.
+// The test every framework guide passes, in one of two forms:
+// - a guide that builds one program (`programGuideTest`): its `ts` blocks, pasted in order one
+//   after the other as a reader does, are the example's main file word for word (so the program
+//   the reader ends with runs: the example's smoke test starts it), and each `ts variant` block,
+//   an alternative that says which line it replaces, compiles appended to that program;
+// - otherwise (`guideTest`): its first TypeScript block is the example's main file (src/main.ts,
+//   or the module its app is built around), word for word, and every later block compiles when
+//   appended to it.
+// Both compile against the built packages, as a reader's app would.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
-const blocksOf = (markdown: string) =>
-  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '')
+const blocksOf = (markdown: string, info = 'ts(?: variant)?') =>
+  [...markdown.matchAll(new RegExp(`^\`\`\`${info}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '')
 
 const IMPORT = /^import\s+(type\s+)?(?:(\w+)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s+'([^']+)'\n/gm
 
@@ -126,6 +131,42 @@ export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 
       expect(blocks.length).toBeGreaterThan(1)
       const files = new Map(
         blocks.slice(1).map((block, i) => [`${beside}/guide-block-${i + 2}.ts`, appended(main, block)]),
+      )
+      expect(typeErrors(dir, files)).toEqual([])
+    })
+  })
+}
+
+/**
+ * Checks a guide that builds one program (see the top of this file) against the example in
+ * `exampleDir`, whose main file is `mainFile` (default `src/main.ts`).
+ */
+export function programGuideTest(name: string, guide: URL, exampleDir: URL, mainFile = 'src/main.ts'): void {
+  const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
+  const markdown = readFileSync(guide, 'utf8')
+  const parts = blocksOf(markdown, 'ts')
+  const variants = blocksOf(markdown, 'ts variant')
+  const mainPath = `${dir}/${mainFile}`
+  const main = readFileSync(mainPath, 'utf8')
+  const beside = mainPath.slice(0, mainPath.lastIndexOf('/'))
+
+  describe(`the ${name} guide, one program`, () => {
+    it(`gives ${mainFile} when its blocks are pasted in order, one after the other`, () => {
+      expect(parts.length).toBeGreaterThan(1)
+      expect(parts.join('\n')).toBe(main)
+    })
+
+    it(`has blocks that each start by saying where they go`, () => {
+      for (const block of [...parts, ...variants]) {
+        expect(block.split('\n')[0]).toMatch(
+          new RegExp(`^// .*(?:${mainFile.replace('.', '\\.')}|in place of)`, 'i'),
+        )
+      }
+    })
+
+    it('has alternatives that compile in the program', () => {
+      const files = new Map(
+        variants.map((block, i) => [`${beside}/guide-variant-${i + 1}.ts`, appended(main, block)]),
       )
       expect(typeErrors(dir, files)).toEqual([])
     })

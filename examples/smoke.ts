@@ -30,6 +30,11 @@ export interface SmokeOptions {
   readonly exitsOnSigterm?: boolean
   /** It serves the administrative console at /console/ (`@keyward/console`). Default `true`. */
   readonly console?: boolean
+  /**
+   * It serves the routes its guide adds (`GET /api/v1/whoami` behind `requireKey`, and orders
+   * created with a JSON body and read back, a KeywardError for an unknown one). Default `false`.
+   */
+  readonly guideRoutes?: boolean
 }
 
 /** Starts `command` in `dir` on port 0 and resolves once it has printed its keys. */
@@ -181,6 +186,22 @@ export function smokeTest(name: string, dir: URL, options: SmokeOptions = {}): v
         )
         expect(names).toEqual(['Console', 'Example'])
         expect(started.output).toContain(`Console: ${started.url}/console/`)
+      })
+    }
+
+    if (options.guideRoutes) {
+      it("serves its guide's routes: any key's project, a JSON body, a thrown KeywardError", async () => {
+        const headers = { 'X-API-Key': started.apiKey, 'Content-Type': 'application/json' }
+        const whoami = await fetch(`${started.url}/api/v1/whoami`, { headers })
+        expect([whoami.status, await whoami.json()]).toEqual([200, { projectId: 'proj_1' }])
+        expect(await refusal(await fetch(`${started.url}/api/v1/whoami`))).toEqual([401, 'key_missing'])
+        const orders = `${started.url}/api/v1/projects/proj_1/orders`
+        const created = await fetch(orders, { method: 'POST', headers, body: '{"sku":"a-1"}' })
+        expect(created.status).toBe(201)
+        const { id } = (await created.json()) as { id: string }
+        const read = await fetch(`${orders}/${id}`, { headers })
+        expect([read.status, await read.json()]).toEqual([200, { sku: 'a-1' }])
+        expect(await refusal(await fetch(`${orders}/none`, { headers }))).toEqual([404, 'not_found'])
       })
     }
 

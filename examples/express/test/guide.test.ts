@@ -1,6 +1,6 @@
-import { guideTest } from '../../guide.js'
+import { programGuideTest } from '../../guide.js'
 
-guideTest(
+programGuideTest(
   'express',
   new URL('../../../docs/frameworks/express.md', import.meta.url),
   new URL('..', import.meta.url),

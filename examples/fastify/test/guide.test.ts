@@ -1,6 +1,6 @@
-import { guideTest } from '../../guide.js'
+import { programGuideTest } from '../../guide.js'
 
-guideTest(
+programGuideTest(
   'fastify',
   new URL('../../../docs/frameworks/fastify.md', import.meta.url),
   new URL('..', import.meta.url),

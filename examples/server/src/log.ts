@@ -44,6 +44,8 @@ export function formatEvent(event: KeywardEvent): string | undefined {
       return `${event.type}: the change feed is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
     case 'cache.resumed':
       return `${event.type}: the change feed is connected; verifications are cached again`
+    case 'guard.misconfigured':
+      return `${event.type} ${event.guard} on ${event.route}: ${event.error.message}`
   }
 }
 

@@ -37,6 +37,8 @@ export {
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
 export {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerAuth,
   type BearerGuardOptions,
   type BodyProblem,

@@ -10,6 +10,7 @@ import {
   requireBearer,
   requireDeveloper,
   requireElevated,
+  requireKey,
   requireProject,
 } from './index.js'
 
@@ -151,6 +152,43 @@ describe('@keyward/express', () => {
     })
     expect(response.status).toBe(201)
     expect((await response.json()).name).toBe('parsed by the host')
+  })
+
+  it('requireKey takes any active API key on a route without a project, and says whose', async () => {
+    const { keyward, keys } = await createConformanceWorld('reject')
+    const app = express()
+    app.get('/reports', requireKey(keyward), (req, res) => {
+      expectTypeOf(req.keyward).toEqualTypeOf<ProjectAuth>()
+      res.json({ project: req.keyward.projectId })
+    })
+    app.get('/only-1', requireKey(keyward, { project: 'proj-1' }), (req, res) =>
+      res.json(req.keyward.projectId),
+    )
+    const origin = await start(app)
+    const get = (path: string, key?: string) =>
+      fetch(`${origin}${path}`, { headers: key ? { 'x-api-key': key } : {} })
+    expect(await (await get('/reports', keys.p1)).json()).toEqual({ project: 'proj-1' })
+    expect(await (await get('/reports', keys.p2)).json()).toEqual({ project: 'proj-2' })
+    expect((await get('/reports')).status).toBe(401)
+    expect((await get('/only-1', keys.p1)).status).toBe(200)
+    expect((await get('/only-1', keys.p2)).status).toBe(403)
+  })
+
+  it("hands a guard on a route without its parameter to the host's error handler, and reports it", async () => {
+    const { keyward, keys, events } = await createConformanceWorld('reject')
+    const app = express()
+    app.get('/reports', requireProject(keyward), (_req, res) => res.json('never'))
+    app.use(keywardErrorHandler())
+    const seen: string[] = []
+    app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      seen.push(err.message)
+      res.status(500).json({ handledByHost: true })
+    })
+    const origin = await start(app)
+    const r = await fetch(`${origin}/reports`, { headers: { 'x-api-key': keys.p1 } })
+    expect([r.status, await r.json()]).toEqual([500, { handledByHost: true }])
+    expect(seen).toEqual([expect.stringMatching(/`project_id`, and the route GET \/reports has none/)])
+    expect(events.filter((event) => event.type === 'guard.misconfigured')).toHaveLength(1)
   })
 
   it('passes errors that are not KeywardErrors on to the next error handler', async () => {

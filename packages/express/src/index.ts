@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 import {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerAuth,
   type BearerGuardOptions,
   type BodySource,
@@ -200,6 +202,18 @@ export const requireProject = (
   keyward: Keyward,
   options?: ProjectGuardOptions,
 ): KeywardMiddleware<ProjectAuth> => protect<ProjectAuth>(projectGuard(keyward, options))
+
+/**
+ * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
+ * project, or with `project` of that one. `req.keyward.projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * app.get('/reports', requireKey(keyward), (req, res) => res.json({ project: req.keyward.projectId }))
+ * ```
+ */
+export const requireKey = (keyward: Keyward, options?: ApiKeyGuardOptions): KeywardMiddleware<ProjectAuth> =>
+  protect<ProjectAuth>(apiKeyGuard(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.

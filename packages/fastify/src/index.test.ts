@@ -10,6 +10,7 @@ import {
   requireBearer,
   requireDeveloper,
   requireElevated,
+  requireKey,
   requireProject,
 } from './index.js'
 
@@ -108,6 +109,44 @@ describe('@keyward/fastify', () => {
       headers: { 'x-developer-key': keys.d1 },
     })
     expect(r.statusCode).toBe(404)
+  })
+
+  it('requireKey takes any active API key on a route without a project, and says whose', async () => {
+    const { keyward, keys } = await createConformanceWorld('reject')
+    const app = Fastify()
+    await app.register(keywardPlugin, { keyward, keyRoutes: false })
+    app.get('/reports', { onRequest: requireKey(keyward) }, async (request) => {
+      expectTypeOf(request.keyward).toEqualTypeOf<ProjectAuth>()
+      return { project: request.keyward.projectId }
+    })
+    app.get('/only-1', { onRequest: requireKey(keyward, { project: 'proj-1' }) }, async () => 'ok')
+    const get = (url: string, key?: string) => app.inject({ url, headers: key ? { 'x-api-key': key } : {} })
+    expect((await get('/reports', keys.p1)).json()).toEqual({ project: 'proj-1' })
+    expect((await get('/reports', keys.p2)).json()).toEqual({ project: 'proj-2' })
+    expect((await get('/reports')).statusCode).toBe(401)
+    expect((await get('/only-1', keys.p2)).statusCode).toBe(403)
+  })
+
+  it('refuses, as the route is declared, a guard whose parameter the path lacks', async () => {
+    const { keyward } = await createConformanceWorld('reject')
+    const app = Fastify()
+    await app.register(keywardPlugin, { keyward, keyRoutes: false })
+    expect(() => app.get('/reports', { onRequest: requireProject(keyward) }, async () => 'never')).toThrow(
+      /GET \/reports needs the path parameter `project_id`, and the route has none/,
+    )
+    expect(() =>
+      app.get(
+        '/me/:pid',
+        { preHandler: [requireDeveloper(keyward, { projectParam: 'project' })] },
+        async () => 0,
+      ),
+    ).toThrow(/`project`/)
+    // The parameter present, another one with the name as its prefix, and guards reading none.
+    app.get('/p/:project_id/x', { onRequest: requireProject(keyward) }, async () => 0)
+    app.get('/q/:project_id2/:project_id', { onRequest: [requireElevated(keyward)] }, async () => 0)
+    app.get('/k', { onRequest: [requireKey(keyward), requireDeveloper(keyward)] }, async () => 0)
+    expect(() => app.get('/r/:project_idx', { onRequest: requireProject(keyward) }, async () => 0)).toThrow()
+    await app.ready()
   })
 
   it('hands errors that are not KeywardErrors to the parent handler', async () => {

@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 import {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerAuth,
   type BearerGuardOptions,
   type BodySource,
@@ -37,6 +39,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
   RouteGenericInterface,
+  RouteOptions,
 } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -172,11 +175,38 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<
     done()
   }
   // An answer known at once (a cached key) goes on without an asynchronous hop.
-  return (request, reply, done) => {
+  const hook: KeywardHook<A> = (request, reply, done) => {
     const converted = new FastifyKeywardRequest(request)
     const known = guard.now?.(converted)
     if (known) return proceed(request, reply, done, known)
     guard(converted).then((result) => proceed(request, reply, done, result), done)
+  }
+  // The path parameter the guard reads: `keywardPlugin` checks each route's path for it.
+  return guard.routeParam === undefined ? hook : Object.assign(hook, { [ROUTE_PARAM]: guard.routeParam })
+}
+
+const ROUTE_PARAM = Symbol('keyward.routeParam')
+
+/** The hooks of a route that are Keyward guards reading a path parameter. */
+function hooksOf(route: RouteOptions): { readonly [ROUTE_PARAM]: string }[] {
+  const hooks = [route.onRequest, route.preParsing, route.preValidation, route.preHandler].flat()
+  return hooks.filter((hook): hook is never => typeof hook === 'function' && ROUTE_PARAM in hook)
+}
+
+/**
+ * Refuses, as it is declared, a route whose Keyward guard reads a path parameter that the route's
+ * path lacks (otherwise each request would meet a 500).
+ */
+function checkRoute(route: RouteOptions): void {
+  for (const hook of hooksOf(route)) {
+    const param = hook[ROUTE_PARAM]
+    if (!new RegExp(`:${param}(?![\\w-])`).test(route.url)) {
+      throw new TypeError(
+        `A Keyward guard on ${route.method} ${route.url} needs the path parameter \`${param}\`, ` +
+          `and the route has none: put it on a route such as /projects/:${param}/..., give the guard the ` +
+          "parameter's name (`projectParam`), or use requireKey for a route without a project.",
+      )
+    }
   }
 }
 
@@ -212,6 +242,18 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * fastify.delete('/api/v1/projects/:project_id', { onRequest: requireElevated(keyward) }, handler)
  * ```
  */
+/**
+ * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
+ * project, or with `project` of that one. `request.keyward.projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * app.get('/reports', { onRequest: requireKey(keyward) }, async (request) => ({ project: request.keyward.projectId }))
+ * ```
+ */
+export const requireKey = (keyward: Keyward, options?: ApiKeyGuardOptions): KeywardHook<ProjectAuth> =>
+  protect<ProjectAuth>(apiKeyGuard(keyward, options))
+
 export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ElevatedAuth> =>
   protect<ElevatedAuth>(elevatedGuard(keyward, options))
 
@@ -261,6 +303,7 @@ const keyRoutes: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, opti
 export const keywardPlugin = fp<KeywardPluginOptions>(
   async (fastify, options) => {
     fastify.decorateRequest('keyward', null)
+    fastify.addHook('onRoute', checkRoute)
     if (options.keyRoutes !== false) await fastify.register(keyRoutes, options)
   },
   { fastify: '5.x', name: '@keyward/fastify' },

@@ -14,6 +14,7 @@ import {
   keywardOnError,
   requireBearer,
   requireDeveloper,
+  requireKey,
   requireProject,
   toKeywardRequest,
 } from './index.js'
@@ -40,6 +41,23 @@ describe('@keyward/fetch', () => {
       params: { project_id: 'proj-1' },
     })
     expect([twice.status, twice.headers.get('cache-control')]).toEqual([401, 'no-store'])
+  })
+
+  it('requireKey takes any active API key without route params; a misplaced guard throws to the host', async () => {
+    const { keyward, keys } = await createConformanceWorld('reject')
+    const GET = requireKey(keyward, (_request, auth) => Response.json({ project: auth.projectId }))
+    for (const [key, project] of [
+      [keys.p1, 'proj-1'],
+      [keys.p2, 'proj-2'],
+    ]) {
+      const answer = await GET(request('/api/reports', { headers: { 'X-API-Key': key! } }))
+      expect([answer.status, await answer.json()]).toEqual([200, { project }])
+    }
+    expect((await GET(request('/api/reports'))).status).toBe(401)
+    const misplaced = requireProject(keyward, () => Response.json('never'))
+    await expect(misplaced(request('/api/reports', { headers: { 'X-API-Key': keys.p1 } }))).rejects.toThrow(
+      /route GET \/api\/reports has none/,
+    )
   })
 
   it("hands the handler its context and answers the KeywardErrors it throws; the host's own go on", async () => {

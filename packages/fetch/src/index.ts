@@ -6,6 +6,8 @@
  * @packageDocumentation
  */
 import {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerAuth,
   type BearerGuardOptions,
   type BodySource,
@@ -199,6 +201,22 @@ export const requireProject = (
   handler: GuardedHandler<ProjectAuth>,
   options?: ProjectGuardOptions,
 ): FetchHandler => protect(projectGuard(keyward, options), handler)
+
+/**
+ * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
+ * project, or with `project` of that one. `auth.projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * // app/api/reports/route.ts
+ * export const GET = requireKey(keyward, (request, auth) => Response.json({ project: auth.projectId }))
+ * ```
+ */
+export const requireKey = (
+  keyward: Keyward,
+  handler: GuardedHandler<ProjectAuth>,
+  options?: ApiKeyGuardOptions,
+): FetchHandler => protect(apiKeyGuard(keyward, options), handler)
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `project_id`.

@@ -1,14 +1,23 @@
-import { type BearerAuth, type DeveloperAuth, ErrorType, KeywardError, type ProjectAuth } from '@keyward/core'
+import {
+  type BearerAuth,
+  type DeveloperAuth,
+  ErrorType,
+  type KeywardContext,
+  KeywardError,
+  type ProjectAuth,
+} from '@keyward/core'
 import { createConformanceWorld } from '@keyward/testkit'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
+  type KeywardEnv,
   keywardNotFound,
   keywardOnError,
   keywardRoutes,
   requireBearer,
   requireDeveloper,
+  requireKey,
   requireProject,
   toKeywardRequest,
 } from './index.js'
@@ -33,6 +42,43 @@ describe('@keyward/hono', () => {
     })
     expect(refused.status).toBe(401)
     expect((await refused.json()).detail[0].type).toBe('key_malformed')
+  })
+
+  it('types c.get("keyward") as possibly absent on a route no Keyward middleware guards', () => {
+    const app = new Hono()
+    app.get('/open', (c) => {
+      expectTypeOf(c.get('keyward')).toEqualTypeOf<KeywardContext | undefined>()
+      return c.text('open')
+    })
+    const guarded = new Hono<KeywardEnv<ProjectAuth>>()
+    guarded.get('/x', (c) => {
+      expectTypeOf(c.get('keyward')).toEqualTypeOf<ProjectAuth>()
+      return c.text(c.get('keyward').projectId)
+    })
+  })
+
+  it('requireKey takes any active API key on a route without a project; a misplaced guard reaches onError', async () => {
+    const { keyward, keys, events } = await createConformanceWorld('reject')
+    const app = new Hono()
+    app.get('/reports', requireKey(keyward), (c) => {
+      expectTypeOf(c.get('keyward')).toEqualTypeOf<ProjectAuth>()
+      return c.json({ project: c.get('keyward').projectId })
+    })
+    app.get('/misplaced', requireProject(keyward), (c) => c.text('never'))
+    const seen: string[] = []
+    app.onError((error, c) => {
+      seen.push(error.message)
+      return c.json({ handledByHost: true }, 500)
+    })
+    const get = (path: string, key?: string) =>
+      app.request(path, { headers: key ? { 'x-api-key': key } : {} })
+    expect(await (await get('/reports', keys.p1)).json()).toEqual({ project: 'proj-1' })
+    expect(await (await get('/reports', keys.p2)).json()).toEqual({ project: 'proj-2' })
+    expect((await get('/reports')).status).toBe(401)
+    const r = await get('/misplaced', keys.p1)
+    expect([r.status, await r.json()]).toEqual([500, { handledByHost: true }])
+    expect(seen).toEqual([expect.stringMatching(/GET \/misplaced has none/)])
+    expect(events.filter((event) => event.type === 'guard.misconfigured')).toHaveLength(1)
   })
 
   it('serves the key routes from a Web Request body', async () => {

@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 import {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerAuth,
   type BearerGuardOptions,
   type BodySource,
@@ -42,12 +44,19 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
 declare module 'hono' {
   interface ContextVariableMap {
-    /** Who is calling, set by a Keyward middleware (`requireProject`, ...). Switch on `scope`. */
-    keyward: KeywardContext
+    /**
+     * Who is calling, set by a Keyward middleware: in a handler after `requireProject(keyward)`
+     * it is a `ProjectAuth`, and so on; in a handler no Keyward middleware types (no guard on the
+     * route), `KeywardContext | undefined`.
+     */
+    keyward: KeywardContext | undefined
   }
 }
 
-/** The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. */
+/**
+ * The environment a Keyward middleware adds: `c.get('keyward')` is the context `A`. Give it to
+ * a sub-app or handler that only guarded routes reach, e.g. `new Hono<KeywardEnv<ProjectAuth>>()`.
+ */
 export type KeywardEnv<A extends KeywardContext = KeywardContext> = { Variables: { keyward: A } }
 
 /** The socket of `@hono/node-server`'s request, in `c.env.incoming`: the client's address on Node. */
@@ -170,6 +179,20 @@ export const requireProject = (
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
+/**
+ * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
+ * project, or with `project` of that one. `c.get('keyward').projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * app.get('/reports', requireKey(keyward), (c) => c.json({ project: c.get('keyward').projectId }))
+ * ```
+ */
+export const requireKey = (
+  keyward: Keyward,
+  options?: ApiKeyGuardOptions,
+): MiddlewareHandler<KeywardEnv<ProjectAuth>> => protect<ProjectAuth>(apiKeyGuard(keyward, options))
+
 export const requireElevated = (
   keyward: Keyward,
   options?: ProjectGuardOptions,

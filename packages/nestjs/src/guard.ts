@@ -1,4 +1,6 @@
 import {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerGuardOptions,
   bearerGuard,
   type DeveloperGuardOptions,
@@ -29,6 +31,7 @@ import { toKeywardRequest } from './request.js'
 type Requirement =
   | { readonly scope: 'developer'; readonly options?: DeveloperGuardOptions }
   | { readonly scope: 'project' | 'elevated'; readonly options?: ProjectGuardOptions }
+  | { readonly scope: 'key'; readonly options?: ApiKeyGuardOptions }
   | { readonly scope: 'bearer'; readonly options?: BearerGuardOptions<unknown> }
 
 const REQUIREMENT = 'keyward:requirement'
@@ -92,7 +95,9 @@ export class KeywardGuard implements CanActivate {
           ? projectGuard(keyward, requirement.options)
           : requirement.scope === 'elevated'
             ? elevatedGuard(keyward, requirement.options)
-            : bearerGuard({ keyward, ...(requirement.options ?? bearer) } as BearerGuardOptions<unknown>)
+            : requirement.scope === 'key'
+              ? apiKeyGuard(keyward, requirement.options)
+              : bearerGuard({ keyward, ...(requirement.options ?? bearer) } as BearerGuardOptions<unknown>)
     this.#guards.set(requirement, guard)
     return guard
   }
@@ -124,6 +129,19 @@ export const RequireDeveloper = (options?: DeveloperGuardOptions) => requires({ 
  * ```
  */
 export const RequireProject = (options?: ProjectGuardOptions) => requires({ scope: 'project', options })
+
+/**
+ * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
+ * project, or with `project` of that one. The context's `projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * @Get('reports')
+ * @RequireKey()
+ * reports(@KeywardAuth() auth: ProjectAuth) { return { project: auth.projectId } }
+ * ```
+ */
+export const RequireKey = (options?: ApiKeyGuardOptions) => requires({ scope: 'key', options })
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.

@@ -12,6 +12,7 @@ export {
   RequireBearer,
   RequireDeveloper,
   RequireElevated,
+  RequireKey,
   RequireProject,
 } from './guard.js'
 export {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { KeywardEvent } from '../service/events.js'
 import { createKeyward } from '../service/keyward.js'
 import { MemoryKeyStore } from '../store/memory.js'
-import { bearerGuard, developerGuard, elevatedGuard, projectGuard } from './guards.js'
+import { apiKeyGuard, bearerGuard, developerGuard, elevatedGuard, projectGuard } from './guards.js'
 import type { KeywardRequest, KeywardResponse } from './types.js'
 
 function request(
@@ -149,13 +149,58 @@ describe('developerGuard', () => {
     expect(projectGuard(keyward)).toBeTypeOf('function')
   })
 
-  it('answers a bare 500 when the route lacks the project parameter', async () => {
-    const { keyward, d1 } = await world()
-    const r = await refusal(
-      developerGuard(keyward, { projectParam: 'pid' })(request({ 'x-developer-key': d1 })),
-    )
-    expect(r.status).toBe(500)
-    expect(parsed(r)).toEqual({ detail: [{ loc: [], msg: 'Internal error.', type: 'internal_error' }] })
+  it('rejects, loudly, on a route that lacks its parameter: the error names both, the hook hears once', async () => {
+    const { keyward, d1, events } = await world()
+    const guard = developerGuard(keyward, { projectParam: 'pid' })
+    expect(guard.routeParam).toBe('pid')
+    const misplaced = request({ 'x-developer-key': d1 }, { url: '/reports?since=1' })
+    for (let i = 0; i < 3; i++) {
+      await expect(guard(misplaced)).rejects.toThrow(
+        /requireDeveloper needs the path parameter `pid`, and the route GET \/reports has none/,
+      )
+    }
+    const reported = events.filter((event) => event.type === 'guard.misconfigured')
+    expect(reported).toMatchObject([{ guard: 'requireDeveloper', route: 'GET /reports', param: 'pid' }])
+    for (const other of [projectGuard(keyward), elevatedGuard(keyward)]) {
+      await expect(other(request({}, { url: '/reports' }))).rejects.toThrow(/`project_id`/)
+    }
+  })
+})
+
+describe('apiKeyGuard', () => {
+  it('takes an active API key of any project, and says whose, on a route without a parameter', async () => {
+    const { keyward, p1, p2, d1 } = await world()
+    const guard = apiKeyGuard(keyward)
+    expect(guard.routeParam).toBeUndefined()
+    expect(await guard(request({ 'x-api-key': p1 }))).toMatchObject({ ok: true, auth: { projectId: 'p1' } })
+    expect(await guard(request({ 'x-api-key': p2 }))).toMatchObject({ ok: true, auth: { projectId: 'p2' } })
+    const missing = await refusal(guard(request()))
+    expect([missing.status, parsed(missing).detail[0].type]).toEqual([401, 'key_missing'])
+    const developerKey = await refusal(guard(request({ 'x-api-key': d1 })))
+    expect([developerKey.status, parsed(developerKey).detail[0].type]).toEqual([401, 'key_wrong_type'])
+    const [record] = await keyward.listKeys({ type: 'project', id: 'p2' })
+    await keyward.deactivateKey(record!.id)
+    const revoked = await refusal(guard(request({ 'x-api-key': p2 })))
+    expect([revoked.status, parsed(revoked).detail[0].type]).toEqual([401, 'key_invalid'])
+  })
+
+  it("takes only the configured project's keys with `project`, cached or not", async () => {
+    for (const cache of [undefined, {}]) {
+      const keyward = createKeyward({ store: new MemoryKeyStore(), cache })
+      const p1 = (await keyward.issueProjectKey('p1')).key
+      const p2 = (await keyward.issueProjectKey('p2')).key
+      const guard = apiKeyGuard(keyward, { project: 'p1' })
+      for (let round = 0; round < 2; round++) {
+        const ok = guard.now?.(request({ 'x-api-key': p1 })) ?? (await guard(request({ 'x-api-key': p1 })))
+        expect(ok).toMatchObject({ ok: true, auth: { projectId: 'p1' } })
+        const other = guard.now?.(request({ 'x-api-key': p2 })) ?? (await guard(request({ 'x-api-key': p2 })))
+        expect(other.ok === false && [other.response.status, parsed(other.response).detail[0].type]).toEqual([
+          403,
+          'project_mismatch',
+        ])
+      }
+      expect(() => apiKeyGuard(keyward, { project: '' })).toThrow(/`project` must be a non-empty string/)
+    }
   })
 })
 

@@ -29,6 +29,15 @@ export interface ProjectGuardOptions {
   readonly projectParam?: string
 }
 
+/** Options of {@link apiKeyGuard}. */
+export interface ApiKeyGuardOptions {
+  /**
+   * Accept only API keys of this project, e.g. one taken from your configuration. Default: an
+   * active API key of any project (the context's `projectId` says whose).
+   */
+  readonly project?: string
+}
+
 /** Options of {@link bearerGuard}. */
 export interface BearerGuardOptions<T> {
   /**
@@ -69,12 +78,59 @@ function checkParam(value: string | undefined, guard: string): void {
   }
 }
 
-function projectIdOf(request: KeywardRequest, param: string): string {
+/**
+ * A guard on a route without the path parameter it reads: a mistake in the host's routes, not a
+ * refusal of the client. It reaches the framework's error handler and the `onEvent` hook.
+ */
+class MissingRouteParam extends TypeError {
+  override name = 'MissingRouteParam'
+  constructor(
+    readonly guard: string,
+    readonly route: string,
+    readonly param: string,
+  ) {
+    super(
+      `${guard} needs the path parameter \`${param}\`, and the route ${route} has none: ` +
+        `put it on a route such as /projects/:${param}/..., give the guard the parameter's name ` +
+        '(`projectParam`), or use requireKey for a route without a project.',
+    )
+  }
+}
+
+/** The method and path of a request (its `url` is a path, or an absolute URL on Web runtimes). */
+function routeOf(request: KeywardRequest): string {
+  const url = request.url
+  const origin = url.indexOf('://')
+  const start = url.startsWith('/') || origin === -1 ? 0 : Math.max(url.indexOf('/', origin + 3), 0)
+  const query = url.indexOf('?', start)
+  return `${request.method} ${url.slice(start, query === -1 ? url.length : query) || '/'}`
+}
+
+function projectIdOf(request: KeywardRequest, param: string, guard: string): string {
   const projectId = request.param ? request.param(param) : request.params[param]
   if (typeof projectId !== 'string' || projectId === '') {
-    throw new TypeError(`Keyward guard: the route has no path parameter \`${param}\`.`)
+    throw new MissingRouteParam(guard, routeOf(request), param)
   }
   return projectId
+}
+
+const readsParam = <A>(guard: Guard<A>, param: string): Guard<A> =>
+  Object.assign(guard, { routeParam: param })
+
+/** Reports a misplaced guard to the host's hook, once per guard and route. */
+function misplacedReporter(keyward: Keyward): (error: MissingRouteParam) => void {
+  const reported = new Set<string>()
+  return (error) => {
+    if (reported.has(error.route) || reported.size >= 100) return
+    reported.add(error.route)
+    keyward.report?.({
+      type: 'guard.misconfigured',
+      guard: error.guard,
+      route: error.route,
+      param: error.param,
+      error,
+    })
+  }
 }
 
 /** The verified keys of a context, for their rate limits (objects of one shape: a hot path). */
@@ -93,11 +149,15 @@ function keysOf(auth: AuthContext): RatedKey[] {
 
 /**
  * The one key of a requirement that can be answered at once from the verification cache: a
- * project key of the project named by `param`, or a developer key (no `param`).
+ * project key (of the project named by `param`, or `fixedProject`, or any), or a developer key.
  */
 interface SingleKey {
   readonly kind: KeyKind
+  /** The path parameter naming the project, or none. */
   readonly param?: string
+  /** The project of a project key when no parameter names it; any project when absent. */
+  readonly fixedProject?: string
+  readonly guardName: string
 }
 
 function keyGuard<A>(
@@ -111,6 +171,7 @@ function keyGuard<A>(
     response: errorResponse(explainMissingKey(error, request)),
   })
   const { protection } = keyward
+  const misplaced = misplacedReporter(keyward)
   const credentialsOf = (request: KeywardRequest) => ({
     developerKey: needs.developer ? readKey(request, 'developer') : undefined,
     projectKey: needs.project ? readKey(request, 'project') : undefined,
@@ -133,6 +194,11 @@ function keyGuard<A>(
           })
         : keyward.authenticate(credentials, requirement)
     } catch (error) {
+      // A misplaced guard is the host's mistake: it goes to the framework's error handler.
+      if (error instanceof MissingRouteParam) {
+        misplaced(error)
+        return Promise.reject(error)
+      }
       return Promise.resolve(refuse(error, request))
     }
     return authenticated.then(
@@ -153,7 +219,7 @@ function keyGuard<A>(
   // The cache's answer, read straight from the header: a value that is not one well-formed key
   // (several values, a list, a wrong length) is not known at once, and the asynchronous way
   // answers it with its reason.
-  const { kind, param } = single
+  const { kind, param, fixedProject, guardName } = single
   const header = KEY_HEADER[kind]
   const now = (request: KeywardRequest): GuardResult<A> | undefined => {
     let known: ReturnType<Keyward['keyNow']>
@@ -161,7 +227,7 @@ function keyGuard<A>(
       known = keyward.keyNow(
         kind,
         request.header(header),
-        param === undefined ? undefined : projectIdOf(request, param),
+        param === undefined ? fixedProject : projectIdOf(request, param, guardName),
       )
     } catch {
       return undefined // the asynchronous way answers it, with its reason
@@ -188,13 +254,16 @@ export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions 
   checkParam(param, 'developerGuard')
   if (param !== undefined) checkProjectOwner(keyward, 'developerGuard with `projectParam`')
   const developerOnly: Requirement = { scope: 'developer' }
-  return keyGuard(
+  const guard = keyGuard<DeveloperAuth>(
     keyward,
     { developer: true, project: false },
     (request) =>
-      param === undefined ? developerOnly : { scope: 'developer', projectId: projectIdOf(request, param) },
-    param === undefined ? { kind: 'developer' } : undefined,
+      param === undefined
+        ? developerOnly
+        : { scope: 'developer', projectId: projectIdOf(request, param, 'requireDeveloper') },
+    param === undefined ? { kind: 'developer', guardName: 'requireDeveloper' } : undefined,
   )
+  return param === undefined ? guard : readsParam(guard, param)
 }
 
 /**
@@ -211,12 +280,39 @@ export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}
   checkKeyward(keyward, 'projectGuard')
   checkParam(options.projectParam, 'projectGuard')
   const param = options.projectParam ?? 'project_id'
-  return keyGuard(
+  const guard = keyGuard<ProjectAuth>(
     keyward,
     { developer: false, project: true },
-    (request) => ({ scope: 'project', projectId: projectIdOf(request, param) }),
-    { kind: 'project', param },
+    (request) => ({ scope: 'project', projectId: projectIdOf(request, param, 'requireProject') }),
+    { kind: 'project', param, guardName: 'requireProject' },
   )
+  return readsParam(guard, param)
+}
+
+/**
+ * Requires an active API key (`X-API-Key`) for a route without a project in its path: of any
+ * project, or with `project` of that one. The context's `projectId` says whose key it is.
+ *
+ * @example
+ * ```ts
+ * const guard = apiKeyGuard(keyward)
+ * const result = await guard(request) // any route: no path parameter is read
+ * if (result.ok) result.auth.projectId // the project the key belongs to
+ * ```
+ */
+export function apiKeyGuard(keyward: Keyward, options: ApiKeyGuardOptions = {}): Guard<ProjectAuth> {
+  checkKeyward(keyward, 'apiKeyGuard')
+  const project = options.project
+  if (project !== undefined && (typeof project !== 'string' || project === '')) {
+    throw new TypeError('apiKeyGuard: option `project` must be a non-empty string (a project id).')
+  }
+  const requirement: Requirement =
+    project === undefined ? { scope: 'project' } : { scope: 'project', projectId: project }
+  return keyGuard(keyward, { developer: false, project: true }, () => requirement, {
+    kind: 'project',
+    guardName: 'requireKey',
+    fixedProject: project,
+  })
 }
 
 /**
@@ -235,10 +331,11 @@ export function elevatedGuard(keyward: Keyward, options: ProjectGuardOptions = {
   checkParam(options.projectParam, 'elevatedGuard')
   checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'
-  return keyGuard(keyward, { developer: true, project: true }, (request) => ({
+  const guard = keyGuard<ElevatedAuth>(keyward, { developer: true, project: true }, (request) => ({
     scope: 'elevated',
-    projectId: projectIdOf(request, param),
+    projectId: projectIdOf(request, param, 'requireElevated'),
   }))
+  return readsParam(guard, param)
 }
 
 /**

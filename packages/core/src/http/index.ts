@@ -12,6 +12,8 @@ export {
 export { clientAddress, type TrustedProxy } from './client-address.js'
 export { decodeCursor, encodeCursor, invalidCursor, type PagePosition } from './cursor.js'
 export {
+  type ApiKeyGuardOptions,
+  apiKeyGuard,
   type BearerGuardOptions,
   bearerGuard,
   type DeveloperGuardOptions,

@@ -106,4 +106,9 @@ export type Guard<A> = ((request: KeywardRequest) => Promise<GuardResult<A>>) & 
    * else `undefined`: adapters ask it first and skip the asynchronous hop when it answers.
    */
   readonly now?: (request: KeywardRequest) => GuardResult<A> | undefined
+  /**
+   * The path parameter the guard reads (e.g. `project_id`), if any: an adapter that learns a
+   * route's path when it is declared refuses a route without it then.
+   */
+  readonly routeParam?: string
 }

@@ -130,6 +130,21 @@ export type KeywardEvent =
       readonly operation: string
       readonly error: unknown
     }
+  | {
+      /**
+       * A guard sits on a route that lacks the path parameter it reads: every request there is
+       * answered 500 (the error also reaches the framework's error handler). Reported once per
+       * guard and route. Fix the route, or give the guard the parameter's name.
+       */
+      readonly type: 'guard.misconfigured'
+      /** The guard, e.g. `requireProject`. */
+      readonly guard: string
+      /** The request's method and path, e.g. `GET /reports`. */
+      readonly route: string
+      /** The path parameter the guard needs, e.g. `project_id`. */
+      readonly param: string
+      readonly error: Error
+    }
 
 /** The host's event hook. Its exceptions are swallowed: a hook never breaks authentication. */
 export type KeywardEventHook = (event: KeywardEvent) => void

@@ -22,7 +22,7 @@ import type {
   KeyStore,
 } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
-import { type AuthFailureReason, deactivatedEvent, emitter } from './events.js'
+import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
@@ -166,12 +166,14 @@ export interface Keyward {
   authenticateNow(credentials: Credentials, requirement: Requirement): AuthContext | KeywardError | undefined
   /**
    * @internal {@link authenticateNow} for one key, as its header holds it: a project key of
-   * `projectId`, or a developer key (`projectId` undefined). The guards' hot path: it builds no
-   * credentials and no requirement.
+   * `projectId` (of any project when it is undefined), or a developer key. The guards' hot path:
+   * it builds no credentials and no requirement.
    */
   keyNow(kind: KeyKind, value: unknown, projectId: string | undefined): AuthContext | KeywardError | undefined
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
+  /** @internal Hands an event to the host's `onEvent` hook (the guards report a misplaced guard). */
+  report(event: KeywardEvent): void
 }
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
@@ -539,9 +541,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
       succeeded(key)
       return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
     }
-    if (key.ownerId !== projectId) {
+    if (projectId !== undefined && key.ownerId !== projectId) {
       try {
-        checkProject(key, projectId as string)
+        checkProject(key, projectId)
       } catch (error) {
         return error as KeywardError
       }
@@ -566,7 +568,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     switch (requirement?.scope) {
       case 'project':
         return verify(credentials.projectKey, 'project').then((key) => {
-          checkProject(key, requirement.projectId)
+          if (requirement.projectId !== undefined) checkProject(key, requirement.projectId)
           succeeded(key)
           return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
         })
@@ -649,5 +651,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
     authenticateNow,
     keyNow,
     cacheStats: () => cache?.stats() ?? null,
+    report: emit,
   }
 }

@@ -25,7 +25,10 @@ describe('requirement types', () => {
     expectTypeOf(project).returns.resolves.toHaveProperty('projectId').toEqualTypeOf<string>()
     const developer = () => keyward.authenticate({ developerKey: 'k' }, { scope: 'developer' })
     expectTypeOf(developer).returns.resolves.toEqualTypeOf<DeveloperAuth>()
-    // @ts-expect-error a project requirement needs its projectId
-    keyward.authenticate({ projectKey: 'k' }, { scope: 'project' }).catch(() => {})
+    // Without a projectId, any project's key: the context says whose.
+    const anyProject = () => keyward.authenticate({ projectKey: 'k' }, { scope: 'project' })
+    expectTypeOf(anyProject).returns.resolves.toEqualTypeOf<ProjectAuth>()
+    // @ts-expect-error an elevated requirement needs its projectId
+    keyward.authenticate({ projectKey: 'k' }, { scope: 'elevated' }).catch(() => {})
   })
 })

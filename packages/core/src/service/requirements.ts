@@ -1,7 +1,8 @@
 /**
  * What an operation requires:
  * - `developer`: a developer key; with `projectId`, the developer must own that project;
- * - `project`: an API key of the request's `projectId`;
+ * - `project`: an API key of the request's `projectId`; without `projectId`, any active API key
+ *   (the context says whose);
  * - `elevated`: a developer key and an API key of `projectId`, the developer owning it.
  *
  * @example
@@ -11,7 +12,7 @@
  */
 export type Requirement =
   | { readonly scope: 'developer'; readonly projectId?: string }
-  | { readonly scope: 'project'; readonly projectId: string }
+  | { readonly scope: 'project'; readonly projectId?: string }
   | { readonly scope: 'elevated'; readonly projectId: string }
 
 /** The keys a request presented, as read from its headers. */
