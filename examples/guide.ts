@@ -127,13 +127,17 @@ export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 
       expect(blocks[0]).toBe(main)
     })
 
+    it('has later blocks that each start by saying where they go', () => {
+      for (const block of blocks.slice(1)) expect(block.split('\n')[0]).toMatch(/^\/\/ \S/)
+    })
+
     it('has TypeScript blocks that compile, each appended to the example', () => {
       expect(blocks.length).toBeGreaterThan(1)
       const files = new Map(
         blocks.slice(1).map((block, i) => [`${beside}/guide-block-${i + 2}.ts`, appended(main, block)]),
       )
       expect(typeErrors(dir, files)).toEqual([])
-    })
+    }, 120_000) // a whole program's type check, on a loaded machine
   })
 }
 
@@ -169,6 +173,6 @@ export function programGuideTest(name: string, guide: URL, exampleDir: URL, main
         variants.map((block, i) => [`${beside}/guide-variant-${i + 1}.ts`, appended(main, block)]),
       )
       expect(typeErrors(dir, files)).toEqual([])
-    })
+    }, 120_000) // a whole program's type check, on a loaded machine
   })
 }
