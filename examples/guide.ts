@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
-const blocksOf = (markdown: string, info = 'ts(?: variant)?') =>
+export const blocksOf = (markdown: string, info = 'ts(?: variant)?') =>
   [...markdown.matchAll(new RegExp(`^\`\`\`${info}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '')
 
 const IMPORT = /^import\s+(type\s+)?(?:(\w+)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s+'([^']+)'\n/gm
@@ -84,7 +84,7 @@ function appended(main: string, block: string): string {
 }
 
 /** Type errors of `files` (path to source) compiled with the example's tsconfig. */
-function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): string[] {
+export function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): string[] {
   const configPath = `${exampleDir}/tsconfig.json`
   const config = ts.readConfigFile(configPath, ts.sys.readFile)
   // Compiled once, in memory: no incremental build information (Next.js's tsconfig asks for it).

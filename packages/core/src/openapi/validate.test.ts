@@ -66,5 +66,11 @@ describe('checkBody', () => {
       loc: ['body', 'expires_at'],
     })
     expect(problem(() => checkBody(CreateKeyBodySchema, { expires_at: 5 })).type).toBe('string_type')
+    // A date is ISO 8601 too, but without an offset it names no instant: the message says so.
+    for (const value of ['2027-01-31', '2027-01-31T00:00:00', '2027-02-30T00:00:00Z']) {
+      expect(problem(() => checkBody(CreateKeyBodySchema, { expires_at: value })).msg).toBe(
+        'Input should be an ISO 8601 date and time with an offset, e.g. 2027-01-31T00:00:00Z.',
+      )
+    }
   })
 })

@@ -48,7 +48,11 @@ function checkInteger(value: unknown, min: number, max: number, loc: readonly st
   return value
 }
 
-function parseDateTime(value: unknown, loc: readonly string[]): Date {
+/**
+ * @internal An ISO 8601 date and time with an offset (`Z` or `+hh:mm`), as a `Date`; otherwise 422
+ * `datetime_parsing`, whose message says that an offset is needed (`2027-01-31` has none).
+ */
+export function parseDateTime(value: unknown, loc: readonly string[]): Date {
   const match = typeof value === 'string' ? ISO_DATE_TIME.exec(value) : null
   const [, year, month, day, hour, minute, second] = match ?? []
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)))
