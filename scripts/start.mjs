@@ -8,7 +8,7 @@
 //   a second start does not rebuild: a build empties `dist/` first, which would pull the running
 //   server's files (the console's page among them) from under it.
 // - Ctrl-C and SIGTERM go to the server, which stops cleanly; this process then exits with the
-//   server's code, 0 after a clean stop, so pnpm reports no failure (the workspace settings
+//   server's code, 0 after a clean stop, so pnpm reports no failure (pnpm-workspace.yaml's `shellEmulator`
 //   runs scripts without a shell of their own, which would die of the signal).
 // - `--check` prints what would be built, and starts nothing.
 import { spawn } from 'node:child_process'
