@@ -31,6 +31,34 @@ export interface ServerProcess {
   kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>
 }
 
+/** How a server that was expected to stop on its own ended: its exit code, output and time. */
+export interface EndedServer {
+  readonly code: number | null
+  readonly output: string
+  /** From the spawn to the exit, in milliseconds. */
+  readonly ms: number
+}
+
+/** Runs `node dist/main.js` in `cwd` until it exits by itself (a start that is refused). */
+export async function runUntilExit(cwd: string, env: ServerEnv, timeoutMs = 60_000): Promise<EndedServer> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk
+    })
+  }
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const [code] = (await once(child, 'close')) as [number | null]
+  clearTimeout(timer)
+  return { code, output, ms: performance.now() - started }
+}
+
 /** Starts `node dist/main.js` in `cwd` and waits until it listens. */
 export async function startServer(cwd: string, env: ServerEnv): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [MAIN], {

@@ -37,6 +37,7 @@ export {
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
 export {
+  answerClientError,
   type BearerAuth,
   type BearerGuardOptions,
   type BodyProblem,
@@ -47,6 +48,7 @@ export {
   type CreateProject,
   type CreateProjectInput,
   clientAddress,
+  clientErrorResponse,
   createKeyRoutes,
   DEFAULT_BODY_LIMIT,
   type DeveloperGuardOptions,
@@ -55,6 +57,7 @@ export {
   elevatedGuard,
   encodeCursor,
   errorResponse,
+  expectationFailedResponse,
   type Guard,
   type GuardResult,
   type IssuedKeyJson,
@@ -74,6 +77,7 @@ export {
   type ListProjectsInput,
   type MemoryProject,
   MemoryProjects,
+  type NodeClientErrorSocket,
   type NodeHeaders,
   type NodeListenerRequest,
   type NodeListenerResponse,

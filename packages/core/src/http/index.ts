@@ -10,6 +10,12 @@ export {
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'
+export {
+  answerClientError,
+  clientErrorResponse,
+  expectationFailedResponse,
+  type NodeClientErrorSocket,
+} from './client-errors.js'
 export { decodeCursor, encodeCursor, invalidCursor, type PagePosition } from './cursor.js'
 export {
   type BearerGuardOptions,
