@@ -18,6 +18,9 @@ let stopping = false
 
 const onEvent = (event: KeywardEvent) => {
   if (stopping && event.type === 'cache.bypassed') return
+  // The counters tell of their outage themselves, once when it starts and once when it ends
+  // (`throttle.degraded`, `throttle.restored`).
+  if (event.type === 'store.error' && /^(?:throttle|rate_limit)\./.test(event.operation)) return
   const line = formatEvent(event)
   if (line !== undefined) console.log(line)
 }

@@ -1,6 +1,7 @@
 // The built reference server as a real process, as `pnpm start` runs it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -29,6 +30,15 @@ export interface ServerProcess {
   readonly pid: number
   /** Sends a signal and resolves to how the process ended: its exit code, or the signal. */
   kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>
+}
+
+/** A port on 127.0.0.1 that nothing listens on (taken, then given back). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** How a server that was expected to stop on its own ended: its exit code, output and time. */

@@ -6,18 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPgDatabase, PG_URL } from '../src/test/databases.js'
-import { buildServer, runUntilExit, startServer } from './server-process.js'
+import { buildServer, freePort, runUntilExit, startServer } from './server-process.js'
 
 const KEY = /ak_[A-Za-z0-9_-]{32}/
-
-/** A port on 127.0.0.1 that nothing listens on (taken, then given back). */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 let cwd: string
 beforeAll(async () => {
@@ -57,7 +48,7 @@ describe('a setting that cannot work stops the server at start', () => {
   )
 
   it('KEYWARD_REDIS_URL pointing at a port where nothing listens', async () => {
-    const port = await closedPort()
+    const port = await freePort()
     const ended = await runUntilExit(cwd, {
       KEYWARD_REDIS_URL: `redis://127.0.0.1:${port}`,
       KEYWARD_DATA_DIR: join(cwd, 'data'),
