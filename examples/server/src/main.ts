@@ -6,7 +6,7 @@ import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
-import { createBoundedServer } from './http/node-server.js'
+import { closeGracefully, createBoundedServer } from './http/node-server.js'
 import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
 import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
@@ -160,10 +160,7 @@ async function serveOn(
     }, config.shutdownTimeoutMs).unref()
     // No new connection is accepted; requests in flight finish, then the uses are written and
     // the database, the change feed and the counters close.
-    server.close(() => exitAfterClosing(store, 0, counters, keyward))
-    server.closeIdleConnections()
-    // A keep-alive connection whose request was in flight closes once it is answered.
-    setInterval(() => server.closeIdleConnections(), 100).unref()
+    closeGracefully(server, () => exitAfterClosing(store, 0, counters, keyward))
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

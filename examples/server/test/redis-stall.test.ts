@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServer, freePort, type ServerProcess, startServer } from './server-process.js'
+import { buildServer, firstProject, freePort, type ServerProcess, startServer } from './server-process.js'
 
 const REDIS_BIN = process.env.KEYWARD_REDIS_BIN || 'redis-server'
 
@@ -63,16 +63,7 @@ describe.skipIf(redisMissing)(
       redis = started.process
       server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data'), KEYWARD_REDIS_URL: started.url })
       const base = server.baseUrl
-      const developerKey = /Developer key {2}(ak_\S+)/.exec(server.stdout())![1]!
-      const created = await fetch(`${base}/api/v1/projects`, {
-        method: 'POST',
-        headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'stall' }),
-      })
-      const { project, api_key: apiKey } = (await created.json()) as {
-        project: { id: string }
-        api_key: { key: string }
-      }
+      const { project, apiKey } = await firstProject(server, 'stall')
       const timed = async (key: string) => {
         const t = performance.now()
         const answer = await fetch(`${base}/api/v1/projects/${project.id}/access-tokens`, {

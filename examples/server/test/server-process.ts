@@ -123,3 +123,28 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
     },
   }
 }
+
+/** The first start's developer key, as the server printed it, and a project it created with it. */
+export interface FirstProject {
+  readonly developerKey: string
+  readonly project: { readonly id: string }
+  readonly apiKey: { readonly key: string; readonly key_prefix: string }
+}
+
+/** Reads the first start's developer key from the server's output and creates a project with it. */
+export async function firstProject(server: ServerProcess, name: string): Promise<FirstProject> {
+  const developerKey = /Developer key {2}(ak_\S+)/.exec(server.stdout())?.[1]
+  if (!developerKey) throw new Error(`The server printed no developer key:\n${server.output()}`)
+  const created = await fetch(`${server.baseUrl}/api/v1/projects`, {
+    method: 'POST',
+    headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  })
+  const { project, api_key: apiKey } = (await created.json()) as Omit<
+    FirstProject,
+    'developerKey' | 'apiKey'
+  > & {
+    api_key: FirstProject['apiKey']
+  }
+  return { developerKey, project, apiKey }
+}

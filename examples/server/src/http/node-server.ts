@@ -5,7 +5,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http'
-import type { Socket } from 'node:net'
+import { Server as NetServer, type Socket } from 'node:net'
 import {
   answerClientError,
   ErrorType,
@@ -50,6 +50,8 @@ export function createBoundedServer(bounds: HttpBounds, listener: RequestListene
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(bounds.headersTimeoutMs / 4))),
     },
     (req: IncomingMessage, res: ServerResponse) => {
+      // While the server stops, each connection closes after its answer.
+      if (draining.has(server)) res.setHeader('connection', 'close')
       if (overCap.has(req.socket)) write(res, tooManyConnections())
       else listener(req, res)
     },
@@ -73,4 +75,29 @@ export function createBoundedServer(bounds: HttpBounds, listener: RequestListene
     })
   }
   return server
+}
+
+const draining = new WeakSet<Server>()
+
+/**
+ * How long a stopping server leaves its idle keep-alive connections open: a request that a
+ * client sent on one just before the stop is answered rather than cut off (the client stops
+ * sending once it hears `Connection: close`, or once its load balancer stops sending here).
+ */
+export const DRAIN_MS = 1_000
+
+/**
+ * Stops `server` gracefully: no new connection is accepted; the requests in flight, and any that
+ * come on open connections, are answered with `Connection: close`; idle connections are closed
+ * after {@link DRAIN_MS}. `closed` is called once every connection has ended.
+ */
+export function closeGracefully(server: Server, closed: () => void): void {
+  draining.add(server)
+  // net's close, not http's: http's closes the idle connections at once, cutting off a request
+  // that is on its way on one of them.
+  NetServer.prototype.close.call(server, () => closed())
+  setTimeout(() => {
+    server.closeIdleConnections()
+    setInterval(() => server.closeIdleConnections(), 100).unref()
+  }, DRAIN_MS).unref()
 }
