@@ -13,6 +13,7 @@ import {
   expectationFailedResponse,
   KeywardError,
   type KeywardResponse,
+  lingeringClose,
 } from '@keyward/core'
 import type { ServerConfig } from '../config.js'
 
@@ -56,6 +57,9 @@ export function createBoundedServer(bounds: HttpBounds, listener: RequestListene
       else listener(req, res)
     },
   )
+  // A body refused past its limit (413) is read and thrown away for a while before the
+  // connection closes, so that a client still sending it reads the answer.
+  lingeringClose(server)
   server.on('clientError', answerClientError)
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
     write(res, expectationFailedResponse()),

@@ -36,6 +36,13 @@ export {
   type ListProjectsInput,
   type ProjectPage,
 } from './key-routes.js'
+export {
+  LINGERING_CLOSE_DEFAULTS,
+  type LingeringCloseOptions,
+  type LingeringServer,
+  type LingeringSocket,
+  lingeringClose,
+} from './lingering-close.js'
 export { type MemoryProject, MemoryProjects } from './memory-projects.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { type PageQuery, readPageQuery } from './page-query.js'
