@@ -11,16 +11,23 @@ import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
 import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
+import { type StoreErrorLog, storeErrorLog } from './store-errors.js'
 import { accessTokens } from './tokens.js'
 
 // A clean stop closes the change feed on purpose: the cache's notice of it is no fault.
 let stopping = false
 
+// The database's failures, summed up once it is open: an outage makes a line per interval.
+let storeErrors: StoreErrorLog | undefined
+
 const onEvent = (event: KeywardEvent) => {
   if (stopping && event.type === 'cache.bypassed') return
-  // The counters tell of their outage themselves, once when it starts and once when it ends
-  // (`throttle.degraded`, `throttle.restored`).
-  if (event.type === 'store.error' && /^(?:throttle|rate_limit)\./.test(event.operation)) return
+  if (event.type === 'store.error') {
+    // The counters tell of their outage themselves, once when it starts and once when it ends
+    // (`throttle.degraded`, `throttle.restored`).
+    if (/^(?:throttle|rate_limit)\./.test(event.operation)) return
+    if (storeErrors) return storeErrors.report(event)
+  }
   const line = formatEvent(event)
   if (line !== undefined) console.log(line)
 }
@@ -36,6 +43,7 @@ function exitAfterClosing(
   keyward?: Keyward,
 ): void {
   stopping = true
+  storeErrors?.close()
   Promise.resolve(keyward?.flushLastUsed())
     .then(() => Promise.all([store.close(), counters?.close()]))
     .then(
@@ -178,6 +186,7 @@ async function main(): Promise<void> {
     throw error
   }
   const { store, description, verificationsCurrent } = storage
+  storeErrors = storeErrorLog({ write: (line) => console.log(line), probe: () => store.query('SELECT 1') })
   console.log(`Keyward reference server. Data: ${description}.`)
   try {
     await serveOn(store, config, counters, verificationsCurrent)

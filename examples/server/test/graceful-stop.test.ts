@@ -1,15 +1,11 @@
 // SIGTERM under load, on PostgreSQL, as a real process: the server accepts no new connection,
 // answers every request in flight (slow uploads included), writes the pending last uses, closes
 // its pools and the change feed, and exits 0 within its bound, quietly.
-
-import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createPgDatabase, PG_URL } from '../src/test/databases.js'
-import { buildServer, firstProject, type ServerProcess, startServer } from './server-process.js'
+import { firstProject, serverScope, startServer } from './server-process.js'
 
 const WORKERS = 16
 const SLOW_UPLOADS = 4
@@ -49,23 +45,13 @@ function call(
 }
 
 describe.skipIf(!PG_URL)('SIGTERM under load on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
-  let cwd: string
-  let server: ServerProcess | undefined
-  let drop = async () => {}
-  beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'keyward-stop-'))
-    await buildServer()
-  }, 120_000)
-  afterAll(async () => {
-    await server?.kill('SIGKILL')
-    await drop()
-    await rm(cwd, { recursive: true, force: true })
-  })
+  const scope = serverScope('keyward-stop-')
 
   it('answers every request in flight, writes the last uses, and exits 0 within 10 s', async () => {
     const database = await createPgDatabase()
-    drop = database.drop
-    server = await startServer(cwd, { KEYWARD_PG_URL: database.url })
+    scope.onCleanup(database.drop)
+    const server = await startServer(scope.cwd(), { KEYWARD_PG_URL: database.url })
+    scope.onCleanup(() => server.kill('SIGKILL'))
     const base = server.baseUrl
     const { developerKey, project, apiKey } = await firstProject(server, 'stop')
     const agent = new Agent({ keepAlive: true, maxSockets: WORKERS + SLOW_UPLOADS })
@@ -116,7 +102,9 @@ describe.skipIf(!PG_URL)('SIGTERM under load on PostgreSQL (set KEYWARD_PG_URL t
     expect(failed).toEqual([])
     expect(code).toBe(0)
     expect(exitMs).toBeLessThan(10_000)
-    expect(server.output()).not.toContain('cache.bypassed')
+    // Quiet on the way out: closing the change feed on purpose is no fault. (A feed that fell
+    // behind under load before the signal may say so; that is not the stop's doing.)
+    expect(server.output().split('SIGTERM: closing')[1]).not.toContain('cache.bypassed')
     expect(server.output()).not.toMatch(/^keyward-server:/m)
     // The first use after a start is written within 10 s, batched: the load took 2.3 s, so only
     // the flush on the way out can have written it.

@@ -1,9 +1,13 @@
 // The built reference server as a real process, as `pnpm start` runs it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { afterAll, beforeAll } from 'vitest'
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
@@ -147,4 +151,30 @@ export async function firstProject(server: ServerProcess, name: string): Promise
     api_key: FirstProject['apiKey']
   }
   return { developerKey, project, apiKey }
+}
+
+/** What {@link serverScope} gives a `describe` block. */
+export interface ServerScope {
+  /** The temporary working directory of its servers. */
+  cwd(): string
+  /** A step for after the block (a server to kill, a database to drop), run last added first. */
+  onCleanup(step: () => Promise<unknown>): void
+}
+
+/**
+ * For a `describe` block of tests on the built server: builds it and makes a temporary working
+ * directory before them; after them runs the cleanup steps, then removes the directory.
+ */
+export function serverScope(prefix: string): ServerScope {
+  let cwd = ''
+  const steps: Array<() => Promise<unknown>> = []
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), prefix))
+    await buildServer()
+  }, 120_000)
+  afterAll(async () => {
+    for (const step of steps.reverse()) await step()
+    await rm(cwd, { recursive: true, force: true })
+  })
+  return { cwd: () => cwd, onCleanup: (step) => void steps.push(step) }
 }
