@@ -22,6 +22,8 @@ describeBackends('the app (%s)', (backend) => {
     const answer = await t.call('GET', '/openapi.json')
     expect(answer.status).toBe(200)
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    // The one JSON answer that may be cached: it changes only with the server's version.
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=300')
     expect(answer.body.openapi).toBe('3.1.0')
     expect(Object.keys(answer.body.paths)).toContain('/api/v1/generation/generations-v2/{generation_id}')
   })

@@ -12,6 +12,7 @@ import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { Hono } from 'hono'
 import { routeFallback } from './http/fallback.js'
+import type { CountersHealth } from './protection.js'
 import { accessTokenRoutes } from './routes/access-tokens.js'
 import type { RouteContext } from './routes/context.js'
 import { generationRoutes } from './routes/generations.js'
@@ -51,6 +52,11 @@ export interface AppDependencies {
    * request. Default `{}` (30 minutes); `false` for no console.
    */
   readonly console?: { readonly idleTimeoutMinutes?: number } | false
+  /**
+   * How the throttle's shared counters are doing, for `/healthz` (`degraded` while Redis does
+   * not answer). Default: always `ok`.
+   */
+  readonly throttleHealth?: () => CountersHealth
 }
 
 /**
@@ -68,6 +74,7 @@ export function createApp({
   secretScanning = {},
   verificationsCurrent = false,
   console: consoleOptions = {},
+  throttleHealth = () => 'ok',
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
@@ -86,7 +93,7 @@ export function createApp({
     .route('/', projectRoutes(context))
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))
-    .route('/', healthRoutes(context))
+    .route('/', healthRoutes(context, throttleHealth))
     .route('/', openApiRoutes())
   app.notFound(routeFallback(app))
   // Keyward's errors in the specification's format; anything unexpected as a bare 500

@@ -21,6 +21,10 @@ describe('readConfig', () => {
       trustedProxy: undefined,
       secretScanningKeysUrl: undefined,
       consoleIdleMinutes: 30,
+      shutdownTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      connectionsPerAddress: 256,
     })
   })
 
@@ -43,6 +47,10 @@ describe('readConfig', () => {
       KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
       KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
       KEYWARD_CONSOLE_IDLE_MINUTES: '5',
+      KEYWARD_SHUTDOWN_TIMEOUT_MS: '20000',
+      KEYWARD_REQUEST_TIMEOUT_MS: '5000',
+      KEYWARD_HEADERS_TIMEOUT_MS: '2000',
+      KEYWARD_CONNECTIONS_PER_ADDRESS: '0',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -62,7 +70,16 @@ describe('readConfig', () => {
       redisUrl: 'redis://cache:6379/2',
       trustedProxy: { header: 'x-forwarded-for', hops: 2 },
       consoleIdleMinutes: 5,
+      shutdownTimeoutMs: 20_000,
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 2000,
+      connectionsPerAddress: 0,
     })
+    // The headers' bound follows a shorter request bound.
+    expect(readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000' }).headersTimeoutMs).toBe(4000)
+    expect(() =>
+      readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000', KEYWARD_HEADERS_TIMEOUT_MS: '5000' }),
+    ).toThrow(new ConfigError('KEYWARD_HEADERS_TIMEOUT_MS must be an integer from 100 to 4000, got "5000".'))
     expect(readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: 'off' }).consoleIdleMinutes).toBe('off')
     expect(readConfig({ KEYWARD_TRUSTED_PROXY: 'x-real-ip' }).trustedProxy).toEqual({
       header: 'x-real-ip',
@@ -102,7 +119,12 @@ describe('readConfig', () => {
     const env = { KEYWARD_PG_URL: 'postgres://u@db/keys' }
     expect(() =>
       readConfig({ ...env, KEYWARD_PG_REPLICA_URLS: 'postgres://u@r1/keys,mysql://u:hunter2@r2/keys' }),
-    ).toThrow(new ConfigError('KEYWARD_PG_REPLICA_URLS: entry 2 is not a postgres:// or postgresql:// URL.'))
+    ).toThrow(
+      new ConfigError(
+        'KEYWARD_PG_REPLICA_URLS: entry 2 has the scheme mysql://, not postgres:// or postgresql://: ' +
+          'give URLs such as postgres://user:password@localhost:5432/keys.',
+      ),
+    )
     expect(readConfig({ ...env, KEYWARD_REVOCATION_BOUND_MS: 'off' }).revocationBoundMs).toBe('off')
     expect(() => readConfig({ ...env, KEYWARD_REVOCATION_BOUND_MS: '0' })).toThrow(
       new ConfigError('KEYWARD_REVOCATION_BOUND_MS must be an integer from 1 to 60000, got "0".'),
@@ -118,6 +140,37 @@ describe('readConfig', () => {
     expect(() => readConfig({ ...env, KEYWARD_PG_PREPARED_STATEMENTS: 'false' })).toThrow(
       new ConfigError('KEYWARD_PG_PREPARED_STATEMENTS must be on or off, got "false".'),
     )
+  })
+
+  it('refuses a database or Redis URL of the wrong shape, naming the variable, the fault and a right value', () => {
+    const refusal = (env: NodeJS.ProcessEnv) => {
+      try {
+        readConfig(env)
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError)
+        return (error as Error).message
+      }
+      throw new Error('accepted')
+    }
+    expect(refusal({ KEYWARD_PG_URL: 'notaurl' })).toBe(
+      'KEYWARD_PG_URL is not a URL (it has no scheme such as postgres://): set it to one such as ' +
+        'postgres://user:password@localhost:5432/keys.',
+    )
+    expect(refusal({ KEYWARD_PG_URL: 'mysql://root:hunter2@db/keys' })).toBe(
+      'KEYWARD_PG_URL has the scheme mysql://, not postgres:// or postgresql://: set it to one such as ' +
+        'postgres://user:password@localhost:5432/keys.',
+    )
+    expect(refusal({ KEYWARD_PG_URL: 'postgres://u@db/keys', KEYWARD_PG_LISTEN_URL: 'db:5432' })).toMatch(
+      /^KEYWARD_PG_LISTEN_URL is not a URL/,
+    )
+    expect(refusal({ KEYWARD_REDIS_URL: 'localhost:6379' })).toBe(
+      'KEYWARD_REDIS_URL is not a URL (it has no scheme such as redis://): set it to one such as redis://127.0.0.1:6379.',
+    )
+    expect(refusal({ KEYWARD_REDIS_URL: 'http://u:hunter2@cache:6379' })).toBe(
+      'KEYWARD_REDIS_URL has the scheme http://, not redis:// or rediss://: set it to one such as redis://127.0.0.1:6379.',
+    )
+    expect(readConfig({ KEYWARD_REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380')
+    expect(readConfig({ KEYWARD_PG_URL: 'postgresql://u@db/keys' }).pgUrl).toBe('postgresql://u@db/keys')
   })
 
   it('behind a transaction pooler (prepared statements off), asks for a direct URL for the change feed', () => {

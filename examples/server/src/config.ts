@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { PROTECTION_DEFAULTS, type TrustedProxy } from '@keyward/core'
+import { connectionStringProblem, PG_URL_EXAMPLE } from '@keyward/postgres'
 
 /** What the server reads from its environment, checked once at start. */
 export interface ServerConfig {
@@ -63,6 +64,20 @@ export interface ServerConfig {
    * after this many minutes without a request (default 30), or `off` for no console.
    */
   readonly consoleIdleMinutes: number | 'off'
+  /**
+   * `KEYWARD_SHUTDOWN_TIMEOUT_MS`: on SIGTERM or SIGINT, how long requests in flight may take
+   * to finish and the database to close before the process exits anyway (with code 1). Default 10000.
+   */
+  readonly shutdownTimeoutMs: number
+  /** `KEYWARD_REQUEST_TIMEOUT_MS`: the longest a client may take to send a whole request. Default 30000. */
+  readonly requestTimeoutMs: number
+  /** `KEYWARD_HEADERS_TIMEOUT_MS`: the longest a client may take to send a request's headers. Default 10000. */
+  readonly headersTimeoutMs: number
+  /**
+   * `KEYWARD_CONNECTIONS_PER_ADDRESS`: the most connections open at once from one client
+   * address (the socket's); `0` for no cap. Default 256.
+   */
+  readonly connectionsPerAddress: number
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -84,6 +99,35 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value
 }
 
+/** A PostgreSQL URL setting, checked for its shape; a URL is never echoed (it may hold a password). */
+function pgUrlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const url = env[name] || undefined
+  const problem = url === undefined ? undefined : connectionStringProblem(url)
+  if (problem) throw new ConfigError(`${name} ${problem}: set it to one such as ${PG_URL_EXAMPLE}.`)
+  return url
+}
+
+const REDIS_URL_EXAMPLE = 'redis://127.0.0.1:6379'
+
+/** `KEYWARD_REDIS_URL`, checked for its shape (a `redis://` or `rediss://` URL); never echoed. */
+function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.KEYWARD_REDIS_URL || undefined
+  if (url === undefined) return undefined
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
+  const problem =
+    scheme === undefined
+      ? 'is not a URL (it has no scheme such as redis://)'
+      : scheme !== 'redis' && scheme !== 'rediss'
+        ? `has the scheme ${scheme}://, not redis:// or rediss://`
+        : URL.canParse(url)
+          ? undefined
+          : 'is not a valid URL'
+  if (problem) {
+    throw new ConfigError(`KEYWARD_REDIS_URL ${problem}: set it to one such as ${REDIS_URL_EXAMPLE}.`)
+  }
+  return url
+}
+
 /** The replica URLs of `KEYWARD_PG_REPLICA_URLS`; a URL is never echoed (it may hold a password). */
 function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[] {
   const urls = (env.KEYWARD_PG_REPLICA_URLS ?? '')
@@ -94,9 +138,10 @@ function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[
     throw new ConfigError('KEYWARD_PG_REPLICA_URLS needs KEYWARD_PG_URL (the primary) to be set too.')
   }
   urls.forEach((url, i) => {
-    if (!/^postgres(ql)?:\/\/./.test(url)) {
+    const problem = connectionStringProblem(url)
+    if (problem) {
       throw new ConfigError(
-        `KEYWARD_PG_REPLICA_URLS: entry ${i + 1} is not a postgres:// or postgresql:// URL.`,
+        `KEYWARD_PG_REPLICA_URLS: entry ${i + 1} ${problem}: give URLs such as ${PG_URL_EXAMPLE}.`,
       )
     }
   })
@@ -138,14 +183,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
     )
   }
-  const pgUrl = env.KEYWARD_PG_URL || undefined
+  const pgUrl = pgUrlSetting(env, 'KEYWARD_PG_URL')
   const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
   if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
     throw new ConfigError(
       `KEYWARD_SECRET_SCANNING_KEYS_URL must be an http(s) URL, got ${JSON.stringify(secretScanningKeysUrl)}.`,
     )
   }
-  const pgListenUrl = env.KEYWARD_PG_LISTEN_URL || undefined
+  const pgListenUrl = pgUrlSetting(env, 'KEYWARD_PG_LISTEN_URL')
   const pgPreparedStatements = switchSetting(env, 'KEYWARD_PG_PREPARED_STATEMENTS', true)
   const cache = switchSetting(env, 'KEYWARD_CACHE', true)
   const pgReplicaUrls = replicaUrls(env, pgUrl)
@@ -158,6 +203,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         'connection to the primary for the change feed, or KEYWARD_CACHE=off.',
     )
   }
+  const requestTimeoutMs = integerSetting(env, 'KEYWARD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
   return {
     host: env.HOST || '127.0.0.1',
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
@@ -178,12 +224,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       0,
       1_000_000,
     ),
-    redisUrl: env.KEYWARD_REDIS_URL || undefined,
+    redisUrl: redisUrlSetting(env),
     trustedProxy: trustedProxySetting(env),
     secretScanningKeysUrl,
     consoleIdleMinutes:
       env.KEYWARD_CONSOLE_IDLE_MINUTES === 'off'
         ? 'off'
         : integerSetting(env, 'KEYWARD_CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
+    shutdownTimeoutMs: integerSetting(env, 'KEYWARD_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs,
+    // Node wants the headers' bound within the request's.
+    headersTimeoutMs: integerSetting(
+      env,
+      'KEYWARD_HEADERS_TIMEOUT_MS',
+      Math.min(10_000, requestTimeoutMs),
+      100,
+      requestTimeoutMs,
+    ),
+    connectionsPerAddress: integerSetting(env, 'KEYWARD_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
   }
 }

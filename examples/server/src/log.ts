@@ -1,5 +1,6 @@
 import { displayKey, type KeywardEvent } from '@keyward/core'
 import type { ReplicaEvent } from '@keyward/postgres'
+import type { CountersEvent } from './protection.js'
 
 const causeOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -68,4 +69,11 @@ export function formatReplicaEvent(event: ReplicaEvent): string {
     case 'feed.fresh':
       return `${event.type}: the change feed is fresh again`
   }
+}
+
+/** One log line for the throttle's shared counters: an outage once when it starts, once when it ends. */
+export function formatCountersEvent(event: CountersEvent): string {
+  return event.type === 'throttle.degraded'
+    ? `${event.type}: the throttle's counters do not answer (${causeOf(event.error)}); requests pass the throttle unchecked until they do`
+    : `${event.type}: the throttle's counters answer again after ${(event.downMs / 1000).toFixed(1)} s`
 }

@@ -1,20 +1,33 @@
-import { createServer, type RequestListener, type ServerOptions } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
+import { getRequestListener } from '@hono/node-server'
 import { type Keyward, type KeywardEvent, throttleListener } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
-import { formatEvent, formatReplicaEvent } from './log.js'
+import { closeGracefully, createBoundedServer } from './http/node-server.js'
+import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
 import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
+import { type StoreErrorLog, storeErrorLog } from './store-errors.js'
 import { accessTokens } from './tokens.js'
 
-const SHUTDOWN_GRACE_MS = 10_000
+// A clean stop closes the change feed on purpose: the cache's notice of it is no fault.
+let stopping = false
+
+// The database's failures, summed up once it is open: an outage makes a line per interval.
+let storeErrors: StoreErrorLog | undefined
 
 const onEvent = (event: KeywardEvent) => {
+  if (stopping && event.type === 'cache.bypassed') return
+  if (event.type === 'store.error') {
+    // The counters tell of their outage themselves, once when it starts and once when it ends
+    // (`throttle.degraded`, `throttle.restored`).
+    if (/^(?:throttle|rate_limit)\./.test(event.operation)) return
+    if (storeErrors) return storeErrors.report(event)
+  }
   const line = formatEvent(event)
   if (line !== undefined) console.log(line)
 }
@@ -29,6 +42,8 @@ function exitAfterClosing(
   counters?: Counters,
   keyward?: Keyward,
 ): void {
+  stopping = true
+  storeErrors?.close()
   Promise.resolve(keyward?.flushLastUsed())
     .then(() => Promise.all([store.close(), counters?.close()]))
     .then(
@@ -40,25 +55,41 @@ function exitAfterClosing(
     )
 }
 
-/** Where the console answers, from the configured address. */
-function consoleUrl(config: ServerConfig): string | undefined {
-  if (config.consoleIdleMinutes === 'off') return undefined
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  return `http://${host}:${config.port}/console/`
+/** Where the console answers, from the address the server listens on. */
+function consoleUrl(config: ServerConfig, origin: string): string | undefined {
+  return config.consoleIdleMinutes === 'off' ? undefined : `${origin}/console/`
 }
 
-/** On first start, registers a developer and prints their key: the one time it is shown. */
-async function registerOnFirstStart(store: PostgresKeyStore, config: ServerConfig): Promise<void> {
+/**
+ * On first start, registers a developer and prints their key: the one time it is shown. Runs
+ * once the server listens, so that a server that cannot listen never shows a key that the next
+ * start will not show again. On storage that has developers, says how to get a key.
+ */
+async function registerOnFirstStart(
+  store: PostgresKeyStore,
+  config: ServerConfig,
+  origin: string,
+): Promise<void> {
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
-  if (!first) return
-  const url = consoleUrl(config)
+  const url = consoleUrl(config, origin)
+  if (!first) {
+    const where = config.pgUrl
+      ? 'with KEYWARD_PG_URL as here'
+      : 'once this server is stopped (PGlite is one process)'
+    console.log(
+      `Developers are registered already: no key is printed. For a new developer, run ` +
+        `\`keyward developers register <developer-id>\` ${where}; a developer with a key can issue more ` +
+        `(POST /api/v1/auth/developer-keys${url ? `, or the console at ${url}` : ''}).`,
+    )
+    return
+  }
   console.log(
     [
       '',
       `First start: registered developer ${first.developerId}.`,
       '',
       `  Developer key  ${first.key}`,
-      ...(url && config.port !== 0 ? [`  Console        ${url}`] : []),
+      ...(url ? [`  Console        ${url}`] : []),
       '',
       'This key will not be shown again: store it now, e.g. as SERVICE_DEVELOPER_KEY.',
       ...(url ? ['Sign in to the console with it to create projects and keys in your browser.'] : []),
@@ -67,19 +98,26 @@ async function registerOnFirstStart(store: PostgresKeyStore, config: ServerConfi
   )
 }
 
-async function listen(
+/** Listens, or rejects with the reason (a port in use, an address of no interface). */
+function listenOn(server: Server, config: ServerConfig): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject)
+      const info = server.address() as AddressInfo
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
+      resolve(`http://${host}:${info.port}`)
+    })
+  })
+}
+
+async function serveOn(
   store: PostgresKeyStore,
   config: ServerConfig,
   counters: Counters,
   verificationsCurrent: boolean,
 ): Promise<void> {
-  await registerOnFirstStart(store, config)
   const { secret, ephemeral } = await tokenSecret(store, config.tokenSecret)
-  if (ephemeral) {
-    console.log(
-      'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',
-    )
-  }
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
   const protection = protectionOf(config, counters.limiter)
   const keyward = keywardOver(store, onEvent, protection, config.cache)
@@ -92,42 +130,45 @@ async function listen(
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
     verificationsCurrent,
+    throttleHealth: counters.health,
     console: config.consoleIdleMinutes === 'off' ? false : { idleTimeoutMinutes: config.consoleIdleMinutes },
   })
+  // A credentialed request from an address known to be throttled is answered 429 before Hono
+  // sees it: a flood of guesses costs the server about half what a valid request costs.
+  const server = createBoundedServer(
+    config,
+    throttleListener(keyward, getRequestListener(app.fetch, { hostname: config.host })),
+  )
+  let origin: string
+  try {
+    origin = await listenOn(server, config)
+  } catch (error) {
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
+  }
+  await registerOnFirstStart(store, config, origin)
+  if (ephemeral) {
+    console.log(
+      'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',
+    )
+  }
   const throttle = config.failedAuthPerMinute
     ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
     : 'off'
   console.log(`Throttle: ${throttle}.`)
-  const server = serve(
-    {
-      fetch: app.fetch,
-      hostname: config.host,
-      port: config.port,
-      // A credentialed request from an address known to be throttled is answered 429 before Hono
-      // sees it: a flood of guesses costs the server about half what a valid request costs.
-      createServer: ((options: ServerOptions, listener: RequestListener) =>
-        createServer(options, throttleListener(keyward, listener))) as typeof createServer,
-    },
-    (info: AddressInfo) => {
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
-      console.log(`Listening on http://${host}:${info.port}`)
-      if (config.consoleIdleMinutes !== 'off') console.log(`Console: http://${host}:${info.port}/console/`)
-    },
-  )
-  server.on('error', (error: Error) => {
-    console.error(`keyward-server: cannot listen on ${config.host}:${config.port}: ${error.message}`)
-    exitAfterClosing(store, 1, counters)
-  })
+  console.log(`Listening on ${origin}`)
+  if (config.consoleIdleMinutes !== 'off') console.log(`Console: ${origin}/console/`)
 
-  let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1) // a second signal: stop now
     stopping = true
-    console.log(`${signal}: closing.`)
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref()
-    // Requests in flight finish, then the database closes.
-    server.close(() => exitAfterClosing(store, 0, counters, keyward))
-    if ('closeIdleConnections' in server) server.closeIdleConnections()
+    console.log(`${signal}: closing (at most ${config.shutdownTimeoutMs} ms).`)
+    setTimeout(() => {
+      console.error(`keyward-server: not closed within ${config.shutdownTimeoutMs} ms; exiting.`)
+      process.exit(1)
+    }, config.shutdownTimeoutMs).unref()
+    // No new connection is accepted; requests in flight finish, then the uses are written and
+    // the database, the change feed and the counters close.
+    closeGracefully(server, () => exitAfterClosing(store, 0, counters, keyward))
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
@@ -135,14 +176,20 @@ async function listen(
 
 async function main(): Promise<void> {
   const config = readConfig()
-  const { store, description, verificationsCurrent } = await openStorage(config, (event) =>
-    console.log(formatReplicaEvent(event)),
-  )
-  console.log(`Keyward reference server. Data: ${description}.`)
-  let counters: Counters | undefined
+  // Redis first: a wrong KEYWARD_REDIS_URL is refused within 2 s, before the database is opened.
+  const counters = await openCounters(config, (event) => console.log(formatCountersEvent(event)))
+  let storage: Awaited<ReturnType<typeof openStorage>>
   try {
-    counters = await openCounters(config)
-    await listen(store, config, counters, verificationsCurrent)
+    storage = await openStorage(config, (event) => console.log(formatReplicaEvent(event)))
+  } catch (error) {
+    await counters.close()
+    throw error
+  }
+  const { store, description, verificationsCurrent } = storage
+  storeErrors = storeErrorLog({ write: (line) => console.log(line), probe: () => store.query('SELECT 1') })
+  console.log(`Keyward reference server. Data: ${description}.`)
+  try {
+    await serveOn(store, config, counters, verificationsCurrent)
   } catch (error) {
     exitAfterClosing(store, 1, counters)
     throw error

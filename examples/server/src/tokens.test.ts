@@ -86,6 +86,24 @@ describe('access tokens', () => {
     expect(await tokens.verify(await sign((jwt) => jwt.setIssuedAt(at).setNotBefore(at + 60)))).toBeNull()
   })
 
+  it('refuses a token whose exp lies further from its iat than the configured lifetime', async () => {
+    const now = new Date('2030-01-01T00:00:00Z')
+    const tokens = accessTokens({ secret, ttlSeconds: 900, now: () => now })
+    const at = Math.floor(now.getTime() / 1000)
+    const signed = (exp: number) =>
+      new SignJWT({ project_id: claims.projectId, key_id: claims.keyId })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer('keyward-server')
+        .setAudience('keyward-server/generations')
+        .setIssuedAt(at)
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(secret))
+    expect(await tokens.verify(await signed(at + 900))).toEqual(claims)
+    // Signed with the real secret (a leaked secret, a bug of an older issuer): never longer than the lifetime.
+    expect(await tokens.verify(await signed(at + 901))).toBeNull()
+    expect(await tokens.verify(await signed(at + 10 * 365 * 24 * 3600))).toBeNull()
+  })
+
   it('makes 256-bit random secrets', () => {
     const secrets = new Set(Array.from({ length: 20 }, newTokenSecret))
     expect(secrets.size).toBe(20)

@@ -76,7 +76,10 @@ export function accessTokens({
           maxTokenAge: ttlSeconds,
           currentDate: now(),
         })
-        const { project_id: projectId, key_id: keyId } = payload
+        const { project_id: projectId, key_id: keyId, iat, exp } = payload
+        // A lifetime longer than this server gives is refused, whatever `exp` says: the token
+        // is accepted at most `ttlSeconds` from `iat` (jose checked both are numbers).
+        if ((exp as number) - (iat as number) > ttlSeconds) return null
         return typeof projectId === 'string' && typeof keyId === 'string' ? { projectId, keyId } : null
       } catch {
         return null

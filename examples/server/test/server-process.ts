@@ -1,8 +1,13 @@
 // The built reference server as a real process, as `pnpm start` runs it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { afterAll, beforeAll } from 'vitest'
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
@@ -29,6 +34,43 @@ export interface ServerProcess {
   readonly pid: number
   /** Sends a signal and resolves to how the process ended: its exit code, or the signal. */
   kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>
+}
+
+/** A port on 127.0.0.1 that nothing listens on (taken, then given back). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** How a server that was expected to stop on its own ended: its exit code, output and time. */
+export interface EndedServer {
+  readonly code: number | null
+  readonly output: string
+  /** From the spawn to the exit, in milliseconds. */
+  readonly ms: number
+}
+
+/** Runs `node dist/main.js` in `cwd` until it exits by itself (a start that is refused). */
+export async function runUntilExit(cwd: string, env: ServerEnv, timeoutMs = 60_000): Promise<EndedServer> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk
+    })
+  }
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const [code] = (await once(child, 'close')) as [number | null]
+  clearTimeout(timer)
+  return { code, output, ms: performance.now() - started }
 }
 
 /** Starts `node dist/main.js` in `cwd` and waits until it listens. */
@@ -84,4 +126,55 @@ export async function startServer(cwd: string, env: ServerEnv): Promise<ServerPr
       return exited
     },
   }
+}
+
+/** The first start's developer key, as the server printed it, and a project it created with it. */
+export interface FirstProject {
+  readonly developerKey: string
+  readonly project: { readonly id: string }
+  readonly apiKey: { readonly key: string; readonly key_prefix: string }
+}
+
+/** Reads the first start's developer key from the server's output and creates a project with it. */
+export async function firstProject(server: ServerProcess, name: string): Promise<FirstProject> {
+  const developerKey = /Developer key {2}(ak_\S+)/.exec(server.stdout())?.[1]
+  if (!developerKey) throw new Error(`The server printed no developer key:\n${server.output()}`)
+  const created = await fetch(`${server.baseUrl}/api/v1/projects`, {
+    method: 'POST',
+    headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  })
+  const { project, api_key: apiKey } = (await created.json()) as Omit<
+    FirstProject,
+    'developerKey' | 'apiKey'
+  > & {
+    api_key: FirstProject['apiKey']
+  }
+  return { developerKey, project, apiKey }
+}
+
+/** What {@link serverScope} gives a `describe` block. */
+export interface ServerScope {
+  /** The temporary working directory of its servers. */
+  cwd(): string
+  /** A step for after the block (a server to kill, a database to drop), run last added first. */
+  onCleanup(step: () => Promise<unknown>): void
+}
+
+/**
+ * For a `describe` block of tests on the built server: builds it and makes a temporary working
+ * directory before them; after them runs the cleanup steps, then removes the directory.
+ */
+export function serverScope(prefix: string): ServerScope {
+  let cwd = ''
+  const steps: Array<() => Promise<unknown>> = []
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), prefix))
+    await buildServer()
+  }, 120_000)
+  afterAll(async () => {
+    for (const step of steps.reverse()) await step()
+    await rm(cwd, { recursive: true, force: true })
+  })
+  return { cwd: () => cwd, onCleanup: (step) => void steps.push(step) }
 }

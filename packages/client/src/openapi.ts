@@ -643,12 +643,12 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
     responses: {
-        /** The request body is not in the expected format (a secret-scanning alert that is not an array of alerts). Types: `alert_invalid`. */
+        /** The request body is not in the expected format (a secret-scanning alert that is not an array of alerts), or the request breaks HTTP/1.1 (answered by the server before any route). Types: `alert_invalid`, `request_invalid`. */
         readonly Error400: {
             headers: {
                 /** `no-store`. */
@@ -663,7 +663,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "alert_invalid";
+                        readonly type: "alert_invalid" | "request_invalid";
                     }[];
                 };
             };
@@ -750,6 +750,26 @@ export interface components {
                 };
             };
         };
+        /** The client took longer than the server allows to send the request; the connection closes. Types: `request_timeout`. */
+        readonly Error408: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "request_timeout";
+                    }[];
+                };
+            };
+        };
         /** The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`. */
         readonly Error409: {
             headers: {
@@ -810,6 +830,26 @@ export interface components {
                 };
             };
         };
+        /** The request has an `Expect` header other than `100-continue`. Types: `expectation_failed`. */
+        readonly Error417: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "expectation_failed";
+                    }[];
+                };
+            };
+        };
         /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`. */
         readonly Error422: {
             headers: {
@@ -848,6 +888,26 @@ export interface components {
                         readonly msg: string;
                         /** @enum {string} */
                         readonly type: "rate_limited";
+                    }[];
+                };
+            };
+        };
+        /** The request headers are larger than the server accepts; the connection closes. Types: `headers_too_large`. */
+        readonly Error431: {
+            headers: {
+                /** `no-store`. */
+                readonly "Cache-Control"?: string;
+                readonly [name: string]: unknown;
+            };
+            content: {
+                readonly "application/json": {
+                    readonly detail: readonly {
+                        /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
+                        readonly loc: readonly string[];
+                        /** For humans; never more of a key than its first 8 characters. */
+                        readonly msg: string;
+                        /** @enum {string} */
+                        readonly type: "headers_too_large";
                     }[];
                 };
             };

@@ -10,6 +10,7 @@ export {
   type PostgresKeyStoreOptions,
   type PostgresTransaction,
 } from './base.js'
+export { connectionStringProblem, PG_URL_EXAMPLE } from './connection-string.js'
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
   QueryTimeoutError,

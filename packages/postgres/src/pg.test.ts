@@ -31,6 +31,40 @@ describe('pgDriver and createPgKeyStore options', () => {
     )
     await pool.end()
   })
+
+  it('refuses a connection string that is not a PostgreSQL URL before connecting, never echoing it', async () => {
+    const started = Date.now()
+    const refused = async (source: Parameters<typeof createPgKeyStore>[0], options = {}) => {
+      const error = await createPgKeyStore(source, options).then(
+        () => undefined,
+        (e: Error) => e,
+      )
+      expect(error).toBeInstanceOf(TypeError)
+      expect(error?.message).not.toContain('secret')
+      return error?.message
+    }
+    expect(await refused({ connectionString: 'notaurl' })).toBe(
+      'createPgKeyStore: option `connectionString` is not a URL (it has no scheme such as postgres://): ' +
+        'give one such as postgres://user:password@localhost:5432/keys.',
+    )
+    expect(await refused({ connectionString: 'mysql://u:secret@db/keys' })).toBe(
+      'createPgKeyStore: option `connectionString` has the scheme mysql://, not postgres:// or postgresql://: ' +
+        'give one such as postgres://user:password@localhost:5432/keys.',
+    )
+    expect(await refused({ connectionString: 'localhost:5432/keys' })).toMatch(
+      /`connectionString` is not a URL/,
+    )
+    expect(await refused({ connectionString: 'postgres://db/keys' }, { replicas: ['db2:5432'] })).toMatch(
+      /^createPgKeyStore: option `replicas\[0\]` is not a URL/,
+    )
+    expect(
+      await refused(
+        { connectionString: 'postgres://db/keys' },
+        { changeFeed: { connectionString: 'http://u:secret@db' } },
+      ),
+    ).toMatch(/^createPgKeyStore: option `changeFeed.connectionString` has the scheme http:\/\//)
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
 })
 
 // Against a real server only when one is named (skipped, and said so, without); CI names one.

@@ -3,8 +3,10 @@
  *
  * @packageDocumentation
  */
+
 import pg from 'pg'
 import type { PostgresKeyStore, PostgresKeyStoreOptions } from './base.js'
+import { checkConnectionString } from './connection-string.js'
 import {
   checkTimeout,
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -259,6 +261,14 @@ export async function createPgKeyStore(
       `createPgKeyStore: option \`preparedStatements\` must be true or false, got ${String(options.preparedStatements)}.`,
     )
   }
+  if ('connectionString' in source && source.connectionString !== undefined) {
+    checkConnectionString('createPgKeyStore', 'connectionString', source.connectionString)
+  }
+  replicas.forEach((replica, i) => {
+    if (typeof replica === 'string') checkConnectionString('createPgKeyStore', `replicas[${i}]`, replica)
+  })
+  const feedUrl = typeof options.changeFeed === 'object' ? options.changeFeed.connectionString : undefined
+  if (feedUrl !== undefined) checkConnectionString('createPgKeyStore', 'changeFeed.connectionString', feedUrl)
   const strictRevocation = strictOf(options, timeoutMs)
   const changes = changeFeedOf(source, options, strictRevocation)
   const poolConfig = 'poolConfig' in source ? source.poolConfig : undefined

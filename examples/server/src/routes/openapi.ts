@@ -1,10 +1,20 @@
 import { openApiDocument } from '@keyward/core'
 import { Hono } from 'hono'
 
-/** `GET /openapi.json`: the OpenAPI 3.1 document of every endpoint, as Keyward's core builds it. */
+// The document changes only with the server's version, and holds nothing of any caller: any
+// cache may keep it, for 5 minutes, so a new version's document is seen soon after a deploy.
+const CACHE_CONTROL = 'public, max-age=300'
+
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document of every endpoint, as Keyward's core builds
+ * it. The one JSON answer of the server that may be cached (`Cache-Control: public, max-age=300`).
+ */
 export function openApiRoutes(): Hono {
   const document = JSON.stringify(openApiDocument({ title: 'Keyward reference server' }))
   return new Hono().get('/openapi.json', (c) =>
-    c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }),
+    c.body(document, 200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': CACHE_CONTROL,
+    }),
   )
 }

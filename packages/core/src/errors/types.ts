@@ -81,6 +81,17 @@ export const ErrorType = {
   datetimeFuture: 'datetime_future',
   /** Fields that cannot go together (`expires_at` and `expires_in_days`). */
   valueError: 'value_error',
+  /**
+   * The request breaks HTTP/1.1 (a NUL or CR in a header, an unknown method, a bad chunk size,
+   * `Content-Length` with `Transfer-Encoding`): answered by the server's HTTP layer, before any route.
+   */
+  requestInvalid: 'request_invalid',
+  /** The client took longer than the server allows to send the request's headers or the whole request. */
+  requestTimeout: 'request_timeout',
+  /** An `Expect` header other than `100-continue`. */
+  expectationFailed: 'expectation_failed',
+  /** The request's headers are larger than the server accepts (16 KiB by default on Node.js). */
+  headersTooLarge: 'headers_too_large',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
   /** The public keys that sign secret-scanning alerts could not be fetched. */
@@ -136,6 +147,10 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   datetime_parsing: 422,
   datetime_future: 422,
   value_error: 422,
+  request_invalid: 400,
+  request_timeout: 408,
+  expectation_failed: 417,
+  headers_too_large: 431,
   store_unavailable: 503,
   signing_keys_unavailable: 503,
   internal_error: 500,

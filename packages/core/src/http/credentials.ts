@@ -88,10 +88,24 @@ const tokenInvalid = (msg: string) => new KeywardError(ErrorType.tokenInvalid, m
 export const invalidToken = () => tokenInvalid('The access token is not valid: it is unknown or expired.')
 
 /**
+ * Whether the `Authorization` header holds credentials of schemes other than Bearer only
+ * (`Basic`, `Digest`, ...): no bearer token was presented, whatever the other scheme's
+ * parameters (Digest's hold commas), so every such scheme is answered alike, `token_missing`.
+ */
+function otherSchemesOnly(request: KeywardRequest): boolean {
+  const value = request.header('authorization')
+  const lines = value === undefined ? [] : typeof value === 'string' ? [value] : value
+  return lines.length > 0 && lines.every((line) => line.trim() !== '' && !BEARER_SCHEME.test(line.trim()))
+}
+
+/**
  * @internal The bearer token of a request's `Authorization` header (RFC 6750: scheme in any
  * case, one token of the token68 alphabet). Throws `token_missing` or `token_invalid`.
  */
 export function readBearerToken(request: KeywardRequest): string {
+  if (otherSchemesOnly(request)) {
+    throw tokenMissing('The Authorization header uses another scheme: send Authorization: Bearer <token>.')
+  }
   const value = oneValue(request, 'authorization')
   if (value === SEVERAL) throw tokenInvalid('Send one Authorization header with one Bearer token.')
   if (value === undefined || value === '') {
@@ -104,9 +118,6 @@ export function readBearerToken(request: KeywardRequest): string {
   }
   const match = BEARER_CREDENTIALS.exec(value)
   if (match) return match[1]!
-  if (!BEARER_SCHEME.test(value)) {
-    throw tokenMissing('The Authorization header uses another scheme: send Authorization: Bearer <token>.')
-  }
   if (/^bearer *$/i.test(value)) throw tokenMissing('The Authorization header has no token after Bearer.')
   throw tokenInvalid(
     'Expected Authorization: Bearer <token>, with one token of A-Z, a-z, 0-9, - . _ ~ + / and trailing =.',

@@ -295,6 +295,10 @@ describe('bearerGuard', () => {
   it.each([
     ['absent', undefined, 'token_missing', 'Bearer'],
     ['Basic', 'Basic dXNlcjpwYXNz', 'token_missing', 'Bearer'],
+    // Every scheme other than Bearer alike, commas in its parameters or not (RFC 7616, 7235).
+    ['Digest', 'Digest username="u", realm="r", nonce="n", response="x"', 'token_missing', 'Bearer'],
+    ['Negotiate', 'Negotiate YIIB', 'token_missing', 'Bearer'],
+    ['other schemes in two headers', ['Basic dXNlcjpwYXNz', 'Digest a=b'], 'token_missing', 'Bearer'],
     ['Bearer alone', 'Bearer', 'token_missing', 'Bearer'],
     ['two tokens', 'Bearer a b', 'token_invalid', 'Bearer error="invalid_token"'],
     ['outside token68', 'Bearer a%b', 'token_invalid', 'Bearer error="invalid_token"'],

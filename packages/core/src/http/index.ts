@@ -10,6 +10,12 @@ export {
   readJsonObjectBody,
 } from './body.js'
 export { clientAddress, type TrustedProxy } from './client-address.js'
+export {
+  answerClientError,
+  clientErrorResponse,
+  expectationFailedResponse,
+  type NodeClientErrorSocket,
+} from './client-errors.js'
 export { decodeCursor, encodeCursor, invalidCursor, type PagePosition } from './cursor.js'
 export {
   type ApiKeyGuardOptions,
@@ -32,6 +38,13 @@ export {
   type ListProjectsInput,
   type ProjectPage,
 } from './key-routes.js'
+export {
+  LINGERING_CLOSE_DEFAULTS,
+  type LingeringCloseOptions,
+  type LingeringServer,
+  type LingeringSocket,
+  lingeringClose,
+} from './lingering-close.js'
 export { type MemoryProject, MemoryProjects } from './memory-projects.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { type PageQuery, readPageQuery } from './page-query.js'

@@ -80,15 +80,18 @@ const PARAMETERS = {
 } as const
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'The request body is not in the expected format (a secret-scanning alert that is not an array of alerts).',
+  400: 'The request body is not in the expected format (a secret-scanning alert that is not an array of alerts), or the request breaks HTTP/1.1 (answered by the server before any route).',
   401: 'No valid credential. `WWW-Authenticate: Bearer` for bearer tokens.',
   403: 'A valid credential without access to this project.',
   404: 'The project or resource does not exist, or is not visible to the caller.',
+  408: 'The client took longer than the server allows to send the request; the connection closes.',
   409: 'The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive).',
   413: 'The request body is larger than the server accepts.',
   415: 'The request body is not `application/json`.',
+  417: 'The request has an `Expect` header other than `100-continue`.',
   422: 'The request body, path or query is invalid.',
   429: 'Too many requests; `Retry-After` says when to try again.',
+  431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
   503: 'The key store cannot be reached; the request was refused. `Retry-After` may say when to try again.',
 }

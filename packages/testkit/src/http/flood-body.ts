@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import { connect } from 'node:net'
 
 /**
@@ -68,6 +69,55 @@ export function sendChunkedFlood(
         if (!socket.write(frame)) return void socket.once('drain', pump)
       }
       if (!closed) socket.end('0\r\n\r\n')
+    }
+    pump()
+  })
+}
+
+/**
+ * Streams `POST path` with a chunked body of `totalBytes` through Node's own `http` client, as
+ * an application would upload a file, and stops sending once the answer comes. Resolves to the
+ * answer's status, or to the error code when none came (`EPIPE`, `ECONNRESET`: the server closed
+ * the connection before the client could read its answer).
+ *
+ * @example
+ * ```ts
+ * expect(await streamChunkedBody(origin, '/api/v1/auth/developer-keys', [['X-Developer-Key', key]], 200 * 2 ** 20)).toBe(413)
+ * ```
+ */
+export function streamChunkedBody(
+  origin: string,
+  path: string,
+  headers: ReadonlyArray<readonly [string, string]>,
+  totalBytes: number,
+): Promise<number | string> {
+  const chunk = Buffer.alloc(64 * 1024, 'a')
+  return new Promise((resolve) => {
+    let answered = false
+    const req = request(
+      new URL(path, origin),
+      { method: 'POST', headers: { ...Object.fromEntries(headers), 'transfer-encoding': 'chunked' } },
+      (res) => {
+        answered = true
+        res.resume()
+        const done = () => {
+          req.destroy()
+          resolve(res.statusCode ?? 0)
+        }
+        res.on('end', done)
+        res.on('error', done)
+      },
+    )
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!answered) resolve(error.code ?? error.message)
+    })
+    let sent = 0
+    const pump = () => {
+      while (!answered && sent < totalBytes) {
+        sent += chunk.length
+        if (!req.write(chunk)) return void req.once('drain', pump)
+      }
+      if (!answered) req.end()
     }
     pump()
   })

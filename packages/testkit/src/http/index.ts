@@ -5,7 +5,7 @@ export {
   type RunningServer,
   runHttpConformance,
 } from './conformance.js'
-export { type FloodOutcome, sendChunkedFlood } from './flood-body.js'
+export { type FloodOutcome, sendChunkedFlood, streamChunkedBody } from './flood-body.js'
 export { type ResponseCheck, type ResponseChecker, responseChecker } from './openapi-check.js'
 export { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 export {

@@ -1,0 +1,163 @@
+// What Node's HTTP layer refuses before any route, answered in the specification's error format,
+// and the bounds on slow clients and on connections per address, against the built server.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildServer, type ServerProcess, startServer } from './server-process.js'
+
+let cwd: string
+let server: ServerProcess
+let port: number
+const sockets: Socket[] = []
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'keyward-http-'))
+  await buildServer()
+  server = await startServer(cwd, {
+    KEYWARD_DATA_DIR: join(cwd, 'data'),
+    // Small bounds, so that the slow clients below take seconds, not minutes.
+    KEYWARD_REQUEST_TIMEOUT_MS: '2000',
+    KEYWARD_HEADERS_TIMEOUT_MS: '1000',
+    KEYWARD_CONNECTIONS_PER_ADDRESS: '8',
+  })
+  port = Number(new URL(server.baseUrl).port)
+}, 120_000)
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy()
+  await server?.stop()
+  await rm(cwd, { recursive: true, force: true })
+})
+
+/** A raw connection to the server. */
+async function open(): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1')
+  sockets.push(socket)
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  return socket
+}
+
+interface RawAnswer {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+  /** Milliseconds from the call to the end of the connection. */
+  readonly ms: number
+}
+
+/** Sends `parts` (strings, or pauses in ms between them) and reads until the server closes. */
+async function raw(...parts: Array<string | number>): Promise<RawAnswer> {
+  const socket = await open()
+  const started = performance.now()
+  let received = ''
+  socket.setEncoding('latin1').on('data', (chunk: string) => {
+    received += chunk
+  })
+  const closed = new Promise((resolve) => socket.once('close', resolve))
+  // Sent on the side: the server may answer and close before the client is done.
+  void (async () => {
+    for (const part of parts) {
+      if (socket.destroyed) return
+      if (typeof part === 'number') await new Promise((resolve) => setTimeout(resolve, part))
+      else socket.write(part, 'latin1')
+    }
+  })()
+  await closed
+  const [head = '', body = ''] = received.split('\r\n\r\n')
+  const [statusLine = '', ...lines] = head.split('\r\n')
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  )
+  return { status: Number(statusLine.split(' ')[1]), headers, body, ms: performance.now() - started }
+}
+
+const detailOf = (answer: RawAnswer) =>
+  (JSON.parse(answer.body) as { detail: Array<{ type: string }> }).detail
+
+describe("errors of Node's HTTP layer, in the error format", () => {
+  it.each([
+    ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n', 400, 'request_invalid'],
+    [
+      'a CR alone in a header',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n',
+      400,
+      'request_invalid',
+    ],
+    ['an unknown method', 'FROB /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request_invalid'],
+    [
+      'a bad chunk size',
+      'POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      400,
+      'request_invalid',
+    ],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      400,
+      'request_invalid',
+    ],
+    [
+      'headers over 16 KiB',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    [
+      'an Expect other than 100-continue',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nConnection: close\r\n\r\n',
+      417,
+      'expectation_failed',
+    ],
+  ])(
+    '%s: %i %s',
+    async (_name, request, status, type) => {
+      const answer = await raw(request)
+      expect(answer.status).toBe(status)
+      expect(answer.headers['cache-control']).toBe('no-store')
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(detailOf(answer)).toEqual([{ loc: expect.any(Array), msg: expect.any(String), type }])
+    },
+    20_000,
+  )
+})
+
+describe('slow clients are bounded', () => {
+  it('slow headers: 408 request_timeout, within the headers bound (1 s here) and the check interval', async () => {
+    const answer = await raw('GET /healthz HTTP/1.1\r\n', 300, 'Host: x\r\n', 5_000, 'X-Late: 1\r\n\r\n')
+    expect(answer.status).toBe(408)
+    expect(detailOf(answer)[0]?.type).toBe('request_timeout')
+    expect(answer.headers['cache-control']).toBe('no-store')
+    // Generous on a loaded machine: the bound is 1 s, checked every 250 ms.
+    expect(answer.ms).toBeLessThan(4_000)
+  }, 20_000)
+
+  it('a slow body: 408 request_timeout within the request bound (2 s here)', async () => {
+    // With the developer key of the first start, so that the route reads the body.
+    const key = /Developer key {2}(ak_\S+)/.exec(server.stdout())?.[1]
+    const answer = await raw(
+      `POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nX-Developer-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"na`,
+      ...Array.from({ length: 10 }, () => [600, 'm'] as const).flat(),
+    )
+    expect(answer.status).toBe(408)
+    expect(detailOf(answer)[0]?.type).toBe('request_timeout')
+    expect(answer.ms).toBeLessThan(5_000)
+  }, 20_000)
+
+  it('caps connections per address: the ones past the cap are answered 429 and closed', async () => {
+    const held = await Promise.all(Array.from({ length: 8 }, open))
+    const past = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    expect(past.status).toBe(429)
+    expect(detailOf(past)[0]?.type).toBe('rate_limited')
+    expect(past.headers['retry-after']).toBe('1')
+    for (const socket of held) socket.destroy()
+    // Closed connections count no more.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const ok = await fetch(`${server.baseUrl}/healthz`)
+    expect(ok.status).toBe(200)
+  }, 20_000)
+})
