@@ -19,6 +19,7 @@ import {
   type Guard,
   type GuardResult,
   isKeywardError,
+  type KeyMetadata,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
@@ -150,17 +151,19 @@ export const requireDeveloper = (
 ): MiddlewareHandler<KeywardEnv<DeveloperAuth>> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
- * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`; with `permissions`, those
+ * permissions too. `M` types the key's metadata (`c.get('keyward').metadata`).
  *
  * @example
  * ```ts
  * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (c) => c.json(c.get('keyward')))
+ * app.get('/reports', requireProject<{ plan: string }>(keyward, { permissions: { allOf: ['reports:read'] } }), handler)
  * ```
  */
-export const requireProject = (
+export const requireProject = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
-): MiddlewareHandler<KeywardEnv<ProjectAuth>> => protect<ProjectAuth>(projectGuard(keyward, options))
+): MiddlewareHandler<KeywardEnv<ProjectAuth<M>>> => protect<ProjectAuth<M>>(projectGuard<M>(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -170,10 +173,11 @@ export const requireProject = (
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (
+export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
-): MiddlewareHandler<KeywardEnv<ElevatedAuth>> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
+): MiddlewareHandler<KeywardEnv<ElevatedAuth<M>>> =>
+  protect<ElevatedAuth<M>>(elevatedGuard<M>(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.

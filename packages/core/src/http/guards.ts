@@ -1,5 +1,6 @@
 import { isKeywardError } from '../errors/error.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
 import type { RatedKey } from '../protection/options.js'
 import type { Keyward } from '../service/keyward.js'
 import type {
@@ -27,6 +28,12 @@ export interface DeveloperGuardOptions {
 export interface ProjectGuardOptions {
   /** The path parameter that holds the request's project id. Default `'project_id'`. */
   readonly projectParam?: string
+  /**
+   * The permissions the route requires of the API key: every one of `allOf`, or one of `anyOf`,
+   * among those the service declares (checked when the guard is built). A key without them gets
+   * 403 `permission_denied`, whose message names the permission.
+   */
+  readonly permissions?: PermissionRule
 }
 
 /** Options of {@link bearerGuard}. */
@@ -98,6 +105,7 @@ function keysOf(auth: AuthContext): RatedKey[] {
 interface SingleKey {
   readonly kind: KeyKind
   readonly param?: string
+  readonly permissions?: PermissionRule
 }
 
 function keyGuard<A>(
@@ -111,9 +119,11 @@ function keyGuard<A>(
     response: errorResponse(explainMissingKey(error, request)),
   })
   const { protection } = keyward
+  // The client's address is read for API keys only: their IP allowlists are checked against it.
   const credentialsOf = (request: KeywardRequest) => ({
     developerKey: needs.developer ? readKey(request, 'developer') : undefined,
     projectKey: needs.project ? readKey(request, 'project') : undefined,
+    address: needs.project ? keyward.clientAddress(request) : undefined,
   })
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
   const guard: Guard<A> = (request) => {
@@ -153,7 +163,7 @@ function keyGuard<A>(
   // The cache's answer, read straight from the header: a value that is not one well-formed key
   // (several values, a list, a wrong length) is not known at once, and the asynchronous way
   // answers it with its reason.
-  const { kind, param } = single
+  const { kind, param, permissions } = single
   const header = KEY_HEADER[kind]
   const now = (request: KeywardRequest): GuardResult<A> | undefined => {
     let known: ReturnType<Keyward['keyNow']>
@@ -162,6 +172,8 @@ function keyGuard<A>(
         kind,
         request.header(header),
         param === undefined ? undefined : projectIdOf(request, param),
+        kind === 'project' ? keyward.clientAddress(request) : undefined,
+        permissions,
       )
     } catch {
       return undefined // the asynchronous way answers it, with its reason
@@ -207,16 +219,30 @@ export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions 
  * if (result.ok) result.auth.projectId
  * ```
  */
-export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ProjectAuth> {
+export function projectGuard<M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options: ProjectGuardOptions = {},
+): Guard<ProjectAuth<M>> {
   checkKeyward(keyward, 'projectGuard')
   checkParam(options.projectParam, 'projectGuard')
   const param = options.projectParam ?? 'project_id'
+  const permissions = permissionsOf(keyward, options, 'projectGuard')
   return keyGuard(
     keyward,
     { developer: false, project: true },
-    (request) => ({ scope: 'project', projectId: projectIdOf(request, param) }),
-    { kind: 'project', param },
+    (request) => ({ scope: 'project', projectId: projectIdOf(request, param), permissions }),
+    { kind: 'project', param, ...(permissions ? { permissions } : {}) },
   )
+}
+
+function permissionsOf(
+  keyward: Keyward,
+  options: ProjectGuardOptions,
+  who: string,
+): PermissionRule | undefined {
+  return options.permissions === undefined
+    ? undefined
+    : checkPermissionRule(options.permissions, keyward.permissions ?? new Set(), who)
 }
 
 /**
@@ -230,14 +256,19 @@ export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}
  * if (result.ok) result.auth.developerId // owner of result.auth.projectId
  * ```
  */
-export function elevatedGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ElevatedAuth> {
+export function elevatedGuard<M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options: ProjectGuardOptions = {},
+): Guard<ElevatedAuth<M>> {
   checkKeyward(keyward, 'elevatedGuard')
   checkParam(options.projectParam, 'elevatedGuard')
   checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'
+  const permissions = permissionsOf(keyward, options, 'elevatedGuard')
   return keyGuard(keyward, { developer: true, project: true }, (request) => ({
     scope: 'elevated',
     projectId: projectIdOf(request, param),
+    permissions,
   }))
 }
 

@@ -82,7 +82,7 @@ const PARAMETERS = {
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'The request body is not in the expected format (a secret-scanning alert that is not an array of alerts).',
   401: 'No valid credential. `WWW-Authenticate: Bearer` for bearer tokens.',
-  403: 'A valid credential without access to this project.',
+  403: "A valid credential without access to this project, used from an address outside the API key's IP allowlist, or without a permission the route requires.",
   404: 'The project or resource does not exist, or is not visible to the caller.',
   409: 'The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive).',
   413: 'The request body is larger than the server accepts.',

@@ -65,6 +65,11 @@ function checkField(schema: TSchema, value: unknown, loc: readonly string[]): vo
     if (value !== null) checkField(member, value, loc)
     return
   }
+  // A list's entries are the key service's to check: it locates a faulty one by its index.
+  if (schema.type === 'array') {
+    if (Array.isArray(value)) return
+    throw new KeywardError(ErrorType.listType, 'Input should be a valid list.', loc)
+  }
   if (schema.format === 'date-time' && typeof value === 'string') {
     if (DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))) return
     throw new KeywardError(ErrorType.datetimeParsing, 'Input should be a valid ISO 8601 date and time.', loc)
