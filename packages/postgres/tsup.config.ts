@@ -35,6 +35,7 @@ export default packageBuild({
       'change-feed.sql',
       'closed-owners.sql',
       'key-pages.sql',
+      'key-policies.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -11,6 +11,13 @@ import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import { projectOwner } from './db/projects.js'
 
 /**
+ * The permissions the server declares: an API key may carry them, the generation routes require
+ * them (`generations:write` to create, `generations:delete` to delete). A key created without
+ * permissions has both.
+ */
+export const SERVER_PERMISSIONS = ['generations:write', 'generations:delete'] as const
+
+/**
  * The key service over the store, or over an open transaction of it (its key writes then
  * commit or roll back with the transaction, and the store tells the cache when it commits).
  * Projects and their owners come from the server's `projects` table, read on the same
@@ -28,6 +35,7 @@ export function keywardOver(
     store,
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
+    permissions: SERVER_PERMISSIONS,
     cache: cache && store.changes !== undefined && {},
     ...(protection ? { protection } : {}),
   })

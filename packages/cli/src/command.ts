@@ -8,13 +8,15 @@ export interface OptionSpec {
   readonly help: string
   readonly choices?: readonly string[]
   readonly default?: string
+  /** The option may be given several times; its value is the list of them, in order. */
+  readonly repeatable?: boolean
 }
 
 /** @internal What a command's `run` receives. */
 export interface CommandContext {
   readonly io: CliIO
   /** Option values by long name without dashes (`data-dir`), as given or defaulted. */
-  readonly values: Readonly<Record<string, string | boolean | undefined>>
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>
   /** The positional arguments, in the order the command declares them. */
   readonly positionals: readonly string[]
   readonly json: boolean
@@ -57,6 +59,12 @@ export function idArgument(value: string | undefined, label: string): string {
   if (UNPRINTABLE.test(value)) throw usageError(`${label} contains a control character.`)
   if (value.length > 255) throw usageError(`${label} is longer than 255 characters.`)
   return value
+}
+
+/** @internal A repeatable option's values, in order, or `undefined` when it was not given. */
+export function listOption(context: CommandContext, name: string): readonly string[] | undefined {
+  const value = context.values[name]
+  return Array.isArray(value) ? value : undefined
 }
 
 /** @internal A string option's value, or `undefined`. */

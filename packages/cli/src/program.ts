@@ -51,6 +51,7 @@ function addOption(parser: Parser, spec: OptionSpec): void {
   const option = new Option(spec.flags, spec.help)
   if (spec.choices) option.choices(spec.choices)
   if (spec.default !== undefined) option.default(spec.default)
+  if (spec.repeatable) option.argParser((value: string, previous?: string[]) => [...(previous ?? []), value])
   parser.addOption(option)
 }
 
@@ -111,7 +112,7 @@ export function parseCommandLine(argv: readonly string[], io: CliIO, commands: r
     }
     parser.action(() => {
       const opts = parser.opts()
-      const values: Record<string, string | boolean | undefined> = {}
+      const values: Record<string, string | boolean | readonly string[] | undefined> = {}
       for (const option of parser.options) values[option.long!.slice(2)] = opts[option.attributeName()]
       parsed = { command, values, positionals: parser.processedArgs as string[] }
     })

@@ -302,14 +302,14 @@ describe('keyward keys list', () => {
     expect(result.code).toBe(EXIT.ok)
     const lines = result.stdout.trimEnd().split('\n')
     expect(lines[0]).toMatch(
-      /^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}REVOKED {2}CREATED {2,}EXPIRES {2}USED {2}DUE$/,
+      /^ID {2,}KEY {2,}NAME {2,}ACTIVE {2}REVOKED {2}CREATED {2,}EXPIRES {2}USED {2}DUE {2}POLICIES$/,
     )
     // Newest first: b was issued after a (or in the same millisecond, with the greater id).
     const [first, second] = [lines[1]!, lines[2]!].sort(
       (x, y) => (x.includes(a.record.id) ? 1 : -1) - (y.includes(a.record.id) ? 1 : -1),
     )
     expect(second).toContain(`${a.record.id}  ${a.record.keyPrefix}...  laptop`)
-    expect(second).toMatch(/ {2}yes {5}- {8}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}- {8}- {5}no$/)
+    expect(second).toMatch(/ {2}yes {5}- {8}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}- {8}- {5}no {3}-$/)
     expect(first).toContain(`${b.record.keyPrefix}...  ci?[31m`)
     expect(first).toMatch(/ {2}no {6}revoked {2}\d{4}-/)
     expect(lines.at(-1)).toBe('2 keys, 1 active.')
@@ -336,6 +336,9 @@ describe('keyward keys list', () => {
           last_used_at: null,
           rotation_due: false,
           revoked_reason: null,
+          ip_allowlist: null,
+          permissions: null,
+          metadata: null,
         },
       ],
       next_cursor: null,
@@ -402,7 +405,7 @@ describe('keyward keys list', () => {
     const lines = due.stdout.trimEnd().split('\n')
     expect(lines).toHaveLength(4)
     expect(lines[1]).toContain(a.record.id)
-    expect(lines[1]).toMatch(new RegExp(`${old.toISOString().slice(0, 19)}Z {2}yes$`))
+    expect(lines[1]).toMatch(new RegExp(`${old.toISOString().slice(0, 19)}Z {2}yes {2}-$`))
     expect(lines.at(-1)).toBe('1 key due for rotation, 1 active.')
     const none = await cli.run('keys', 'list', '--project', 'proj_1', '--due', '--json', ...STORE)
     expect(JSON.parse(none.stdout)).toEqual({ keys: [], next_cursor: null })

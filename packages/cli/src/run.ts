@@ -3,6 +3,7 @@ import type { Command, CommandContext } from './command.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
+import { createCommand, updateCommand } from './commands/policies.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -13,6 +14,8 @@ const COMMANDS: readonly Command[] = [
   registerCommand,
   developersListCommand,
   listCommand,
+  createCommand,
+  updateCommand,
   revokeCommand,
   activateCommand,
   rollCommand,

@@ -165,6 +165,23 @@ const endpoints: {
     reply: { status: 200, body: { ...listed, project_id: 'p1' } },
   },
   {
+    name: 'apiKeys.update',
+    call: (c) =>
+      c.apiKeys.update('p1', 'k1', {
+        permissions: ['reports:read'],
+        ip_allowlist: null,
+        metadata: { plan: 'pro' },
+      }),
+    method: 'PATCH',
+    path: '/api/v1/projects/p1/api-keys/k1',
+    send: { developer: true },
+    body: { permissions: ['reports:read'], ip_allowlist: null, metadata: { plan: 'pro' } },
+    reply: {
+      status: 200,
+      body: { ...listed, project_id: 'p1', permissions: ['reports:read'], metadata: { plan: 'pro' } },
+    },
+  },
+  {
     name: 'developerKeys.deactivate',
     call: (c) => c.developerKeys.deactivate('k1'),
     method: 'DELETE',
@@ -214,11 +231,11 @@ const endpoints: {
   },
   {
     name: 'apiKeys.create',
-    call: (c) => c.apiKeys.create('p1', { name: 'worker' }),
+    call: (c) => c.apiKeys.create('p1', { name: 'worker', ip_allowlist: ['10.0.0.0/8'], permissions: [] }),
     method: 'POST',
     path: '/api/v1/projects/p1/api-keys',
     send: { developer: true },
-    body: { name: 'worker' },
+    body: { name: 'worker', ip_allowlist: ['10.0.0.0/8'], permissions: [] },
     reply: { status: 201, body: { ...listed, key: generateKey(), project_id: 'p1' } },
   },
   {

@@ -9,6 +9,7 @@ import { type Call, type FetchLike, send, type Transport } from './request.js'
 import type {
   AccessToken,
   ApiKeyInfo,
+  CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
@@ -25,6 +26,7 @@ import type {
   RolledDeveloperKey,
   RollKeyBody,
   SetKeyExpiryBody,
+  UpdateApiKeyBody,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -126,8 +128,11 @@ export interface KeywardClient {
   }
   /** A project's API keys, managed with the owner's developer key. */
   readonly apiKeys: {
-    /** `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project. */
-    create(projectId: string, body?: CreateKeyBody, options?: CallOptions): Promise<CreatedApiKey>
+    /**
+     * `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project, with its access
+     * policies if given (`ip_allowlist`, `permissions`, `metadata`).
+     */
+    create(projectId: string, body?: CreateApiKeyBody, options?: CallOptions): Promise<CreatedApiKey>
     /** `GET /api/v1/projects/{project_id}/api-keys`: one page of the project's keys, newest first. */
     list(projectId: string, options?: ListOptions): Promise<KeyList<ApiKeyInfo>>
     /** Every API key of the project, newest first, page after page. */
@@ -137,6 +142,16 @@ export interface KeywardClient {
       projectId: string,
       keyId: string,
       body: SetKeyExpiryBody,
+      options?: CallOptions,
+    ): Promise<ApiKeyInfo>
+    /**
+     * `PATCH /api/v1/projects/{project_id}/api-keys/{key_id}`: changes one of the project's keys:
+     * its expiry and/or its access policies (a field left out stays, `null` clears it).
+     */
+    update(
+      projectId: string,
+      keyId: string,
+      body: UpdateApiKeyBody,
       options?: CallOptions,
     ): Promise<ApiKeyInfo>
     /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
@@ -336,6 +351,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         ),
       setExpiry: async (projectId, keyId, body, options) =>
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.setExpiry'), options, body),
+      update: async (projectId, keyId, body, options) =>
+        request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.update'), options, body),
       deactivate: async (projectId, keyId, options) =>
         request('DELETE', apiKeyPath(projectId, keyId), developer('apiKeys.deactivate'), options),
       activate: async (projectId, keyId, options) =>

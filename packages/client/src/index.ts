@@ -23,6 +23,7 @@ export type {
   ApiKeyInfo,
   ApiOperations,
   ApiPaths,
+  CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
@@ -44,4 +45,5 @@ export type {
   RolledDeveloperKey,
   RollKeyBody,
   SetKeyExpiryBody,
+  UpdateApiKeyBody,
 } from './types.js'

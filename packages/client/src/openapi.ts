@@ -105,7 +105,7 @@ export interface paths {
         readonly delete: operations["deactivateApiKey"];
         readonly options?: never;
         readonly head?: never;
-        /** Set when one of a project's API keys expires (or never); not for a key in a roll's grace window. */
+        /** Set when one of a project's API keys expires (or never; not for a key in a roll's grace window), its IP allowlist, permissions or metadata. */
         readonly patch: operations["setApiKeyExpiry"];
         readonly trace?: never;
     };
@@ -298,6 +298,41 @@ export interface components {
             /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
+        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. */
+        readonly CreateApiKeyBody: {
+            /** A descriptive name. */
+            readonly name?: string | null;
+            /**
+             * Format: date-time
+             * When the key stops working: an ISO 8601 time in the future.
+             */
+            readonly expires_at?: string;
+            /** Days until the key stops working. */
+            readonly expires_in_days?: number;
+            /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+            readonly ip_allowlist?: readonly string[] | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions?: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
+        };
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored. */
+        readonly UpdateApiKeyBody: {
+            /** When the key stops working, or `null`: it never expires. */
+            readonly expires_at?: string | null;
+            /** Days from now until the key stops working. */
+            readonly expires_in_days?: number;
+            /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+            readonly ip_allowlist?: readonly string[] | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions?: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
+        };
         readonly CreateProjectBody: {
             /** 1 to 100 characters, no control character. */
             readonly name: string;
@@ -358,6 +393,14 @@ export interface components {
             readonly rotation_due?: boolean;
             /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
+            /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+            readonly ip_allowlist?: readonly string[] | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions?: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -408,6 +451,14 @@ export interface components {
             readonly rotation_due?: boolean;
             /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
+            /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+            readonly ip_allowlist?: readonly string[] | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions?: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
         };
         readonly RolledDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -467,6 +518,14 @@ export interface components {
             readonly rotation_due?: boolean;
             /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
+            /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+            readonly ip_allowlist?: readonly string[] | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions?: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -527,6 +586,14 @@ export interface components {
                 readonly rotation_due?: boolean;
                 /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
                 readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
+                /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+                readonly ip_allowlist?: readonly string[] | null;
+                /** The key's permissions, among those the server declares; `null` for all of them. */
+                readonly permissions?: readonly string[] | null;
+                /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+                readonly metadata?: {
+                    readonly [key: string]: unknown;
+                } | null;
             }[];
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
             readonly next_cursor: string | null;
@@ -590,6 +657,14 @@ export interface components {
                 readonly rotation_due?: boolean;
                 /** Why the key no longer works or is on its way out: `leaked` (deactivated by a secret-scanning report), `revoked` (any other deactivation), `rolled` (replaced by a roll; it works until `expires_at`), `null` for an active key. */
                 readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
+                /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
+                readonly ip_allowlist?: readonly string[] | null;
+                /** The key's permissions, among those the server declares; `null` for all of them. */
+                readonly permissions?: readonly string[] | null;
+                /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+                readonly metadata?: {
+                    readonly [key: string]: unknown;
+                } | null;
             };
         };
         readonly Deleted: {
@@ -643,7 +718,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -690,7 +765,7 @@ export interface components {
                 };
             };
         };
-        /** A valid credential without access to this project. Types: `project_mismatch`, `not_project_owner`. */
+        /** A valid credential without access to this project, used from an address outside the API key's IP allowlist, or without a permission the route requires. Types: `project_mismatch`, `not_project_owner`, `ip_not_allowed`, `permission_denied`. */
         readonly Error403: {
             headers: {
                 /** `no-store`. */
@@ -705,7 +780,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "project_mismatch" | "not_project_owner";
+                        readonly type: "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied";
                     }[];
                 };
             };
@@ -850,7 +925,7 @@ export interface components {
                 };
             };
         };
-        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`. */
+        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
         readonly Error422: {
             headers: {
                 /** `no-store`. */
@@ -865,7 +940,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error";
+                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
                     }[];
                 };
             };
@@ -1234,7 +1309,7 @@ export interface operations {
         };
         readonly requestBody?: {
             readonly content: {
-                readonly "application/json": components["schemas"]["CreateKeyBody"];
+                readonly "application/json": components["schemas"]["CreateApiKeyBody"];
             };
         };
         readonly responses: {
@@ -1299,7 +1374,7 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
-                readonly "application/json": components["schemas"]["SetKeyExpiryBody"];
+                readonly "application/json": components["schemas"]["UpdateApiKeyBody"];
             };
         };
         readonly responses: {
@@ -1375,6 +1450,7 @@ export interface operations {
                 };
             };
             readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
@@ -1406,6 +1482,7 @@ export interface operations {
                 };
             };
             readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
             readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];

@@ -67,6 +67,15 @@ export type NameBody = components['schemas']['CreateKeyBody']
 /** The body of key creation: a name and an optional expiry (one of `expires_at`, `expires_in_days`). */
 export type CreateKeyBody = components['schemas']['CreateKeyBody']
 
+/**
+ * The body of API-key creation: `CreateKeyBody` and the key's access policies, `ip_allowlist`,
+ * `permissions` and `metadata`.
+ */
+export type CreateApiKeyBody = components['schemas']['CreateApiKeyBody']
+
+/** The body of an API key's `PATCH`: an expiry, policies (`null` clears one), or both. */
+export type UpdateApiKeyBody = components['schemas']['UpdateApiKeyBody']
+
 /** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
 export type RollKeyBody = components['schemas']['RollKeyBody']
 

@@ -138,6 +138,15 @@ export {
 export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
 export { checkBody } from './openapi/validate.js'
 export {
+  type KeyMetadata,
+  type KeyPolicies,
+  MAX_IP_ALLOWLIST,
+  MAX_METADATA_BYTES,
+  MAX_PERMISSIONS,
+  PERMISSION_PATTERN,
+  type PermissionRule,
+} from './policy/policies.js'
+export {
   type Limiter,
   type LimiterFactory,
   type LimiterSettings,
@@ -178,6 +187,7 @@ export {
 } from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions } from './service/options.js'
+export type { OwnerKeyPolicies } from './service/policies.js'
 export type {
   AuthContext,
   AuthContextFor,

@@ -20,6 +20,7 @@ import {
   elevatedGuard,
   type Guard,
   type GuardResult,
+  type KeyMetadata,
   type Keyward,
   type KeywardContext,
   type KeywardRequest,
@@ -189,15 +190,19 @@ export const requireDeveloper = (
 ): KeywardMiddleware<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
- * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`; with `permissions`, those
+ * permissions too. To type the key's metadata, use {@link requireProjectWithMetadata}.
  *
  * @example
  * ```ts
  * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (req, res) =>
  *   res.json({ project: req.keyward.projectId }),
  * )
+ * app.get('/reports', requireProject(keyward, { permissions: { allOf: ['reports:read'] } }), handler)
  * ```
  */
+// Not generic: a generic call among a route's handlers defers Express's inference of the locals,
+// and the handlers after it would lose `req.keyward`'s type.
 export const requireProject = (
   keyward: Keyward,
   options?: ProjectGuardOptions,
@@ -214,6 +219,21 @@ export const requireProject = (
  */
 export const requireKey = (keyward: Keyward, options?: ApiKeyGuardOptions): KeywardMiddleware<ProjectAuth> =>
   protect<ProjectAuth>(apiKeyGuard(keyward, options))
+
+/**
+ * {@link requireProject} with the key's metadata typed `M` (`req.keyward.metadata`). The type is
+ * a promise you make about what you store, not a check.
+ *
+ * @example
+ * ```ts
+ * type Plan = { plan: 'free' | 'pro' }
+ * app.get('/reports', requireProjectWithMetadata<Plan>(keyward), (req, res) => res.json(req.keyward.metadata?.plan))
+ * ```
+ */
+export const requireProjectWithMetadata = <M extends KeyMetadata>(
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardMiddleware<ProjectAuth<M>> => protect<ProjectAuth<M>>(projectGuard<M>(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.

@@ -19,6 +19,7 @@ import {
   elevatedGuard,
   type Guard,
   type GuardResult,
+  type KeyMetadata,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
@@ -224,15 +225,19 @@ export const requireDeveloper = (
 ): KeywardHook<DeveloperAuth> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
- * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`; with `permissions`, those
+ * permissions too. `M` types the key's metadata (`request.keyward.metadata`).
  *
  * @example
  * ```ts
  * fastify.get('/api/v1/projects/:project_id/items', { onRequest: requireProject(keyward) }, handler)
+ * fastify.get('/reports', { onRequest: requireProject<{ plan: string }>(keyward, { permissions: { allOf: ['reports:read'] } }) }, handler)
  * ```
  */
-export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ProjectAuth> =>
-  protect<ProjectAuth>(projectGuard(keyward, options))
+export const requireProject = <M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardHook<ProjectAuth<M>> => protect<ProjectAuth<M>>(projectGuard<M>(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -251,11 +256,15 @@ export const requireProject = (keyward: Keyward, options?: ProjectGuardOptions):
  * app.get('/reports', { onRequest: requireKey(keyward) }, async (request) => ({ project: request.keyward.projectId }))
  * ```
  */
-export const requireKey = (keyward: Keyward, options?: ApiKeyGuardOptions): KeywardHook<ProjectAuth> =>
-  protect<ProjectAuth>(apiKeyGuard(keyward, options))
+export const requireKey = <M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options?: ApiKeyGuardOptions,
+): KeywardHook<ProjectAuth<M>> => protect<ProjectAuth<M>>(apiKeyGuard<M>(keyward, options))
 
-export const requireElevated = (keyward: Keyward, options?: ProjectGuardOptions): KeywardHook<ElevatedAuth> =>
-  protect<ElevatedAuth>(elevatedGuard(keyward, options))
+export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options?: ProjectGuardOptions,
+): KeywardHook<ElevatedAuth<M>> => protect<ElevatedAuth<M>>(elevatedGuard<M>(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.

@@ -20,6 +20,7 @@ import {
   errorResponse,
   type Guard,
   isKeywardError,
+  type KeyMetadata,
   type Keyward,
   type KeywardContext,
   type KeywardRequest,
@@ -196,11 +197,11 @@ export const requireDeveloper = (
  * export const GET = requireProject(keyward, (request, auth) => Response.json({ project: auth.projectId }))
  * ```
  */
-export const requireProject = (
+export const requireProject = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
-  handler: GuardedHandler<ProjectAuth>,
+  handler: GuardedHandler<ProjectAuth<M>>,
   options?: ProjectGuardOptions,
-): FetchHandler => protect(projectGuard(keyward, options), handler)
+): FetchHandler => protect(projectGuard<M>(keyward, options), handler)
 
 /**
  * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
@@ -226,11 +227,11 @@ export const requireKey = (
  * export const DELETE = requireElevated(keyward, (request, auth) => Response.json({ deleted: auth.projectId }))
  * ```
  */
-export const requireElevated = (
+export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
-  handler: GuardedHandler<ElevatedAuth>,
+  handler: GuardedHandler<ElevatedAuth<M>>,
   options?: ProjectGuardOptions,
-): FetchHandler => protect(elevatedGuard(keyward, options), handler)
+): FetchHandler => protect(elevatedGuard<M>(keyward, options), handler)
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.

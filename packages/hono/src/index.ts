@@ -21,6 +21,7 @@ import {
   type Guard,
   type GuardResult,
   isKeywardError,
+  type KeyMetadata,
   type KeyRoutesOptions,
   type Keyward,
   type KeywardContext,
@@ -159,17 +160,19 @@ export const requireDeveloper = (
 ): MiddlewareHandler<KeywardEnv<DeveloperAuth>> => protect<DeveloperAuth>(developerGuard(keyward, options))
 
 /**
- * Requires an API key (`X-API-Key`) of the request's `:project_id`.
+ * Requires an API key (`X-API-Key`) of the request's `:project_id`; with `permissions`, those
+ * permissions too. `M` types the key's metadata (`c.get('keyward').metadata`).
  *
  * @example
  * ```ts
  * app.get('/api/v1/projects/:project_id/items', requireProject(keyward), (c) => c.json(c.get('keyward')))
+ * app.get('/reports', requireProject<{ plan: string }>(keyward, { permissions: { allOf: ['reports:read'] } }), handler)
  * ```
  */
-export const requireProject = (
+export const requireProject = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
-): MiddlewareHandler<KeywardEnv<ProjectAuth>> => protect<ProjectAuth>(projectGuard(keyward, options))
+): MiddlewareHandler<KeywardEnv<ProjectAuth<M>>> => protect<ProjectAuth<M>>(projectGuard<M>(keyward, options))
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
@@ -188,15 +191,16 @@ export const requireProject = (
  * app.get('/reports', requireKey(keyward), (c) => c.json({ project: c.get('keyward').projectId }))
  * ```
  */
-export const requireKey = (
+export const requireKey = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ApiKeyGuardOptions,
-): MiddlewareHandler<KeywardEnv<ProjectAuth>> => protect<ProjectAuth>(apiKeyGuard(keyward, options))
+): MiddlewareHandler<KeywardEnv<ProjectAuth<M>>> => protect<ProjectAuth<M>>(apiKeyGuard<M>(keyward, options))
 
-export const requireElevated = (
+export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
-): MiddlewareHandler<KeywardEnv<ElevatedAuth>> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
+): MiddlewareHandler<KeywardEnv<ElevatedAuth<M>>> =>
+  protect<ElevatedAuth<M>>(elevatedGuard<M>(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.

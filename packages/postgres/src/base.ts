@@ -2,10 +2,12 @@ import {
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
+  type KeyMetadata,
   type KeyOwner,
   type KeyOwnerSummary,
   type KeyPage,
   type KeyPageQuery,
+  type KeyPolicies,
   type KeyRecord,
   type KeyStore,
   type KeyUse,
@@ -101,6 +103,9 @@ type KeyRow = {
   last_used_at: Date | null
   replaced_by: string | null
   revoked_reason: RevokedReason | null
+  ip_allowlist: string[] | null
+  permissions: string[] | null
+  metadata: KeyMetadata | null
 }
 
 type OwnerRow = {
@@ -125,9 +130,12 @@ const toRecord = (row: KeyRow): KeyRecord => ({
   replacedBy: row.replaced_by,
   // Absent while active, and for a key deactivated before schema version 5.
   ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
+  ipAllowlist: row.ip_allowlist,
+  permissions: row.permissions,
+  metadata: row.metadata,
 })
 
-// The parameters of an insert, in the order of the statements' columns ($1 to $11).
+// The parameters of an insert, in the order of the statements' columns ($1 to $14).
 const insertValues = (record: KeyRecord): unknown[] => [
   record.id,
   record.hash,
@@ -140,7 +148,13 @@ const insertValues = (record: KeyRecord): unknown[] => [
   record.expiresAt ?? null,
   record.lastUsedAt ?? null,
   record.replacedBy ?? null,
+  record.ipAllowlist ?? null,
+  record.permissions ?? null,
+  jsonOrNull(record.metadata),
 ]
+
+// Metadata goes to its jsonb column as JSON text: a driver would write an array for an array.
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 // Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -292,6 +306,22 @@ export class PostgresKeyStore implements KeyStore {
     return this.#revocation(
       this.#written(run(this.#db, this.#sql.setExpiry, [id, expiresAt]).then(firstRecord)),
     )
+  }
+
+  async setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    const { ipAllowlist, permissions, metadata } = policies
+    const params = [
+      id,
+      ipAllowlist !== undefined,
+      ipAllowlist ?? null,
+      permissions !== undefined,
+      permissions ?? null,
+      metadata !== undefined,
+      jsonOrNull(metadata),
+    ]
+    // Fewer permissions or a narrower allowlist is a revocation: acknowledged like a deactivation.
+    return this.#revocation(this.#written(run(this.#db, this.#sql.setPolicies, params).then(firstRecord)))
   }
 
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {

@@ -6,6 +6,7 @@ import {
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,
   KEY_PAGES_SQL,
+  KEY_POLICIES_SQL,
   MIGRATIONS,
   SCHEMA_SQL,
   statementsOf,
@@ -17,20 +18,23 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
     const v4 = readFileSync(new URL('./closed-owners.sql', import.meta.url), 'utf8')
     const v5 = readFileSync(new URL('./key-pages.sql', import.meta.url), 'utf8')
+    const v6 = readFileSync(new URL('./key-policies.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
       { version: 3, name: 'change_feed', sql: v3 },
       { version: 4, name: 'closed_owners', sql: v4 },
       { version: 5, name: 'key_pages', sql: v5 },
+      { version: 6, name: 'key_policies', sql: v6 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}`)
+    expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
   })
@@ -42,6 +46,21 @@ describe('schema.sql', () => {
       'CREATE INDEX IF NOT EXISTS api_keys_project_page_idx\n  ON "tenant_a".api_keys (project_id, created_at DESC, id DESC) WHERE project_id IS NOT NULL',
       `INSERT INTO "tenant_a".keyward_migrations (version, name) VALUES (5, 'key_pages')\n  ON CONFLICT (version) DO NOTHING`,
     ])
+  })
+
+  it('adds in version 6 three nullable columns without defaults, and the feed trigger on them', () => {
+    const statements = statementsOf(KEY_POLICIES_SQL, 'tenant_a')
+    expect(statements.slice(0, 4)).toEqual([
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS ip_allowlist text[]',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS permissions text[]',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS metadata jsonb',
+      'DROP TRIGGER IF EXISTS api_keys_notify_change ON "tenant_a".api_keys',
+    ])
+    expect(statements[4]).toMatch(
+      /UPDATE OF .*\breplaced_by\b.*\bip_allowlist\b.*\bpermissions\b.*\bmetadata\b/s,
+    )
+    expect(statements[4]).not.toMatch(/last_used_at/)
+    expect(statements[5]).toMatch(/VALUES \(6, 'key_policies'\)/)
   })
 
   it('adds only a nullable column without a default in version 4: no table rewrite', () => {
@@ -102,16 +121,27 @@ describe('migrate', () => {
       version: 1,
       applied: [1],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [2, 3, 4, 5] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
+    expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))).toEqual({
+      version: 5,
+      applied: [2, 3, 4, 5],
+    })
+    // A key written at version 5 keeps its row, with no policies, after version 6.
+    await db.query(
+      `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
+      [crypto.randomUUID(), 'f'.repeat(64)],
+    )
+    expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [6] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [] })
+    const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
+    expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
     const next = {
-      version: 6,
+      version: 7,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 6, applied: [6] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 6, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 7, applied: [7] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 7, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
@@ -121,7 +151,8 @@ describe('migrate', () => {
       { version: 3, name: 'change_feed' },
       { version: 4, name: 'closed_owners' },
       { version: 5, name: 'key_pages' },
-      { version: 6, name: 'next' },
+      { version: 6, name: 'key_policies' },
+      { version: 7, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -57,6 +57,7 @@ describe('PGlite driver', () => {
         { version: 3 },
         { version: 4 },
         { version: 5 },
+        { version: 6 },
       ])
       await second.close()
     } finally {

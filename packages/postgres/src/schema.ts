@@ -1,11 +1,12 @@
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
+import keyPoliciesSql from './key-policies.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (5, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (6, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -25,6 +26,7 @@ export const SCHEMA_SQL: string = [
   changeFeedSql,
   closedOwnersSql,
   keyPagesSql,
+  keyPoliciesSql,
 ].join('\n')
 
 /**
@@ -70,6 +72,20 @@ export const CLOSED_OWNERS_SQL: string = closedOwnersSql
 export const KEY_PAGES_SQL: string = keyPagesSql
 
 /**
+ * The SQL of schema version 6, access policies: the columns `ip_allowlist`, `permissions` and
+ * `metadata` of `api_keys`, and the change feed's trigger on them, so that a change of a key's
+ * policies reaches every process's cache. Shipped as `dist/key-policies.sql`; apply it after
+ * `key-pages.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_POLICIES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/006_keyward_key_policies.sql', KEY_POLICIES_SQL)
+ * ```
+ */
+export const KEY_POLICIES_SQL: string = keyPoliciesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -94,7 +110,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 5
+ * MIGRATIONS.at(-1)?.version // 6
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -103,6 +119,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'change_feed', sql: changeFeedSql },
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
   { version: 5, name: 'key_pages', sql: keyPagesSql },
+  { version: 6, name: 'key_policies', sql: keyPoliciesSql },
 ]
 
 /**

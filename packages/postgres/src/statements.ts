@@ -18,6 +18,7 @@ export interface Statements {
   readonly listPageAfter: Readonly<Record<KeyKind, Statement>>
   readonly listPageAfterText: Readonly<Record<KeyKind, Statement>>
   readonly setExpiry: Statement
+  readonly setPolicies: Statement
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
   readonly insert: Readonly<Record<KeyKind, Statement>>
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
@@ -52,7 +53,7 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 
 // The columns an insert writes, in the order of its parameters.
 const INSERTED =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata'
 // The columns a record is read from.
 const COLUMNS = `${INSERTED}, revoked_reason`
 // A key's creation time as text to the microsecond, in UTC: the position of a page's last key,
@@ -100,7 +101,7 @@ export function statementsFor(schema: string): Statements {
      RETURNING o.closed_at IS NOT NULL AS closed`
   const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
-    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid'
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::jsonb'
   const statements: Statements = {
     // Always one row, all NULL for an unknown key: an unknown key costs the database, the wire
     // and the driver what a known one does, so the time of the answer tells nothing of it.
@@ -170,14 +171,14 @@ export function statementsFor(schema: string): Statements {
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Run with the owner locked: inserts only while the owner has fewer than $12 counted keys
+    // Run with the owner locked: inserts only while the owner has fewer than $15 counted keys
     // at the new key's creation time ($8).
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
         `INSERT INTO ${keys} (${INSERTED})
          SELECT ${values}
-         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $12
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $15
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -241,17 +242,26 @@ export function statementsFor(schema: string): Statements {
        SELECT ${COLUMNS} FROM updated
        UNION ALL SELECT ${COLUMNS} FROM locked WHERE NOT EXISTS (SELECT 1 FROM updated)`,
     ),
+    // A key's policies: a field whose flag ($2, $4, $6) is false stays as it is.
+    setPolicies: named(
+      'set_policies',
+      `UPDATE ${keys} SET
+         ip_allowlist = CASE WHEN $2::boolean THEN $3::text[] ELSE ip_allowlist END,
+         permissions = CASE WHEN $4::boolean THEN $5::text[] ELSE permissions END,
+         metadata = CASE WHEN $6::boolean THEN $7::jsonb ELSE metadata END
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+    ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
-    // marks key $12 replaced by the new key $1 only if the owner is open and the key still
-    // counts at $14 and has the new key's owner, then inserts the new key. Concurrent rolls of
+    // marks key $15 replaced by the new key $1 only if the owner is open and the key still
+    // counts at $17 and has the new key's owner, then inserts the new key. Concurrent rolls of
     // one key wait on the locks and then find it replaced: one wins.
     roll: byKind((kind) =>
       named(
         `roll_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)}), previous AS (
-         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $13::timestamptz)
-         WHERE id = $12::uuid AND active AND replaced_by IS NULL
-           AND (expires_at IS NULL OR expires_at > $14::timestamptz)
+         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $16::timestamptz)
+         WHERE id = $15::uuid AND active AND replaced_by IS NULL
+           AND (expires_at IS NULL OR expires_at > $17::timestamptz)
            AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}

@@ -4,7 +4,8 @@ import { batchCases } from './store-batch-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
-import { randomPart, recordFor } from './store-record.js'
+import { policyCases } from './store-policy-cases.js'
+import { randomPart, recordFor, until } from './store-record.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -27,15 +28,6 @@ export interface StoreConformanceOptions {
 
 let counter = 0
 const uniqueOwner = (label: string) => `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}`
-
-/** Waits until `check` holds, polling every 5 ms, for at most 15 s. */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 15_000
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('the condition did not hold within 15 s')
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
 
 const HOUR = 3_600_000
 const at = (offsetMs: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs)
@@ -89,6 +81,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     ownerCases(make, repeats)
     pageCases(make)
     expiryCases(make)
+    policyCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

@@ -1,22 +1,13 @@
 import { createKeyward, ErrorType, type KeyChangeEvent } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { randomPart, recordFor } from './store-record.js'
+import { randomPart, recordFor, until } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) =>
   `${label}-expiry-${Date.now().toString(36)}-${(counter++).toString(36)}`
 const HOUR = 3_600_000
 const at = (offsetMs: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs)
-
-/** Waits until `check` holds, polling every 5 ms, for at most 15 s. */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + 15_000
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('the condition did not hold within 15 s')
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
 
 /**
  * @internal The conformance cases of `setKeyExpiry` and of `revokedReason`, registered inside

@@ -25,6 +25,9 @@ export async function recordFor(
     expiresAt: null,
     lastUsedAt: null,
     replacedBy: null,
+    ipAllowlist: null,
+    permissions: null,
+    metadata: null,
   }
 }
 
@@ -40,3 +43,12 @@ export function withoutReason(record: KeyRecord): KeyRecord {
 /** Records sorted by id, without `revokedReason`: for comparing sets of records. */
 export const byId = (records: readonly KeyRecord[]): KeyRecord[] =>
   records.map(withoutReason).sort((a, b) => a.id.localeCompare(b.id))
+
+/** Waits until `check` holds, polling every 5 ms, for at most 15 s. */
+export async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 15_000
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('the condition did not hold within 15 s')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}

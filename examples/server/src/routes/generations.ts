@@ -6,6 +6,7 @@ import { projectOwner } from '../db/projects.js'
 import { isUuid } from '../db/sql.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
+import type { SERVER_PERMISSIONS } from '../service.js'
 import type { AccessClaims } from '../tokens.js'
 import type { RouteContext } from './context.js'
 
@@ -15,25 +16,29 @@ const GENERATION_LOC = ['path', 'generation_id'] as const
 export function generationRoutes({ store, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
   // A valid signature is not enough: the project must still exist (404 when it was deleted:
   // the token proves its holder had access to it), and the API key that obtained the token
-  // must still be active (revoking a key ends its tokens at once).
-  const requireToken = requireBearer<AccessClaims>({
-    verify: async (token) => {
-      const claims = await tokens.verify(token)
-      if (!claims) return null
-      const key = await keyward.findKey(claims.keyId)
-      // Read after the key, from the database (not the verification cache's copy, which may
-      // not have heard of the deletion yet): a deletion that deactivated the key has removed
-      // the project too.
-      const owner = await database('projects.owner', () => projectOwner(store, claims.projectId))
-      if (owner === null) throw projectNotFound(claims.projectId)
-      if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
-      return claims
-    },
-    keyward,
-  })
+  // must still be active (revoking a key ends its tokens at once). The key's policies hold for
+  // its tokens as they are now: its IP allowlist, and the permission of the route.
+  const requireToken = (permission: (typeof SERVER_PERMISSIONS)[number]) =>
+    requireBearer<AccessClaims>({
+      verify: async (token, request) => {
+        const claims = await tokens.verify(token)
+        if (!claims) return null
+        const key = await keyward.findKey(claims.keyId)
+        // Read after the key, from the database (not the verification cache's copy, which may
+        // not have heard of the deletion yet): a deletion that deactivated the key has removed
+        // the project too.
+        const owner = await database('projects.owner', () => projectOwner(store, claims.projectId))
+        if (owner === null) throw projectNotFound(claims.projectId)
+        if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
+        const refusal = keyward.keyAccessProblem(key, keyward.clientAddress(request), { allOf: [permission] })
+        if (refusal) throw refusal
+        return claims
+      },
+      keyward,
+    })
 
   return new Hono()
-    .post('/api/v1/generation/generations-v2', requireToken, async (c) => {
+    .post('/api/v1/generation/generations-v2', requireToken('generations:write'), async (c) => {
       const { projectId } = c.get('keyward').claims
       // Any JSON object, kept as the text that was sent.
       const body = await readJsonObjectBody(toKeywardRequest(c), { limit: bodyLimit })
@@ -45,16 +50,20 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       if (generation === null) throw projectNotFound(projectId)
       return respond(c, 201, generation)
     })
-    .delete('/api/v1/generation/generations-v2/:generation_id', requireToken, async (c) => {
-      const { projectId } = c.get('keyward').claims
-      const generationId = c.req.param('generation_id')
-      if (!isUuid(generationId)) {
-        throw new KeywardError(ErrorType.uuidParsing, 'Input should be a valid UUID.', GENERATION_LOC)
-      }
-      const deleted = await database('generations.delete', () =>
-        deleteGeneration(store, projectId, generationId),
-      )
-      if (!deleted) throw new KeywardError(ErrorType.notFound, 'Generation not found.', GENERATION_LOC)
-      return respond(c, 200, { id: generationId.toLowerCase(), deleted: true })
-    })
+    .delete(
+      '/api/v1/generation/generations-v2/:generation_id',
+      requireToken('generations:delete'),
+      async (c) => {
+        const { projectId } = c.get('keyward').claims
+        const generationId = c.req.param('generation_id')
+        if (!isUuid(generationId)) {
+          throw new KeywardError(ErrorType.uuidParsing, 'Input should be a valid UUID.', GENERATION_LOC)
+        }
+        const deleted = await database('generations.delete', () =>
+          deleteGeneration(store, projectId, generationId),
+        )
+        if (!deleted) throw new KeywardError(ErrorType.notFound, 'Generation not found.', GENERATION_LOC)
+        return respond(c, 200, { id: generationId.toLowerCase(), deleted: true })
+      },
+    )
 }

@@ -23,6 +23,15 @@ const OWNER_LABEL = { developer: 'developer', project: 'project' } as const
 
 const listed = (keyward: Keyward, record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
 const optionalTime = (date: Date | null | undefined) => (date ? timestamp(date) : '-')
+// An API key's policies in a few words: `ip 2, 1 permission, metadata`, or `-`.
+const policies = (record: KeyRecord) =>
+  [
+    record.ipAllowlist ? `ip ${record.ipAllowlist.length}` : '',
+    record.permissions ? plural(record.permissions.length, 'permission') : '',
+    record.metadata ? 'metadata' : '',
+  ]
+    .filter(Boolean)
+    .join(', ') || '-'
 const describe = (record: KeyRecord) =>
   `${displayKey(record.keyPrefix)}, ${OWNER_LABEL[record.ownerType]} ${printable(record.ownerId)}`
 
@@ -69,7 +78,8 @@ export const listCommand: Command = {
     'so it can never be listed. REVOKED says why an inactive key was deactivated (leaked: a ' +
     'secret-scanning report; revoked: any other way) or that a key was rolled. USED is when the key ' +
     'last authenticated (recorded at most once a minute per server process); DUE marks keys older ' +
-    'than the rotation period (90 days): roll them with keyward keys roll.',
+    'than the rotation period (90 days): roll them with keyward keys roll. POLICIES sums up an API ' +
+    "key's IP allowlist, permissions and metadata (--json shows them).",
   arguments: [],
   options: [
     { flags: '--developer <id>', help: "list this developer's keys" },
@@ -104,7 +114,7 @@ export const listCommand: Command = {
         keys.length === 0
           ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}${paging?.after ? ' after this cursor' : ''}.${more}`
           : `${table(
-              ['ID', 'KEY', 'NAME', 'ACTIVE', 'REVOKED', 'CREATED', 'EXPIRES', 'USED', 'DUE'],
+              ['ID', 'KEY', 'NAME', 'ACTIVE', 'REVOKED', 'CREATED', 'EXPIRES', 'USED', 'DUE', 'POLICIES'],
               keys.map((r) => [
                 r.id,
                 displayKey(r.keyPrefix),
@@ -115,6 +125,7 @@ export const listCommand: Command = {
                 optionalTime(r.expiresAt),
                 optionalTime(r.lastUsedAt),
                 keyward.isRotationDue(r) ? 'yes' : 'no',
+                policies(r),
               ]),
             )}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.${more}`
       context.print(text, { keys: keys.map((record) => listed(keyward, record)), next_cursor: nextCursor })

@@ -30,6 +30,10 @@ export const ErrorType = {
   projectMismatch: 'project_mismatch',
   /** The developer is not the owner of the project. */
   notProjectOwner: 'not_project_owner',
+  /** The client address is not in the API key's IP allowlist (or the allowlist cannot be read). */
+  ipNotAllowed: 'ip_not_allowed',
+  /** The API key lacks a permission the route requires; the message names it. */
+  permissionDenied: 'permission_denied',
   /** The resource does not exist or is not visible to the caller. */
   notFound: 'not_found',
   /** The route exists but not with this method. */
@@ -92,6 +96,16 @@ export const ErrorType = {
   expectationFailed: 'expectation_failed',
   /** The request's headers are larger than the server accepts (16 KiB by default on Node.js). */
   headersTooLarge: 'headers_too_large',
+  /** A field should be a JSON array. */
+  listType: 'list_type',
+  /** A list or an object is larger than allowed (an IP allowlist, metadata). */
+  tooLong: 'too_long',
+  /** An IP allowlist entry is not an IPv4 or IPv6 address or CIDR range. */
+  ipInvalid: 'ip_invalid',
+  /** A permission the host did not declare. */
+  permissionUnknown: 'permission_unknown',
+  /** A key would live longer than its owner type's `maxLifetimeDays`. */
+  lifetimeExceeded: 'lifetime_exceeded',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
   /** The public keys that sign secret-scanning alerts could not be fetched. */
@@ -123,6 +137,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   signature_invalid: 401,
   project_mismatch: 403,
   not_project_owner: 403,
+  ip_not_allowed: 403,
+  permission_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
   limit_exceeded: 409,
@@ -151,6 +167,11 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   request_timeout: 408,
   expectation_failed: 417,
   headers_too_large: 431,
+  list_type: 422,
+  too_long: 422,
+  ip_invalid: 422,
+  permission_unknown: 422,
+  lifetime_exceeded: 422,
   store_unavailable: 503,
   signing_keys_unavailable: 503,
   internal_error: 500,

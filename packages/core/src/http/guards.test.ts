@@ -347,7 +347,13 @@ describe('answers known at once', () => {
     expect((await guard(req)).ok).toBe(true)
     expect(guard.now?.(req)).toEqual({
       ok: true,
-      auth: { scope: 'project', projectId: 'p1', projectKey: { id: record.id, keyPrefix: key.slice(0, 8) } },
+      auth: {
+        scope: 'project',
+        projectId: 'p1',
+        projectKey: { id: record.id, keyPrefix: key.slice(0, 8) },
+        permissions: null,
+        metadata: null,
+      },
     })
     const other = request({ 'x-api-key': key }, { params: { project_id: 'p2' } })
     const mismatch = guard.now?.(other)

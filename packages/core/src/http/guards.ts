@@ -1,5 +1,6 @@
 import { isKeywardError } from '../errors/error.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
 import type { RatedKey } from '../protection/options.js'
 import type { Keyward } from '../service/keyward.js'
 import type {
@@ -27,6 +28,12 @@ export interface DeveloperGuardOptions {
 export interface ProjectGuardOptions {
   /** The path parameter that holds the request's project id. Default `'project_id'`. */
   readonly projectParam?: string
+  /**
+   * The permissions the route requires of the API key: every one of `allOf`, or one of `anyOf`,
+   * among those the service declares (checked when the guard is built). A key without them gets
+   * 403 `permission_denied`, whose message names the permission.
+   */
+  readonly permissions?: PermissionRule
 }
 
 /** Options of {@link apiKeyGuard}. */
@@ -36,6 +43,8 @@ export interface ApiKeyGuardOptions {
    * active API key of any project (the context's `projectId` says whose).
    */
   readonly project?: string
+  /** The permissions the route requires of the API key, as {@link ProjectGuardOptions.permissions}. */
+  readonly permissions?: PermissionRule
 }
 
 /** Options of {@link bearerGuard}. */
@@ -158,6 +167,7 @@ interface SingleKey {
   /** The project of a project key when no parameter names it; any project when absent. */
   readonly fixedProject?: string
   readonly guardName: string
+  readonly permissions?: PermissionRule
 }
 
 function keyGuard<A>(
@@ -172,9 +182,11 @@ function keyGuard<A>(
   })
   const { protection } = keyward
   const misplaced = misplacedReporter(keyward)
+  // The client's address is read for API keys only: their IP allowlists are checked against it.
   const credentialsOf = (request: KeywardRequest) => ({
     developerKey: needs.developer ? readKey(request, 'developer') : undefined,
     projectKey: needs.project ? readKey(request, 'project') : undefined,
+    address: needs.project ? keyward.clientAddress(request) : undefined,
   })
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
   const guard: Guard<A> = (request) => {
@@ -219,7 +231,7 @@ function keyGuard<A>(
   // The cache's answer, read straight from the header: a value that is not one well-formed key
   // (several values, a list, a wrong length) is not known at once, and the asynchronous way
   // answers it with its reason.
-  const { kind, param, fixedProject, guardName } = single
+  const { kind, param, fixedProject, guardName, permissions } = single
   const header = KEY_HEADER[kind]
   const now = (request: KeywardRequest): GuardResult<A> | undefined => {
     let known: ReturnType<Keyward['keyNow']>
@@ -228,6 +240,8 @@ function keyGuard<A>(
         kind,
         request.header(header),
         param === undefined ? fixedProject : projectIdOf(request, param, guardName),
+        kind === 'project' ? keyward.clientAddress(request) : undefined,
+        permissions,
       )
     } catch {
       return undefined // the asynchronous way answers it, with its reason
@@ -276,15 +290,23 @@ export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions 
  * if (result.ok) result.auth.projectId
  * ```
  */
-export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ProjectAuth> {
+export function projectGuard<M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options: ProjectGuardOptions = {},
+): Guard<ProjectAuth<M>> {
   checkKeyward(keyward, 'projectGuard')
   checkParam(options.projectParam, 'projectGuard')
   const param = options.projectParam ?? 'project_id'
-  const guard = keyGuard<ProjectAuth>(
+  const permissions = permissionsOf(keyward, options, 'projectGuard')
+  const guard = keyGuard<ProjectAuth<M>>(
     keyward,
     { developer: false, project: true },
-    (request) => ({ scope: 'project', projectId: projectIdOf(request, param, 'requireProject') }),
-    { kind: 'project', param, guardName: 'requireProject' },
+    (request) => ({
+      scope: 'project',
+      projectId: projectIdOf(request, param, 'requireProject'),
+      permissions,
+    }),
+    { kind: 'project', param, guardName: 'requireProject', ...(permissions ? { permissions } : {}) },
   )
   return readsParam(guard, param)
 }
@@ -300,19 +322,37 @@ export function projectGuard(keyward: Keyward, options: ProjectGuardOptions = {}
  * if (result.ok) result.auth.projectId // the project the key belongs to
  * ```
  */
-export function apiKeyGuard(keyward: Keyward, options: ApiKeyGuardOptions = {}): Guard<ProjectAuth> {
+export function apiKeyGuard<M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options: ApiKeyGuardOptions = {},
+): Guard<ProjectAuth<M>> {
   checkKeyward(keyward, 'apiKeyGuard')
   const project = options.project
   if (project !== undefined && (typeof project !== 'string' || project === '')) {
     throw new TypeError('apiKeyGuard: option `project` must be a non-empty string (a project id).')
   }
-  const requirement: Requirement =
-    project === undefined ? { scope: 'project' } : { scope: 'project', projectId: project }
+  const permissions = permissionsOf(keyward, options, 'apiKeyGuard')
+  const requirement: Requirement = {
+    scope: 'project',
+    ...(project === undefined ? {} : { projectId: project }),
+    ...(permissions ? { permissions } : {}),
+  }
   return keyGuard(keyward, { developer: false, project: true }, () => requirement, {
     kind: 'project',
     guardName: 'requireKey',
     fixedProject: project,
+    ...(permissions ? { permissions } : {}),
   })
+}
+
+function permissionsOf(
+  keyward: Keyward,
+  options: { readonly permissions?: PermissionRule },
+  who: string,
+): PermissionRule | undefined {
+  return options.permissions === undefined
+    ? undefined
+    : checkPermissionRule(options.permissions, keyward.permissions ?? new Set(), who)
 }
 
 /**
@@ -326,14 +366,19 @@ export function apiKeyGuard(keyward: Keyward, options: ApiKeyGuardOptions = {}):
  * if (result.ok) result.auth.developerId // owner of result.auth.projectId
  * ```
  */
-export function elevatedGuard(keyward: Keyward, options: ProjectGuardOptions = {}): Guard<ElevatedAuth> {
+export function elevatedGuard<M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options: ProjectGuardOptions = {},
+): Guard<ElevatedAuth<M>> {
   checkKeyward(keyward, 'elevatedGuard')
   checkParam(options.projectParam, 'elevatedGuard')
   checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'
-  const guard = keyGuard<ElevatedAuth>(keyward, { developer: true, project: true }, (request) => ({
+  const permissions = permissionsOf(keyward, options, 'elevatedGuard')
+  const guard = keyGuard<ElevatedAuth<M>>(keyward, { developer: true, project: true }, (request) => ({
     scope: 'elevated',
     projectId: projectIdOf(request, param, 'requireElevated'),
+    permissions,
   }))
   return readsParam(guard, param)
 }

@@ -2,12 +2,15 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import {
+  CreateApiKeyBodySchema,
   CreateKeyBodySchema,
   CreateProjectBodySchema,
   RollKeyBodySchema,
   SetKeyExpiryBodySchema,
+  UpdateApiKeyBodySchema,
 } from '../openapi/schemas.js'
 import { checkBody } from '../openapi/validate.js'
+import type { KeyPolicies } from '../policy/policies.js'
 import type { SecretScanningOptions } from '../secret-scanning/options.js'
 import { createSecretScanningRoute } from '../secret-scanning/route.js'
 import type { IssuedKey, Keyward } from '../service/keyward.js'
@@ -171,11 +174,23 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
 
   const body = async (request: KeywardRequest) => (await readJsonObjectBody(request, { limit }))?.value
 
-  // A creation body: a name and an expiry, all optional.
-  async function newKey(request: KeywardRequest) {
-    const value = checkBody(CreateKeyBodySchema, await body(request))
-    return { name: value.name ?? null, ...readExpiryFields(value) }
+  // A creation body: a name and an expiry, all optional; an API key's policies too.
+  async function newKey(request: KeywardRequest, kind: KeyKind) {
+    if (kind === 'developer') {
+      const value = checkBody(CreateKeyBodySchema, await body(request))
+      return { name: value.name ?? null, ...readExpiryFields(value) }
+    }
+    const value = checkBody(CreateApiKeyBodySchema, await body(request))
+    return { name: value.name ?? null, ...readExpiryFields(value), ...policiesOf(value) }
   }
+
+  // The policies a body names (a field left out stays undefined: unchanged on an update).
+  const policiesOf = (value: { ip_allowlist?: unknown; permissions?: unknown; metadata?: unknown }) =>
+    ({
+      ...(value.ip_allowlist !== undefined ? { ipAllowlist: value.ip_allowlist } : {}),
+      ...(value.permissions !== undefined ? { permissions: value.permissions } : {}),
+      ...(value.metadata !== undefined ? { metadata: value.metadata } : {}),
+    }) as KeyPolicies
 
   const listed = (record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
   const notFound = () => new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
@@ -201,11 +216,23 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
-  async function setExpiry(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+  // An update: a new expiry (for any key), new policies (for an API key), or both, expiry first.
+  async function update(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const record = await ownKey(request, kind, ownerId)
-    const value = checkBody(SetKeyExpiryBodySchema, await body(request))
-    const change = { ...readExpiryFields(value), ...(value.expires_at === null ? { expiresAt: null } : {}) }
-    const updated = await keyward.setKeyExpiry(record.id, change)
+    const value = checkBody(
+      kind === 'developer' ? SetKeyExpiryBodySchema : UpdateApiKeyBodySchema,
+      await body(request),
+    )
+    const policies = kind === 'project' ? policiesOf(value as Record<string, unknown>) : {}
+    const hasExpiry = value.expires_at !== undefined || value.expires_in_days !== undefined
+    let updated: KeyRecord | null = record
+    if (hasExpiry || Object.keys(policies).length === 0) {
+      const change = { ...readExpiryFields(value), ...(value.expires_at === null ? { expiresAt: null } : {}) }
+      updated = await keyward.setKeyExpiry(record.id, change)
+    }
+    if (updated !== null && Object.keys(policies).length > 0) {
+      updated = await keyward.setKeyPolicies(record.id, policies)
+    }
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
   }
@@ -233,7 +260,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ownerOf: (auth: DeveloperAuth) => string,
   ) => [
     route('DELETE', `${base}/:key_id`, guard, (request, auth) => deactivate(request, kind, ownerOf(auth))),
-    route('PATCH', `${base}/:key_id`, guard, (request, auth) => setExpiry(request, kind, ownerOf(auth))),
+    route('PATCH', `${base}/:key_id`, guard, (request, auth) => update(request, kind, ownerOf(auth))),
     route('POST', `${base}/:key_id/activate`, guard, (request, auth) =>
       activate(request, kind, ownerOf(auth)),
     ),
@@ -242,7 +269,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
 
   const routes: KeyRoute[] = [
     route('POST', '/api/v1/auth/developer-keys', developer, async (request, auth) => {
-      const options = await newKey(request)
+      const options = await newKey(request, 'developer')
       return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options)))
     }),
     route('GET', '/api/v1/auth/developer-keys', developer, (request, auth) =>
@@ -250,7 +277,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ),
     ...keyRoutes('/api/v1/auth/developer-keys', developer, 'developer', (auth) => auth.developerId),
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
-      const options = await newKey(request)
+      const options = await newKey(request, 'project')
       return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options)))
     }),
     route('GET', '/api/v1/projects/:project_id/api-keys', owner, (request, auth) =>

@@ -28,6 +28,15 @@ const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toI
 const isoOrNull = (date: Date | null | undefined) => (date ? date.toISOString() : null)
 const owner = (record: KeyRecord) =>
   record.ownerType === 'developer' ? { developer_id: record.ownerId } : { project_id: record.ownerId }
+// An API key's policies; a developer key has none.
+const policies = (record: KeyRecord) =>
+  record.ownerType === 'developer'
+    ? {}
+    : {
+        ip_allowlist: record.ipAllowlist ?? null,
+        permissions: record.permissions ?? null,
+        metadata: record.metadata ?? null,
+      }
 
 /**
  * A key record as JSON, without the key: the only shape that listings return. `rotationDue`
@@ -37,7 +46,8 @@ const owner = (record: KeyRecord) =>
  * ```ts
  * keyToJson(record, keyward.isRotationDue(record))
  * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
- * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false, revoked_reason: null }
+ * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false, revoked_reason: null,
+ * //   ip_allowlist: null, permissions: ['reports:read'], metadata: { plan: 'pro' } }
  * ```
  */
 export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
@@ -53,6 +63,7 @@ export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
     last_used_at: isoOrNull(record.lastUsedAt),
     rotation_due: rotationDue,
     revoked_reason: revokedReason(record),
+    ...policies(record),
   }
 }
 

@@ -82,7 +82,7 @@ const PARAMETERS = {
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'The request body is not in the expected format (a secret-scanning alert that is not an array of alerts), or the request breaks HTTP/1.1 (answered by the server before any route).',
   401: 'No valid credential. `WWW-Authenticate: Bearer` for bearer tokens.',
-  403: 'A valid credential without access to this project.',
+  403: "A valid credential without access to this project, used from an address outside the API key's IP allowlist, or without a permission the route requires.",
   404: 'The project or resource does not exist, or is not visible to the caller.',
   408: 'The client took longer than the server allows to send the request; the connection closes.',
   409: 'The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive).',

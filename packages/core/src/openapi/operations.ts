@@ -122,7 +122,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: 'Create an API key for a project of the calling developer.',
     tag: 'API keys',
     credential: 'owner',
-    body: { schema: 'CreateKeyBody', required: false },
+    body: { schema: 'CreateApiKeyBody', required: false },
     success: { status: 201, schema: 'CreatedApiKey' },
     errors: BODY_ERRORS,
     keyRoute: 'always',
@@ -159,7 +159,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     credential: 'project',
     success: { status: 201, schema: 'AccessToken' },
     // The project was deleted while its key was being verified.
-    errors: [404],
+    errors: [403, 404],
   },
   {
     method: 'post',
@@ -171,7 +171,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: 'GenerationBody', required: false },
     success: { status: 201, schema: 'Generation' },
     // The token's project was deleted.
-    errors: [404, ...BODY_ERRORS],
+    errors: [403, 404, ...BODY_ERRORS],
   },
   {
     method: 'delete',
@@ -181,7 +181,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     tag: 'Generations',
     credential: 'bearer',
     success: { status: 200, schema: 'Deleted' },
-    errors: [404, 422],
+    errors: [403, 404, 422],
   },
   {
     method: 'post',
@@ -247,10 +247,11 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: `${API}/{key_id}`,
     operationId: 'setApiKeyExpiry',
     summary:
-      "Set when one of a project's API keys expires (or never); not for a key in a roll's grace window.",
+      "Set when one of a project's API keys expires (or never; not for a key in a roll's grace window), " +
+      'its IP allowlist, permissions or metadata.',
     tag: 'API keys',
     credential: 'owner',
-    body: { schema: 'SetKeyExpiryBody', required: true },
+    body: { schema: 'UpdateApiKeyBody', required: true },
     success: { status: 200, schema: 'ApiKey' },
     errors: [409, ...BODY_ERRORS],
     keyRoute: 'always',

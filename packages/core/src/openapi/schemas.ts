@@ -1,6 +1,12 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
+import {
+  MAX_IP_ALLOWLIST,
+  MAX_METADATA_BYTES,
+  MAX_PERMISSIONS,
+  PERMISSION_PATTERN,
+} from '../policy/policies.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
 // bodies with these, and `openApiDocument` publishes them. Field names are the wire's (snake_case).
@@ -38,6 +44,48 @@ export const CreateKeyBodySchema = Type.Object(
   { description: 'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both.' },
 )
 
+// An API key's policies, as creation and update take them and listings show them. The entries of
+// the lists are checked by the key service, which locates a faulty one by its index.
+const ipAllowlist = Type.Union(
+  [
+    Type.Array(Type.String(), {
+      maxItems: MAX_IP_ALLOWLIST,
+      description:
+        'An IPv4 or IPv6 address (`203.0.113.7`, `2001:db8::1`) or CIDR range (`10.0.0.0/8`, `2001:db8::/32`).',
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      `The addresses and CIDR ranges the key may be used from, at most ${MAX_IP_ALLOWLIST}; \`null\` for anywhere. ` +
+      'IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries.',
+  },
+)
+const permissions = Type.Union(
+  [
+    Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), { maxItems: MAX_PERMISSIONS }),
+    Type.Null(),
+  ],
+  { description: "The key's permissions, among those the server declares; `null` for all of them." },
+)
+const metadata = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+  description: `A JSON object of at most ${MAX_METADATA_BYTES} bytes handed to the server with the key; \`null\` for none.`,
+})
+const policyFields = {
+  ip_allowlist: Type.Optional(ipAllowlist),
+  permissions: Type.Optional(permissions),
+  metadata: Type.Optional(metadata),
+}
+
+/** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
+export const CreateApiKeyBodySchema = Type.Object(
+  { ...CreateKeyBodySchema.properties, ...policyFields },
+  {
+    description:
+      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission.',
+  },
+)
+
 /** The body of `PATCH .../developer-keys/{key_id}` and `PATCH .../api-keys/{key_id}`: one of the two fields. */
 export const SetKeyExpiryBodySchema = Type.Object(
   {
@@ -53,6 +101,16 @@ export const SetKeyExpiryBodySchema = Type.Object(
   {
     description:
       'Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are ignored.',
+  },
+)
+
+/** The body of `PATCH .../api-keys/{key_id}`: a new expiry, new policies, or both. */
+export const UpdateApiKeyBodySchema = Type.Object(
+  { ...SetKeyExpiryBodySchema.properties, ...policyFields },
+  {
+    description:
+      'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
+      '(`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored.',
   },
 )
 
@@ -115,7 +173,14 @@ export const DeveloperKeySchema = Type.Object({
 })
 
 /** A project's API key as listed (the `L` shape): never the key itself. */
-export const ApiKeySchema = Type.Object({ ...keyFields, project_id: Type.String(), ...lifecycleFields })
+export const ApiKeySchema = Type.Object({
+  ...keyFields,
+  project_id: Type.String(),
+  ...lifecycleFields,
+  ip_allowlist: Type.Optional(ipAllowlist),
+  permissions: Type.Optional(permissions),
+  metadata: Type.Optional(metadata),
+})
 
 /** A developer key just created (the `K` shape): the listing fields and the full `key`. */
 export const CreatedDeveloperKeySchema = Type.Object(withKey(DeveloperKeySchema.properties))
@@ -237,6 +302,8 @@ export const ErrorBodySchema = Type.Object({ detail: Type.Array(errorDetailSchem
 export const API_SCHEMAS = {
   Name: NameSchema,
   CreateKeyBody: CreateKeyBodySchema,
+  CreateApiKeyBody: CreateApiKeyBodySchema,
+  UpdateApiKeyBody: UpdateApiKeyBodySchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
   SetKeyExpiryBody: SetKeyExpiryBodySchema,

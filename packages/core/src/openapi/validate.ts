@@ -63,6 +63,11 @@ function checkField(schema: TSchema, value: unknown, loc: readonly string[]): vo
     if (value !== null) checkField(member, value, loc)
     return
   }
+  // A list's entries are the key service's to check: it locates a faulty one by its index.
+  if (schema.type === 'array') {
+    if (Array.isArray(value)) return
+    throw new KeywardError(ErrorType.listType, 'Input should be a valid list.', loc)
+  }
   // JSON Schema's `date-time`: ISO 8601 with an offset, read as the key routes read it.
   if (schema.format === 'date-time' && typeof value === 'string') {
     parseDateTime(value, loc)

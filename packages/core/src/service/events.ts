@@ -13,6 +13,8 @@ export type AuthFailureReason =
   | 'project_mismatch'
   | 'not_project_owner'
   | 'project_not_found'
+  | 'ip_not_allowed'
+  | 'permission_denied'
   | 'store_unavailable'
 
 /**
@@ -22,7 +24,7 @@ export type AuthFailureReason =
  */
 export type KeywardEvent =
   | {
-      readonly type: 'key.issued' | 'key.deactivated' | 'key.activated'
+      readonly type: 'key.issued' | 'key.deactivated' | 'key.activated' | 'key.policies_set'
       readonly keyId: string
       readonly keyPrefix: string
       readonly ownerType: KeyKind

@@ -2,6 +2,7 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord } from '../store/types.js'
 import { bothExpiryFields, checkExpiry, lifecycleRefusal } from './lifecycle.js'
+import { boundedExpiry } from './policies.js'
 import type { RollDependencies } from './roll.js'
 
 /**
@@ -40,15 +41,19 @@ function newExpiry(change: KeyExpiryChange, now: Date): Date | null {
  * in the cache before it returns (the store's change feed tells the other processes).
  */
 // It needs of the service what a roll does: its store calls, clock, events and cache.
-export function expirySetter({ store, storeCall, now, emit, wrote }: RollDependencies) {
+export function expirySetter({ store, storeCall, now, emit, wrote, rules }: RollDependencies) {
   return async function setKeyExpiry(id: string, change: KeyExpiryChange): Promise<KeyRecord | null> {
     if (!store.setKeyExpiry) {
       throw new TypeError("This key store cannot set a key's expiry (no `setKeyExpiry`).")
     }
     const at = now()
-    const expiresAt = newExpiry(change, at)
+    const given = newExpiry(change, at)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
+    // Within the owner type's maximum lifetime, counted from the key's creation.
+    const loc = ['body', change.expiresInDays === undefined ? 'expires_at' : 'expires_in_days']
+    const expiresAt = boundedExpiry(rules, current.ownerType, current.createdAt, given, loc)
+    if (given === null && expiresAt !== null) throw boundedExpiryRefusal(loc)
     const refusal = lifecycleRefusal(current, 'expire', at.getTime())
     if (refusal) throw refusal
     const updated = await storeCall('setKeyExpiry', () => store.setKeyExpiry!(id, expiresAt)).finally(() =>
@@ -69,3 +74,10 @@ export function expirySetter({ store, storeCall, now, emit, wrote }: RollDepende
     return updated
   }
 }
+
+const boundedExpiryRefusal = (loc: readonly string[]) =>
+  new KeywardError(
+    ErrorType.lifetimeExceeded,
+    'Keys of this owner type have a maximum lifetime here: give an expiry, not null.',
+    loc,
+  )

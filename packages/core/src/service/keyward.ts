@@ -2,6 +2,8 @@ import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
+import { clientAddress } from '../http/client-address.js'
+import type { KeywardRequest } from '../http/types.js'
 import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from '../key/constants.js'
 import {
   KEY_HEADER,
@@ -10,6 +12,12 @@ import {
   keyFormatProblem,
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
+import {
+  accessProblem,
+  checkDeclaredPermissions,
+  type KeyPolicies,
+  type PermissionRule,
+} from '../policy/policies.js'
 import { createProtection, type Protection } from '../protection/protection.js'
 import { countsAgainstLimit } from '../store/limit.js'
 import { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from '../store/page.js'
@@ -29,14 +37,18 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions } from './options.js'
+import { boundedExpiry, changedPolicies, newKeyPolicies, type PolicyRules } from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
 
 export type { IssuedKey } from './mint.js'
 
-/** Options of the issue methods. */
-export interface IssueKeyOptions {
+/**
+ * Options of the issue methods. An API key may also carry policies: an IP allowlist,
+ * permissions (among the declared ones; all of them when absent) and metadata.
+ */
+export interface IssueKeyOptions extends KeyPolicies {
   /** A descriptive name, 1 to 100 characters. */
   readonly name?: string | null
   /** When the key expires, a time in the future; or give `expiresInDays` (1 to 3650), not both. */
@@ -64,6 +76,47 @@ export interface Keyward {
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
   readonly rotationPeriodDays: number
+  /** The permissions the host declared (option `permissions`). */
+  readonly permissions: ReadonlySet<string>
+  /**
+   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`; a field left
+   * `undefined` stays, `null` clears it (anywhere, every permission, no metadata). 422 as at
+   * creation. Every process's verification cache hears of it as of a deactivation. `null` if
+   * there is no such key. Throws a `TypeError` when the store does not implement `setKeyPolicies`.
+   *
+   * @example
+   * ```ts
+   * await keyward.setKeyPolicies(keyId, { permissions: ['reports:read'], ipAllowlist: ['203.0.113.0/24'] })
+   * ```
+   */
+  setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null>
+  /**
+   * The client address of a request, as the throttle reads it: the socket's, or the one the
+   * `protection.trustedProxy` header names. What IP allowlists are checked against.
+   *
+   * @example
+   * ```ts
+   * keyward.clientAddress(request) // '203.0.113.7'
+   * ```
+   */
+  clientAddress(request: KeywardRequest): string | undefined
+  /**
+   * The refusal of a verified API key for a request from `address` that needs `permissions`,
+   * or `null`: 403 `ip_not_allowed` outside the key's IP allowlist, 403 `permission_denied`
+   * without a required permission. The guards check it; call it where a key acts through
+   * something else (an access token that names the key).
+   *
+   * @example
+   * ```ts
+   * const refusal = keyward.keyAccessProblem(record, keyward.clientAddress(request), { allOf: ['reports:read'] })
+   * if (refusal) throw refusal
+   * ```
+   */
+  keyAccessProblem(
+    record: KeyRecord,
+    address: string | undefined,
+    permissions?: PermissionRule,
+  ): KeywardError | null
   /**
    * Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys,
    * 404 `not_found` when the developer was deleted ({@link Keyward.deactivateOwnerKeys}).
@@ -169,7 +222,13 @@ export interface Keyward {
    * `projectId` (of any project when it is undefined), or a developer key. The guards' hot path:
    * it builds no credentials and no requirement.
    */
-  keyNow(kind: KeyKind, value: unknown, projectId: string | undefined): AuthContext | KeywardError | undefined
+  keyNow(
+    kind: KeyKind,
+    value: unknown,
+    projectId: string | undefined,
+    address?: string,
+    permissions?: PermissionRule,
+  ): AuthContext | KeywardError | undefined
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
   /** @internal Hands an event to the host's `onEvent` hook (the guards report a misplaced guard). */
@@ -179,6 +238,15 @@ export interface Keyward {
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
+
+// What an API key hands its guard besides its ref: its permissions and metadata.
+const projectAuth = (key: KeyRecord) => ({
+  scope: 'project' as const,
+  projectId: key.ownerId,
+  projectKey: ref(key),
+  permissions: key.permissions ?? null,
+  metadata: key.metadata ?? null,
+})
 
 const settled = Promise.resolve()
 
@@ -236,6 +304,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const now = options.now ?? (() => new Date())
   const clock = options.now ? () => now().getTime() : Date.now
   const ownerLookup = options.projectOwner
+  const rules: PolicyRules = {
+    declared: checkDeclaredPermissions(options.permissions),
+    owners: options.keyPolicies ?? {},
+  }
+  const trustedProxy = options.protection?.trustedProxy
   const cache =
     options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
 
@@ -408,6 +481,19 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
+  // The key's IP allowlist and the route's permissions; they cost no failed-verification count.
+  function checkAccess(key: KeyRecord, address: string | undefined, rule: PermissionRule | undefined): void {
+    const problem = accessProblem(key, address, rule)
+    if (problem) {
+      throw failed(
+        'project',
+        problem.type === ErrorType.ipNotAllowed ? 'ip_not_allowed' : 'permission_denied',
+        problem,
+        key,
+      )
+    }
+  }
+
   function checkProject(key: KeyRecord, projectId: string): void {
     if (key.ownerId !== projectId) {
       const error = refusal(
@@ -431,8 +517,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
     const name = checkName(issueOptions.name)
     const createdAt = now()
-    const expiresAt = checkExpiry(issueOptions, createdAt)
-    const { key, record } = await mintKey({ type: ownerType, id: ownerId }, name, expiresAt, createdAt)
+    const expiresAt = boundedExpiry(rules, ownerType, createdAt, checkExpiry(issueOptions, createdAt), [
+      'body',
+      issueOptions.expiresInDays === undefined ? 'expires_at' : 'expires_in_days',
+    ])
+    const policies = newKeyPolicies(rules, ownerType, issueOptions)
+    const owner = { type: ownerType, id: ownerId }
+    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies)
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
@@ -526,6 +617,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     kind: KeyKind,
     value: unknown,
     projectId: string | undefined,
+    address?: string,
+    permissions?: PermissionRule,
   ): AuthContext | KeywardError | undefined {
     if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
       return undefined
@@ -541,15 +634,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
       succeeded(key)
       return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
     }
-    if (projectId !== undefined && key.ownerId !== projectId) {
-      try {
-        checkProject(key, projectId)
-      } catch (error) {
-        return error as KeywardError
-      }
+    try {
+      if (projectId !== undefined && key.ownerId !== projectId) checkProject(key, projectId)
+      checkAccess(key, address, permissions)
+    } catch (error) {
+      return error as KeywardError
     }
     succeeded(key)
-    return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
+    return projectAuth(key)
   }
 
   function authenticateNow(
@@ -557,7 +649,15 @@ export function createKeyward(options: KeywardOptions): Keyward {
     requirement: Requirement,
   ): AuthContext | KeywardError | undefined {
     const scope = requirement?.scope
-    if (scope === 'project') return keyNow('project', credentials.projectKey, requirement.projectId)
+    if (scope === 'project') {
+      return keyNow(
+        'project',
+        credentials.projectKey,
+        requirement.projectId,
+        credentials.address,
+        requirement.permissions,
+      )
+    }
     if (scope === 'developer' && requirement.projectId === undefined) {
       return keyNow('developer', credentials.developerKey, undefined)
     }
@@ -569,8 +669,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
       case 'project':
         return verify(credentials.projectKey, 'project').then((key) => {
           if (requirement.projectId !== undefined) checkProject(key, requirement.projectId)
+          checkAccess(key, credentials.address, requirement.permissions)
           succeeded(key)
-          return { scope: 'project', projectId: key.ownerId, projectKey: ref(key) }
+          return projectAuth(key)
         })
       case 'developer': {
         const projectId = requirement.projectId
@@ -586,7 +687,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
         })
       }
       case 'elevated':
-        return authenticateElevated(credentials, requirement.projectId)
+        return authenticateElevated(credentials, requirement.projectId, requirement.permissions)
       default:
         return Promise.reject(
           new TypeError(`authenticate: unknown requirement ${JSON.stringify(requirement)}.`),
@@ -594,20 +695,42 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  async function authenticateElevated(credentials: Credentials, projectId: string) {
+  async function authenticateElevated(
+    credentials: Credentials,
+    projectId: string,
+    permissions: PermissionRule | undefined,
+  ) {
     const developer = await verify(credentials.developerKey, 'developer')
     const project = await verify(credentials.projectKey, 'project')
     checkProject(project, projectId)
+    checkAccess(project, credentials.address, permissions)
     await checkOwner(developer, projectId)
     succeeded(developer)
     succeeded(project)
     return {
+      ...projectAuth(project),
       scope: 'elevated',
       developerId: developer.ownerId,
-      projectId: project.ownerId,
       developerKey: ref(developer),
-      projectKey: ref(project),
     }
+  }
+
+  async function setKeyPolicies(id: string, given: KeyPolicies): Promise<KeyRecord | null> {
+    if (!store.setKeyPolicies) {
+      throw new TypeError("This key store cannot set a key's policies (no `setKeyPolicies`).")
+    }
+    const change = changedPolicies(rules, given ?? {})
+    const current = await storeCall('findKeyById', () => store.findKeyById(id))
+    if (!current) return null
+    if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
+    const updated = await storeCall('setKeyPolicies', () => store.setKeyPolicies!(id, change)).finally(() =>
+      wrote(current.hash),
+    )
+    if (updated) {
+      const { id: keyId, keyPrefix, ownerType, ownerId } = updated
+      emit({ type: 'key.policies_set', keyId, keyPrefix, ownerType, ownerId })
+    }
+    return updated
   }
 
   return {
@@ -617,6 +740,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     hasProjectOwner: ownerLookup !== undefined,
     protection: options.protection ? createProtection(options.protection, emit) : undefined,
     rotationPeriodDays,
+    permissions: rules.declared,
+    setKeyPolicies,
+    clientAddress: (request) => clientAddress(request, trustedProxy),
+    keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
     issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
@@ -640,8 +767,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     deactivateKey: (id) => setActive(id, false),
     deactivateOwnerKeys,
     activateKey: (id) => setActive(id, true),
-    rollKey: rollWith({ store, storeCall, now, emit, wrote }),
-    setKeyExpiry: expirySetter({ store, storeCall, now, emit, wrote }),
+    rollKey: rollWith({ store, storeCall, now, emit, wrote, rules }),
+    setKeyExpiry: expirySetter({ store, storeCall, now, emit, wrote, rules }),
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),

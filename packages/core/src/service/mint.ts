@@ -1,6 +1,7 @@
 import { sha256Hex } from '../hash/digest.js'
 import { keyPrefix } from '../key/display.js'
 import { generateKey } from '../key/generate.js'
+import type { KeyPolicies } from '../policy/policies.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
 
 /** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
@@ -15,6 +16,7 @@ export async function mintKey(
   name: string | null,
   expiresAt: Date | null,
   createdAt: Date,
+  policies: KeyPolicies = {},
 ): Promise<IssuedKey> {
   const key = generateKey()
   const digest = sha256Hex(key)
@@ -30,6 +32,9 @@ export async function mintKey(
     expiresAt,
     lastUsedAt: null,
     replacedBy: null,
+    ipAllowlist: policies.ipAllowlist ?? null,
+    permissions: policies.permissions ?? null,
+    metadata: policies.metadata ?? null,
   }
   return { key, record }
 }

@@ -3,6 +3,7 @@ import { checkProtectionOptions, type ProtectionOptions } from '../protection/op
 import type { KeyStore } from '../store/types.js'
 import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
+import { checkOwnerKeyPolicies, type OwnerKeyPolicies } from './policies.js'
 
 /** Options of {@link createKeyward}. Checked once, when the service is built. */
 export interface KeywardOptions {
@@ -53,6 +54,14 @@ export interface KeywardOptions {
    * owner), for an audit trail. Default `false`: the success path then builds no event at all.
    */
   readonly auditSuccesses?: boolean
+  /**
+   * The permission names this host declares, e.g. `['generations:write', 'generations:delete']`
+   * (at most 1000). An API key carries a subset, or all of them when created without
+   * `permissions`; routes require some with the guards' option `permissions`.
+   */
+  readonly permissions?: readonly string[]
+  /** Policies per owner type: `{ project: { maxLifetimeDays: 90 } }` (1 to 3650), enforced at creation and roll. */
+  readonly keyPolicies?: OwnerKeyPolicies
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -104,6 +113,7 @@ export function checkOptions(options: KeywardOptions): void {
   }
   checkCacheOptions(options)
   checkProtectionOptions(options.protection)
+  checkOwnerKeyPolicies(options.keyPolicies)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
     if (options[fn] !== undefined && typeof options[fn] !== 'function') {
       throw new TypeError(`createKeyward: option \`${fn}\` must be a function.`)

@@ -1,3 +1,5 @@
+import type { KeyMetadata, PermissionRule } from '../policy/policies.js'
+
 /**
  * What an operation requires:
  * - `developer`: a developer key; with `projectId`, the developer must own that project;
@@ -12,8 +14,8 @@
  */
 export type Requirement =
   | { readonly scope: 'developer'; readonly projectId?: string }
-  | { readonly scope: 'project'; readonly projectId?: string }
-  | { readonly scope: 'elevated'; readonly projectId: string }
+  | { readonly scope: 'project'; readonly projectId?: string; readonly permissions?: PermissionRule }
+  | { readonly scope: 'elevated'; readonly projectId: string; readonly permissions?: PermissionRule }
 
 /** The keys a request presented, as read from its headers. */
 export interface Credentials {
@@ -21,6 +23,11 @@ export interface Credentials {
   readonly developerKey?: string | null | undefined
   /** The value of `X-API-Key`. */
   readonly projectKey?: string | null | undefined
+  /**
+   * The client's address (`clientAddress(request, trustedProxy)`), checked against an API key's
+   * IP allowlist. A key that has an allowlist is refused when it is absent.
+   */
+  readonly address?: string | undefined
 }
 
 /** A verified key, by id and display prefix. */
@@ -38,20 +45,31 @@ export interface DeveloperAuth {
   readonly developerKey: KeyRef
 }
 
-/** A request authenticated with an API key; every request it makes is scoped to `projectId`. */
-export interface ProjectAuth {
+/**
+ * A request authenticated with an API key; every request it makes is scoped to `projectId`.
+ * `M` types the key's metadata (it is not checked against `M`: declare what you store).
+ */
+export interface ProjectAuth<M extends KeyMetadata = KeyMetadata> {
   readonly scope: 'project'
   readonly projectId: string
   readonly projectKey: KeyRef
+  /** The key's permissions, or `null` for every declared permission. */
+  readonly permissions: readonly string[] | null
+  /** The key's metadata, or `null`. Never logged by Keyward. */
+  readonly metadata: M | null
 }
 
 /** A request authenticated with both keys, for an elevated operation on `projectId`. */
-export interface ElevatedAuth {
+export interface ElevatedAuth<M extends KeyMetadata = KeyMetadata> {
   readonly scope: 'elevated'
   readonly developerId: string
   readonly projectId: string
   readonly developerKey: KeyRef
   readonly projectKey: KeyRef
+  /** The API key's permissions, or `null` for every declared permission. */
+  readonly permissions: readonly string[] | null
+  /** The API key's metadata, or `null`. */
+  readonly metadata: M | null
 }
 
 /** Any authenticated request. Switch on `scope`. */

@@ -4,6 +4,7 @@ import type { KeyRecord, KeyStore } from '../store/types.js'
 import type { KeywardEvent } from './events.js'
 import { checkGraceSeconds, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
+import { type PolicyRules, rollLifetime } from './policies.js'
 
 /**
  * Options of `keyward.rollKey`.
@@ -42,10 +43,12 @@ export interface RollDependencies {
   emit(event: KeywardEvent): void
   /** Tells the service's cache that the key with this hash was written (or may have been). */
   wrote(hash: string): void
+  /** The service's declared permissions and maximum lifetimes. */
+  readonly rules: PolicyRules
 }
 
 /** @internal The service's `rollKey`. */
-export function rollWith({ store, storeCall, now, emit, wrote }: RollDependencies) {
+export function rollWith({ store, storeCall, now, emit, wrote, rules }: RollDependencies) {
   return async function rollKey(id: string, rollOptions: RollKeyOptions = {}): Promise<RolledKey | null> {
     const graceSeconds = checkGraceSeconds(rollOptions.graceSeconds)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
@@ -53,11 +56,16 @@ export function rollWith({ store, storeCall, now, emit, wrote }: RollDependencie
     const at = now()
     const refusal = lifecycleRefusal(current, 'roll', at.getTime())
     if (refusal) throw refusal
-    // The new key keeps the old one's lifetime; the old one's expiry only comes closer.
-    const lifetime = current.expiresAt ? current.expiresAt.getTime() - current.createdAt.getTime() : null
+    // The new key keeps the old one's lifetime (within the maximum) and policies; the old one's
+    // expiry only comes closer.
+    const lifetime = rollLifetime(rules, current)
     const owner = { type: current.ownerType, id: current.ownerId }
     const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
-    const { key, record } = await mintKey(owner, current.name, expiresAt, at)
+    const { key, record } = await mintKey(owner, current.name, expiresAt, at, {
+      ipAllowlist: current.ipAllowlist ?? null,
+      permissions: current.permissions ?? null,
+      metadata: current.metadata ?? null,
+    })
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
     const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at)).finally(() => {
       wrote(current.hash)

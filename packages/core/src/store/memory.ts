@@ -1,4 +1,5 @@
 import type { KeyKind } from '../key/format.js'
+import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
@@ -32,6 +33,9 @@ const complete = (record: KeyRecord): KeyRecord => ({
   expiresAt: record.expiresAt ?? null,
   lastUsedAt: record.lastUsedAt ?? null,
   replacedBy: record.replacedBy ?? null,
+  ipAllowlist: record.ipAllowlist ?? null,
+  permissions: record.permissions ?? null,
+  metadata: record.metadata ?? null,
 })
 
 const deactivated = (record: KeyRecord, revokedReason: RevokedReason): KeyRecord => ({
@@ -117,6 +121,16 @@ export class MemoryKeyStore implements KeyStore {
     const current = this.#records.get(id)
     if (!current || current.replacedBy) return current ?? null
     return this.#replace({ ...current, expiresAt })
+  }
+
+  async setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null> {
+    const current = this.#records.get(id)
+    if (!current) return null
+    const changed: { -readonly [F in keyof KeyPolicies]: KeyPolicies[F] } = {}
+    for (const field of ['ipAllowlist', 'permissions', 'metadata'] as const) {
+      if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
+    }
+    return this.#replace({ ...current, ...changed })
   }
 
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {

@@ -1,4 +1,5 @@
 import type { KeyKind } from '../key/format.js'
+import type { KeyMetadata, KeyPolicies } from '../policy/policies.js'
 
 /**
  * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
@@ -38,6 +39,15 @@ export interface KeyRecord {
    * reported as `'revoked'`.
    */
   readonly revokedReason?: RevokedReason | null
+  /**
+   * The addresses and CIDR ranges (IPv4 or IPv6) an API key may be used from; `null` (absent
+   * means `null`) for anywhere. A list that cannot be parsed refuses every request (fail closed).
+   */
+  readonly ipAllowlist?: readonly string[] | null
+  /** The permissions an API key carries; `null` (absent means `null`) for every declared permission. */
+  readonly permissions?: readonly string[] | null
+  /** A JSON object the host attached to the key, handed to the guards; `null` for none. Never logged. */
+  readonly metadata?: KeyMetadata | null
 }
 
 /** Why a key was deactivated, as {@link KeyRecord.revokedReason} keeps it. */
@@ -177,6 +187,18 @@ export interface KeyStore {
    * ```
    */
   setKeyExpiry?(id: string, expiresAt: Date | null): Promise<KeyRecord | null>
+  /**
+   * Sets a key's access policies and returns the record, or `null` if there is no such record.
+   * A field that is `undefined` stays as it is; `null` clears it. A change the change feed
+   * reports, like a deactivation: a narrower allowlist or fewer permissions is a revocation.
+   * Optional: the service's `setKeyPolicies` (`PATCH` of a key with policies) needs it.
+   *
+   * @example
+   * ```ts
+   * await store.setKeyPolicies?.(keyId, { permissions: ['reports:read'], ipAllowlist: null })
+   * ```
+   */
+  setKeyPolicies?(id: string, policies: KeyPolicies): Promise<KeyRecord | null>
   /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
    * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`

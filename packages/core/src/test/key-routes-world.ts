@@ -4,18 +4,26 @@ import { createKeyRoutes, type ListProjects } from '../http/key-routes.js'
 import type { ProjectRecord } from '../http/shapes.js'
 import type { KeywardRequest } from '../http/types.js'
 import { createKeyward } from '../service/keyward.js'
+import type { KeywardOptions } from '../service/options.js'
 import { MemoryKeyStore } from '../store/memory.js'
 
 export const NOW = new Date('2025-01-02T03:04:05.000Z')
 
 export async function world(
-  options: { createProject?: 'router' | 'host' | 'twice' | 'other' | 'none'; listProjects?: boolean } = {},
+  options: {
+    createProject?: 'router' | 'host' | 'twice' | 'other' | 'none'
+    listProjects?: boolean
+    /** Options of the service besides its store, clock and owners (declared permissions, key policies). */
+    service?: Partial<KeywardOptions>
+    bodyLimit?: number
+  } = {},
 ) {
   const projects = new Map<string, ProjectRecord>()
   const keyward = createKeyward({
     store: new MemoryKeyStore(),
     now: () => NOW,
     projectOwner: (id) => projects.get(id)?.developerId ?? null,
+    ...options.service,
   })
   projects.set('p1', { id: 'p1', name: 'one', developerId: 'd1', createdAt: NOW })
   const mode = options.createProject ?? 'router'
@@ -30,7 +38,7 @@ export async function world(
     return { projects: page, next: mine.length > limit ? page.at(-1)! : null }
   }
   const routes = createKeyRoutes(keyward, {
-    bodyLimit: 1024,
+    bodyLimit: options.bodyLimit ?? 1024,
     ...(options.listProjects ? { listProjects } : {}),
     ...(mode === 'none'
       ? {}

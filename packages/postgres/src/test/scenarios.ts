@@ -36,7 +36,13 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
     it('keeps keys in snake_case columns: key_prefix, developer_id or project_id, timestamptz', async () => {
       const { store, sql, schema } = await make()
       const developerKey = record({ name: 'laptop' })
-      const projectKey = record({ ownerType: 'project', ownerId: 'proj-1' })
+      const projectKey = record({
+        ownerType: 'project',
+        ownerId: 'proj-1',
+        ipAllowlist: ['10.0.0.0/8', '::1'],
+        permissions: ['reports:read'],
+        metadata: { plan: 'pro', 'quoted "key"': [1, 'two'] },
+      })
       await store.insertKey(developerKey, 10)
       await store.insertKey(projectKey)
       const rows = await sql<Record<string, unknown>>(
@@ -56,8 +62,18 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           last_used_at: null,
           replaced_by: null,
           revoked_reason: null,
+          ip_allowlist: null,
+          permissions: null,
+          metadata: null,
         },
-        expect.objectContaining({ id: projectKey.id, developer_id: null, project_id: 'proj-1' }),
+        expect.objectContaining({
+          id: projectKey.id,
+          developer_id: null,
+          project_id: 'proj-1',
+          ip_allowlist: ['10.0.0.0/8', '::1'],
+          permissions: ['reports:read'],
+          metadata: { plan: 'pro', 'quoted "key"': [1, 'two'] },
+        }),
       ])
       expect(await store.findKeyByHash(projectKey.hash)).toEqual(projectKey)
     })
@@ -182,13 +198,14 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
         { version: 3, name: 'change_feed' },
         { version: 4, name: 'closed_owners' },
         { version: 5, name: 'key_pages' },
+        { version: 6, name: 'key_policies' },
       ])
     })
   })

@@ -39,7 +39,7 @@ const fileNode = async (driver: SqlDriver, schema: string, table = 'api_keys') =
 
 export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTarget>): void {
   describe(`schema upgrade on ${name}`, () => {
-    it('brings a version-1 database holding keys to version 2, then 3 to 5, online: no table rewrite', async () => {
+    it('brings a version-1 database holding keys to version 2, then 3 to 6, online: no table rewrite', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 3)
       try {
@@ -49,9 +49,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           applied: [2],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [3, 4, 5] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [3, 4, 5, 6] })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -72,7 +72,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
-    it('brings a version-3 database holding keys and owners to version 4 (and 5) online; its owners can be closed', async () => {
+    it('brings a version-3 database holding keys and owners to version 4 (and on) online; its owners can be closed', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 2)
       try {
@@ -90,7 +90,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
-        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [4, 5] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [4, 5, 6] })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
           { owner_id: 'dev-v3', closed_at: null },
@@ -127,8 +127,12 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           await hashKey(keys[0]!),
         ])
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 5, applied: [5] })
+        expect(await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))).toEqual({
+          version: 5,
+          applied: [5],
+        })
         expect(await fileNode(driver, schema)).toBe(before)
+        await migrate(driver, { schema })
         const indexes = await driver.query<{ indexname: string }>(
           'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2 ORDER BY indexname',
           [schema, '%page_idx'],
@@ -155,6 +159,67 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-5 database holding keys to version 6 online: old keys have no policies, new ones keep theirs, a change is on the feed', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 2)
+      try {
+        await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
+        const before = await fileNode(driver, schema)
+        expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [6] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        const keyward = createKeyward({
+          store: new PostgresKeyStore(driver, { schema }),
+          trackLastUsed: false,
+          permissions: ['reports:read', 'reports:write'],
+        })
+        const projectId = 'proj-v1'
+        const old = await keyward.authenticate(
+          { projectKey: keys[0] },
+          { scope: 'project', projectId, permissions: { allOf: ['reports:write'] } },
+        )
+        expect([old.permissions, old.metadata]).toEqual([null, null])
+        const updated = await keyward.setKeyPolicies(old.projectKey.id, {
+          permissions: ['reports:read'],
+          ipAllowlist: ['2001:db8::/32', '198.51.100.0/24'],
+          metadata: { plan: 'pro', seats: 3 },
+        })
+        expect(updated).toMatchObject({
+          permissions: ['reports:read'],
+          ipAllowlist: ['2001:db8::/32', '198.51.100.0/24'],
+          metadata: { plan: 'pro', seats: 3 },
+        })
+        await expect(
+          keyward.authenticate(
+            { projectKey: keys[0], address: '::ffff:198.51.100.9' },
+            { scope: 'project', projectId, permissions: { allOf: ['reports:write'] } },
+          ),
+        ).rejects.toMatchObject({
+          type: ErrorType.permissionDenied,
+          msg: expect.stringContaining('reports:write'),
+        })
+        await expect(
+          keyward.authenticate(
+            { projectKey: keys[0], address: '203.0.113.1' },
+            { scope: 'project', projectId },
+          ),
+        ).rejects.toMatchObject({ type: ErrorType.ipNotAllowed, status: 403 })
+        // A list written past the service that cannot be read refuses every request (fail closed).
+        await driver.query(
+          `UPDATE "${schema}".api_keys SET ip_allowlist = '{not-an-address}' WHERE id = $1`,
+          [old.projectKey.id],
+        )
+        await expect(
+          keyward.authenticate(
+            { projectKey: keys[0], address: '198.51.100.9' },
+            { scope: 'project', projectId },
+          ),
+        ).rejects.toMatchObject({ type: ErrorType.ipNotAllowed })
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('refuses a database that a newer release migrated, with a clear message', async () => {
       const { driver, close } = await connect()
       const schema = uniqueSchema()
@@ -163,9 +228,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 5 })
+        expect(error).toMatchObject({ found: 99, known: 6 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 5). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 6). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {

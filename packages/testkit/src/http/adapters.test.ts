@@ -50,6 +50,11 @@ const expressHarness: HttpAdapterHarness = {
       answer,
     )
     server.get('/conformance/projects/:project_id/project', kwExpress.requireProject(keyward), answer)
+    server.get(
+      '/conformance/projects/:project_id/permitted',
+      kwExpress.requireProject(keyward, { permissions: { allOf: ['reports:read'] } }),
+      answer,
+    )
     server.post('/conformance/projects/:project_id/elevated', kwExpress.requireElevated(keyward), answer)
     server.get('/conformance/bearer', kwExpress.requireBearer({ verify: app.verifyToken, keyward }), answer)
     server.get('/conformance/throws', () => {
@@ -87,6 +92,11 @@ const fastifyHarness: HttpAdapterHarness = {
     server.get(
       '/conformance/projects/:project_id/project',
       { onRequest: kwFastify.requireProject(keyward) },
+      answer,
+    )
+    server.get(
+      '/conformance/projects/:project_id/permitted',
+      { onRequest: kwFastify.requireProject(keyward, { permissions: { allOf: ['reports:read'] } }) },
       answer,
     )
     server.post(
@@ -127,6 +137,11 @@ const honoHarness: HttpAdapterHarness = {
     )
     server.get('/conformance/projects/:project_id/project', kwHono.requireProject(keyward), (c) =>
       c.json({ auth: c.get('keyward') }),
+    )
+    server.get(
+      '/conformance/projects/:project_id/permitted',
+      kwHono.requireProject(keyward, { permissions: { allOf: ['reports:read'] } }),
+      (c) => c.json({ auth: c.get('keyward') }),
     )
     server.post('/conformance/projects/:project_id/elevated', kwHono.requireElevated(keyward), (c) =>
       c.json({ auth: c.get('keyward') }),
@@ -175,6 +190,11 @@ const fetchHarness: HttpAdapterHarness = {
         kwFetch.requireProject(keyward, answer),
       ],
       [
+        'GET',
+        /^\/conformance\/projects\/(?<project_id>[^/]+)\/permitted$/,
+        kwFetch.requireProject(keyward, answer, { permissions: { allOf: ['reports:read'] } }),
+      ],
+      [
         'POST',
         /^\/conformance\/projects\/(?<project_id>[^/]+)\/elevated$/,
         kwFetch.requireElevated(keyward, answer),
@@ -220,6 +240,11 @@ function nestHarness(platform: 'express' | 'fastify'): HttpAdapterHarness {
         @Get('projects/:project_id/project')
         @RequireProject()
         project(@KeywardAuth() auth: unknown) {
+          return { auth }
+        }
+        @Get('projects/:project_id/permitted')
+        @RequireProject({ permissions: { allOf: ['reports:read'] } })
+        permitted(@KeywardAuth() auth: unknown) {
           return { auth }
         }
         @Post('projects/:project_id/elevated')

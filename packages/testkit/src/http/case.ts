@@ -38,6 +38,7 @@ export const ROUTES = {
   developer: '/conformance/developer',
   owner: (projectId: string) => `/conformance/projects/${projectId}/owner`,
   project: (projectId: string) => `/conformance/projects/${projectId}/project`,
+  permitted: (projectId: string) => `/conformance/projects/${projectId}/permitted`,
   elevated: (projectId: string) => `/conformance/projects/${projectId}/elevated`,
   bearer: '/conformance/bearer',
   throws: '/conformance/throws',

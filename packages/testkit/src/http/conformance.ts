@@ -6,6 +6,7 @@ import { credentialCases } from './credential-cases.js'
 import { endpointCases } from './endpoint-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
+import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
@@ -26,6 +27,8 @@ export interface RunningServer {
  * - `GET /conformance/developer`: require a developer key;
  * - `GET /conformance/projects/:project_id/owner`: require a developer key of the project's owner;
  * - `GET /conformance/projects/:project_id/project`: require an API key of the project;
+ * - `GET /conformance/projects/:project_id/permitted`: require an API key of the project with the
+ *   permission `reports:read` (`permissions: { allOf: ['reports:read'] }`);
  * - `POST /conformance/projects/:project_id/elevated`: require both;
  * - `GET /conformance/bearer`: require a bearer token verified by `app.verifyToken`, with
  *   `keyward: app.keyward` (its protection counts refused tokens);
@@ -185,7 +188,13 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       for (const target of targets.values()) target.world.setStoreDown(false)
     })
 
-    for (const testCase of [...credentialCases, ...endpointCases, ...lifecycleCases, ...consoleCases]) {
+    for (const testCase of [
+      ...credentialCases,
+      ...endpointCases,
+      ...lifecycleCases,
+      ...policyCases,
+      ...consoleCases,
+    ]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
         for (const adapter of adapters) {

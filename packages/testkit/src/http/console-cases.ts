@@ -1,15 +1,7 @@
 import { encodeCursor } from '@keyward/core'
-import { developerKey, error, get, type HttpCase, json } from './case.js'
-import { API_KEYS, assert, DEV_KEYS, del, PROJECTS, post } from './endpoint-cases.js'
-import type { RawRequest } from './raw-client.js'
+import { developerKey, error, get, type HttpCase } from './case.js'
+import { API_KEYS, assert, DEV_KEYS, del, PROJECTS, patch, post } from './endpoint-cases.js'
 import { CONFORMANCE_NOW, type ConformanceWorld } from './world.js'
-
-const patch = (path: string, key: string, body?: string): RawRequest => ({
-  method: 'PATCH',
-  path,
-  headers: [developerKey(key), json],
-  ...(body === undefined ? {} : { body }),
-})
 
 /** dev-1's projects in the listing's order: newest first, then the greater id. */
 function projectsOf(w: ConformanceWorld, developerId: string) {

@@ -34,6 +34,8 @@ export async function checkCreated(
   name: string | null,
 ) {
   const fields = K_FIELDS.map((f) => (f === 'developer_id' ? owner[0] : f))
+  // An API key also shows its access policies.
+  if (owner[0] === 'project_id') fields.push('ip_allowlist', 'permissions', 'metadata')
   assert(JSON.stringify(Object.keys(body)) === JSON.stringify(fields), 'K fields in order', body)
   assert(KEY_PATTERN.test(body.key), 'a well-formed key', body)
   assert(
@@ -71,6 +73,12 @@ export const post = (
   method: 'POST',
   path,
   headers: [developerKey(key), ...(headers ?? [])],
+  ...(body === undefined ? {} : { body }),
+})
+export const patch = (path: string, key: string, body?: string): RawRequest => ({
+  method: 'PATCH',
+  path,
+  headers: [developerKey(key), json],
   ...(body === undefined ? {} : { body }),
 })
 export const del = (path: string, key: string): RawRequest => ({

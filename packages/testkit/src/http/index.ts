@@ -14,4 +14,5 @@ export {
   type ConformanceApp,
   type ConformanceWorld,
   createConformanceWorld,
+  issuePolicyKeys,
 } from './world.js'

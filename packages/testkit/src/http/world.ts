@@ -27,6 +27,9 @@ export interface ConformanceApp {
 /** The clock of every world: responses carry the same `created_at` on every adapter. */
 export const CONFORMANCE_NOW = new Date('2025-06-01T12:00:00.000Z')
 
+/** The permissions every world declares; `GET /conformance/projects/:project_id/permitted` requires `reports:read`. */
+export const CONFORMANCE_PERMISSIONS = ['reports:read', 'reports:write']
+
 /** A valid bearer token of `proj-1` for the conformance verifier. */
 export const CONFORMANCE_TOKEN = 'tok.proj-1_~+/=='
 
@@ -82,6 +85,7 @@ export async function createConformanceWorld(
     now: () => CONFORMANCE_NOW,
     projectOwner: (id) => projects.get(id)?.developerId ?? null,
     onEvent: (event) => events.push(event),
+    permissions: CONFORMANCE_PERMISSIONS,
     ...(protection ? { protection } : {}),
     ...(cache ? { cache } : {}),
   })
@@ -148,4 +152,22 @@ export async function createConformanceWorld(
     inactiveKey: inactive.key,
     legacyKey,
   }
+}
+
+/**
+ * Two new API keys of proj-1 for tests of permissions and metadata: `reader` carries
+ * `reports:read` and the metadata `{ plan: 'pro', seats: 3 }`, `writer` only `reports:write`.
+ *
+ * @example
+ * ```ts
+ * const { reader, writer } = await issuePolicyKeys(world.keyward)
+ * ```
+ */
+export async function issuePolicyKeys(keyward: Keyward): Promise<{ reader: string; writer: string }> {
+  const reader = await keyward.issueProjectKey('proj-1', {
+    permissions: ['reports:read'],
+    metadata: { plan: 'pro', seats: 3 },
+  })
+  const writer = await keyward.issueProjectKey('proj-1', { permissions: ['reports:write'] })
+  return { reader: reader.key, writer: writer.key }
 }

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeBackends } from '../test/databases.js'
+import { openTestApp, type TestApp } from '../test/harness.js'
+
+const GENERATIONS = '/api/v1/generation/generations-v2'
+
+describeBackends('access policies of API keys (%s)', (backend) => {
+  let t: TestApp
+  let projectId: string
+  let keys: string
+  const owner = () => ({ 'x-developer-key': t.developerKey })
+  beforeAll(async () => {
+    t = await openTestApp(backend)
+    ;({ projectId } = await t.project('Policies'))
+    keys = `/api/v1/projects/${projectId}/api-keys`
+  })
+  afterAll(() => t.close())
+
+  const createKey = async (body: object) => {
+    const created = await t.call('POST', keys, { headers: owner(), body })
+    expect(created.status, created.text).toBe(201)
+    return created.body as { id: string; key: string }
+  }
+  const tokenOf = async (key: string, address?: string, project = projectId) => {
+    const answer = await t.call('POST', `/api/v1/projects/${project}/access-tokens`, {
+      headers: { 'x-api-key': key },
+      ...(address ? { address } : {}),
+    })
+    return answer
+  }
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+  it('the generation routes require generations:write and generations:delete, and a change holds at once', async () => {
+    const { id, key } = await createKey({ name: 'writer', permissions: ['generations:write'] })
+    const token = (await tokenOf(key)).body.access_token
+    const created = await t.call('POST', GENERATIONS, { headers: bearer(token), body: { prompt: 'x' } })
+    expect(created.status).toBe(201)
+    const deleted = await t.call('DELETE', `${GENERATIONS}/${created.body.id}`, { headers: bearer(token) })
+    expect([deleted.status, deleted.body.detail]).toEqual([
+      403,
+      [
+        {
+          loc: ['header', 'x-api-key'],
+          msg: 'The API key lacks the permission generations:delete.',
+          type: 'permission_denied',
+        },
+      ],
+    ])
+    // Narrowed: the token obtained before cannot create any more.
+    const narrowed = await t.call('PATCH', `${keys}/${id}`, { headers: owner(), body: { permissions: [] } })
+    expect([narrowed.status, narrowed.body.permissions]).toEqual([200, []])
+    const refused = await t.call('POST', GENERATIONS, { headers: bearer(token), body: { prompt: 'y' } })
+    expect([refused.status, refused.body.detail[0].type]).toEqual([403, 'permission_denied'])
+    // A key created without permissions (the project's default key) has both.
+    const defaults = await t.project('Defaults')
+    const issued = await tokenOf(defaults.apiKey, undefined, defaults.projectId)
+    expect(issued.status, issued.text).toBe(201)
+    const all = issued.body.access_token
+    const made = await t.call('POST', GENERATIONS, { headers: bearer(all), body: {} })
+    expect(made.status, made.text).toBe(201)
+    const gone = await t.call('DELETE', `${GENERATIONS}/${made.body.id}`, { headers: bearer(all) })
+    expect(gone.status, gone.text).toBe(200)
+  })
+
+  it('an IP allowlist refuses the access token and the generations from elsewhere, IPv4-mapped included', async () => {
+    const { key } = await createKey({ ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'] })
+    const outside = await tokenOf(key, '192.0.2.1')
+    expect([outside.status, outside.body.detail[0].type]).toEqual([403, 'ip_not_allowed'])
+    const inside = await tokenOf(key, '::ffff:203.0.113.9')
+    expect(inside.status).toBe(201)
+    const token = inside.body.access_token
+    const elsewhere = await t.call('POST', GENERATIONS, {
+      headers: bearer(token),
+      body: {},
+      address: '192.0.2.1',
+    })
+    expect([elsewhere.status, elsewhere.body.detail[0].type]).toEqual([403, 'ip_not_allowed'])
+    const v6 = await t.call('POST', GENERATIONS, { headers: bearer(token), body: {}, address: '2001:db8::7' })
+    expect(v6.status).toBe(201)
+    // A refusal for the address costs no failed-verification count.
+    expect(t.events.filter((e) => e.type === 'auth.failures')).toEqual([])
+  })
+
+  it('lists the policies, refuses an invalid entry at its index, and keeps metadata out of the events', async () => {
+    const bad = await t.call('POST', keys, {
+      headers: owner(),
+      body: { ip_allowlist: ['10.0.0.0/8', '::1', 'localhost'] },
+    })
+    expect([bad.status, bad.body.detail[0].loc, bad.body.detail[0].type]).toEqual([
+      422,
+      ['body', 'ip_allowlist', '2'],
+      'ip_invalid',
+    ])
+    const unknown = await t.call('POST', keys, { headers: owner(), body: { permissions: ['reports:read'] } })
+    expect([unknown.status, unknown.body.detail[0].type]).toEqual([422, 'permission_unknown'])
+    const { id } = await createKey({
+      metadata: { customer: 'c_secret_42' },
+      permissions: ['generations:write'],
+    })
+    const listed = await t.call('GET', keys, { headers: owner() })
+    expect(listed.body.keys.find((k: { id: string }) => k.id === id)).toMatchObject({
+      ip_allowlist: null,
+      permissions: ['generations:write'],
+      metadata: { customer: 'c_secret_42' },
+    })
+    expect(JSON.stringify(t.events)).not.toContain('c_secret_42')
+  })
+})

@@ -1,0 +1,176 @@
+import { isKeywardError, type KeyPolicies, type Keyward, keyToJson } from '@keyward/core'
+import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
+import { CliError, EXIT, usageError } from '../exit.js'
+import { printable } from '../output.js'
+
+/** The environment variable that names the permissions the host declares, comma-separated. */
+export const PERMISSIONS_ENV = 'KEYWARD_PERMISSIONS'
+
+const POLICY_OPTIONS = [
+  {
+    flags: '--ip <address-or-cidr>',
+    help: 'an address or CIDR range the key may be used from (repeat it, at most 100)',
+    repeatable: true,
+  },
+  {
+    flags: '--permission <name>',
+    help: `a permission the key carries, one of ${PERMISSIONS_ENV} (repeat it)`,
+    repeatable: true,
+  },
+  {
+    flags: '--metadata <json>',
+    help: 'a JSON object of at most 4096 bytes handed to the server with the key',
+  },
+] as const
+
+// The declared permissions, from the environment: the CLI cannot know the host's otherwise.
+const declared = (context: CommandContext) =>
+  (context.io.env[PERMISSIONS_ENV] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
+
+function metadataOption(context: CommandContext): unknown {
+  const text = stringOption(context, 'metadata')
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw usageError('--metadata must be a JSON object, e.g. \'{"plan":"pro"}\'.')
+  }
+}
+
+// The policies the options give; `clear` lists the options that set one to none.
+function policiesOf(context: CommandContext, clear = false): KeyPolicies {
+  const ip = listOption(context, 'ip')
+  const permissions = listOption(context, 'permission')
+  const metadata = metadataOption(context)
+  const cleared = (name: string) => clear && context.values[name] === true
+  for (const [given, name] of [
+    [ip, 'any-ip'],
+    [permissions, 'all-permissions'],
+    [metadata, 'clear-metadata'],
+  ] as const) {
+    if (given !== undefined && cleared(name)) throw usageError(`--${name} cannot go with a value for it.`)
+  }
+  return {
+    ...(ip !== undefined ? { ipAllowlist: ip } : cleared('any-ip') ? { ipAllowlist: null } : {}),
+    ...(permissions !== undefined
+      ? { permissions }
+      : cleared('all-permissions')
+        ? { permissions: null }
+        : {}),
+    ...(metadata !== undefined
+      ? { metadata: metadata as KeyPolicies['metadata'] }
+      : cleared('clear-metadata')
+        ? { metadata: null }
+        : {}),
+  }
+}
+
+// A 422 of the service is the options' fault: say which option, in the service's words.
+const OPTION_OF: Readonly<Record<string, string>> = {
+  ip_allowlist: '--ip',
+  permissions: '--permission',
+  metadata: '--metadata',
+  expires_in_days: '--in-days',
+  name: '--name',
+}
+async function asUsage<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (!isKeywardError(error) || error.status !== 422) throw error
+    const option = OPTION_OF[error.loc[1] ?? ''] ?? 'an option'
+    const index = error.loc[2] === undefined ? '' : ` (value ${Number(error.loc[2]) + 1})`
+    throw usageError(`${option}${index}: ${error.msg}`)
+  }
+}
+
+const serviceOptions = (context: CommandContext) => ({ permissions: declared(context) })
+
+const NOT_SHOWN_AGAIN = 'This key will not be shown again: store it now, e.g. as SERVICE_PROJECT_KEY.'
+
+/** `keyward keys create --project ID [--ip ...] [--permission ...] [--metadata JSON]`: an API key, printed once. */
+export const createCommand: Command = {
+  name: 'keys create',
+  summary: "Create a project's API key, with its access policies, and print it once",
+  description:
+    'Issues an API key of the project and prints it in full, this once. --ip (repeatable) limits the ' +
+    'addresses it may be used from; --permission (repeatable) gives it only these permissions, among ' +
+    `those the host declares in ${PERMISSIONS_ENV} (comma-separated; without --permission the key ` +
+    'has every permission); --metadata attaches a JSON object handed to the server with the key.',
+  arguments: [],
+  options: [
+    { flags: '--project <id>', help: 'the project the key belongs to' },
+    { flags: '--name <name>', help: 'a descriptive name for the key, 1 to 100 characters' },
+    { flags: '--in-days <n>', help: 'the key expires n days from now, 1 to 3650' },
+    ...POLICY_OPTIONS,
+  ],
+  store: true,
+  exitCodes: '0 created, 1 refused (a deleted project), 2 usage error, 3 store unavailable',
+  async run(context) {
+    const projectId = idArgument(stringOption(context, 'project'), '--project')
+    const days = stringOption(context, 'in-days')
+    if (days !== undefined && !/^\d{1,4}$/.test(days)) {
+      throw usageError('--in-days must be a whole number of days, 1 to 3650.')
+    }
+    const policies = policiesOf(context)
+    const name = stringOption(context, 'name') ?? null
+    return context.withKeyward(async (keyward) => {
+      const options = { name, ...policies, ...(days === undefined ? {} : { expiresInDays: Number(days) }) }
+      const { key, record } = await asUsage(() => keyward.issueProjectKey(projectId, options))
+      context.print(
+        [
+          `Created API key ${record.id} of project ${printable(projectId)}.`,
+          '',
+          `  Key  ${key}`,
+          '',
+          NOT_SHOWN_AGAIN,
+        ].join('\n'),
+        { ...keyToJson(record), key, notice: NOT_SHOWN_AGAIN },
+      )
+      return EXIT.ok
+    }, serviceOptions(context))
+  },
+}
+
+/** `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions] [--metadata JSON | --clear-metadata]`. */
+export const updateCommand: Command = {
+  name: 'keys update',
+  summary: "Change an API key's IP allowlist, permissions or metadata",
+  description:
+    'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
+    '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
+    `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
+    'replaces the metadata, --clear-metadata removes it. Every server process sees the change within its ' +
+    'revocation bound, as a revocation.',
+  arguments: [['key-id', 'the id of the key (from keyward keys list)']],
+  options: [
+    ...POLICY_OPTIONS,
+    { flags: '--any-ip', help: 'remove the IP allowlist: the key may be used from anywhere' },
+    { flags: '--all-permissions', help: 'give the key every declared permission' },
+    { flags: '--clear-metadata', help: 'remove the metadata' },
+  ],
+  store: true,
+  exitCodes: '0 updated, 1 no such API key, 2 usage error, 3 store unavailable',
+  async run(context) {
+    const keyId = idArgument(context.positionals[0], '<key-id>')
+    const policies = policiesOf(context, true)
+    if (Object.keys(policies).length === 0) {
+      throw usageError(
+        'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata.',
+      )
+    }
+    return context.withKeyward(async (keyward: Keyward) => {
+      const current = await keyward.findKey(keyId)
+      if (current?.ownerType !== 'project') {
+        throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
+      }
+      const updated = await asUsage(() => keyward.setKeyPolicies(keyId, policies))
+      if (!updated) throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
+      context.print(`Updated the policies of key ${updated.id}.`, keyToJson(updated))
+      return EXIT.ok
+    }, serviceOptions(context))
+  },
+}

@@ -1,0 +1,254 @@
+import { KeywardError, refusal } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import { inRanges, type PackedRanges, packRanges, parseIp, parseIpEntry } from './ip.js'
+
+/** The most entries of a key's IP allowlist. */
+export const MAX_IP_ALLOWLIST = 100
+
+/** The most bytes of a key's metadata, as UTF-8 JSON. */
+export const MAX_METADATA_BYTES = 4096
+
+/** The most permissions a host declares (and so a key carries). */
+export const MAX_PERMISSIONS = 1000
+
+/**
+ * A permission's name: 1 to 100 of `a-z`, `A-Z`, `0-9`, `_ . : -`, starting with a letter or a
+ * digit, e.g. `generations:delete`.
+ */
+export const PERMISSION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/
+
+/** A key's metadata: a JSON object the host attaches to it, handed to the guards. */
+export type KeyMetadata = Readonly<Record<string, unknown>>
+
+/**
+ * What a route requires of a key's permissions: every one of `allOf`, or at least one of `anyOf`.
+ *
+ * @example
+ * ```ts
+ * const rule: PermissionRule = { allOf: ['generations:write'] }
+ * ```
+ */
+export type PermissionRule = { readonly allOf: readonly string[] } | { readonly anyOf: readonly string[] }
+
+/** A key's access policies as the service takes them at creation and on update. */
+export interface KeyPolicies {
+  /**
+   * The addresses and CIDR ranges (IPv4 or IPv6, at most 100) the key may be used from;
+   * `null` (or absent) for anywhere.
+   */
+  readonly ipAllowlist?: readonly string[] | null
+  /** The permissions the key carries, among those the host declared; `null` (or absent) for all of them. */
+  readonly permissions?: readonly string[] | null
+  /** A JSON object of at most 4 KB handed to the guards with the key, or `null`. */
+  readonly metadata?: KeyMetadata | null
+}
+
+const invalid = (type: ErrorType, msg: string, loc: readonly string[]) => new KeywardError(type, msg, loc)
+
+/** @internal Checks an IP allowlist as given; 422 at the faulty entry (`["body", "ip_allowlist", "3"]`). */
+export function checkIpAllowlist(value: unknown, loc: readonly string[]): readonly string[] | null {
+  if (value === null || value === undefined) return null
+  if (!Array.isArray(value)) throw invalid(ErrorType.listType, 'Input should be a valid list.', loc)
+  if (value.length > MAX_IP_ALLOWLIST) {
+    throw invalid(
+      ErrorType.tooLong,
+      `An IP allowlist holds at most ${MAX_IP_ALLOWLIST} entries, got ${value.length}.`,
+      loc,
+    )
+  }
+  value.forEach((entry, index) => {
+    const parsed = parseIpEntry(entry)
+    if ('problem' in parsed) {
+      const shown = typeof entry === 'string' ? `${JSON.stringify(entry.slice(0, 60))} ` : ''
+      throw invalid(
+        ErrorType.ipInvalid,
+        `Entry ${index} ${shown}is not an IP address or CIDR range: ${parsed.problem.reason}.`,
+        [...loc, String(index)],
+      )
+    }
+  })
+  return [...(value as string[])]
+}
+
+/** @internal Checks permissions as given against those the host declared; 422 at the faulty one. */
+export function checkPermissions(
+  value: unknown,
+  declared: ReadonlySet<string>,
+  loc: readonly string[],
+): readonly string[] | null {
+  if (value === null || value === undefined) return null
+  if (!Array.isArray(value)) throw invalid(ErrorType.listType, 'Input should be a valid list.', loc)
+  const seen = new Set<string>()
+  value.forEach((permission, index) => {
+    const at = [...loc, String(index)]
+    if (typeof permission !== 'string')
+      throw invalid(ErrorType.stringType, 'Input should be a valid string.', at)
+    if (!declared.has(permission)) {
+      const shown = PERMISSION_PATTERN.test(permission) ? ` ${permission}` : ''
+      throw invalid(
+        ErrorType.permissionUnknown,
+        declared.size === 0
+          ? 'This server declares no permissions: create the key without `permissions`.'
+          : `The permission${shown} is not one this server declares.`,
+        at,
+      )
+    }
+    seen.add(permission)
+  })
+  return [...seen]
+}
+
+/** @internal Checks metadata as given: a JSON object of at most 4 KB. */
+export function checkMetadata(value: unknown, loc: readonly string[]): KeyMetadata | null {
+  if (value === null || value === undefined) return null
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(ErrorType.dictType, 'Input should be a JSON object.', loc)
+  }
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } catch {
+    throw invalid(ErrorType.dictType, 'Input should be a JSON object.', loc)
+  }
+  const bytes = new TextEncoder().encode(text).byteLength
+  if (bytes > MAX_METADATA_BYTES) {
+    throw invalid(
+      ErrorType.tooLong,
+      `Metadata should be at most ${MAX_METADATA_BYTES} bytes of JSON, got ${bytes}.`,
+      loc,
+    )
+  }
+  return JSON.parse(text) as KeyMetadata
+}
+
+/** @internal Checks the permissions a host declares (option `permissions` of `createKeyward`). */
+export function checkDeclaredPermissions(value: unknown): ReadonlySet<string> {
+  if (value === undefined) return new Set()
+  if (!Array.isArray(value) || value.length > MAX_PERMISSIONS) {
+    throw new TypeError(
+      `createKeyward: option \`permissions\` must be an array of at most ${MAX_PERMISSIONS} permission names.`,
+    )
+  }
+  for (const name of value) {
+    if (typeof name !== 'string' || !PERMISSION_PATTERN.test(name)) {
+      throw new TypeError(
+        `createKeyward: option \`permissions\` holds ${JSON.stringify(name)}, which is not a permission name ` +
+          '(1 to 100 of A-Z a-z 0-9 _ . : -, starting with a letter or a digit).',
+      )
+    }
+  }
+  return new Set(value as string[])
+}
+
+/** @internal Checks a route's rule once, when its guard is built: known names, one of the two forms. */
+export function checkPermissionRule(
+  rule: unknown,
+  declared: ReadonlySet<string>,
+  who: string,
+): PermissionRule {
+  const names = (rule as { allOf?: unknown; anyOf?: unknown } | null | undefined) ?? {}
+  const list = 'allOf' in names ? names.allOf : names.anyOf
+  if ('allOf' in names === 'anyOf' in names || !Array.isArray(list) || list.length === 0) {
+    throw new TypeError(
+      `${who}: option \`permissions\` must be { allOf: [...] } or { anyOf: [...] }, not empty.`,
+    )
+  }
+  for (const name of list) {
+    if (typeof name !== 'string' || !declared.has(name)) {
+      throw new TypeError(
+        `${who}: the permission ${JSON.stringify(name)} is not declared: add it to createKeyward's option \`permissions\`.`,
+      )
+    }
+  }
+  return rule as PermissionRule
+}
+
+/** A key's policies compiled for the hot path, once per record object. */
+interface Compiled {
+  /** `null`: any address. */
+  readonly ranges: PackedRanges | null
+  /** The stored allowlist could not be read: every request is refused. */
+  readonly broken: boolean
+  /** `null`: every permission. */
+  readonly permissions: ReadonlySet<string> | null
+}
+
+const compiled = new WeakMap<object, Compiled>()
+
+/** The parts of a key record the checks read. */
+export interface PolicyHolder {
+  readonly keyPrefix: string
+  readonly ipAllowlist?: readonly string[] | null
+  readonly permissions?: readonly string[] | null
+}
+
+function compile(record: PolicyHolder): Compiled {
+  let known = compiled.get(record)
+  if (known) return known
+  const permissions = record.permissions ? new Set(record.permissions) : null
+  const list = record.ipAllowlist
+  let ranges: PackedRanges | null = null
+  let broken = false
+  if (list !== null && list !== undefined) {
+    ranges = { v4: [], v6: [] }
+    if (!Array.isArray(list)) broken = true
+    else {
+      for (const entry of list) {
+        const parsed = parseIpEntry(entry)
+        if ('problem' in parsed) {
+          broken = true
+          break
+        }
+        packRanges(parsed.ranges, ranges)
+      }
+    }
+  }
+  known = { ranges, broken, permissions }
+  compiled.set(record, known)
+  return known
+}
+
+const KEY_LOC = ['header', 'x-api-key'] as const
+
+/**
+ * @internal The refusal of a verified key for this request's address and the route's
+ * permissions, or `null` when the key may go on. An allowlist that cannot be read refuses every
+ * address (fail closed), and so does an address the request does not tell. Refusals are built
+ * without a stack trace (`refusal`): a flood from outside the list costs no more than a pass.
+ */
+export function accessProblem(
+  record: PolicyHolder,
+  address: string | undefined,
+  rule: PermissionRule | undefined,
+): KeywardError | null {
+  if (record.ipAllowlist == null && (rule === undefined || record.permissions == null)) return null
+  const policies = compile(record)
+  if (policies.ranges !== null) {
+    const words = policies.broken || address === undefined ? null : parseIp(address)
+    if (words === null || !inRanges(words, policies.ranges)) {
+      return refusal(
+        ErrorType.ipNotAllowed,
+        policies.broken
+          ? 'The API key has an IP allowlist that cannot be read: every request is refused. Set it again.'
+          : "The API key may not be used from this address: it is not in the key's IP allowlist.",
+        KEY_LOC,
+      )
+    }
+  }
+  if (rule === undefined || policies.permissions === null) return null
+  const held = policies.permissions
+  if ('allOf' in rule) {
+    for (const name of rule.allOf) {
+      if (!held.has(name)) {
+        return refusal(ErrorType.permissionDenied, `The API key lacks the permission ${name}.`, KEY_LOC)
+      }
+    }
+    return null
+  }
+  for (const name of rule.anyOf) if (held.has(name)) return null
+  return refusal(
+    ErrorType.permissionDenied,
+    `The API key lacks a permission this route requires: one of ${rule.anyOf.join(', ')}.`,
+    KEY_LOC,
+  )
+}

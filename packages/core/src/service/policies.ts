@@ -1,0 +1,124 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyKind } from '../key/format.js'
+import { checkIpAllowlist, checkMetadata, checkPermissions, type KeyPolicies } from '../policy/policies.js'
+import type { KeyRecord } from '../store/types.js'
+import { DAY_MS } from './lifecycle.js'
+
+/**
+ * Policies of every key of one owner type (option `keyPolicies` of `createKeyward`).
+ *
+ * @example
+ * ```ts
+ * const keyPolicies: OwnerKeyPolicies = { project: { maxLifetimeDays: 90 } }
+ * ```
+ */
+export type OwnerKeyPolicies = Partial<Readonly<Record<KeyKind, { readonly maxLifetimeDays?: number }>>>
+
+/** @internal Checks the option `keyPolicies` once, naming the field. */
+export function checkOwnerKeyPolicies(value: OwnerKeyPolicies | undefined): void {
+  if (value === undefined) return
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(
+      'createKeyward: option `keyPolicies` must be an object, e.g. { project: { maxLifetimeDays: 90 } }.',
+    )
+  }
+  for (const kind of ['developer', 'project'] as const) {
+    const days = value[kind]?.maxLifetimeDays
+    if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= 3650)) {
+      throw new TypeError(
+        `createKeyward: option \`keyPolicies.${kind}.maxLifetimeDays\` must be an integer from 1 to 3650.`,
+      )
+    }
+  }
+}
+
+const BODY = ['body'] as const
+const field = (name: string) => [...BODY, name]
+
+/** @internal The key policies of a service: its declared permissions and its owner types' maximum lifetimes. */
+export interface PolicyRules {
+  readonly declared: ReadonlySet<string>
+  readonly owners: OwnerKeyPolicies
+}
+
+/**
+ * @internal The policies of a new key, checked (422 at `["body", field, ...]`). API keys only:
+ * a developer key carries none.
+ */
+export function newKeyPolicies(
+  rules: PolicyRules,
+  kind: KeyKind,
+  given: KeyPolicies,
+): Required<{ [F in keyof KeyPolicies]: NonNullable<KeyPolicies[F]> | null }> {
+  const ipAllowlist = checkIpAllowlist(given.ipAllowlist, field('ip_allowlist'))
+  const permissions = checkPermissions(given.permissions, rules.declared, field('permissions'))
+  const metadata = checkMetadata(given.metadata, field('metadata'))
+  if (kind === 'developer' && (ipAllowlist !== null || permissions !== null || metadata !== null)) {
+    throw new KeywardError(
+      ErrorType.valueError,
+      'IP allowlists, permissions and metadata are policies of API keys: a developer key carries none.',
+      BODY,
+    )
+  }
+  return { ipAllowlist, permissions, metadata }
+}
+
+/** @internal Checks a change of policies; fields left `undefined` stay as they are. */
+export function changedPolicies(rules: PolicyRules, given: KeyPolicies): KeyPolicies {
+  return {
+    ...(given.ipAllowlist !== undefined
+      ? { ipAllowlist: checkIpAllowlist(given.ipAllowlist, field('ip_allowlist')) }
+      : {}),
+    ...(given.permissions !== undefined
+      ? { permissions: checkPermissions(given.permissions, rules.declared, field('permissions')) }
+      : {}),
+    ...(given.metadata !== undefined ? { metadata: checkMetadata(given.metadata, field('metadata')) } : {}),
+  }
+}
+
+const maxLifetimeMs = (rules: PolicyRules, kind: KeyKind) => {
+  const days = rules.owners[kind]?.maxLifetimeDays
+  return days === undefined ? undefined : days * DAY_MS
+}
+
+const tooLong = (kind: KeyKind, days: number, loc: readonly string[]) =>
+  new KeywardError(
+    ErrorType.lifetimeExceeded,
+    `${kind === 'project' ? 'API keys' : 'Developer keys'} live at most ${days} days here: give an earlier expiry.`,
+    loc,
+  )
+
+/**
+ * @internal The expiry of a key issued at `createdAt` under its owner type's maximum lifetime:
+ * none given means the maximum; one beyond it is refused (422 `lifetime_exceeded` at `loc`).
+ */
+export function boundedExpiry(
+  rules: PolicyRules,
+  kind: KeyKind,
+  createdAt: Date,
+  expiresAt: Date | null,
+  loc: readonly string[],
+): Date | null {
+  const max = maxLifetimeMs(rules, kind)
+  if (max === undefined) return expiresAt
+  const latest = createdAt.getTime() + max
+  if (expiresAt === null) return new Date(latest)
+  if (expiresAt.getTime() > latest) throw tooLong(kind, max / DAY_MS, loc)
+  return expiresAt
+}
+
+/**
+ * @internal Checks a key about to be rolled: its permissions must still be declared (422
+ * `permission_unknown`) and its lifetime within the maximum (422 `lifetime_exceeded`).
+ * Returns the new key's lifetime in ms (`null`: never expires).
+ */
+export function rollLifetime(rules: PolicyRules, current: KeyRecord): number | null {
+  if (current.permissions) checkPermissions(current.permissions, rules.declared, field('permissions'))
+  const lifetime = current.expiresAt ? current.expiresAt.getTime() - current.createdAt.getTime() : null
+  const max = maxLifetimeMs(rules, current.ownerType)
+  if (max === undefined) return lifetime
+  if (lifetime === null) return max
+  if (lifetime > max) throw tooLong(current.ownerType, max / DAY_MS, ['path', 'key_id'])
+  return lifetime
+}
