@@ -67,7 +67,7 @@ describe('pnpm start', () => {
     process.kill(-server.child.pid!, 'SIGINT') // the whole group, as a terminal's Ctrl-C
     const [code, signal] = await server.exited
     expect([code, signal]).toEqual([0, null])
-    expect(server.output()).toContain('SIGINT: closing.')
+    expect(server.output()).toContain('SIGINT: closing')
     expect(server.output()).not.toMatch(/ELIFECYCLE|Command failed/)
   }, 120_000)
 
