@@ -151,13 +151,7 @@ async function serveOn(
       'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',
     )
   }
-  const throttle = config.failedAuthPerMinute
-    ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
-    : 'off'
-  console.log(`Throttle: ${throttle}.`)
-  console.log(`Listening on ${origin}`)
-  if (config.consoleIdleMinutes !== 'off') console.log(`Console: ${origin}/console/`)
-
+  // Before the address is printed: whoever reads it may send a signal at once.
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1) // a second signal: stop now
     stopping = true
@@ -172,6 +166,12 @@ async function serveOn(
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+  const throttle = config.failedAuthPerMinute
+    ? `${config.failedAuthPerMinute} failed authentications per minute and address, counted ${counters.description}`
+    : 'off'
+  console.log(`Throttle: ${throttle}.`)
+  console.log(`Listening on ${origin}`)
+  if (config.consoleIdleMinutes !== 'off') console.log(`Console: ${origin}/console/`)
 }
 
 async function main(): Promise<void> {

@@ -4,7 +4,8 @@
 import { ErrorType } from '@keyward/core'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { readConfig } from './config.js'
+import { ConfigError, readConfig } from './config.js'
+import { behindTransactionPooler } from './db/pooler-probe.js'
 import { keywardOver } from './service.js'
 import { openStorage } from './storage.js'
 import { createPgDatabase, PGBOUNCER_MISSING, pgBouncer } from './test/databases.js'
@@ -15,6 +16,22 @@ describe.skipIf(PGBOUNCER_MISSING)(`the server through PgBouncer in transaction 
   const cleanup: (() => Promise<void>)[] = []
   afterAll(async () => {
     for (const step of cleanup.reverse()) await step()
+  })
+
+  it('refuses to start through it with prepared statements on, naming the setting; directly, it starts', async () => {
+    const database = await createPgDatabase()
+    cleanup.push(database.drop)
+    const through = (await pgBouncer()).through(database.url)
+    expect(await behindTransactionPooler(through)).toBe(true)
+    expect(await behindTransactionPooler(database.url)).toBe(false)
+    const refused = await openStorage(readConfig({ KEYWARD_PG_URL: through, KEYWARD_CACHE: 'off' })).then(
+      () => undefined,
+      (error: Error) => error,
+    )
+    expect(refused).toBeInstanceOf(ConfigError)
+    expect(refused?.message).toMatch(
+      /^KEYWARD_PG_URL goes through a transaction pooler .*set KEYWARD_PG_PREPARED_STATEMENTS=off/,
+    )
   })
 
   it('opens with KEYWARD_PG_PREPARED_STATEMENTS=off and KEYWARD_PG_LISTEN_URL; its cache hears revocations', async () => {

@@ -2,6 +2,7 @@ import { DEFAULT_REVOCATION_BOUND_MS, type PostgresKeyStore, type ReplicaEvent }
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import type { ServerConfig } from './config.js'
+import { checkNotBehindPooler } from './db/pooler-probe.js'
 import { createAppTables } from './db/schema.js'
 import { deleteSetting } from './db/settings.js'
 import { newTokenSecret } from './tokens.js'
@@ -57,6 +58,8 @@ export async function openStorage(
   const changeFeed = (config.cache || replicas.length > 0 || strictRevocation !== false) && {
     connectionString: config.pgListenUrl ?? config.pgUrl,
   }
+  // Named prepared statements through a transaction pooler fail at random: refuse at start.
+  if (config.pgUrl && config.pgPreparedStatements) await checkNotBehindPooler(config.pgUrl)
   const store = config.pgUrl
     ? await createPgKeyStore(
         { connectionString: config.pgUrl },

@@ -207,7 +207,7 @@ describe('the reference server on a PGlite directory, stopped by Ctrl-C or kille
       })
       // Ctrl-C: the server closes the database and leaves no lock behind.
       expect(await first.kill('SIGINT')).toBe(0)
-      expect(first.stdout()).toContain('SIGINT: closing.')
+      expect(first.stdout()).toContain('SIGINT: closing (at most 10000 ms).')
       const left = await readdir(dataDir)
       for (const mark of ['keyward.lock', 'postmaster.pid']) expect(left).not.toContain(mark)
 

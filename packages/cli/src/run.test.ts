@@ -117,6 +117,32 @@ describe('store location', () => {
     expect(cli.opened).toEqual([])
   })
 
+  it('refuses a PostgreSQL URL of the wrong shape, naming where it came from (exit 2)', async () => {
+    const cases = [
+      [
+        { KEYWARD_PG_URL: 'notaurl' },
+        [],
+        'keyward: KEYWARD_PG_URL is not a URL (it has no scheme such as postgres://): give one such as postgres://user:password@localhost:5432/keys.\n',
+      ],
+      [
+        {},
+        ['--pg-url', 'mysql://root:hunter2@db/keys'],
+        'keyward: --pg-url has the scheme mysql://, not postgres:// or postgresql://: give one such as postgres://user:password@localhost:5432/keys.\n',
+      ],
+      [
+        { KEYWARD_PG_URL: 'postgres://db/keys', KEYWARD_PG_LISTEN_URL: 'db:5432' },
+        [],
+        'keyward: KEYWARD_PG_LISTEN_URL is not a URL (it has no scheme such as postgres://): give one such as postgres://user:password@localhost:5432/keys.\n',
+      ],
+    ] as const
+    for (const [env, options, message] of cases) {
+      const cli = harness({ env })
+      const result = await cli.run('keys', 'list', '--developer', 'd', ...options)
+      expect([result.code, result.stderr]).toEqual([EXIT.usage, message])
+      expect(cli.opened).toEqual([])
+    }
+  })
+
   it('refuses --data-dir and --pg-url together (exit 2)', async () => {
     const cli = harness()
     const result = await cli.run(

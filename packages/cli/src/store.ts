@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
 import type { KeyStore } from '@keyward/core'
+import { connectionStringProblem, PG_URL_EXAMPLE } from '@keyward/postgres'
 import { usageError } from './exit.js'
 
 /**
@@ -158,9 +159,17 @@ export function resolveStoreLocation(
   if (prepared !== undefined && prepared !== 'on' && prepared !== 'off') {
     throw usageError(`${STORE_ENV.pgPreparedStatements} must be on or off, got ${JSON.stringify(prepared)}.`)
   }
-  const postgres = (url: string): StoreLocation => {
+  // A URL of the wrong shape is named, with what is wrong and a right one; never echoed.
+  const checked = (url: string, name: string) => {
+    const problem = connectionStringProblem(url)
+    if (problem) throw usageError(`${name} ${problem}: give one such as ${PG_URL_EXAMPLE}.`)
+    return url
+  }
+  const postgres = (url: string, name: string): StoreLocation => {
+    checked(url, name)
     const revocationBoundMs = revocationBound(env)
-    const listenUrl = env[STORE_ENV.pgListenUrl] || undefined
+    const listenEnv = env[STORE_ENV.pgListenUrl] || undefined
+    const listenUrl = listenEnv === undefined ? undefined : checked(listenEnv, STORE_ENV.pgListenUrl)
     if (revocationBoundMs !== undefined && prepared === 'off' && listenUrl === undefined) {
       throw usageError(
         `Strict revocation (the default with the server's cache or replicas) behind a transaction pooler ` +
@@ -177,9 +186,9 @@ export function resolveStoreLocation(
     }
   }
   if (dataDir !== undefined) return where({ dataDir })
-  if (pgUrl !== undefined) return postgres(pgUrl)
+  if (pgUrl !== undefined) return postgres(pgUrl, '--pg-url')
   const envPgUrl = env[STORE_ENV.pgUrl]
-  if (envPgUrl) return postgres(envPgUrl)
+  if (envPgUrl) return postgres(envPgUrl, STORE_ENV.pgUrl)
   const envDataDir = env[STORE_ENV.dataDir]
   if (envDataDir) return where({ dataDir: envDataDir })
   throw usageError(

@@ -693,6 +693,10 @@ export interface components {
         };
         readonly Health: {
             readonly status: "ok";
+            /**
+             * Present while the throttle's shared counters do not answer: keys are still checked, failed verifications are not counted.
+             */
+            readonly throttle?: "degraded";
         };
         readonly SecretScanningAlert: {
             /** The string that matched the key format. */

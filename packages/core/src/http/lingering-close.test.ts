@@ -18,15 +18,17 @@ describe('lingeringClose', () => {
 
   it('closes at once a connection whose request was read whole, and lingers at most maxMs otherwise', async () => {
     const server = lingeringClose(
-      createServer((_req, res) => {
-        // Answers at once and closes, leaving the body of an upload unread.
-        res.writeHead(413, { connection: 'close', 'content-length': '0' }).end()
+      createServer((req, res) => {
+        // OPTIONS keeps the connection; anything else is answered at once and closes it,
+        // leaving the body of an upload unread.
+        if (req.method === 'OPTIONS') res.writeHead(204).end()
+        else res.writeHead(413, { connection: 'close', 'content-length': '0' }).end()
       }),
       { maxMs: 2_000 },
     )
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
-    const timed = async (upload: boolean) => {
+    const timed = async (upload: boolean, after = '') => {
       const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
       const started = performance.now()
       let answer = ''
@@ -35,9 +37,10 @@ describe('lingeringClose', () => {
       })
       socket.on('error', () => {})
       socket.write(
-        upload
-          ? 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n'
-          : 'GET / HTTP/1.1\r\nHost: x\r\n\r\n',
+        after +
+          (upload
+            ? 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n'
+            : 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
       )
       // The client keeps sending after the answer, as an upload does: the connection ends when
       // the server stops reading (a write then fails) or closes.
@@ -49,7 +52,11 @@ describe('lingeringClose', () => {
     }
     const whole = await timed(false)
     const upload = await timed(true)
+    // On a keep-alive connection, after a request read whole.
+    const second = await timed(true, 'OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n')
     server.close()
+    expect(second.answer).toMatch(/^HTTP\/1\.1 204[\s\S]*HTTP\/1\.1 413/)
+    expect(second.ms).toBeGreaterThanOrEqual(1_900)
     expect(whole.answer).toMatch(/^HTTP\/1\.1 413/)
     expect(upload.answer).toMatch(/^HTTP\/1\.1 413/)
     // Generous margins for a loaded machine: at once (well under the bound), and the bound.

@@ -68,14 +68,19 @@ export function lingeringClose<S extends LingeringServer>(server: S, options: Li
       )
     }
   }
+  // The request each connection is on: a keep-alive connection carries several, one at a time.
+  const current = new WeakMap<LingeringSocket, { readonly complete: boolean }>()
   server.prependListener('request', (request) => {
     const socket = request.socket
-    if (!socket || Object.hasOwn(socket, 'destroySoon')) return
+    if (!socket) return
+    const patched = current.has(socket)
+    current.set(socket, request)
+    if (patched) return
     const destroySoon = socket.destroySoon
     if (typeof destroySoon !== 'function') return
     // Node calls destroySoon() once the last answer of a connection is handed to the socket.
     socket.destroySoon = () => {
-      if (request.complete || socket.destroyed) {
+      if (current.get(socket)?.complete !== false || socket.destroyed) {
         destroySoon.call(socket)
         return
       }

@@ -254,7 +254,15 @@ export const GenerationSchema = Type.Object({
 })
 
 /** The answer of `GET /healthz` when the server and its store are up. */
-export const HealthSchema = Type.Object({ status: Type.Literal('ok') })
+export const HealthSchema = Type.Object({
+  status: Type.Literal('ok'),
+  throttle: Type.Optional(
+    Type.Literal('degraded', {
+      description:
+        "Present while the throttle's shared counters do not answer: keys are still checked, failed verifications are not counted.",
+    }),
+  ),
+})
 
 /** One match of a secret-scanning alert, in GitHub's partner format. */
 export const SecretScanningAlertSchema = Type.Object({
