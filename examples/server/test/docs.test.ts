@@ -1,7 +1,9 @@
-// The guide of the Postgres store: each of its blocks that starts with its imports is a whole
-// module a reader can paste, and compiles against the built packages as it stands.
+// Documents that show code or answers: the Postgres store's guide, whose blocks that start with
+// their imports are whole modules a reader can paste, and the README, whose sample answers have
+// the fields the server answers with today.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { createKeyward, issuedKeyToJson, keyToJson, MemoryKeyStore } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { blocksOf, typeErrors } from '../../guide.js'
 
@@ -17,4 +19,27 @@ describe('docs/postgres.md', () => {
     )
     expect(typeErrors(dir, files)).toEqual([])
   }, 120_000)
+})
+
+describe('README.md', () => {
+  it('shows keys, created and listed, with the fields the key routes answer', async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+    const answers = blocksOf(readme, 'json').flatMap((block) =>
+      block
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    )
+    const keys = answers.flatMap((answer) => [
+      ...(answer.key_prefix ? [answer] : []),
+      ...(answer.api_key ? [answer.api_key as Record<string, unknown>] : []),
+      ...((answer.keys as Record<string, unknown>[] | undefined) ?? []),
+    ])
+    expect(keys.length).toBeGreaterThan(3)
+    const issued = await createKeyward({ store: new MemoryKeyStore() }).issueProjectKey('proj_1')
+    const fields = (value: object) => Object.keys(value).sort()
+    for (const key of keys) {
+      expect(fields(key)).toEqual(fields('key' in key ? issuedKeyToJson(issued) : keyToJson(issued.record)))
+    }
+  })
 })
