@@ -19,6 +19,7 @@ const MAIN = fileURLToPath(new URL('../examples/server/dist/main.js', import.met
 const PG_URL = process.env.KEYWARD_PG_URL
 const MB = 1024 * 1024
 const cwd = mkdtempSync(join(tmpdir(), 'keyward-bench-edges-'))
+process.on('exit', () => rmSync(cwd, { recursive: true, force: true }))
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function freePort() {
@@ -254,5 +255,3 @@ if (PG_URL) {
     `\nSIGTERM after 3 s of 16 clients on keep-alive connections (PostgreSQL): ${outcomes.length} requests, ${failed} failed, exit code ${code}, exit ${exitMs.toFixed(0)} ms after the signal`,
   )
 }
-
-rmSync(cwd, { recursive: true, force: true })
