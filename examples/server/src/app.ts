@@ -5,6 +5,7 @@ import {
   errorResponse,
   type Keyward,
   type KeywardEventHook,
+  type OwnerKeyPolicies,
   type ProtectionOptions,
   type SecretScanningOptions,
 } from '@keyward/core'
@@ -51,6 +52,8 @@ export interface AppDependencies {
    * request. Default `{}` (30 minutes); `false` for no console.
    */
   readonly console?: { readonly idleTimeoutMinutes?: number } | false
+  /** Policies of every key of an owner type, e.g. `{ project: { maxLifetimeDays: 90 } }`; unused with `keyward`. */
+  readonly keyPolicies?: OwnerKeyPolicies
 }
 
 /**
@@ -64,7 +67,8 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
   cache = true,
-  keyward = keywardOver(store, onEvent, protection, cache),
+  keyPolicies,
+  keyward = keywardOver(store, onEvent, protection, cache, keyPolicies),
   secretScanning = {},
   verificationsCurrent = false,
   console: consoleOptions = {},
@@ -72,7 +76,7 @@ export function createApp({
   const context: RouteContext = {
     store,
     keyward,
-    keywardIn: (tx) => keywardOver(tx, onEvent),
+    keywardIn: (tx) => keywardOver(tx, onEvent, undefined, false, keyPolicies),
     tokens,
     bodyLimit,
     secretScanning,

@@ -21,6 +21,7 @@ describe('readConfig', () => {
       trustedProxy: undefined,
       secretScanningKeysUrl: undefined,
       consoleIdleMinutes: 30,
+      maxApiKeyLifetimeDays: undefined,
     })
   })
 
@@ -43,6 +44,7 @@ describe('readConfig', () => {
       KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
       KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
       KEYWARD_CONSOLE_IDLE_MINUTES: '5',
+      KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '90',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -62,8 +64,12 @@ describe('readConfig', () => {
       redisUrl: 'redis://cache:6379/2',
       trustedProxy: { header: 'x-forwarded-for', hops: 2 },
       consoleIdleMinutes: 5,
+      maxApiKeyLifetimeDays: 90,
     })
     expect(readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: 'off' }).consoleIdleMinutes).toBe('off')
+    expect(() => readConfig({ KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '3651' })).toThrow(
+      'KEYWARD_MAX_API_KEY_LIFETIME_DAYS',
+    )
     expect(readConfig({ KEYWARD_TRUSTED_PROXY: 'x-real-ip' }).trustedProxy).toEqual({
       header: 'x-real-ip',
       hops: 1,

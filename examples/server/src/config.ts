@@ -63,6 +63,11 @@ export interface ServerConfig {
    * after this many minutes without a request (default 30), or `off` for no console.
    */
   readonly consoleIdleMinutes: number | 'off'
+  /**
+   * `KEYWARD_MAX_API_KEY_LIFETIME_DAYS`: the longest an API key may live, 1 to 3650 days; a key
+   * created without an expiry gets it, a longer one is refused (422 `lifetime_exceeded`). Unset: none.
+   */
+  readonly maxApiKeyLifetimeDays: number | undefined
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -185,5 +190,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       env.KEYWARD_CONSOLE_IDLE_MINUTES === 'off'
         ? 'off'
         : integerSetting(env, 'KEYWARD_CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60),
+    maxApiKeyLifetimeDays: env.KEYWARD_MAX_API_KEY_LIFETIME_DAYS
+      ? integerSetting(env, 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS', 0, 1, 3650)
+      : undefined,
   }
 }

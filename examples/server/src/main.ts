@@ -82,7 +82,10 @@ async function listen(
   }
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
   const protection = protectionOf(config, counters.limiter)
-  const keyward = keywardOver(store, onEvent, protection, config.cache)
+  const keyPolicies = config.maxApiKeyLifetimeDays
+    ? { project: { maxLifetimeDays: config.maxApiKeyLifetimeDays } }
+    : undefined
+  const keyward = keywardOver(store, onEvent, protection, config.cache, keyPolicies)
   const keysUrl = config.secretScanningKeysUrl
   const app = createApp({
     store,
@@ -92,6 +95,7 @@ async function listen(
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
     verificationsCurrent,
+    ...(keyPolicies ? { keyPolicies } : {}),
     console: config.consoleIdleMinutes === 'off' ? false : { idleTimeoutMinutes: config.consoleIdleMinutes },
   })
   const throttle = config.failedAuthPerMinute
