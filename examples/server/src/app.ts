@@ -5,6 +5,7 @@ import {
   errorResponse,
   type Keyward,
   type KeywardEventHook,
+  type OwnerKeyPolicies,
   type ProtectionOptions,
   type SecretScanningOptions,
 } from '@keyward/core'
@@ -57,6 +58,8 @@ export interface AppDependencies {
    * not answer). Default: always `ok`.
    */
   readonly throttleHealth?: () => CountersHealth
+  /** Policies of every key of an owner type, e.g. `{ project: { maxLifetimeDays: 90 } }`; unused with `keyward`. */
+  readonly keyPolicies?: OwnerKeyPolicies
 }
 
 /**
@@ -70,7 +73,8 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   protection,
   cache = true,
-  keyward = keywardOver(store, onEvent, protection, cache),
+  keyPolicies,
+  keyward = keywardOver(store, onEvent, protection, cache, keyPolicies),
   secretScanning = {},
   verificationsCurrent = false,
   console: consoleOptions = {},
@@ -79,7 +83,7 @@ export function createApp({
   const context: RouteContext = {
     store,
     keyward,
-    keywardIn: (tx) => keywardOver(tx, onEvent),
+    keywardIn: (tx) => keywardOver(tx, onEvent, undefined, false, keyPolicies),
     tokens,
     bodyLimit,
     secretScanning,

@@ -25,6 +25,7 @@ describe('readConfig', () => {
       requestTimeoutMs: 30_000,
       headersTimeoutMs: 10_000,
       connectionsPerAddress: 256,
+      maxApiKeyLifetimeDays: undefined,
     })
   })
 
@@ -51,6 +52,7 @@ describe('readConfig', () => {
       KEYWARD_REQUEST_TIMEOUT_MS: '5000',
       KEYWARD_HEADERS_TIMEOUT_MS: '2000',
       KEYWARD_CONNECTIONS_PER_ADDRESS: '0',
+      KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '90',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -74,6 +76,7 @@ describe('readConfig', () => {
       requestTimeoutMs: 5000,
       headersTimeoutMs: 2000,
       connectionsPerAddress: 0,
+      maxApiKeyLifetimeDays: 90,
     })
     // The headers' bound follows a shorter request bound.
     expect(readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000' }).headersTimeoutMs).toBe(4000)
@@ -81,6 +84,9 @@ describe('readConfig', () => {
       readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000', KEYWARD_HEADERS_TIMEOUT_MS: '5000' }),
     ).toThrow(new ConfigError('KEYWARD_HEADERS_TIMEOUT_MS must be an integer from 100 to 4000, got "5000".'))
     expect(readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: 'off' }).consoleIdleMinutes).toBe('off')
+    expect(() => readConfig({ KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '3651' })).toThrow(
+      'KEYWARD_MAX_API_KEY_LIFETIME_DAYS',
+    )
     expect(readConfig({ KEYWARD_TRUSTED_PROXY: 'x-real-ip' }).trustedProxy).toEqual({
       header: 'x-real-ip',
       hops: 1,

@@ -78,6 +78,11 @@ export interface ServerConfig {
    * address (the socket's); `0` for no cap. Default 256.
    */
   readonly connectionsPerAddress: number
+  /**
+   * `KEYWARD_MAX_API_KEY_LIFETIME_DAYS`: the longest an API key may live, 1 to 3650 days; a key
+   * created without an expiry gets it, a longer one is refused (422 `lifetime_exceeded`). Unset: none.
+   */
+  readonly maxApiKeyLifetimeDays: number | undefined
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -242,5 +247,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       requestTimeoutMs,
     ),
     connectionsPerAddress: integerSetting(env, 'KEYWARD_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    maxApiKeyLifetimeDays: env.KEYWARD_MAX_API_KEY_LIFETIME_DAYS
+      ? integerSetting(env, 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS', 0, 1, 3650)
+      : undefined,
   }
 }

@@ -120,7 +120,10 @@ async function serveOn(
   const { secret, ephemeral } = await tokenSecret(store, config.tokenSecret)
   const tokens = accessTokens({ secret, ttlSeconds: config.tokenTtlSeconds })
   const protection = protectionOf(config, counters.limiter)
-  const keyward = keywardOver(store, onEvent, protection, config.cache)
+  const keyPolicies = config.maxApiKeyLifetimeDays
+    ? { project: { maxLifetimeDays: config.maxApiKeyLifetimeDays } }
+    : undefined
+  const keyward = keywardOver(store, onEvent, protection, config.cache, keyPolicies)
   const keysUrl = config.secretScanningKeysUrl
   const app = createApp({
     store,
@@ -131,6 +134,7 @@ async function serveOn(
     secretScanning: keysUrl ? { keysUrl } : {},
     verificationsCurrent,
     throttleHealth: counters.health,
+    ...(keyPolicies ? { keyPolicies } : {}),
     console: config.consoleIdleMinutes === 'off' ? false : { idleTimeoutMinutes: config.consoleIdleMinutes },
   })
   // A credentialed request from an address known to be throttled is answered 429 before Hono

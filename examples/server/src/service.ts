@@ -5,6 +5,7 @@ import {
   type Keyward,
   KeywardError,
   type KeywardEventHook,
+  type OwnerKeyPolicies,
   type ProtectionOptions,
 } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
@@ -29,6 +30,7 @@ export function keywardOver(
   onEvent?: KeywardEventHook,
   protection?: ProtectionOptions,
   cache = false,
+  keyPolicies?: OwnerKeyPolicies,
 ): Keyward {
   const store = 'store' in db ? db.store : db
   return createKeyward({
@@ -36,6 +38,7 @@ export function keywardOver(
     projectOwner: (projectId) => projectOwner(db, projectId),
     onEvent,
     permissions: SERVER_PERMISSIONS,
+    ...(keyPolicies ? { keyPolicies } : {}),
     cache: cache && store.changes !== undefined && {},
     ...(protection ? { protection } : {}),
   })

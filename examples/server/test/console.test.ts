@@ -164,6 +164,34 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'I have stored it' }).click()
   })
 
+  it('creates a key with access policies: the table shows them, and the allowlist holds', async () => {
+    await page.getByLabel('Name of the new API key').fill('limited')
+    const openPolicies = () =>
+      page.locator('details.policies').evaluate((details: HTMLDetailsElement) => {
+        details.open = true
+      })
+    await page.getByText('Access policies (optional)').click() // opens it, as a reader would
+    await page.getByLabel(/^IP allowlist/).fill('198.51.100.0/24\n2001:db8::/32')
+    await page.getByLabel(/^Permissions/).fill('generations:write')
+    await page.getByLabel(/^Metadata/).fill('{"plan": "pro"}')
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    const key = await shownKey()
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    const row = page.locator('tr', { hasText: 'limited' })
+    await expect.poll(() => row.textContent()).toContain('198.51.100.0/24, 2001:db8::/32')
+    expect(await row.textContent()).toContain('generations:write')
+    expect(await row.textContent()).toContain('{"plan":"pro"}')
+    // The test talks to the server from 127.0.0.1, outside the list.
+    const refused = await accessToken(projectId, key)
+    expect([refused.status, (await refused.json()).detail[0].type]).toEqual([403, 'ip_not_allowed'])
+    await record('key-policies')
+    // A refusal of the server names the faulty entry.
+    await openPolicies()
+    await page.getByLabel(/^IP allowlist/).fill('10.0.0.1/8')
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    await page.getByRole('alert').filter({ hasText: 'host bits are set' }).waitFor()
+  })
+
   it("sets and clears a key's expiry from the page", async () => {
     await page.getByRole('button', { name: 'Set the expiry of default' }).click()
     await page.getByLabel('Expires at (your time zone)').fill('2030-01-31T12:00')

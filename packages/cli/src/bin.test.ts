@@ -11,12 +11,13 @@ const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
 const keyward = (args: string[], input?: string, nodeOptions: string[] = []) =>
   spawnSync(process.execPath, [...nodeOptions, bin, ...args], { input, encoding: 'utf8', timeout: 20_000 })
 
-// A module hook that makes loading a database driver (or Keyward's store on top of one) fail.
+// A module hook that makes loading a database driver (or Keyward's store on one of them) fail.
+// The package's main entry holds no driver (the connection-string check the CLI reads from it).
 const hooks = mkdtempSync(join(tmpdir(), 'keyward-bin-'))
 writeFileSync(
   join(hooks, 'no-drivers.mjs'),
   `export async function resolve(specifier, context, next) {
-    if (/^(pg|@electric-sql\\/pglite|@keyward\\/postgres)(\\/|$)/.test(specifier)) {
+    if (/^(pg|@electric-sql\\/pglite|@keyward\\/postgres\\/(pg|pglite))(\\/|$)/.test(specifier)) {
       throw new Error('a database driver was loaded: ' + specifier)
     }
     return next(specifier, context)

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
@@ -104,5 +104,41 @@ describeBackends('access policies of API keys (%s)', (backend) => {
       metadata: { customer: 'c_secret_42' },
     })
     expect(JSON.stringify(t.events)).not.toContain('c_secret_42')
+  })
+})
+
+describe('a maximum lifetime of API keys (KEYWARD_MAX_API_KEY_LIFETIME_DAYS) (pglite)', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await openTestApp('pglite', { keyPolicies: { project: { maxLifetimeDays: 30 } } })
+  })
+  afterAll(() => t.close())
+
+  it('gives a key without an expiry the maximum, the default key included, and refuses a longer one', async () => {
+    const before = Date.now()
+    const { projectId } = await t.project('Bounded')
+    const keys = `/api/v1/projects/${projectId}/api-keys`
+    const headers = { 'x-developer-key': t.developerKey }
+    const listed = await t.call('GET', keys, { headers })
+    const expiresAt = Date.parse(listed.body.keys[0].expires_at)
+    expect(expiresAt - before).toBeGreaterThanOrEqual(30 * 86_400_000 - 1000)
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(30 * 86_400_000)
+    const longer = await t.call('POST', keys, { headers, body: { expires_in_days: 31 } })
+    expect([longer.status, longer.body.detail[0]]).toEqual([
+      422,
+      {
+        loc: ['body', 'expires_in_days'],
+        msg: 'API keys live at most 30 days here: give an earlier expiry.',
+        type: 'lifetime_exceeded',
+      },
+    ])
+    const never = await t.call('PATCH', `${keys}/${listed.body.keys[0].id}`, {
+      headers,
+      body: { expires_at: null },
+    })
+    expect([never.status, never.body.detail[0].type]).toEqual([422, 'lifetime_exceeded'])
+    // Developer keys are not bound by the API keys' maximum.
+    const developer = await t.call('POST', '/api/v1/auth/developer-keys', { headers })
+    expect(developer.body.expires_at).toBeNull()
   })
 })

@@ -40,6 +40,9 @@ describeBackends('projects and keys (%s)', (backend) => {
       last_used_at: null,
       rotation_due: false,
       revoked_reason: null,
+      ip_allowlist: null,
+      permissions: null,
+      metadata: null,
     })
     expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },

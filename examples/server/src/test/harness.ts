@@ -1,5 +1,5 @@
 // The app in process, on a database of its own, as main.ts builds it.
-import type { KeywardEvent, ProtectionOptions, SecretScanningOptions } from '@keyward/core'
+import type { KeywardEvent, OwnerKeyPolicies, ProtectionOptions, SecretScanningOptions } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
@@ -114,6 +114,7 @@ export async function openTestApp(
   options: {
     protection?: ProtectionOptions
     secretScanning?: SecretScanningOptions
+    keyPolicies?: OwnerKeyPolicies
     /** Open the store as the server does (see `openTestStore`). */
     serverDefaults?: boolean
   } = {},

@@ -2,6 +2,7 @@
 // HTTP API (the key routes), authenticated by the session cookie.
 import {
   type ApiKeyInfo,
+  type CreateApiKeyBody,
   type CreatedApiKey,
   type CreatedDeveloperKey,
   createClient,
@@ -133,10 +134,13 @@ const page = <T>(items: readonly T[], next: string | null | undefined): Page<T> 
 /** An expiry change: an instant with its offset, or `null` for none. */
 export type ExpiryBody = SetKeyExpiryBody
 
+/** An API key's access policies, as creation takes them. */
+export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
+
 /** The calls of one kind of key. */
 export interface KeyCalls {
   list(cursor: string | null): Promise<Page<KeyInfo>>
-  create(name: string, expiresInDays?: number): Promise<CreatedKey>
+  create(name: string, expiresInDays?: number, policies?: KeyPolicies): Promise<CreatedKey>
   revoke(keyId: string): Promise<KeyInfo>
   activate(keyId: string): Promise<KeyInfo>
   roll(keyId: string, graceSeconds: number): Promise<RolledKey>
@@ -167,7 +171,8 @@ export const projectKeys = (projectId: string): KeyCalls => ({
       const listed = await client.apiKeys.list(projectId, { cursor, limit: LIMIT })
       return page(listed.keys, listed.next_cursor)
     }),
-  create: (name, days) => call(() => client.apiKeys.create(projectId, creation(name, days))),
+  create: (name, days, policies) =>
+    call(() => client.apiKeys.create(projectId, { ...creation(name, days), ...policies })),
   revoke: (keyId) => call(() => client.apiKeys.deactivate(projectId, keyId)),
   activate: (keyId) => call(() => client.apiKeys.activate(projectId, keyId)),
   roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),

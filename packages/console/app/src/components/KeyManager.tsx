@@ -4,6 +4,7 @@ import { keyStatus, when } from '../format'
 import { Dialog, DialogButtons } from './Dialog'
 import { IssuedKey } from './IssuedKey'
 import { Message } from './Message'
+import { PolicyCell, usePolicyFields } from './Policies'
 import { usePaged } from './paged'
 
 const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
@@ -37,12 +38,16 @@ export function KeyManager({
   noun,
   limitMessage,
   currentPrefix,
+  policies = false,
 }: {
   calls: KeyCalls
   noun: string
   limitMessage: string
   currentPrefix?: string
+  /** Whether keys have access policies (API keys): set at creation, shown in the table. */
+  policies?: boolean
 }) {
+  const policyFields = usePolicyFields()
   const [error, setError] = useState('')
   const [info, setInfo] = useState('')
   const [issued, setIssued] = useState<{ key: CreatedKey; note?: string } | undefined>()
@@ -74,8 +79,9 @@ export function KeyManager({
   const create = (event: Event) => {
     event.preventDefault()
     void run(async () => {
-      const created = await calls.create(name.trim())
+      const created = await calls.create(name.trim(), undefined, policies ? policyFields.read() : undefined)
       setName('')
+      policyFields.clear()
       setIssued({ key: created })
       await reload()
     })
@@ -93,6 +99,7 @@ export function KeyManager({
           placeholder="e.g. production"
         />
         <button type="submit">Create {noun}</button>
+        {policies ? policyFields.fields : null}
       </form>
       <Message kind="error">{error}</Message>
       <Message kind="info">{info}</Message>
@@ -111,6 +118,7 @@ export function KeyManager({
               <th scope="col">Last used</th>
               <th scope="col">Expires</th>
               <th scope="col">Rotation</th>
+              {policies ? <th scope="col">Policies</th> : null}
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -136,6 +144,7 @@ export function KeyManager({
                   <td data-label="Rotation">
                     {key.rotation_due ? <span class="badge badge-warn">due</span> : 'not due'}
                   </td>
+                  {policies ? <PolicyCell keyInfo={key} /> : null}
                   <td data-label="Actions">
                     <div class="actions">
                       {key.active ? (

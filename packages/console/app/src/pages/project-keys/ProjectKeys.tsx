@@ -18,6 +18,7 @@ export function ProjectKeys({ projectId, project }: { projectId: string; project
         calls={calls}
         noun="API key"
         limitMessage="This project cannot have another active key right now."
+        policies
       />
     </main>
   )
