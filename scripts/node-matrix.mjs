@@ -1,5 +1,7 @@
 // The runtime matrix. Node 22 and 24 (the `node@22` / `node@24` packages of the npm registry)
-// run the whole test suite. Bun and Deno (their `bun` / `deno` npm packages) run the test suites
+// run the test suites of every package (packages/*: the code users run on them); the examples'
+// suites (the reference server, the framework examples, the console in a browser) run on Node 20,
+// in `pnpm test`. Bun and Deno (their `bun` / `deno` npm packages) run the test suites
 // of core and of the Hono and fetch adapters (vitest itself on that runtime, its workers too, which
 // a test checks; the Web Crypto hashing path included), then the consumer fixtures of the three
 // against the packed tarballs, and print which SHA-256 path core takes by default. Runtimes are installed
@@ -33,6 +35,8 @@ const RUNTIMES = {
 // their test suites, which Bun and Deno run.
 const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono', '@keyward/fetch']
 const EVERY_RUNTIME_TESTS = ['packages/core/src', 'packages/hono/src', 'packages/fetch/src']
+// What every Node.js version runs: the packages' suites.
+const EVERY_NODE_TESTS = ['packages/']
 
 const { values } = parseArgs({
   options: {
@@ -125,7 +129,7 @@ await script('test:matrix', () => {
       continue
     }
     let result
-    if (runtime.job === 'suite') result = runSuite(id, installed.bin)
+    if (runtime.job === 'suite') result = runSuite(id, installed.bin, { files: EVERY_NODE_TESTS })
     else {
       const suites = runSuite(id, installed.bin, { args: runtime.vitest, files: EVERY_RUNTIME_TESTS })
       if (!consumer) {
