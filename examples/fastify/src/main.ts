@@ -3,7 +3,14 @@
 // every start issues new ones; a real app keeps them in @keyward/postgres.
 import { createConsole } from '@keyward/console'
 import { consoleHook } from '@keyward/console/fastify'
-import { createKeyward, ErrorType, KeywardError, MemoryKeyStore, MemoryProjects } from '@keyward/core'
+import {
+  createKeyward,
+  ErrorType,
+  KeywardError,
+  lingeringClose,
+  MemoryKeyStore,
+  MemoryProjects,
+} from '@keyward/core'
 import {
   keywardErrorHandler,
   keywardNotFoundHandler,
@@ -81,6 +88,9 @@ const apiKey = await keyward.issueProjectKey('proj_1', { name: 'default' })
 // A clean stop: when Fastify closes, the keys' pending last-used times are written (with
 // @keyward/postgres, close its store next).
 fastify.addHook('onClose', () => keyward.flushLastUsed())
+// A body past the limit is answered 413, then read and dropped for a while before the connection
+// closes, so that a client still sending it reads the answer.
+lingeringClose(fastify.server)
 
 const url = await fastify.listen({ port: Number(process.env.PORT ?? 3002), host: '127.0.0.1' })
 console.log(`Keyward + Fastify example listening on ${url}

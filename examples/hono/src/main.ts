@@ -8,6 +8,7 @@ import {
   createKeyward,
   ErrorType,
   KeywardError,
+  lingeringClose,
   MemoryKeyStore,
   MemoryProjects,
   readJsonObjectBody,
@@ -96,6 +97,9 @@ These keys will not be shown again: copy them now.
 
   curl -H "X-API-Key: <the API key>" ${url}/api/v1/projects/proj_1/hello`)
 })
+// A body past the limit is answered 413, then read and dropped for a while before the connection
+// closes, so that a client still sending it reads the answer.
+lingeringClose(server)
 
 // A clean stop on Ctrl-C or SIGTERM: no new connections, the requests under way finish, then
 // the keys' pending last-used times are written (with @keyward/postgres, close its store next).
