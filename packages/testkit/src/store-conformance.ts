@@ -381,6 +381,9 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
 
     it('records uses in a batch: active keys only, never back in time', async () => {
       const { store } = await make()
+      // One instant for the whole test: two calls of `at` may fall on either side of a second.
+      const base = at(0).getTime()
+      const usedAt = (offsetMs: number) => new Date(base + offsetMs)
       const owner = uniqueOwner('proj')
       const records = await Promise.all(
         Array.from({ length: 3 }, () => recordFor(`ak_${randomPart(32)}`, 'project', owner)),
@@ -388,15 +391,15 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       for (const record of records) await store.insertKey(record)
       await store.setKeyActive(records[2]!.id, false)
       await store.recordKeyUse([
-        { id: records[0]!.id, usedAt: at(2000) },
-        { id: records[1]!.id, usedAt: at(1000) },
-        { id: records[2]!.id, usedAt: at(1000) },
-        { id: crypto.randomUUID(), usedAt: at(1000) },
+        { id: records[0]!.id, usedAt: usedAt(2000) },
+        { id: records[1]!.id, usedAt: usedAt(1000) },
+        { id: records[2]!.id, usedAt: usedAt(1000) },
+        { id: crypto.randomUUID(), usedAt: usedAt(1000) },
       ])
-      await store.recordKeyUse([{ id: records[0]!.id, usedAt: at(1000) }])
+      await store.recordKeyUse([{ id: records[0]!.id, usedAt: usedAt(1000) }])
       const used = await Promise.all(records.map((r) => store.findKeyById(r.id)))
-      expect(used.map((r) => r?.lastUsedAt)).toEqual([at(2000), at(1000), null])
-      expect((await store.findKeyByHash(records[1]!.hash))?.lastUsedAt).toEqual(at(1000))
+      expect(used.map((r) => r?.lastUsedAt)).toEqual([usedAt(2000), usedAt(1000), null])
+      expect((await store.findKeyByHash(records[1]!.hash))?.lastUsedAt).toEqual(usedAt(1000))
       await store.recordKeyUse([])
     })
 
