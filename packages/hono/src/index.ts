@@ -175,14 +175,6 @@ export const requireProject = <M extends KeyMetadata = KeyMetadata>(
 ): MiddlewareHandler<KeywardEnv<ProjectAuth<M>>> => protect<ProjectAuth<M>>(projectGuard<M>(keyward, options))
 
 /**
- * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
- *
- * @example
- * ```ts
- * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
- * ```
- */
-/**
  * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
  * project, or with `project` of that one. `c.get('keyward').projectId` says whose key it is.
  *
@@ -196,6 +188,14 @@ export const requireKey = <M extends KeyMetadata = KeyMetadata>(
   options?: ApiKeyGuardOptions,
 ): MiddlewareHandler<KeywardEnv<ProjectAuth<M>>> => protect<ProjectAuth<M>>(apiKeyGuard<M>(keyward, options))
 
+/**
+ * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
+ *
+ * @example
+ * ```ts
+ * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
+ * ```
+ */
 export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
