@@ -16,7 +16,7 @@ describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (needs KEYWA
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})
   })
 
-  async function setup(kind: 'pool' | 'client') {
+  async function setup(kind: 'pool' | 'client', queryTimeoutMs = TIMEOUT_MS) {
     const harness: Harness = await pgHarness({ max: 1 })
     cleanup.push(() => harness.close())
     const application_name = `kw_timeouts_${crypto.randomUUID().slice(0, 8)}`
@@ -33,7 +33,7 @@ describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (needs KEYWA
       cleanup.push(() => client.end())
       db = client
     }
-    const store = new PostgresKeyStore(pgDriver(db, { queryTimeoutMs: TIMEOUT_MS }), {
+    const store = new PostgresKeyStore(pgDriver(db, { queryTimeoutMs }), {
       schema: harness.schema,
     })
     const keyward = createKeyward({ store })
@@ -154,12 +154,16 @@ describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (needs KEYWA
   }
 
   // A COMMIT made slow for real: a deferred constraint trigger that sleeps when it commits.
-  async function slowCommitTable(harness: Harness, seconds: number) {
+  // A table whose rows make COMMIT answer late: `seconds` after the COMMIT arrives, or, with
+  // `fromBegin`, that long after the transaction began, wherever the COMMIT falls in between
+  // (a loaded machine may send it late).
+  async function slowCommitTable(harness: Harness, seconds: number, fromBegin = false) {
     const t = `"${harness.schema}".slow_commits`
+    const sleep = fromBegin ? `pg_sleep_until(now() + interval '${seconds} s')` : `pg_sleep(${seconds})`
     await harness.sql(`CREATE TABLE ${t} (id int)`)
     await harness.sql(
       `CREATE FUNCTION "${harness.schema}".sleep_at_commit() RETURNS trigger LANGUAGE plpgsql AS
-       $$ BEGIN PERFORM pg_sleep(${seconds}); RETURN NULL; END $$`,
+       $$ BEGIN PERFORM ${sleep}; RETURN NULL; END $$`,
     )
     await harness.sql(
       `CREATE CONSTRAINT TRIGGER sleep_at_commit AFTER INSERT ON ${t} DEFERRABLE INITIALLY DEFERRED
@@ -169,8 +173,10 @@ describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (needs KEYWA
   }
 
   it('a COMMIT already sent when the time passes is waited for: the caller gets the key it committed', async () => {
-    const { harness, store, keysOf } = await setup('pool')
-    const t = await slowCommitTable(harness, 0.45)
+    // The time passes at 1 s, while the COMMIT is on its way; it answers at 1.5 s, within the
+    // settling time (1 s more).
+    const { harness, store, keysOf } = await setup('pool', 1000)
+    const t = await slowCommitTable(harness, 1.5, true)
     const developer = 'dev-slow-commit'
     const { record } = await store.transaction(async (tx) => {
       await tx.query(`INSERT INTO ${t} VALUES (1)`)
