@@ -8,6 +8,31 @@
  */
 
 export {
+  AUDIT_ACTIONS,
+  AUDIT_GENESIS_HASH,
+  type AuditAction,
+  type AuditActor,
+  type AuditChainHead,
+  type AuditContext,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditPage,
+  type AuditProblem,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRowJson,
+  type AuditTargetType,
+  type AuditValues,
+  type AuditVerification,
+  type AuditWrite,
+  auditRecordFromJson,
+  auditRecordToJson,
+  auditRowHash,
+  canonicalJson,
+  chainAuditEntries,
+  verifyAuditChain,
+} from './audit/index.js'
+export {
   type CheckClientSettingOptions,
   CLIENT_ENV,
   type ClientConfig,
@@ -167,6 +192,7 @@ export {
   type SecretScanningMatch,
   type SecretScanningOptions,
 } from './secret-scanning/index.js'
+export type { ListAuditOptions } from './service/audit.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'

@@ -1,4 +1,10 @@
 import {
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditWrite,
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
@@ -17,6 +23,14 @@ import {
   type RevokedReason,
   type RolledRecords,
 } from '@keyward/core'
+import {
+  type AuditStatements,
+  appendAuditIn,
+  auditHeadIn,
+  auditStatements,
+  listAuditIn,
+  readAuditIn,
+} from './audit.js'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   ChangeFeedLateError,
@@ -33,7 +47,7 @@ import {
   type ReplicaReadStats,
   ReplicaReads,
 } from './replicas/reads.js'
-import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
+import { checkSchema, type Statement, type Statements, statementPrefix, statementsFor } from './statements.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -187,6 +201,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  readonly #auditSql: AuditStatements
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
@@ -204,6 +219,7 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    this.#auditSql = auditStatements(this.schema, statementPrefix(this.schema))
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -227,19 +243,21 @@ export class PostgresKeyStore implements KeyStore {
     if (fences) reportFreshness(this.changes!, options.onEvent)
   }
 
-  async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
+  async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
     const values = insertValues(record)
     const owner = { type: record.ownerType, id: record.ownerId }
     if (!record.active || activeLimit === undefined) {
       // One statement: no row back means the owner is closed.
-      const inserted = run(this.#db, this.#sql.insert[owner.type], values).then((rows) => {
-        const inserted = firstRecord(rows)
-        if (!inserted) throw ownerClosedError(owner)
-        return inserted
-      })
+      const inserted = this.#audited(audit, false, one, (db) =>
+        run(db, this.#sql.insert[owner.type], values).then((rows) => {
+          const inserted = firstRecord(rows)
+          if (!inserted) throw ownerClosedError(owner)
+          return inserted
+        }),
+      )
       return this.#written(inserted) as Promise<KeyRecord>
     }
-    const inserted = this.#db.transaction(async (tx) => {
+    const inserted = this.#audited(audit, true, one, async (tx) => {
       await this.#lockOpenOwner(tx, owner)
       const inserted = firstRecord(
         await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
@@ -300,15 +318,14 @@ export class PostgresKeyStore implements KeyStore {
     }
   }
 
-  async setKeyExpiry(id: string, expiresAt: Date | null): Promise<KeyRecord | null> {
+  async setKeyExpiry(id: string, expiresAt: Date | null, audit?: AuditWrite): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     // A revocation when it comes closer: acknowledged like a deactivation (`strictRevocation`).
-    return this.#revocation(
-      this.#written(run(this.#db, this.#sql.setExpiry, [id, expiresAt]).then(firstRecord)),
-    )
+    const write = (db: SqlQueryable) => run(db, this.#sql.setExpiry, [id, expiresAt]).then(firstRecord)
+    return this.#revocation(this.#written(this.#audited(audit, false, one, write)))
   }
 
-  async setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null> {
+  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
     const { ipAllowlist, permissions, metadata } = policies
     const params = [
@@ -321,7 +338,8 @@ export class PostgresKeyStore implements KeyStore {
       jsonOrNull(metadata),
     ]
     // Fewer permissions or a narrower allowlist is a revocation: acknowledged like a deactivation.
-    return this.#revocation(this.#written(run(this.#db, this.#sql.setPolicies, params).then(firstRecord)))
+    const write = (db: SqlQueryable) => run(db, this.#sql.setPolicies, params).then(firstRecord)
+    return this.#revocation(this.#written(this.#audited(audit, false, one, write)))
   }
 
   async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
@@ -340,12 +358,15 @@ export class PostgresKeyStore implements KeyStore {
     active: boolean,
     activeLimit?: number,
     now: Date = new Date(),
+    audit?: AuditWrite,
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    if (!active)
-      return this.#revocation(this.#written(run(this.#db, this.#sql.deactivate, [id]).then(firstRecord)))
+    if (!active) {
+      const write = (db: SqlQueryable) => run(db, this.#sql.deactivate, [id]).then(firstRecord)
+      return this.#revocation(this.#written(this.#audited(audit, false, one, write)))
+    }
     // An activation takes the owner's row lock, as a creation does: a closed owner refuses it.
-    const activated = this.#db.transaction(async (tx) => {
+    const activated = this.#audited(audit, true, one, async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
       if (!owner) return null
       await this.#lockOpenOwner(tx, owner)
@@ -364,18 +385,26 @@ export class PostgresKeyStore implements KeyStore {
     replacement: KeyRecord,
     previousExpiresAt: Date,
     now: Date,
+    audit?: AuditWrite,
   ): Promise<RolledRecords | null> {
     if (!UUID.test(id)) return null
     const params = [...insertValues(replacement), id, previousExpiresAt, now]
-    const rows = await run<KeyRow & { is_replacement: boolean }>(
-      this.#db,
-      this.#sql.roll[replacement.ownerType],
-      params,
+    const rolled = await this.#audited<RolledRecords | null>(
+      audit,
+      false,
+      (rolled) => (rolled ? [rolled.previous, rolled.replacement] : []),
+      async (db) => {
+        const rows = await run<KeyRow & { is_replacement: boolean }>(
+          db,
+          this.#sql.roll[replacement.ownerType],
+          params,
+        )
+        const previous = rows.find((row) => !row.is_replacement)
+        const stored = rows.find((row) => row.is_replacement)
+        return previous && stored ? { previous: toRecord(previous), replacement: toRecord(stored) } : null
+      },
     )
-    const previous = rows.find((row) => !row.is_replacement)
-    const stored = rows.find((row) => row.is_replacement)
-    if (!previous || !stored) return null
-    const rolled = { previous: toRecord(previous), replacement: toRecord(stored) }
+    if (!rolled) return null
     const committedAt = performance.now()
     this.#wrote(rolled.previous)
     this.#wrote(rolled.replacement)
@@ -397,12 +426,17 @@ export class PostgresKeyStore implements KeyStore {
     return rows.map(toRecord)
   }
 
-  async deactivateKeys(ids: readonly string[], reason: RevokedReason = 'revoked'): Promise<KeyRecord[]> {
+  async deactivateKeys(
+    ids: readonly string[],
+    reason: RevokedReason = 'revoked',
+    audit?: AuditWrite,
+  ): Promise<KeyRecord[]> {
     const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
     if (uuids.length === 0) return []
-    const rows = await run(this.#db, this.#sql.deactivateMany, [uuids, reason])
+    const records = await this.#audited(audit, false, all, async (db) =>
+      (await run(db, this.#sql.deactivateMany, [uuids, reason])).map(toRecord),
+    )
     const committedAt = performance.now()
-    const records = rows.map(toRecord)
     for (const record of records) this.#wrote(record)
     if (records.length > 0) await this.#revoked(committedAt)
     return records
@@ -420,8 +454,8 @@ export class PostgresKeyStore implements KeyStore {
    * const deactivated = await store.deactivateOwnerKeys({ type: 'project', id: projectId })
    * ```
    */
-  async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
-    const records = await this.#db.transaction(async (tx) => {
+  async deactivateOwnerKeys(owner: KeyOwner, audit?: AuditWrite): Promise<KeyRecord[]> {
+    const records = await this.#audited(audit, true, all, async (tx) => {
       await run(tx, this.#sql.closeOwner, [owner.type, owner.id])
       return (await run(tx, this.#sql.deactivateOwner[owner.type], [owner.id])).map(toRecord)
     })
@@ -431,6 +465,37 @@ export class PostgresKeyStore implements KeyStore {
     this.#wrote({ hash: ownerChangeHash(owner) })
     await this.#revoked(committedAt)
     return records
+  }
+
+  /**
+   * Appends rows to the audit log, in one transaction (or in yours, through `tx.store`): locks
+   * the chain's head row until the transaction ends, so that appends run one after the other
+   * and the chain never forks (a row lock of the transaction: it works through PgBouncer in
+   * transaction mode), then writes the rows and the new head.
+   *
+   * @example
+   * ```ts
+   * await store.transaction(async (tx) => {
+   *   await tx.query('DELETE FROM app.projects WHERE id = $1', [projectId])
+   *   await tx.store.appendAudit([entry])
+   * })
+   * ```
+   */
+  async appendAudit(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
+    if (entries.length === 0) return []
+    return this.#db.transaction((tx) => appendAuditIn(tx, this.#auditSql, entries))
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    return listAuditIn(this.#db, this.#auditSql, query)
+  }
+
+  async readAuditLog(afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    return readAuditIn(this.#db, this.#auditSql, afterSeq, limit)
+  }
+
+  async auditChainHead(): Promise<AuditChainHead> {
+    return auditHeadIn(this.#db, this.#auditSql)
   }
 
   /**
@@ -487,6 +552,23 @@ export class PostgresKeyStore implements KeyStore {
     await Promise.all([this.#db.close?.(), ...this.#replicas.map((replica) => replica.driver.close?.())])
   }
 
+  // A write and its audit rows, in one transaction: the rows of what it wrote are appended before
+  // it commits, and a failed append rolls the write back. Without `audit`, the write alone, in a
+  // transaction only when it needs one (`inTransaction`).
+  #audited<T>(
+    audit: AuditWrite | undefined,
+    inTransaction: boolean,
+    written: (result: T) => readonly KeyRecord[],
+    write: (db: SqlQueryable) => Promise<T>,
+  ): Promise<T> {
+    if (!audit && !inTransaction) return write(this.#db)
+    return this.#db.transaction(async (tx) => {
+      const result = await write(tx)
+      if (audit) await appendAuditIn(tx, this.#auditSql, audit(written(result)))
+      return result
+    })
+  }
+
   // Takes the owner's row lock for the rest of the transaction; throws when the owner is closed.
   async #lockOpenOwner(tx: SqlQueryable, owner: KeyOwner): Promise<void> {
     const [row] = await run<{ closed: boolean }>(tx, this.#sql.lockOwner, [owner.type, owner.id])
@@ -537,6 +619,10 @@ export class PostgresKeyStore implements KeyStore {
 }
 
 const done = Promise.resolve()
+
+// What a write of one record wrote, for its audit rows; and of many.
+const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
+const all = (records: readonly KeyRecord[]) => records
 
 /** Strict revocation as the options ask for it, checked once, when the store is built. */
 function strictOf(options: PostgresKeyStoreOptions) {

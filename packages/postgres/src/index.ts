@@ -34,6 +34,7 @@ export type {
   ReplicaReadStats,
 } from './replicas/reads.js'
 export {
+  AUDIT_LOG_SQL,
   CHANGE_CHANNEL,
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,

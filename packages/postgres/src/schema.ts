@@ -1,3 +1,4 @@
+import auditLogSql from './audit-log.sql?raw'
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
@@ -27,6 +28,7 @@ export const SCHEMA_SQL: string = [
   closedOwnersSql,
   keyPagesSql,
   keyPoliciesSql,
+  auditLogSql,
 ].join('\n')
 
 /**
@@ -86,6 +88,20 @@ export const KEY_PAGES_SQL: string = keyPagesSql
 export const KEY_POLICIES_SQL: string = keyPoliciesSql
 
 /**
+ * The SQL of schema version 8, the audit log: the append-only table `audit_log` (a trigger
+ * refuses UPDATE, DELETE and TRUNCATE), its hash chain's head `audit_chain`, and their indexes.
+ * Shipped as `dist/audit-log.sql`; apply it after the versions before it if you migrate with
+ * your own tool.
+ *
+ * @example
+ * ```ts
+ * import { AUDIT_LOG_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/008_keyward_audit_log.sql', AUDIT_LOG_SQL)
+ * ```
+ */
+export const AUDIT_LOG_SQL: string = auditLogSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -110,7 +126,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 6
+ * MIGRATIONS.at(-1)?.version // 8
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -120,6 +136,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
   { version: 5, name: 'key_pages', sql: keyPagesSql },
   { version: 6, name: 'key_policies', sql: keyPoliciesSql },
+  { version: 8, name: 'audit_log', sql: auditLogSql },
 ]
 
 /**

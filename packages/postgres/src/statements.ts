@@ -77,15 +77,20 @@ function fnv1a(text: string): string {
 
 const cache = new Map<string, Statements>()
 
+/**
+ * @internal The prefix of a schema's statement names: a prepared statement's name is per
+ * connection and at most 63 characters; a digest of the schema keeps the statements of two
+ * stores on one pool apart.
+ */
+export const statementPrefix = (schema: string): string => `keyward_${fnv1a(schema)}`
+
 /** @internal The store's statements for `schema`, built once per schema. */
 export function statementsFor(schema: string): Statements {
   const cached = cache.get(schema)
   if (cached) return cached
   const keys = `"${schema}".api_keys`
   const owners = `"${schema}".api_key_owners`
-  // A prepared statement's name is per connection and at most 63 characters; a digest of the
-  // schema keeps the statements of two stores on one pool apart.
-  const prefix = `keyward_${fnv1a(schema)}`
+  const prefix = statementPrefix(schema)
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
   // The limit counts active, unexpired keys not in a grace window, at the time `now`.
   const counted = (column: string, owner: string, now: string) =>

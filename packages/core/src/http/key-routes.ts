@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
@@ -17,6 +18,8 @@ import type { IssuedKey, Keyward } from '../service/keyward.js'
 import { readExpiryFields } from '../service/lifecycle.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
+import { auditContext } from './audit-context.js'
+import { auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { encodeCursor, type PagePosition } from './cursor.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
@@ -31,6 +34,11 @@ export interface CreateProjectInput {
   readonly developerId: string
   /** The project's name, already checked (1 to 100 characters). */
   readonly name: string
+  /**
+   * Who creates it, from where, in which request. The audit log's `project.created` row is
+   * appended with the default key's, in your transaction when you call `issueDefaultKey` there.
+   */
+  readonly audit: AuditContext
   /**
    * Issues the project's default API key, named `default`, with `keyward` (default: the
    * service of the routes). Call it inside your transaction, with a service over the
@@ -203,21 +211,24 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return record
   }
 
-  async function deactivate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+  // Who changes a key, from where: the audit rows of the write carry it.
+  type Caller = { readonly ownerId: string; readonly audit: AuditContext }
+
+  async function deactivate(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     const record = await ownKey(request, kind, ownerId)
-    const updated = record.active ? await keyward.deactivateKey(record.id) : record
+    const updated = record.active ? await keyward.deactivateKey(record.id, audit) : record
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
   }
 
-  async function activate(request: KeywardRequest, kind: KeyKind, ownerId: string) {
-    const updated = await keyward.activateKey((await ownKey(request, kind, ownerId)).id)
+  async function activate(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
+    const updated = await keyward.activateKey((await ownKey(request, kind, ownerId)).id, audit)
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
   }
 
   // An update: a new expiry (for any key), new policies (for an API key), or both, expiry first.
-  async function update(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+  async function update(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     const record = await ownKey(request, kind, ownerId)
     const value = checkBody(
       kind === 'developer' ? SetKeyExpiryBodySchema : UpdateApiKeyBodySchema,
@@ -228,10 +239,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     let updated: KeyRecord | null = record
     if (hasExpiry || Object.keys(policies).length === 0) {
       const change = { ...readExpiryFields(value), ...(value.expires_at === null ? { expiresAt: null } : {}) }
-      updated = await keyward.setKeyExpiry(record.id, change)
+      updated = await keyward.setKeyExpiry(record.id, change, audit)
     }
     if (updated !== null && Object.keys(policies).length > 0) {
-      updated = await keyward.setKeyPolicies(record.id, policies)
+      updated = await keyward.setKeyPolicies(record.id, policies, audit)
     }
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
@@ -244,10 +255,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
   }
 
-  async function roll(request: KeywardRequest, kind: KeyKind, ownerId: string) {
+  async function roll(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     const record = await ownKey(request, kind, ownerId)
     const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
-    const rolled = await keyward.rollKey(record.id, graceSeconds === undefined ? {} : { graceSeconds })
+    const rolled = await keyward.rollKey(record.id, graceSeconds === undefined ? {} : { graceSeconds }, audit)
     if (rolled === null) throw notFound()
     return respond(201, rolledKeyToJson(rolled))
   }
@@ -258,19 +269,32 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     guard: Guard<DeveloperAuth>,
     kind: KeyKind,
     ownerOf: (auth: DeveloperAuth) => string,
-  ) => [
-    route('DELETE', `${base}/:key_id`, guard, (request, auth) => deactivate(request, kind, ownerOf(auth))),
-    route('PATCH', `${base}/:key_id`, guard, (request, auth) => update(request, kind, ownerOf(auth))),
-    route('POST', `${base}/:key_id/activate`, guard, (request, auth) =>
-      activate(request, kind, ownerOf(auth)),
-    ),
-    route('POST', `${base}/:key_id/roll`, guard, (request, auth) => roll(request, kind, ownerOf(auth))),
-  ]
+  ) => {
+    const caller = (request: KeywardRequest, auth: DeveloperAuth): Caller => ({
+      ownerId: ownerOf(auth),
+      audit: auditContext(keyward, request, auth),
+    })
+    return [
+      route('DELETE', `${base}/:key_id`, guard, (request, auth) =>
+        deactivate(request, kind, caller(request, auth)),
+      ),
+      route('PATCH', `${base}/:key_id`, guard, (request, auth) =>
+        update(request, kind, caller(request, auth)),
+      ),
+      route('POST', `${base}/:key_id/activate`, guard, (request, auth) =>
+        activate(request, kind, caller(request, auth)),
+      ),
+      route('POST', `${base}/:key_id/roll`, guard, (request, auth) =>
+        roll(request, kind, caller(request, auth)),
+      ),
+    ]
+  }
 
   const routes: KeyRoute[] = [
     route('POST', '/api/v1/auth/developer-keys', developer, async (request, auth) => {
       const options = await newKey(request, 'developer')
-      return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options)))
+      const audit = auditContext(keyward, request, auth)
+      return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options, audit)))
     }),
     route('GET', '/api/v1/auth/developer-keys', developer, (request, auth) =>
       listPage(request, { type: 'developer', id: auth.developerId }),
@@ -278,13 +302,21 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ...keyRoutes('/api/v1/auth/developer-keys', developer, 'developer', (auth) => auth.developerId),
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
       const options = await newKey(request, 'project')
-      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options)))
+      const audit = auditContext(keyward, request, auth)
+      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options, audit)))
     }),
     route('GET', '/api/v1/projects/:project_id/api-keys', owner, (request, auth) =>
       listPage(request, { type: 'project', id: auth.projectId! }),
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
   ]
+  if (keyward.auditing) {
+    routes.push(
+      route('GET', '/api/v1/audit', developer, async (request, auth) =>
+        respond(200, await auditPage(keyward, request, auth)),
+      ),
+    )
+  }
   if (options.secretScanning !== undefined) {
     routes.push(createSecretScanningRoute(keyward, options.secretScanning))
   }
@@ -297,12 +329,26 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
           (await readJsonObjectBody(request, { limit }))?.value,
         )
         let issued: IssuedKey | undefined
+        // The default key's rows begin with the project's creation, in the host's transaction.
+        const created = (projectId: string) => ({
+          action: 'project.created' as const,
+          targetType: 'project' as const,
+          targetId: projectId,
+          developerId: auth.developerId,
+          projectId,
+          after: { name },
+        })
+        const audit = auditContext(keyward, request, auth)
         const issueDefaultKey = async (projectId: string, service: Keyward = keyward) => {
           if (issued) throw new TypeError('createProject: issueDefaultKey was called twice.')
-          issued = await service.issueProjectKey(projectId, { name: 'default' })
+          issued = await service.issueProjectKey(
+            projectId,
+            { name: 'default' },
+            { ...audit, with: [created(projectId)] },
+          )
           return issued
         }
-        const project = await createProject({ developerId: auth.developerId, name, issueDefaultKey })
+        const project = await createProject({ developerId: auth.developerId, name, audit, issueDefaultKey })
         if (typeof project?.id !== 'string' || project.id === '') {
           throw new TypeError('createProject must return the project, with its `id`.')
         }

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord } from '../store/types.js'
@@ -41,8 +42,13 @@ function newExpiry(change: KeyExpiryChange, now: Date): Date | null {
  * in the cache before it returns (the store's change feed tells the other processes).
  */
 // It needs of the service what a roll does: its store calls, clock, events and cache.
-export function expirySetter({ store, storeCall, now, emit, wrote, rules }: RollDependencies) {
-  return async function setKeyExpiry(id: string, change: KeyExpiryChange): Promise<KeyRecord | null> {
+export function expirySetter(dependencies: RollDependencies) {
+  const { store, storeCall, now, emit, wrote, rules, auditRows, developersOf } = dependencies
+  return async function setKeyExpiry(
+    id: string,
+    change: KeyExpiryChange,
+    context?: AuditContext,
+  ): Promise<KeyRecord | null> {
     if (!store.setKeyExpiry) {
       throw new TypeError("This key store cannot set a key's expiry (no `setKeyExpiry`).")
     }
@@ -56,9 +62,10 @@ export function expirySetter({ store, storeCall, now, emit, wrote, rules }: Roll
     if (given === null && expiresAt !== null) throw boundedExpiryRefusal(loc)
     const refusal = lifecycleRefusal(current, 'expire', at.getTime())
     if (refusal) throw refusal
-    const updated = await storeCall('setKeyExpiry', () => store.setKeyExpiry!(id, expiresAt)).finally(() =>
-      wrote(current.hash),
-    )
+    const audited = auditRows.keys('key.expiry_set', context, await developersOf([current]), () => current)
+    const updated = await storeCall('setKeyExpiry', () =>
+      store.setKeyExpiry!(id, expiresAt, audited),
+    ).finally(() => wrote(current.hash))
     if (!updated) return null
     // A roll came first: the key keeps the end of its grace window.
     const late = lifecycleRefusal(updated, 'expire', at.getTime())

@@ -1,3 +1,5 @@
+import type { AuditVerification } from '../audit/chain.js'
+import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
@@ -29,6 +31,7 @@ import type {
   KeyRecord,
   KeyStore,
 } from '../store/types.js'
+import { AuditRows, auditMethods, type ListAuditOptions, SYSTEM } from './audit.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
@@ -89,7 +92,7 @@ export interface Keyward {
    * await keyward.setKeyPolicies(keyId, { permissions: ['reports:read'], ipAllowlist: ['203.0.113.0/24'] })
    * ```
    */
-  setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null>
+  setKeyPolicies(id: string, policies: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null>
   /**
    * The client address of a request, as the throttle reads it: the socket's, or the one the
    * `protection.trustedProxy` header names. What IP allowlists are checked against.
@@ -121,9 +124,28 @@ export interface Keyward {
    * Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys,
    * 404 `not_found` when the developer was deleted ({@link Keyward.deactivateOwnerKeys}).
    */
-  issueDeveloperKey(developerId: string, options?: IssueKeyOptions): Promise<IssuedKey>
+  issueDeveloperKey(
+    developerId: string,
+    options?: IssueKeyOptions,
+    context?: AuditContext,
+  ): Promise<IssuedKey>
   /** Issues an API key for a project (no limit); 404 `not_found` when the project was deleted ({@link Keyward.deactivateOwnerKeys}). */
-  issueProjectKey(projectId: string, options?: IssueKeyOptions): Promise<IssuedKey>
+  issueProjectKey(projectId: string, options?: IssueKeyOptions, context?: AuditContext): Promise<IssuedKey>
+  /**
+   * Registers a developer: issues their first developer key, refused (409 `limit_exceeded`) while
+   * they have an active one, the check and the issue one atomic step of the store. The audit log
+   * records `developer.registered` and `key.issued` with it.
+   *
+   * @example
+   * ```ts
+   * const { key } = await keyward.registerDeveloper('dev_1', { name: 'laptop' }, { actor: { type: 'operator' } })
+   * ```
+   */
+  registerDeveloper(
+    developerId: string,
+    options?: IssueKeyOptions,
+    context?: AuditContext,
+  ): Promise<IssuedKey>
   /** The owner's keys, active or not, oldest first. */
   listKeys(owner: KeyOwner): Promise<KeyRecord[]>
   /**
@@ -147,7 +169,7 @@ export interface Keyward {
   /** A key record by id, or `null`. */
   findKey(id: string): Promise<KeyRecord | null>
   /** Deactivates a key; it fails authentication from then on. `null` if there is no such key. */
-  deactivateKey(id: string): Promise<KeyRecord | null>
+  deactivateKey(id: string, context?: AuditContext): Promise<KeyRecord | null>
   /**
    * Deletes an owner's keys: closes the owner (a deleted project or developer) and deactivates
    * all its active keys, atomically, then reports `key.deactivated` for each. From then on a key
@@ -165,19 +187,19 @@ export interface Keyward {
    * })
    * ```
    */
-  deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]>
+  deactivateOwnerKeys(owner: KeyOwner, context?: AuditContext): Promise<KeyRecord[]>
   /**
    * Re-activates a key, within the owner's limit (409 `limit_exceeded`); an expired key (409
    * `key_expired`) or a rolled one (409 `key_rolled`) cannot be. `null` if there is no such key.
    */
-  activateKey(id: string): Promise<KeyRecord | null>
+  activateKey(id: string, context?: AuditContext): Promise<KeyRecord | null>
   /**
    * Replaces an active key with a new one of the same owner, name and lifetime; the old key
    * keeps working for the grace window, then expires. It no longer counts against the limit
    * and cannot be rolled again (409 `key_rolled`); of concurrent rolls of one key, one wins.
    * `null` if there is no such key; 409 `key_expired` or `key_inactive` for a key that cannot be rolled.
    */
-  rollKey(id: string, options?: RollKeyOptions): Promise<RolledKey | null>
+  rollKey(id: string, options?: RollKeyOptions, context?: AuditContext): Promise<RolledKey | null>
   /**
    * Sets a key's expiry: `expiresAt` (a time in the future, or `null` for never) or
    * `expiresInDays` (1 to 3650), as at creation (422 with the same messages). A key in a roll's
@@ -191,7 +213,7 @@ export interface Keyward {
    * await keyward.setKeyExpiry(keyId, { expiresAt: new Date('2027-01-31T00:00:00Z') })
    * ```
    */
-  setKeyExpiry(id: string, change: KeyExpiryChange): Promise<KeyRecord | null>
+  setKeyExpiry(id: string, change: KeyExpiryChange, context?: AuditContext): Promise<KeyRecord | null>
   /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
   isRotationDue(record: KeyRecord): boolean
   /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
@@ -202,7 +224,49 @@ export interface Keyward {
    * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
    * changes nothing. Results come in the order of `leaks`.
    */
-  revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]>
+  revokeLeakedKeys(leaks: readonly LeakedKey[], context?: AuditContext): Promise<LeakedKeyResult[]>
+  /**
+   * Whether the store keeps an audit log (it has `appendAudit`). Then every write of this
+   * service appends its rows in the same transaction: who (`context.actor`; the system when no
+   * context is given), from where, when, and the changed fields before and after.
+   */
+  readonly auditing: boolean
+  /**
+   * Appends a row for a change the host makes (a project created or deleted, a console
+   * sign-in). Inside a transaction of the host's store (a service over `tx.store`) it commits
+   * with the host's change. `null` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * await keywardIn(tx).recordAudit(
+   *   { action: 'project.created', targetType: 'project', targetId: id, developerId, projectId: id, after: { name } },
+   *   context,
+   * )
+   * ```
+   */
+  recordAudit(event: AuditEvent, context?: AuditContext): Promise<AuditRecord | null>
+  /**
+   * One page of a developer's audit rows (of one project with `projectId`), newest first.
+   * Throws a `TypeError` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * let page = await keyward.listAudit('dev_1', { limit: 50 })
+   * while (page.next) page = await keyward.listAudit('dev_1', { limit: 50, beforeSeq: page.next })
+   * ```
+   */
+  listAudit(developerId: string, options?: ListAuditOptions): Promise<AuditPage>
+  /**
+   * Checks the whole audit log against its chain: every row's hash, every link, no row missing
+   * up to the chain's head. Throws a `TypeError` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * const { ok, problem } = await keyward.verifyAudit()
+   * if (!ok) alert(problem?.message)
+   * ```
+   */
+  verifyAudit(): Promise<AuditVerification>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -330,6 +394,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
   })
   const noteUse = track || listening
   const audit = listening && options.auditSuccesses === true
+  // The audit log, when the store keeps one: every write below appends its rows with it.
+  const auditRows = new AuditRows(typeof store.appendAudit === 'function', now)
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -448,6 +514,21 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return failed(kind, 'wrong_type', error, record)
   }
 
+  // The developer whose audit log holds the rows of these owners' keys: a developer, or the
+  // owner of a project (through `projectOwner`; `null` without it). Looked up only when auditing.
+  async function developersOf(
+    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
+  ): Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null> {
+    const found = new Map<string, string | null>()
+    if (auditRows.on && ownerLookup) {
+      for (const { ownerType, ownerId } of owners) {
+        if (ownerType === 'project' && !found.has(ownerId)) found.set(ownerId, await projectOwner(ownerId))
+      }
+    }
+    return (record) =>
+      record.ownerType === 'developer' ? record.ownerId : (found.get(record.ownerId) ?? null)
+  }
+
   async function projectOwner(projectId: string): Promise<string | null> {
     if (!ownerLookup) {
       throw new TypeError(
@@ -509,6 +590,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ownerType: KeyKind,
     ownerId: string,
     issueOptions: IssueKeyOptions = {},
+    context?: AuditContext,
+    registering = false,
   ): Promise<IssuedKey> {
     if (typeof ownerId !== 'string' || ownerId === '') {
       throw new TypeError(
@@ -524,8 +607,19 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const policies = newKeyPolicies(rules, ownerType, issueOptions)
     const owner = { type: ownerType, id: ownerId }
     const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies)
-    const limit = ownerType === 'developer' ? developerKeyLimit : undefined
-    const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
+    // Registering a developer: "no active key yet" and the issue are one step of the store.
+    const limit = registering ? 1 : ownerType === 'developer' ? developerKeyLimit : undefined
+    const registered = {
+      action: 'developer.registered',
+      targetType: 'developer',
+      targetId: ownerId,
+      developerId: ownerId,
+    } as const
+    const audit = registering
+      ? { ...(context ?? SYSTEM), with: [registered, ...(context?.with ?? [])] }
+      : context
+    const audited = auditRows.keys('key.issued', audit, await developersOf([record]), () => null)
+    const stored = await storeCall('insertKey', () => store.insertKey(record, limit, audited)).catch(
       (error: unknown) => {
         wrote(record.hash)
         if (isKeywardError(error) && error.type === ErrorType.limitExceeded && limit !== undefined) {
@@ -539,7 +633,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return { key, record: stored }
   }
 
-  async function setActive(id: string, active: boolean): Promise<KeyRecord | null> {
+  async function setActive(id: string, active: boolean, context?: AuditContext): Promise<KeyRecord | null> {
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
     const at = now()
@@ -548,9 +642,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
       if (problem) throw problem
     }
     const limit = current.ownerType === 'developer' ? developerKeyLimit : undefined
-    const updated = await storeCall('setKeyActive', () => store.setKeyActive(id, active, limit, at)).finally(
-      () => wrote(current.hash),
-    )
+    const action = active ? 'key.activated' : 'key.revoked'
+    const audited = auditRows.keys(action, context, await developersOf([current]), () => current)
+    const updated = await storeCall('setKeyActive', () =>
+      store.setKeyActive(id, active, limit, at, audited),
+    ).finally(() => wrote(current.hash))
     if (updated && updated.active === active && current.active !== active) {
       emit({
         type: active ? 'key.activated' : 'key.deactivated',
@@ -563,7 +659,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
-  async function deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+  async function deactivateOwnerKeys(owner: KeyOwner, context?: AuditContext): Promise<KeyRecord[]> {
     if (
       (owner?.type !== 'developer' && owner?.type !== 'project') ||
       typeof owner.id !== 'string' ||
@@ -577,13 +673,19 @@ export function createKeyward(options: KeywardOptions): Keyward {
       throw new TypeError('This key store cannot deactivate an owner (no `deactivateOwnerKeys`).')
     }
     const closing = { type: owner.type, id: owner.id }
-    const changed = await storeCall('deactivateOwnerKeys', () => store.deactivateOwnerKeys!(closing)).catch(
-      (error: unknown) => {
-        // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
-        cache?.forgetAll()
-        throw error
-      },
-    )
+    const developerOf = await developersOf([{ ownerType: owner.type, ownerId: owner.id }])
+    // Each key it deactivated was active before.
+    const audited = auditRows.keys('key.revoked', context, developerOf, (record) => ({
+      ...record,
+      active: true,
+    }))
+    const changed = await storeCall('deactivateOwnerKeys', () =>
+      store.deactivateOwnerKeys!(closing, audited),
+    ).catch((error: unknown) => {
+      // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
+      cache?.forgetAll()
+      throw error
+    })
     // The owner is gone even if it had no active key: no cached owner may outlive it here.
     cache?.forgetOwners()
     for (const record of changed) {
@@ -715,7 +817,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  async function setKeyPolicies(id: string, given: KeyPolicies): Promise<KeyRecord | null> {
+  async function setKeyPolicies(
+    id: string,
+    given: KeyPolicies,
+    context?: AuditContext,
+  ): Promise<KeyRecord | null> {
     if (!store.setKeyPolicies) {
       throw new TypeError("This key store cannot set a key's policies (no `setKeyPolicies`).")
     }
@@ -723,9 +829,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
     if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
-    const updated = await storeCall('setKeyPolicies', () => store.setKeyPolicies!(id, change)).finally(() =>
-      wrote(current.hash),
-    )
+    const audited = auditRows.keys('key.policies_set', context, await developersOf([current]), () => current)
+    const updated = await storeCall('setKeyPolicies', () =>
+      store.setKeyPolicies!(id, change, audited),
+    ).finally(() => wrote(current.hash))
     if (updated) {
       const { id: keyId, keyPrefix, ownerType, ownerId } = updated
       emit({ type: 'key.policies_set', keyId, keyPrefix, ownerType, ownerId })
@@ -733,6 +840,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
+  const writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
   return {
     store,
     developerKeyLimit,
@@ -744,8 +852,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
     setKeyPolicies,
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
-    issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),
-    issueProjectKey: (projectId, issueOptions) => issue('project', projectId, issueOptions),
+    issueDeveloperKey: (developerId, issueOptions, context) =>
+      issue('developer', developerId, issueOptions, context),
+    issueProjectKey: (projectId, issueOptions, context) => issue('project', projectId, issueOptions, context),
+    registerDeveloper: (developerId, issueOptions, context) =>
+      issue('developer', developerId, issueOptions, context, true),
     listKeys: (owner) => storeCall('listKeysByOwner', () => store.listKeysByOwner(owner)),
     listKeysPage: async (owner, pageOptions = {}) => {
       const limit = pageOptions.limit ?? DEFAULT_PAGE_LIMIT
@@ -764,15 +875,17 @@ export function createKeyward(options: KeywardOptions): Keyward {
       return storeCall('listOwners', () => store.listOwners!(type))
     },
     findKey: (id) => storeCall('findKeyById', () => store.findKeyById(id)),
-    deactivateKey: (id) => setActive(id, false),
+    deactivateKey: (id, context) => setActive(id, false, context),
     deactivateOwnerKeys,
-    activateKey: (id) => setActive(id, true),
-    rollKey: rollWith({ store, storeCall, now, emit, wrote, rules }),
-    setKeyExpiry: expirySetter({ store, storeCall, now, emit, wrote, rules }),
+    activateKey: (id, context) => setActive(id, true, context),
+    rollKey: rollWith(writes),
+    setKeyExpiry: expirySetter(writes),
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),
-    revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit, wrote }),
+    revokeLeakedKeys: leakedKeyRevoker(writes),
+    auditing: auditRows.on,
+    ...auditMethods({ store, rows: auditRows, storeCall }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,

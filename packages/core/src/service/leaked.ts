@@ -1,5 +1,7 @@
-import type { KeyRecord, KeyStore } from '../store/types.js'
-import { deactivatedEvent, type KeywardEvent } from './events.js'
+import type { AuditContext } from '../audit/types.js'
+import type { KeyRecord } from '../store/types.js'
+import { deactivatedEvent } from './events.js'
+import type { RollDependencies } from './roll.js'
 
 /** A key reported as leaked: its SHA-256 hash, and where it was found. */
 export interface LeakedKey {
@@ -26,22 +28,26 @@ export interface LeakedKeyResult {
 
 const HASH = /^[0-9a-f]{64}$/
 
-/** @internal What the service lends the operation: its store calls and its event hook. */
-export interface LeakDependencies {
-  readonly store: KeyStore
-  storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
-  emit(event: KeywardEvent): void
-  /** Tells the service's cache that the key with this hash was written (or may have been). */
-  wrote(hash: string): void
-}
+const SECRET_SCANNING: AuditContext = { actor: { type: 'secret_scanning' } }
 
 /**
  * @internal The service's `revokeLeakedKeys`: one batched lookup, one atomic batched
  * deactivation of the active ones, then `key.deactivated` for each key this call deactivated
  * and `key.leaked` for each report of a known key (with the reporter's `url` and `source`).
  */
-export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependencies) {
-  return async function revokeLeakedKeys(leaks: readonly LeakedKey[]): Promise<LeakedKeyResult[]> {
+// It needs of the service what a roll does: its store calls, events, cache and audit rows.
+export function leakedKeyRevoker({
+  store,
+  storeCall,
+  emit,
+  wrote,
+  auditRows,
+  developersOf,
+}: RollDependencies) {
+  return async function revokeLeakedKeys(
+    leaks: readonly LeakedKey[],
+    context: AuditContext = SECRET_SCANNING,
+  ): Promise<LeakedKeyResult[]> {
     if (
       !Array.isArray(leaks) ||
       leaks.some((leak) => typeof leak?.hash !== 'string' || !HASH.test(leak.hash))
@@ -54,6 +60,20 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependen
     const found =
       hashes.length === 0 ? [] : await storeCall('findKeysByHashes', () => store.findKeysByHashes(hashes))
     const active = found.filter((record) => record.active)
+    // Each row says where the leak was found (the first report of the key in this batch).
+    const foundById = new Map(active.map((record) => [record.id, record]))
+    const where = new Map<string, LeakedKey>()
+    for (const leak of leaks) if (!where.has(leak.hash)) where.set(leak.hash, leak)
+    const audited = auditRows.keys(
+      'key.revoked_leaked',
+      context,
+      await developersOf(active),
+      (record) => foundById.get(record.id) ?? null,
+      (record) => ({
+        leak_url: where.get(record.hash)?.url ?? '',
+        leak_source: where.get(record.hash)?.source ?? '',
+      }),
+    )
     const changed =
       active.length === 0
         ? []
@@ -61,6 +81,7 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote }: LeakDependen
             store.deactivateKeys(
               active.map((record) => record.id),
               'leaked',
+              audited,
             ),
           ).finally(() => {
             for (const record of active) wrote(record.hash)

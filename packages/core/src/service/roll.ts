@@ -1,6 +1,8 @@
+import type { AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
+import type { AuditRows } from './audit.js'
 import type { KeywardEvent } from './events.js'
 import { checkGraceSeconds, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -45,11 +47,30 @@ export interface RollDependencies {
   wrote(hash: string): void
   /** The service's declared permissions and maximum lifetimes. */
   readonly rules: PolicyRules
+  /** The audit rows of the service's writes. */
+  readonly auditRows: AuditRows
+  /** The developer whose audit log holds a key's rows. */
+  developersOf(
+    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
+  ): Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null>
 }
 
 /** @internal The service's `rollKey`. */
-export function rollWith({ store, storeCall, now, emit, wrote, rules }: RollDependencies) {
-  return async function rollKey(id: string, rollOptions: RollKeyOptions = {}): Promise<RolledKey | null> {
+export function rollWith({
+  store,
+  storeCall,
+  now,
+  emit,
+  wrote,
+  rules,
+  auditRows,
+  developersOf,
+}: RollDependencies) {
+  return async function rollKey(
+    id: string,
+    rollOptions: RollKeyOptions = {},
+    context?: AuditContext,
+  ): Promise<RolledKey | null> {
     const graceSeconds = checkGraceSeconds(rollOptions.graceSeconds)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
@@ -67,10 +88,21 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules }: RollDepe
       metadata: current.metadata ?? null,
     })
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
-    const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at)).finally(() => {
-      wrote(current.hash)
-      wrote(record.hash)
-    })
+    // Two rows: the old key rolled (its new expiry, its replacement), the new key issued.
+    const isOld = (written: KeyRecord) => written.id === current.id
+    const audited = auditRows.keys(
+      (written) => (isOld(written) ? 'key.rolled' : 'key.issued'),
+      context,
+      await developersOf([current]),
+      (written) => (isOld(written) ? current : null),
+      (written) => (isOld(written) ? {} : { rolled_from: current.id }),
+    )
+    const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at, audited)).finally(
+      () => {
+        wrote(current.hash)
+        wrote(record.hash)
+      },
+    )
     if (!rolled) {
       // Another roll (or a deactivation) came first: say why, from the record as it is now.
       const latest = await storeCall('findKeyById', () => store.findKeyById(id))

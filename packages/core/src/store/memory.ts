@@ -1,3 +1,13 @@
+import { chainAuditEntries } from '../audit/chain.js'
+import {
+  AUDIT_GENESIS_HASH,
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditWrite,
+} from '../audit/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
@@ -23,6 +33,11 @@ export interface MemoryKeyStoreOptions {
    * (tests do) or to start with records; by default the store makes one.
    */
   readonly records?: Map<string, KeyRecord>
+  /**
+   * The array that holds the audit log, oldest row first. Pass your own to read (or, in a test,
+   * tamper with) what the store appended; by default the store makes one.
+   */
+  readonly auditLog?: AuditRecord[]
 }
 
 const ownerKey = (type: string, id: string) => `${type}:${id}`
@@ -50,6 +65,8 @@ const deactivated = (record: KeyRecord, revokedReason: RevokedReason): KeyRecord
  * its roll are atomic because nothing awaits between the check and the write. Its change
  * feed reports every write but a key's last use, so services that share one store keep
  * their caches right. `deactivateOwnerKeys` closes an owner in this process's memory only.
+ * Its audit log is an array with the same hash chain as the PostgreSQL store's; a write appends
+ * its rows in the same synchronous step, and appends are queued in the order of the writes.
  *
  * @example
  * ```ts
@@ -65,9 +82,22 @@ export class MemoryKeyStore implements KeyStore {
   readonly #byOwner = new Map<string, KeyRecord[]>()
   // Owners closed by `deactivateOwnerKeys`, by `ownerKey`.
   readonly #closed = new Set<string>()
+  readonly #auditLog: AuditRecord[]
+  // The chain's head, apart from the rows: a deleted last row shows against it.
+  #auditHead: AuditChainHead
+  // Appends run one after the other, in the order of the writes: the chain never forks.
+  #auditTail: Promise<unknown> = Promise.resolve()
 
   constructor(options: MemoryKeyStoreOptions = {}) {
     this.#records = options.records ?? new Map()
+    this.#auditLog = options.auditLog ?? []
+    const last = this.#auditLog.at(-1)
+    this.#auditHead = {
+      seq: last?.seq ?? 0,
+      hash: last?.hash ?? AUDIT_GENESIS_HASH,
+      startSeq: 0,
+      startHash: AUDIT_GENESIS_HASH,
+    }
     for (const [id, record] of this.#records) {
       const stored = complete(record)
       this.#records.set(id, stored)
@@ -75,12 +105,12 @@ export class MemoryKeyStore implements KeyStore {
     }
   }
 
-  async insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord> {
+  async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
     this.#checkNew(record)
     this.#checkOpen(record)
     if (record.active && activeLimit !== undefined)
       this.#checkLimit(record.ownerType, record.ownerId, activeLimit, record.createdAt)
-    return this.#add(record)
+    return this.#commit(audit, [record], () => this.#add(record))
   }
 
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
@@ -104,6 +134,7 @@ export class MemoryKeyStore implements KeyStore {
     active: boolean,
     activeLimit?: number,
     now: Date = new Date(),
+    audit?: AuditWrite,
   ): Promise<KeyRecord | null> {
     const current = this.#records.get(id)
     if (!current) return null
@@ -111,26 +142,28 @@ export class MemoryKeyStore implements KeyStore {
     if (active) this.#checkOpen(current)
     if (active && activeLimit !== undefined)
       this.#checkLimit(current.ownerType, current.ownerId, activeLimit, now)
-    if (!active) return this.#replace(deactivated(current, 'revoked'))
     const { revokedReason: _reason, ...rest } = current
-    return this.#replace({ ...rest, active })
+    const updated = active ? { ...rest, active } : deactivated(current, 'revoked')
+    return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 
   // Nothing awaits between the check of `replacedBy` and the write: a roll cannot come between.
-  async setKeyExpiry(id: string, expiresAt: Date | null): Promise<KeyRecord | null> {
+  async setKeyExpiry(id: string, expiresAt: Date | null, audit?: AuditWrite): Promise<KeyRecord | null> {
     const current = this.#records.get(id)
     if (!current || current.replacedBy) return current ?? null
-    return this.#replace({ ...current, expiresAt })
+    const updated = { ...current, expiresAt }
+    return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 
-  async setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null> {
+  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
     const current = this.#records.get(id)
     if (!current) return null
     const changed: { -readonly [F in keyof KeyPolicies]: KeyPolicies[F] } = {}
     for (const field of ['ipAllowlist', 'permissions', 'metadata'] as const) {
       if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
     }
-    return this.#replace({ ...current, ...changed })
+    const updated = { ...current, ...changed }
+    return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
@@ -142,25 +175,31 @@ export class MemoryKeyStore implements KeyStore {
     return [...found.values()]
   }
 
-  async deactivateKeys(ids: readonly string[], reason: RevokedReason = 'revoked'): Promise<KeyRecord[]> {
+  async deactivateKeys(
+    ids: readonly string[],
+    reason: RevokedReason = 'revoked',
+    audit?: AuditWrite,
+  ): Promise<KeyRecord[]> {
     const changed: KeyRecord[] = []
     for (const id of new Set(ids)) {
       const current = this.#records.get(id)
-      if (current?.active) changed.push(this.#replace(deactivated(current, reason)))
+      if (current?.active) changed.push(deactivated(current, reason))
     }
-    return changed
+    return this.#commit(audit, changed, () => changed.map((record) => this.#replace(record)))
   }
 
   // Nothing awaits between closing and deactivating: no creation comes in between.
-  async deactivateOwnerKeys(owner: KeyOwner): Promise<KeyRecord[]> {
+  async deactivateOwnerKeys(owner: KeyOwner, audit?: AuditWrite): Promise<KeyRecord[]> {
     const key = ownerKey(owner.type, owner.id)
-    this.#closed.add(key)
-    const changed: KeyRecord[] = []
-    for (const record of this.#byOwner.get(key) ?? []) {
-      if (record.active) changed.push(this.#replace(deactivated(record, 'revoked')))
-    }
-    this.changes.publish({ type: 'changed', hash: ownerChangeHash(owner) })
-    return changed
+    const changed = (this.#byOwner.get(key) ?? [])
+      .filter((record) => record.active)
+      .map((record) => deactivated(record, 'revoked'))
+    return this.#commit(audit, changed, () => {
+      this.#closed.add(key)
+      const written = changed.map((record) => this.#replace(record))
+      this.changes.publish({ type: 'changed', hash: ownerChangeHash(owner) })
+      return written
+    })
   }
 
   async rollKey(
@@ -168,6 +207,7 @@ export class MemoryKeyStore implements KeyStore {
     replacement: KeyRecord,
     previousExpiresAt: Date,
     now: Date,
+    audit?: AuditWrite,
   ): Promise<RolledRecords | null> {
     const current = this.#records.get(id)
     if (
@@ -182,8 +222,11 @@ export class MemoryKeyStore implements KeyStore {
     this.#checkNew(replacement)
     const expiresAt =
       current.expiresAt && current.expiresAt < previousExpiresAt ? current.expiresAt : previousExpiresAt
-    const previous = this.#replace({ ...current, replacedBy: replacement.id, expiresAt })
-    return { previous, replacement: this.#add(replacement) }
+    const previous = { ...current, replacedBy: replacement.id, expiresAt }
+    return this.#commit(audit, [previous, replacement], () => ({
+      previous: this.#replace(previous),
+      replacement: this.#add(replacement),
+    }))
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
@@ -193,6 +236,53 @@ export class MemoryKeyStore implements KeyStore {
       // Not a change the feed reports: a key's last use never touches a cache.
       this.#write({ ...current, lastUsedAt: usedAt })
     }
+  }
+
+  async appendAudit(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
+    const appended = this.#auditTail.then(async () => {
+      const records = await chainAuditEntries(this.#auditHead, entries)
+      const last = records.at(-1)
+      this.#auditLog.push(...records)
+      if (last) this.#auditHead = { ...this.#auditHead, seq: last.seq, hash: last.hash }
+      return records
+    })
+    this.#auditTail = appended.catch(() => undefined)
+    return appended
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    const { developerId, projectId, limit, beforeSeq } = query
+    const rows = this.#auditLog
+      .filter(
+        (row) =>
+          row.developerId === developerId &&
+          (projectId === undefined || row.projectId === projectId) &&
+          (beforeSeq === undefined || row.seq < beforeSeq),
+      )
+      .sort((a, b) => b.seq - a.seq)
+    const records = rows.slice(0, limit)
+    return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+  }
+
+  async readAuditLog(afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    return this.#auditLog
+      .filter((row) => row.seq > afterSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit)
+  }
+
+  async auditChainHead(): Promise<AuditChainHead> {
+    await this.#auditTail
+    return this.#auditHead
+  }
+
+  // A write and its audit rows, as one step: the rows are built first (a throw writes nothing),
+  // then the write is applied and its rows queued at once, so appends keep the order of the writes.
+  async #commit<T>(audit: AuditWrite | undefined, records: readonly KeyRecord[], write: () => T): Promise<T> {
+    const entries = audit?.(records.map(complete)) ?? []
+    const written = write()
+    if (entries.length > 0) await this.appendAudit(entries)
+    return written
   }
 
   #checkNew(record: KeyRecord): void {

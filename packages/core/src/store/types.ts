@@ -1,3 +1,11 @@
+import type {
+  AuditChainHead,
+  AuditEntry,
+  AuditPage,
+  AuditQuery,
+  AuditRecord,
+  AuditWrite,
+} from '../audit/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata, KeyPolicies } from '../policy/policies.js'
 
@@ -144,7 +152,7 @@ export interface KeyOwnerSummary {
  */
 export interface KeyStore {
   /** Inserts a new record and returns it. Throws `limit_exceeded` when the limit refuses it. */
-  insertKey(record: KeyRecord, activeLimit?: number): Promise<KeyRecord>
+  insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord>
   /** The record with this hash, or `null`. Must be O(1) or indexed: it is the hot path. */
   findKeyByHash(hash: string): Promise<KeyRecord | null>
   /** The record with this id, or `null`. */
@@ -173,7 +181,13 @@ export interface KeyStore {
    * A store that keeps `revokedReason` sets it to `'revoked'` on deactivation and clears it on
    * activation.
    */
-  setKeyActive(id: string, active: boolean, activeLimit?: number, now?: Date): Promise<KeyRecord | null>
+  setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now?: Date,
+    audit?: AuditWrite,
+  ): Promise<KeyRecord | null>
   /**
    * Sets a key's expiry (`null`: never) and returns the record, or `null` if there is no such
    * record. Atomically, only while the key is not in a roll's grace window (`replacedBy` set):
@@ -186,7 +200,7 @@ export interface KeyStore {
    * await store.setKeyExpiry?.(keyId, new Date('2027-01-31T00:00:00Z'))
    * ```
    */
-  setKeyExpiry?(id: string, expiresAt: Date | null): Promise<KeyRecord | null>
+  setKeyExpiry?(id: string, expiresAt: Date | null, audit?: AuditWrite): Promise<KeyRecord | null>
   /**
    * Sets a key's access policies and returns the record, or `null` if there is no such record.
    * A field that is `undefined` stays as it is; `null` clears it. A change the change feed
@@ -198,7 +212,7 @@ export interface KeyStore {
    * await store.setKeyPolicies?.(keyId, { permissions: ['reports:read'], ipAllowlist: null })
    * ```
    */
-  setKeyPolicies?(id: string, policies: KeyPolicies): Promise<KeyRecord | null>
+  setKeyPolicies?(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null>
   /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
    * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`
@@ -211,6 +225,7 @@ export interface KeyStore {
     replacement: KeyRecord,
     previousExpiresAt: Date,
     now: Date,
+    audit?: AuditWrite,
   ): Promise<RolledRecords | null>
   /**
    * Records uses of keys (`lastUsedAt`), in one batch: only for active keys, and never moving
@@ -228,7 +243,7 @@ export interface KeyStore {
    * concurrent calls with the same ids, each record comes back from one of them only.
    * `reason` (default `'revoked'`) is kept as their `revokedReason` by a store that keeps it.
    */
-  deactivateKeys(ids: readonly string[], reason?: RevokedReason): Promise<KeyRecord[]>
+  deactivateKeys(ids: readonly string[], reason?: RevokedReason, audit?: AuditWrite): Promise<KeyRecord[]>
   /**
    * Closes an owner and deactivates its active keys, atomically, and returns the records it
    * deactivated (as they are now); a second call returns none. Optional: the service's
@@ -244,12 +259,32 @@ export interface KeyStore {
    * const deactivated = await store.deactivateOwnerKeys?.({ type: 'project', id: projectId })
    * ```
    */
-  deactivateOwnerKeys?(owner: KeyOwner): Promise<KeyRecord[]>
+  deactivateOwnerKeys?(owner: KeyOwner, audit?: AuditWrite): Promise<KeyRecord[]>
   /**
    * Every owner of this type that has keys, with counts, oldest first (by first key, then id).
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.
    */
   listOwners?(type: KeyKind): Promise<KeyOwnerSummary[]>
+  /**
+   * Appends rows to the audit log, chained after its last row (`chainAuditEntries`), and returns
+   * them. Appends are serialized, so that the chain never forks. A store that has it is an
+   * auditing store: every write method above then takes an `audit` argument ({@link AuditWrite})
+   * and appends its rows in the same transaction as the write, so that neither commits without
+   * the other. The log is append-only: rows are never updated or deleted. Optional: without it,
+   * nothing is audited.
+   *
+   * @example
+   * ```ts
+   * await tx.store.appendAudit?.([entry]) // in the transaction of the change it records
+   * ```
+   */
+  appendAudit?(entries: readonly AuditEntry[]): Promise<AuditRecord[]>
+  /** One developer's audit rows (of one project with `projectId`), newest first. With `appendAudit`. */
+  listAudit?(query: AuditQuery): Promise<AuditPage>
+  /** Up to `limit` audit rows after the row `afterSeq`, oldest first: what `verifyAuditChain` reads. With `appendAudit`. */
+  readAuditLog?(afterSeq: number, limit: number): Promise<AuditRecord[]>
+  /** The audit chain's head (its last row and where it starts). With `appendAudit`. */
+  auditChainHead?(): Promise<AuditChainHead>
   /**
    * The store's change feed, when it has one: how a verification cache in this process hears
    * of writes made by other processes (or other services in this one). See `KeyChangeFeed`.

@@ -1,0 +1,27 @@
+export {
+  type AuditProblem,
+  type AuditRowJson,
+  type AuditVerification,
+  auditRecordFromJson,
+  auditRecordToJson,
+  auditRowHash,
+  canonicalJson,
+  chainAuditEntries,
+  verifyAuditChain,
+} from './chain.js'
+export {
+  AUDIT_ACTIONS,
+  AUDIT_GENESIS_HASH,
+  type AuditAction,
+  type AuditActor,
+  type AuditChainHead,
+  type AuditContext,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditTargetType,
+  type AuditValues,
+  type AuditWrite,
+} from './types.js'

@@ -1,0 +1,180 @@
+import { type AuditVerification, verifyAuditChain } from '../audit/chain.js'
+import type {
+  AuditAction,
+  AuditContext,
+  AuditEntry,
+  AuditEvent,
+  AuditPage,
+  AuditRecord,
+  AuditValues,
+  AuditWrite,
+} from '../audit/types.js'
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
+import type { KeyRecord, KeyStore } from '../store/types.js'
+
+/** @internal The context of a write that names none. */
+export const SYSTEM: AuditContext = { actor: { type: 'system' } }
+
+// A key's fields as the audit log names them: never its hash, only its 8-character prefix.
+const keyFields = (record: KeyRecord): AuditValues => ({
+  key_prefix: record.keyPrefix,
+  name: record.name,
+  active: record.active,
+  revoked_reason: record.active ? null : (record.revokedReason ?? 'revoked'),
+  expires_at: record.expiresAt?.toISOString() ?? null,
+  replaced_by: record.replacedBy ?? null,
+  ip_allowlist: record.ipAllowlist ?? null,
+  permissions: record.permissions ?? null,
+  metadata: record.metadata ?? null,
+})
+
+// The fields that differ, before and after.
+function changed(before: AuditValues, after: AuditValues): { before: AuditValues; after: AuditValues } {
+  const was: Record<string, unknown> = {}
+  const is: Record<string, unknown> = {}
+  for (const field of Object.keys(after)) {
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) {
+      was[field] = before[field]
+      is[field] = after[field]
+    }
+  }
+  return { before: was, after: is }
+}
+
+/** @internal Builds the service's audit rows: who, from where, when, and what changed. */
+export class AuditRows {
+  constructor(
+    readonly on: boolean,
+    private readonly now: () => Date,
+  ) {}
+
+  /** A row of an event, from a context (absent: the system). */
+  event(event: AuditEvent, context: AuditContext = SYSTEM, at: Date = this.now()): AuditEntry {
+    return {
+      at,
+      action: event.action,
+      actor: context.actor,
+      clientAddress: context.clientAddress ?? null,
+      requestId: context.requestId ?? null,
+      developerId: event.developerId,
+      projectId: event.projectId ?? null,
+      targetType: event.targetType,
+      targetId: event.targetId,
+      before: event.before ?? null,
+      after: event.after ?? null,
+    }
+  }
+
+  /**
+   * The rows of a write to keys: one per written record, with the fields that changed since
+   * `previous` (all of them for a new key), or none where nothing changed. `developerOf` names
+   * the developer whose log holds a key's row; `extra` adds fields to the row's `after`.
+   * `undefined` when the store does not audit.
+   */
+  keys(
+    action: AuditAction | ((record: KeyRecord) => AuditAction | null),
+    context: AuditContext | undefined,
+    developerOf: (record: KeyRecord) => string | null,
+    previous: (record: KeyRecord) => KeyRecord | null,
+    extra?: (record: KeyRecord) => AuditValues,
+  ): AuditWrite | undefined {
+    if (!this.on) return undefined
+    const at = this.now()
+    const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
+    return (written) => [
+      ...(written.length > 0 ? alongside : []),
+      ...written.flatMap((record) => {
+        const name = typeof action === 'function' ? action(record) : action
+        if (name === null) return []
+        const before = previous(record)
+        const diff = before ? changed(keyFields(before), keyFields(record)) : null
+        if (diff && Object.keys(diff.after).length === 0) return []
+        const entry = this.event(
+          {
+            action: name,
+            targetType: 'key',
+            targetId: record.id,
+            developerId: developerOf(record),
+            projectId: record.ownerType === 'project' ? record.ownerId : null,
+            before: diff ? { key_prefix: record.keyPrefix, ...diff.before } : null,
+            after: {
+              ...(diff ? { key_prefix: record.keyPrefix, ...diff.after } : keyFields(record)),
+              ...extra?.(record),
+            },
+          },
+          context,
+          at,
+        )
+        return [entry]
+      }),
+    ]
+  }
+}
+
+/** Options of `keyward.listAudit`. */
+export interface ListAuditOptions {
+  /** Only the rows of this project (check first that the developer owns it). */
+  readonly projectId?: string
+  /** How many rows at most, 1 to 200. Default 100. */
+  readonly limit?: number
+  /** Rows before this `seq` (the `next` of the previous page); absent for the first page. */
+  readonly beforeSeq?: number | null
+}
+
+/** @internal What the service's audit methods need of it. */
+export interface AuditDependencies {
+  readonly store: KeyStore
+  readonly rows: AuditRows
+  storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
+}
+
+// How many rows `verifyAudit` reads at a time.
+const VERIFY_PAGE = 1000
+
+/** @internal The service's `recordAudit`, `listAudit` and `verifyAudit`. */
+export function auditMethods({ store, rows, storeCall }: AuditDependencies) {
+  const needs = (method: string) => {
+    throw new TypeError(`This key store keeps no audit log (no \`${method}\`).`)
+  }
+  return {
+    async recordAudit(event: AuditEvent, context?: AuditContext): Promise<AuditRecord | null> {
+      if (!store.appendAudit) return null
+      const [record] = await storeCall('appendAudit', () => store.appendAudit!([rows.event(event, context)]))
+      return record ?? null
+    },
+    async listAudit(developerId: string, options: ListAuditOptions = {}): Promise<AuditPage> {
+      if (!store.listAudit) return needs('listAudit')
+      const limit = options.limit ?? DEFAULT_PAGE_LIMIT
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+        throw new TypeError(`listAudit: option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
+      }
+      const beforeSeq = options.beforeSeq ?? undefined
+      const query = {
+        developerId,
+        limit,
+        ...(options.projectId === undefined ? {} : { projectId: options.projectId }),
+        ...(beforeSeq === undefined ? {} : { beforeSeq }),
+      }
+      return storeCall('listAudit', () => store.listAudit!(query))
+    },
+    async verifyAudit(): Promise<AuditVerification> {
+      if (!store.readAuditLog || !store.auditChainHead) return needs('readAuditLog')
+      // The head first: rows appended while the log is read come after it and are not checked.
+      const head = await storeCall('auditChainHead', () => store.auditChainHead!())
+      const read = store.readAuditLog.bind(store)
+      async function* all() {
+        let after = head.startSeq
+        for (;;) {
+          const page = await storeCall('readAuditLog', () => read(after, VERIFY_PAGE))
+          for (const row of page) {
+            if (row.seq > head.seq) return
+            yield row
+          }
+          if (page.length < VERIFY_PAGE) return
+          after = page.at(-1)!.seq
+        }
+      }
+      return verifyAuditChain(all(), head)
+    },
+  }
+}

@@ -1,0 +1,129 @@
+import {
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRowJson,
+  auditRecordFromJson,
+  auditRecordToJson,
+  chainAuditEntries,
+} from '@keyward/core'
+import type { SqlQueryable } from './driver.js'
+import type { Statement } from './statements.js'
+
+/** The statements of the audit log, for one schema. */
+export interface AuditStatements {
+  readonly lockChain: Statement
+  readonly append: Statement
+  readonly chainHead: Statement
+  readonly list: Statement
+  readonly read: Statement
+}
+
+type AuditRow = Omit<AuditRowJson, 'seq' | 'at' | 'target'> & {
+  seq: string | number
+  at: Date
+  target_type: string
+  target_id: string
+}
+
+type ChainRow = { seq: string | number; hash: string; start_seq: string | number; start_hash: string }
+
+const COLUMNS =
+  'seq, at, action, actor, client_address, request_id, developer_id, project_id, target_type, target_id, before, after, previous_hash, hash'
+
+/** @internal The audit log's statements for `schema`, named under `prefix`. */
+export function auditStatements(schema: string, prefix: string): AuditStatements {
+  const log = `"${schema}".audit_log`
+  const chain = `"${schema}".audit_chain`
+  const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
+  return {
+    lockChain: named('audit_lock', `SELECT seq, hash FROM ${chain} WHERE id = 1 FOR UPDATE`),
+    // The rows as one JSON array (their API form), then the chain's new head, in one statement.
+    append: named(
+      'audit_append',
+      `WITH added AS (
+         INSERT INTO ${log} (${COLUMNS})
+         SELECT r.seq, r.at, r.action, r.actor, r.client_address, r.request_id, r.developer_id, r.project_id,
+           r.target->>'type', r.target->>'id', r.before, r.after, r.previous_hash, r.hash
+         FROM jsonb_to_recordset($1::jsonb) AS r (seq bigint, at timestamptz, action text, actor jsonb,
+           client_address text, request_id text, developer_id text, project_id text, target jsonb,
+           before jsonb, after jsonb, previous_hash text, hash text)
+         RETURNING seq
+       )
+       UPDATE ${chain} SET seq = $2::bigint, hash = $3::text
+       WHERE id = 1 AND (SELECT count(*) FROM added) > 0`,
+    ),
+    chainHead: named('audit_head', `SELECT seq, hash, start_seq, start_hash FROM ${chain} WHERE id = 1`),
+    list: named(
+      'audit_list',
+      `SELECT ${COLUMNS} FROM ${log}
+       WHERE developer_id = $1::text AND ($2::text IS NULL OR project_id = $2::text)
+         AND ($3::bigint IS NULL OR seq < $3::bigint)
+       ORDER BY seq DESC LIMIT $4`,
+    ),
+    read: named('audit_read', `SELECT ${COLUMNS} FROM ${log} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`),
+  }
+}
+
+// A row as the API's form has it (the target as one object; seq a number, at a time).
+const toAuditRecord = ({ seq, at, target_type, target_id, ...rest }: AuditRow): AuditRecord =>
+  auditRecordFromJson({
+    ...rest,
+    seq: Number(seq),
+    at: at.toISOString(),
+    target: { type: target_type, id: target_id },
+  })
+
+/**
+ * @internal Appends rows in the caller's transaction: locks the chain's head until the
+ * transaction ends (appends run one after the other), chains the rows after it, writes them
+ * and the new head.
+ */
+export async function appendAuditIn(
+  tx: SqlQueryable,
+  sql: AuditStatements,
+  entries: readonly AuditEntry[],
+): Promise<AuditRecord[]> {
+  if (entries.length === 0) return []
+  const [head] = await tx.query<ChainRow>(sql.lockChain.text, [], { name: sql.lockChain.name })
+  if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 8).')
+  const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
+  const last = records.at(-1)!
+  await tx.query(sql.append.text, [JSON.stringify(records.map(auditRecordToJson)), last.seq, last.hash], {
+    name: sql.append.name,
+  })
+  return records
+}
+
+/** @internal One developer's rows, newest first. */
+export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query: AuditQuery) {
+  const { developerId, projectId, limit, beforeSeq } = query
+  const rows = await db.query<AuditRow>(
+    sql.list.text,
+    [developerId, projectId ?? null, beforeSeq ?? null, limit + 1],
+    {
+      name: sql.list.name,
+    },
+  )
+  const records = rows.slice(0, limit).map(toAuditRecord)
+  return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+}
+
+/** @internal Rows after `afterSeq`, oldest first. */
+export async function readAuditIn(db: SqlQueryable, sql: AuditStatements, afterSeq: number, limit: number) {
+  const rows = await db.query<AuditRow>(sql.read.text, [afterSeq, limit], { name: sql.read.name })
+  return rows.map(toAuditRecord)
+}
+
+/** @internal The chain's head. */
+export async function auditHeadIn(db: SqlQueryable, sql: AuditStatements): Promise<AuditChainHead> {
+  const [row] = await db.query<ChainRow>(sql.chainHead.text, [], { name: sql.chainHead.name })
+  if (!row) throw new Error('The audit log has no chain head: run migrate() (schema version 8).')
+  return {
+    seq: Number(row.seq),
+    hash: row.hash,
+    startSeq: Number(row.start_seq),
+    startHash: row.start_hash,
+  }
+}
