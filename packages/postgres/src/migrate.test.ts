@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { applyMigrations, migrate } from './migrate.js'
 import { pgliteDriver } from './pglite.js'
 import {
+  AUDIT_LOG_SQL,
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,
   KEY_PAGES_SQL,
@@ -18,13 +19,14 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, audit-log.sql version 8, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
     const v4 = readFileSync(new URL('./closed-owners.sql', import.meta.url), 'utf8')
     const v5 = readFileSync(new URL('./key-pages.sql', import.meta.url), 'utf8')
     const v6 = readFileSync(new URL('./key-policies.sql', import.meta.url), 'utf8')
+    const v8 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -32,8 +34,10 @@ describe('schema.sql', () => {
       { version: 4, name: 'closed_owners', sql: v4 },
       { version: 5, name: 'key_pages', sql: v5 },
       { version: 6, name: 'key_policies', sql: v6 },
+      { version: 8, name: 'audit_log', sql: v8 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v8}`)
+    expect(AUDIT_LOG_SQL).toBe(v8)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -130,18 +134,24 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [6] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [6, 8] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
     const next = {
-      version: 7,
+      version: 100,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 7, applied: [7] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 7, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({
+      version: 100,
+      applied: [100],
+    })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({
+      version: 100,
+      applied: [],
+    })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
@@ -152,7 +162,8 @@ describe('migrate', () => {
       { version: 4, name: 'closed_owners' },
       { version: 5, name: 'key_pages' },
       { version: 6, name: 'key_policies' },
-      { version: 7, name: 'next' },
+      { version: 8, name: 'audit_log' },
+      { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

@@ -1,5 +1,6 @@
 import { createKeyward, ErrorType, type KeyChangeEvent, type KeyRecord, type KeyStore } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { auditCases } from './store-audit-cases.js'
 import { batchCases } from './store-batch-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { ownerCases } from './store-owner-cases.js'
@@ -12,6 +13,8 @@ export interface StoreHarness {
   readonly store: KeyStore
   /** Every stored key record as raw rows (objects), read straight from storage. */
   readRaw(): Promise<readonly Record<string, unknown>[]>
+  /** Every audit row as raw rows, read straight from storage; for a store with an audit log. */
+  readRawAudit?(): Promise<readonly Record<string, unknown>[]>
   /** Releases connections; called after each test. */
   close?(): Promise<void>
 }
@@ -50,7 +53,8 @@ function settle<T>(promises: Promise<T>[]) {
  * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races,
  * and, for the optional `listKeysPage`, `setKeyExpiry` and `revokedReason`, that pages hold each
  * key once in order, that a rolled key keeps its grace expiry and that a new expiry reaches a
- * cache through the feed, and that a deactivation's reason is kept.
+ * cache through the feed, and that a deactivation's reason is kept, and, for a store with an
+ * audit log (`appendAudit`), that every write appends its rows or is not made, in one chain.
  *
  * @example
  * ```ts
@@ -82,6 +86,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     pageCases(make)
     expiryCases(make)
     policyCases(make)
+    auditCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

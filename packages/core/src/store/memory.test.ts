@@ -1,5 +1,6 @@
 import { runStoreConformance } from '@keyward/testkit'
 import { describe, expect, it } from 'vitest'
+import type { AuditRecord } from '../audit/types.js'
 import type { KeyRecord } from '../store/types.js'
 import { MemoryKeyStore } from './memory.js'
 
@@ -7,9 +8,11 @@ runStoreConformance({
   name: 'MemoryKeyStore',
   makeStore: () => {
     const records = new Map<string, KeyRecord>()
+    const auditLog: AuditRecord[] = []
     return {
-      store: new MemoryKeyStore({ records }),
+      store: new MemoryKeyStore({ records, auditLog }),
       readRaw: async () => [...records.values()].map((r) => ({ ...r })),
+      readRawAudit: async () => auditLog.map((r) => ({ ...r })),
     }
   },
 })

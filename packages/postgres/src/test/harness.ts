@@ -33,6 +33,7 @@ function harness(store: PostgresKeyStore, driver: SqlDriver, close: () => Promis
     driver,
     sql,
     readRaw: () => sql(`SELECT * FROM "${store.schema}".api_keys`),
+    readRawAudit: () => sql(`SELECT * FROM "${store.schema}".audit_log`),
     close,
   }
 }

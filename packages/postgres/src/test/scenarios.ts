@@ -2,6 +2,7 @@
 import { createKeyward, ErrorType, type KeyRecord } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { migrate } from '../migrate.js'
+import { runAuditScenarios } from './audit-scenarios.js'
 import type { Harness } from './harness.js'
 
 const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
@@ -22,6 +23,7 @@ const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
 })
 
 export function runPostgresScenarios(name: string, makeHarness: () => Promise<Harness>): void {
+  runAuditScenarios(name, makeHarness)
   describe(`PostgresKeyStore on ${name}`, () => {
     const open: Harness[] = []
     const make = async () => {
@@ -198,7 +200,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 6, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -206,6 +208,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 4, name: 'closed_owners' },
         { version: 5, name: 'key_pages' },
         { version: 6, name: 'key_policies' },
+        { version: 8, name: 'audit_log' },
       ])
     })
   })
