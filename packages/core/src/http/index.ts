@@ -1,3 +1,4 @@
+export { auditContext, requestId } from './audit-context.js'
 export {
   type BodyProblem,
   bodyError,

@@ -31,6 +31,8 @@ const DESIGN_TABLE = [
   'get /api/v1/projects',
   'patch /api/v1/auth/developer-keys/{key_id}',
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 26: the audit log.
+  'get /api/v1/audit',
   'get /openapi.json',
   'get /healthz',
 ]
@@ -94,20 +96,26 @@ describe('openApiDocument', () => {
   })
 
   it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
-    const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
-    for (const [createProject, listProjects] of [
-      [false, false],
-      [true, false],
-      [false, true],
-      [true, true],
+    // Over a store without an audit log, the routes do not mount GET /api/v1/audit (no store call
+    // is made here: a store whose appendAudit is hidden will do).
+    const plain = Object.create(new MemoryKeyStore(), { appendAudit: { value: undefined } })
+    const auditing = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
+    const silent = createKeyward({ store: plain, projectOwner: () => null })
+    expect([auditing.auditing, silent.auditing]).toEqual([true, false])
+    for (const [createProject, listProjects, audit] of [
+      [false, false, true],
+      [true, false, false],
+      [false, true, true],
+      [true, true, false],
     ] as const) {
+      const keyward = audit ? auditing : silent
       const routes = createKeyRoutes(keyward, {
         ...(createProject ? { createProject: () => ({}) as never } : {}),
         ...(listProjects ? { listProjects: () => ({}) as never } : {}),
       })
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
       const documented = operationsOf(
-        openApiDocument({ operations: 'key-routes', createProject, listProjects }),
+        openApiDocument({ operations: 'key-routes', createProject, listProjects, audit }),
       )
       expect(documented.sort()).toEqual(mounted.sort())
     }
@@ -119,6 +127,7 @@ describe('openApiDocument', () => {
       ['/api/v1/auth/developer-keys', 'get'],
       ['/api/v1/projects/{project_id}/api-keys', 'get'],
       ['/api/v1/projects', 'get'],
+      ['/api/v1/audit', 'get'],
     ] as const) {
       const operation = paths[path][method]
       const refs = operation.parameters.map((p: Json) => p.$ref)

@@ -13,6 +13,11 @@ export interface OpenApiDocumentOptions {
   readonly createProject?: boolean
   /** With `operations: 'key-routes'`: whether `GET /api/v1/projects` is mounted. Default `false`. */
   readonly listProjects?: boolean
+  /**
+   * With `operations: 'key-routes'`: whether `GET /api/v1/audit` is mounted (the key routes mount
+   * it when the store keeps an audit log). Default `false`.
+   */
+  readonly audit?: boolean
   /** `info.title`. Default `'Keyward API'`. */
   readonly title?: string
   /** `info.version`: the version of your API. Default `'1.0.0'`. */
@@ -61,6 +66,13 @@ const PARAMETERS = {
     required: false,
     description:
       'The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`.',
+    schema: { type: 'string' },
+  },
+  audit_project_id: {
+    name: 'project_id',
+    in: 'query',
+    required: false,
+    description: "Only this project's rows: a project of the calling developer (404 for any other).",
     schema: { type: 'string' },
   },
   github_signature: {
@@ -182,7 +194,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       !keyRoutesOnly ||
       op.keyRoute === 'always' ||
       (op.keyRoute === 'createProject' && options.createProject) ||
-      (op.keyRoute === 'listProjects' && options.listProjects),
+      (op.keyRoute === 'listProjects' && options.listProjects) ||
+      (op.keyRoute === 'audit' && options.audit),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {

@@ -17,10 +17,17 @@ export interface ApiOperation {
   readonly path: string
   readonly operationId: string
   readonly summary: string
-  readonly tag: 'Developer keys' | 'Projects' | 'API keys' | 'Access tokens' | 'Generations' | 'Service'
+  readonly tag:
+    | 'Developer keys'
+    | 'Projects'
+    | 'API keys'
+    | 'Access tokens'
+    | 'Generations'
+    | 'Audit'
+    | 'Service'
   readonly credential: OperationCredential
-  /** Its query parameters: `limit` and `cursor` for the listings that page. */
-  readonly query?: readonly ('limit' | 'cursor')[]
+  /** Its query parameters: `limit` and `cursor` for the listings that page; the audit log's project. */
+  readonly query?: readonly ('limit' | 'cursor' | 'audit_project_id')[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
     readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName }
@@ -34,7 +41,7 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
@@ -266,6 +273,20 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: { arrayOf: 'SecretScanningAlert' }, required: true },
     success: { status: 200, schema: { arrayOf: 'SecretScanningFeedback' } },
     errors: [400, 401, ...BODY_ERRORS],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/audit',
+    operationId: 'listAuditLog',
+    summary:
+      "The calling developer's audit log (of their keys and projects), newest first, a page at a time; " +
+      'with `project_id`, one of their projects (404 for one that is not theirs).',
+    tag: 'Audit',
+    credential: 'developer',
+    query: [...PAGED, 'audit_project_id'],
+    success: { status: 200, schema: 'AuditLog' },
+    errors: [404, 422],
+    keyRoute: 'audit',
   },
   {
     method: 'get',

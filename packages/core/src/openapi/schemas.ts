@@ -233,6 +233,58 @@ export const ProjectListSchema = Type.Object({ projects: Type.Array(ProjectSchem
 /** The answer to creating a project: the project and its default API key (named `default`). */
 export const CreatedProjectSchema = Type.Object({ project: ProjectSchema, api_key: CreatedApiKeySchema })
 
+/** Who made a change in the audit log. */
+export const AuditActorSchema = Type.Object(
+  {
+    type: Type.Union([
+      Type.Literal('developer'),
+      Type.Literal('operator'),
+      Type.Literal('secret_scanning'),
+      Type.Literal('system'),
+    ]),
+    developer_id: Type.Optional(Type.String({ description: 'The developer (type `developer`).' })),
+    key_prefix: Type.Optional(
+      Type.String({ description: 'The first 8 characters of the key they used (type `developer`).' }),
+    ),
+    name: Type.Optional(Type.String({ description: "The operator's name, when the CLI was given one." })),
+  },
+  {
+    description: 'A developer (by their key), the CLI operator, the secret-scanning endpoint, or the system.',
+  },
+)
+
+/** One row of the audit log. */
+export const AuditEntrySchema = Type.Object({
+  seq: Type.Integer({ minimum: 1, description: "The row's place in the log: 1, 2, 3, ... with no gap." }),
+  at: timestamp('When the change was made.'),
+  action: Type.String({
+    description: 'What happened, e.g. `key.revoked`, `project.created`, `console.signed_in`.',
+  }),
+  actor: AuditActorSchema,
+  client_address: Type.Union([Type.String(), Type.Null()]),
+  request_id: Type.Union([Type.String(), Type.Null()]),
+  developer_id: Type.Union([Type.String(), Type.Null()]),
+  project_id: Type.Union([Type.String(), Type.Null()]),
+  target: Type.Object({
+    type: Type.Union([Type.Literal('key'), Type.Literal('project'), Type.Literal('developer')]),
+    id: Type.String(),
+  }),
+  before: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'The changed fields before the change (a key by its 8-character prefix, never the key).',
+  }),
+  after: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'The changed fields after the change.',
+  }),
+  previous_hash: Type.String({ description: 'The hash of the row before: the chain.' }),
+  hash: Type.String({
+    description:
+      'SHA-256 (hex) of the canonical JSON of this row without `hash`: what `keyward audit verify` checks.',
+  }),
+})
+
+/** A page of the calling developer's audit log, newest first. */
+export const AuditLogSchema = Type.Object({ entries: Type.Array(AuditEntrySchema), next_cursor: nextCursor })
+
 /** The answer to a deletion. */
 export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) })
 
@@ -327,6 +379,8 @@ export const API_SCHEMAS = {
   ProjectList: ProjectListSchema,
   CreatedProject: CreatedProjectSchema,
   Deleted: DeletedSchema,
+  AuditEntry: AuditEntrySchema,
+  AuditLog: AuditLogSchema,
   AccessToken: AccessTokenSchema,
   GenerationBody: GenerationBodySchema,
   Generation: GenerationSchema,

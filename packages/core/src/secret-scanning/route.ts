@@ -1,6 +1,7 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
+import { requestId } from '../http/audit-context.js'
 import { readJsonBody } from '../http/body.js'
 import type { KeyRoute } from '../http/key-routes.js'
 import { errorResponse, jsonResponse } from '../http/response.js'
@@ -103,12 +104,17 @@ export function createSecretScanningRoute(keyward: Keyward, options: SecretScann
     return parseAlert(body.value)
   }
 
-  async function answer(matches: readonly SecretScanningMatch[]) {
+  async function answer(matches: readonly SecretScanningMatch[], request: KeywardRequest) {
     const hashes = await Promise.all(matches.map(({ token }) => sha256Hex(token)))
     const ours = matches.flatMap((match, i) =>
       mayBeKey(match.token) ? [{ hash: hashes[i]!, url: match.url, source: match.source }] : [],
     )
-    const results = await keyward.revokeLeakedKeys(ours)
+    // The audit rows name the sender's address and the request, as for any other change.
+    const results = await keyward.revokeLeakedKeys(ours, {
+      actor: { type: 'secret_scanning' },
+      clientAddress: keyward.clientAddress(request) ?? null,
+      requestId: requestId(request),
+    })
     const known = new Set(results.flatMap((result) => (result.record ? [result.hash] : [])))
     return matches.map(({ token, type }, i): SecretScanningFeedback => {
       const label = known.has(hashes[i]!) ? 'true_positive' : 'false_positive'
@@ -123,7 +129,7 @@ export function createSecretScanningRoute(keyward: Keyward, options: SecretScann
     path: SECRET_SCANNING_PATH,
     async handle(request) {
       try {
-        const feedback = await answer(await verified(request))
+        const feedback = await answer(await verified(request), request)
         return jsonResponse(200, feedback, { 'cache-control': 'no-store' })
       } catch (error) {
         return errorResponse(error)

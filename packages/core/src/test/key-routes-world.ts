@@ -55,7 +55,11 @@ export async function world(
   })
   const d1 = (await keyward.issueDeveloperKey('d1')).key
   const d2 = (await keyward.issueDeveloperKey('d2')).key
-  async function call(method: string, path: string, init: { key?: string; body?: string } = {}) {
+  async function call(
+    method: string,
+    path: string,
+    init: { key?: string; body?: string; headers?: Record<string, string> } = {},
+  ) {
     let params: Record<string, string> = {}
     const route = routes.find((r) => {
       const names = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
@@ -69,12 +73,14 @@ export async function world(
       method,
       url: path,
       params,
+      address: '203.0.113.5',
       header: (name) =>
-        name === 'x-developer-key'
+        init.headers?.[name] ??
+        (name === 'x-developer-key'
           ? init.key
           : name === 'content-type' && init.body !== undefined
             ? 'application/json'
-            : undefined,
+            : undefined),
       body: () => ({
         raw:
           init.body === undefined
