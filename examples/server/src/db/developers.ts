@@ -26,7 +26,8 @@ export function registerFirstDeveloper(
     if (found?.registered) return null
     const developerId = `dev_${crypto.randomUUID().slice(0, 8)}`
     await tx.query(`INSERT INTO ${APP_SCHEMA}.developers (id) VALUES ($1)`, [developerId])
-    const { key } = await keywardOver(tx).issueDeveloperKey(developerId, { name: 'first start' })
+    // The audit log records the registration and the key, by the system, in this transaction.
+    const { key } = await keywardOver(tx).registerDeveloper(developerId, { name: 'first start' })
     return { developerId, key }
   })
 }

@@ -69,15 +69,17 @@ export async function projectOwner(sql: Sql, projectId: string): Promise<string 
 }
 
 /**
- * Locks a project's row until the transaction ends; `false` when there is no such project.
- * A generation created meanwhile waits for the lock (its foreign key), then finds no project.
+ * Locks a project's row until the transaction ends and returns its name; `null` when there is no
+ * such project. A generation created meanwhile waits for the lock (its foreign key), then finds
+ * no project.
  */
-export async function lockProject(sql: Sql, projectId: string): Promise<boolean> {
-  if (!isUuid(projectId)) return false
-  const locked = await sql.query(`SELECT id FROM ${APP_SCHEMA}.projects WHERE id = $1 FOR UPDATE`, [
-    projectId,
-  ])
-  return locked.length > 0
+export async function lockProject(sql: Sql, projectId: string): Promise<string | null> {
+  if (!isUuid(projectId)) return null
+  const [locked] = await sql.query<{ name: string }>(
+    `SELECT name FROM ${APP_SCHEMA}.projects WHERE id = $1 FOR UPDATE`,
+    [projectId],
+  )
+  return locked?.name ?? null
 }
 
 /** Deletes a project and its generations; `false` when there was no such project. */

@@ -1,5 +1,5 @@
-import type { CreateProject, ListProjects } from '@keyward/core'
-import { keywardRoutes, requireElevated } from '@keyward/hono'
+import { auditContext, type CreateProject, type ListProjects } from '@keyward/core'
+import { keywardRoutes, requireElevated, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteProject, insertProject, listProjects, lockProject } from '../db/projects.js'
 import { projectNotFound } from '../http/not-found.js'
@@ -43,14 +43,30 @@ export function projectRoutes({
       }),
     )
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
-      const { projectId } = c.get('keyward')
+      const auth = c.get('keyward')
+      const { projectId, developerId } = auth
+      const audit = auditContext(keyward, toKeywardRequest(c), auth)
       // In one transaction, the project's row locked first: its keys stop working and it gets no
       // new ones (a key created meanwhile is refused, 404, or deactivated here), its generations
       // and the project go (a generation created meanwhile waits, then finds no project: 404).
       const deleted = await database('projects.delete', () =>
         store.transaction(async (tx) => {
-          if (!(await lockProject(tx, projectId))) return false
-          await keywardIn(tx).deactivateOwnerKeys({ type: 'project', id: projectId })
+          const name = await lockProject(tx, projectId)
+          if (name === null) return false
+          const service = keywardIn(tx)
+          await service.deactivateOwnerKeys({ type: 'project', id: projectId }, audit)
+          // Its audit row commits with the deletion, or neither does.
+          await service.recordAudit(
+            {
+              action: 'project.deleted',
+              targetType: 'project',
+              targetId: projectId,
+              developerId,
+              projectId,
+              before: { name },
+            },
+            audit,
+          )
           return deleteProject(tx, projectId)
         }),
       )
