@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import {
   ClientConfigError,
+  createKeyRoutes,
   createKeyward,
   ErrorType,
   errorBody,
@@ -679,6 +680,45 @@ describe('createClient against a server that authenticates with the core', () =>
       401,
       'key_invalid',
       ['header', 'x-developer-key'],
+    ])
+  })
+})
+
+describe('createClient: the audit log', () => {
+  it("lists the developer's audit rows that the core's route answers, page after page, of one project", async () => {
+    const keyward = createKeyward({
+      store: new MemoryKeyStore(),
+      projectOwner: (id) => (id === 'p/1' ? 'dev_1' : null),
+    })
+    const issued = await keyward.issueDeveloperKey('dev_1')
+    for (let i = 0; i < 3; i++) await keyward.issueProjectKey('p/1')
+    const route = createKeyRoutes(keyward).find((r) => r.path === '/api/v1/audit')!
+    const server = await fakeServer(async (request) => {
+      const answer = await route.handle({
+        method: request.method,
+        url: request.path,
+        params: {},
+        header: (name) => request.headers[name] as string | undefined,
+      })
+      return { status: answer.status, raw: answer.body }
+    })
+    const client = createClient({ baseUrl: server.baseUrl, developerKey: issued.key })
+    const rows = []
+    for await (const row of client.audit.listAll({ limit: 2 })) rows.push(row)
+    expect(rows.map((row) => [row.action, row.target.type])).toEqual([
+      ['key.issued', 'key'],
+      ['key.issued', 'key'],
+      ['key.issued', 'key'],
+      ['key.issued', 'key'],
+    ])
+    const page = await client.audit.list({ projectId: 'p/1', limit: 5 })
+    expect(page.entries).toHaveLength(3)
+    expect(server.seen.at(-1)?.path).toBe('/api/v1/audit?limit=5&project_id=p%2F1')
+    const error = (await rejection(client.audit.list({ limit: 0 }))) as KeywardApiError
+    expect([error.status, error.type, error.detail[0]!.loc]).toEqual([
+      422,
+      'greater_than_equal',
+      ['query', 'limit'],
     ])
   })
 })

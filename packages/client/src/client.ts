@@ -9,6 +9,8 @@ import { type Call, type FetchLike, send, type Transport } from './request.js'
 import type {
   AccessToken,
   ApiKeyInfo,
+  AuditEntry,
+  AuditLog,
   CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
@@ -69,6 +71,12 @@ export interface ListOptions extends CallOptions {
   readonly cursor?: string | null
 }
 
+/** Options of {@link KeywardClient.audit}'s `list`: a page, and one project's rows only. */
+export interface AuditListOptions extends ListOptions {
+  /** Only this project's rows (one of the developer's projects; 404 `not_found` for any other). */
+  readonly projectId?: string
+}
+
 /** Options of a walk over every page of a listing (`listAll`). */
 export interface ListAllOptions extends CallOptions {
   /** How many items each request asks for, 1 to 200. Default 200: the fewest requests. */
@@ -125,6 +133,22 @@ export interface KeywardClient {
     listAll(options?: ListAllOptions): AsyncIterable<Project>
     /** `DELETE /api/v1/projects/{project_id}`: elevated, sends the developer key and the project key. */
     delete(projectId: string, options?: CallOptions): Promise<Deleted>
+  }
+  /** The developer's audit log: every change of their keys and projects, and their sign-ins. */
+  readonly audit: {
+    /**
+     * `GET /api/v1/audit`: one page of the developer's audit log, newest first (of one project
+     * with `projectId`).
+     *
+     * @example
+     * ```ts
+     * const { entries } = await client.audit.list({ limit: 20 })
+     * for (const e of entries) console.log(e.at, e.action, e.actor.key_prefix ?? e.actor.type, e.target.id)
+     * ```
+     */
+    list(options?: AuditListOptions): Promise<AuditLog>
+    /** Every row of the developer's audit log, newest first, page after page. */
+    listAll(options?: ListAllOptions & { readonly projectId?: string }): AsyncIterable<AuditEntry>
   }
   /** A project's API keys, managed with the owner's developer key. */
   readonly apiKeys: {
@@ -192,11 +216,12 @@ const OPTION_NAMES: Readonly<Record<ClientSetting, string>> = {
 
 const DEFAULT_TIMEOUT_MS = 30_000
 
-// `?limit=&cursor=` of a listing, or nothing.
-function pageQuery(options: ListOptions | undefined): string {
+// `?limit=&cursor=` of a listing (and the audit log's `project_id`), or nothing.
+function pageQuery(options: AuditListOptions | undefined): string {
   const parts: string[] = []
   if (options?.limit !== undefined) parts.push(`limit=${encodeURIComponent(String(options.limit))}`)
   if (options?.cursor) parts.push(`cursor=${encodeURIComponent(options.cursor)}`)
+  if (options?.projectId !== undefined) parts.push(`project_id=${segment('projectId', options.projectId)}`)
   return parts.length === 0 ? '' : `?${parts.join('&')}`
 }
 
@@ -318,6 +343,11 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         request('POST', `${developerKeyPath(keyId)}/activate`, developer('developerKeys.activate'), options),
       roll: async (keyId, body = {}, options) =>
         request('POST', `${developerKeyPath(keyId)}/roll`, developer('developerKeys.roll'), options, body),
+    },
+    audit: {
+      list: async (options) =>
+        request('GET', `/api/v1/audit${pageQuery(options)}`, developer('audit.list'), options),
+      listAll: (options) => everyPage(client.audit.list, (page: AuditLog) => page.entries, options),
     },
     projects: {
       create: async (body, options) =>

@@ -6,6 +6,7 @@
 
 export { ClientConfigError } from '@keyward/core'
 export {
+  type AuditListOptions,
   type BearerCallOptions,
   type CallOptions,
   type ClientOptions,
@@ -23,6 +24,8 @@ export type {
   ApiKeyInfo,
   ApiOperations,
   ApiPaths,
+  AuditEntry,
+  AuditLog,
   CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,

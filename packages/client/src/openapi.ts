@@ -245,6 +245,23 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/audit": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The calling developer's audit log (of their keys and projects), newest first, a page at a time; with `project_id`, one of their projects (404 for one that is not theirs). */
+        readonly get: operations["listAuditLog"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/openapi.json": {
         readonly parameters: {
             readonly query?: never;
@@ -671,6 +688,92 @@ export interface components {
             readonly id: string;
             readonly deleted: true;
         };
+        readonly AuditEntry: {
+            /** The row's place in the log: 1, 2, 3, ... with no gap. */
+            readonly seq: number;
+            /**
+             * Format: date-time
+             * When the change was made.
+             */
+            readonly at: string;
+            /** What happened, e.g. `key.revoked`, `project.created`, `console.signed_in`. */
+            readonly action: string;
+            /** A developer (by their key), the CLI operator, the secret-scanning endpoint, or the system. */
+            readonly actor: {
+                readonly type: "developer" | "operator" | "secret_scanning" | "system";
+                /** The developer (type `developer`). */
+                readonly developer_id?: string;
+                /** The first 8 characters of the key they used (type `developer`). */
+                readonly key_prefix?: string;
+                /** The operator's name, when the CLI was given one. */
+                readonly name?: string;
+            };
+            readonly client_address: string | null;
+            readonly request_id: string | null;
+            readonly developer_id: string | null;
+            readonly project_id: string | null;
+            readonly target: {
+                readonly type: "key" | "project" | "developer";
+                readonly id: string;
+            };
+            /** The changed fields before the change (a key by its 8-character prefix, never the key). */
+            readonly before: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** The changed fields after the change. */
+            readonly after: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** The hash of the row before: the chain. */
+            readonly previous_hash: string;
+            /** SHA-256 (hex) of the canonical JSON of this row without `hash`: what `keyward audit verify` checks. */
+            readonly hash: string;
+        };
+        readonly AuditLog: {
+            readonly entries: readonly {
+                /** The row's place in the log: 1, 2, 3, ... with no gap. */
+                readonly seq: number;
+                /**
+                 * Format: date-time
+                 * When the change was made.
+                 */
+                readonly at: string;
+                /** What happened, e.g. `key.revoked`, `project.created`, `console.signed_in`. */
+                readonly action: string;
+                /** A developer (by their key), the CLI operator, the secret-scanning endpoint, or the system. */
+                readonly actor: {
+                    readonly type: "developer" | "operator" | "secret_scanning" | "system";
+                    /** The developer (type `developer`). */
+                    readonly developer_id?: string;
+                    /** The first 8 characters of the key they used (type `developer`). */
+                    readonly key_prefix?: string;
+                    /** The operator's name, when the CLI was given one. */
+                    readonly name?: string;
+                };
+                readonly client_address: string | null;
+                readonly request_id: string | null;
+                readonly developer_id: string | null;
+                readonly project_id: string | null;
+                readonly target: {
+                    readonly type: "key" | "project" | "developer";
+                    readonly id: string;
+                };
+                /** The changed fields before the change (a key by its 8-character prefix, never the key). */
+                readonly before: {
+                    readonly [key: string]: unknown;
+                } | null;
+                /** The changed fields after the change. */
+                readonly after: {
+                    readonly [key: string]: unknown;
+                } | null;
+                /** The hash of the row before: the chain. */
+                readonly previous_hash: string;
+                /** SHA-256 (hex) of the canonical JSON of this row without `hash`: what `keyward audit verify` checks. */
+                readonly hash: string;
+            }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
+        };
         readonly AccessToken: {
             /** Send it as `Authorization: Bearer <access_token>`. */
             readonly access_token: string;
@@ -1043,6 +1146,8 @@ export interface components {
         readonly limit: number;
         /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
         readonly cursor: string;
+        /** Only this project's rows: a project of the calling developer (404 for any other). */
+        readonly audit_project_id: string;
         /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
         readonly github_signature: string;
         /** The id of the sender's public key that made the signature. */
@@ -1656,6 +1761,39 @@ export interface operations {
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listAuditLog: {
+        readonly parameters: {
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+                /** Only this project's rows: a project of the calling developer (404 for any other). */
+                readonly project_id?: components["parameters"]["audit_project_id"];
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["AuditLog"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
         };

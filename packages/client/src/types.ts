@@ -37,6 +37,12 @@ export interface KeyList<K extends KeyInfoBase> {
 /** One page of the calling developer's projects, newest first. */
 export type ProjectList = components['schemas']['ProjectList']
 
+/** One row of the audit log: who changed what, when, from where, before and after. */
+export type AuditEntry = components['schemas']['AuditEntry']
+
+/** One page of the calling developer's audit log, newest first. */
+export type AuditLog = components['schemas']['AuditLog']
+
 /** The body of a key's `PATCH`: `expires_at` (a time, or `null` for never) or `expires_in_days`. */
 export type SetKeyExpiryBody = components['schemas']['SetKeyExpiryBody']
 
