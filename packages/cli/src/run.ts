@@ -1,5 +1,6 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
+import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
@@ -20,10 +21,16 @@ const COMMANDS: readonly Command[] = [
   activateCommand,
   rollCommand,
   expireCommand,
+  auditListCommand,
+  auditVerifyCommand,
+  auditExportCommand,
   generateCommand,
   checkCommand,
   hashCommand,
 ]
+
+/** The variable that names the operator in the audit log's rows of the CLI's writes. */
+export const OPERATOR_ENV = 'KEYWARD_OPERATOR'
 
 /** Runs `use` with a key service over the store the options name; store failures exit 3. */
 async function withStore<T>(
@@ -38,8 +45,14 @@ async function withStore<T>(
   )
   const store = await openWithNotice(io, location, { quiet: context.json })
   try {
-    // Operators verify no keys: nothing to record as used.
-    return await use(createKeyward({ trackLastUsed: false, ...options, store }))
+    // Operators verify no keys: nothing to record as used. The audit log names the operator
+    // (KEYWARD_OPERATOR, when set) and this run, by an id of its own, for every write.
+    const name = io.env[OPERATOR_ENV]
+    const auditContext = {
+      actor: { type: 'operator' as const, ...(name ? { name } : {}) },
+      requestId: `cli-${crypto.randomUUID()}`,
+    }
+    return await use(createKeyward({ trackLastUsed: false, auditContext, ...options, store }))
   } finally {
     await store.close().catch((error: unknown) => {
       io.stderr.write(

@@ -30,40 +30,38 @@ export const registerCommand: Command = {
       if (isKeywardError(error)) throw usageError(`--name: ${error.msg}`)
       throw error
     }
-    return context.withKeyward(
-      async (keyward) => {
-        // A limit of one active key makes "not registered yet" and the issue one atomic step:
-        // the store refuses the key if the developer has an active one, even at the same moment.
-        const issued = await keyward.issueDeveloperKey(developerId, { name }).catch(async (error) => {
-          if (!isKeywardError(error) || error.type !== ErrorType.limitExceeded) throw error
-          const active = (await keyward.listKeys({ type: 'developer', id: developerId })).filter(
-            (record) => record.active,
-          ).length
-          throw new CliError(
-            'already_registered',
-            `Developer ${printable(developerId)} is already registered (${plural(active, 'active key')}). ` +
-              'They issue more keys with their own (POST /api/v1/auth/developer-keys). If they lost access, ' +
-              'revoke their keys with keyward keys revoke and register them again.',
-            EXIT.failed,
-          )
-        })
-        const { key, record } = issued
-        context.print(
-          [
-            `Registered developer ${printable(developerId)}.`,
-            '',
-            `  Developer key  ${key}`,
-            `  Key id         ${record.id}`,
-            ...(record.name === null ? [] : [`  Name           ${printable(record.name)}`]),
-            '',
-            NOT_SHOWN_AGAIN,
-          ].join('\n'),
-          { ...issuedKeyToJson(issued), notice: NOT_SHOWN_AGAIN },
+    return context.withKeyward(async (keyward) => {
+      // "Not registered yet" and the issue are one atomic step (a limit of one active key): the
+      // store refuses the key if the developer has an active one, even at the same moment. The
+      // audit log records the registration and the key.
+      const issued = await keyward.registerDeveloper(developerId, { name }).catch(async (error) => {
+        if (!isKeywardError(error) || error.type !== ErrorType.limitExceeded) throw error
+        const active = (await keyward.listKeys({ type: 'developer', id: developerId })).filter(
+          (record) => record.active,
+        ).length
+        throw new CliError(
+          'already_registered',
+          `Developer ${printable(developerId)} is already registered (${plural(active, 'active key')}). ` +
+            'They issue more keys with their own (POST /api/v1/auth/developer-keys). If they lost access, ' +
+            'revoke their keys with keyward keys revoke and register them again.',
+          EXIT.failed,
         )
-        return EXIT.ok
-      },
-      { developerKeyLimit: 1 },
-    )
+      })
+      const { key, record } = issued
+      context.print(
+        [
+          `Registered developer ${printable(developerId)}.`,
+          '',
+          `  Developer key  ${key}`,
+          `  Key id         ${record.id}`,
+          ...(record.name === null ? [] : [`  Name           ${printable(record.name)}`]),
+          '',
+          NOT_SHOWN_AGAIN,
+        ].join('\n'),
+        { ...issuedKeyToJson(issued), notice: NOT_SHOWN_AGAIN },
+      )
+      return EXIT.ok
+    })
   },
 }
 

@@ -1,4 +1,4 @@
-import { createKeyward, type KeyRecord, type KeyStore, MemoryKeyStore } from '@keyward/core'
+import { type AuditRecord, createKeyward, type KeyRecord, type KeyStore, MemoryKeyStore } from '@keyward/core'
 import type { CliIO } from '../io.js'
 import { run } from '../run.js'
 import type { StoreLocation } from '../store.js'
@@ -20,6 +20,8 @@ export interface HarnessOptions {
 /** A CLI world in memory: one store (shared by every run of the harness), captured output. */
 export function harness(options: HarnessOptions = {}) {
   const records = new Map<string, KeyRecord>()
+  // The audit log, shared by every run as the records are.
+  const auditLog: AuditRecord[] = []
   const opened: StoreLocation[] = []
   let closed = 0
   let stdout = ''
@@ -38,7 +40,7 @@ export function harness(options: HarnessOptions = {}) {
       opened.push(location)
       if (options.openDelayMs) await new Promise((resolve) => setTimeout(resolve, options.openDelayMs))
       if (options.openFails) throw options.openFails
-      const store = options.store?.(records) ?? new MemoryKeyStore({ records })
+      const store = options.store?.(records) ?? new MemoryKeyStore({ records, auditLog })
       return Object.assign(store, { close: async () => void closed++ })
     },
   }
@@ -53,6 +55,7 @@ export function harness(options: HarnessOptions = {}) {
       return { code, stdout: stdout.slice(before.out), stderr: stderr.slice(before.err) }
     },
     /** A key service over the same records, to arrange and verify. */
-    keyward: () => createKeyward({ store: new MemoryKeyStore({ records }) }),
+    keyward: () => createKeyward({ store: new MemoryKeyStore({ records, auditLog }) }),
+    auditLog,
   }
 }

@@ -46,10 +46,12 @@ export class AuditRows {
   constructor(
     readonly on: boolean,
     private readonly now: () => Date,
+    /** The context of a write given none. */
+    private readonly fallback: AuditContext = SYSTEM,
   ) {}
 
-  /** A row of an event, from a context (absent: the system). */
-  event(event: AuditEvent, context: AuditContext = SYSTEM, at: Date = this.now()): AuditEntry {
+  /** A row of an event, from a context (absent: the service's `auditContext`, else the system). */
+  event(event: AuditEvent, context: AuditContext = this.fallback, at: Date = this.now()): AuditEntry {
     return {
       at,
       action: event.action,

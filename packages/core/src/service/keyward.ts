@@ -395,7 +395,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const noteUse = track || listening
   const audit = listening && options.auditSuccesses === true
   // The audit log, when the store keeps one: every write below appends its rows with it.
-  const auditRows = new AuditRows(typeof store.appendAudit === 'function', now)
+  const auditRows = new AuditRows(typeof store.appendAudit === 'function', now, options.auditContext)
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -615,9 +615,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
       targetId: ownerId,
       developerId: ownerId,
     } as const
-    const audit = registering
-      ? { ...(context ?? SYSTEM), with: [registered, ...(context?.with ?? [])] }
-      : context
+    const given = context ?? options.auditContext ?? SYSTEM
+    const audit = registering ? { ...given, with: [registered, ...(given.with ?? [])] } : context
     const audited = auditRows.keys('key.issued', audit, await developersOf([record]), () => null)
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit, audited)).catch(
       (error: unknown) => {

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/types.js'
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
 import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
@@ -55,6 +56,17 @@ export interface KeywardOptions {
    */
   readonly auditSuccesses?: boolean
   /**
+   * Who the audit log names for a write given no context of its own (the write methods take one
+   * last): e.g. `{ actor: { type: 'operator', name: 'alice' } }` in an operator's tool. Default
+   * `{ actor: { type: 'system' } }`.
+   *
+   * @example
+   * ```ts
+   * createKeyward({ store, auditContext: { actor: { type: 'operator', name: 'alice' } } })
+   * ```
+   */
+  readonly auditContext?: AuditContext
+  /**
    * The permission names this host declares, e.g. `['generations:write', 'generations:delete']`
    * (at most 1000). An API key carries a subset, or all of them when created without
    * `permissions`; routes require some with the guards' option `permissions`.
@@ -109,6 +121,15 @@ export function checkOptions(options: KeywardOptions): void {
   if (legacy !== undefined && !LEGACY_POLICIES.includes(legacy)) {
     throw new TypeError(
       `createKeyward: option \`legacyDeveloperKeys\` must be 'reject' or 'accept', got ${String(legacy)}.`,
+    )
+  }
+  const actor = options.auditContext?.actor?.type
+  if (
+    options.auditContext !== undefined &&
+    !['developer', 'operator', 'secret_scanning', 'system'].includes(actor as string)
+  ) {
+    throw new TypeError(
+      "createKeyward: option `auditContext` must be { actor: { type: 'developer' | 'operator' | 'secret_scanning' | 'system', ... } }.",
     )
   }
   checkCacheOptions(options)
