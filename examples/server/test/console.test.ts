@@ -253,6 +253,29 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await record('developer-keys')
   })
 
+  it("lists the developer's audit log: who changed what, when, from where, by key prefix only", async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click()
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+    const table = page.getByRole('table', { name: 'Audit log' })
+    await table.getByRole('row').nth(1).waitFor()
+    const rows = await table.getByRole('row').allInnerTexts()
+    const prefix = developerKey.slice(0, 8)
+    // The newest first: the ten developer keys created through the API, then the deleted project.
+    expect(rows[1]).toContain('Key created')
+    expect(rows[1]).toContain(`(${prefix}...)`)
+    expect(rows.some((row) => row.includes('Project deleted') && row.includes('Project “Temporary”'))).toBe(
+      true,
+    )
+    expect(rows.some((row) => row.includes('Key revoked') && row.includes(prefix))).toBe(true)
+    expect(rows.some((row) => row.includes('Signed in to the console'))).toBe(true)
+    expect(rows.at(-1)).toContain('Developer registered')
+    expect(rows.join('\n')).not.toContain(developerKey)
+    await record('audit')
+    // The rows are those of the API, which any client reads.
+    const log = await api('/api/v1/audit?limit=1', { headers: { 'x-developer-key': developerKey } })
+    expect((await log.json()).entries[0].action).toBe('key.issued')
+  })
+
   it('refuses a cross-site form POST, and another origin of the same site', async () => {
     const sites: Server[] = []
     try {

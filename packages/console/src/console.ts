@@ -1,4 +1,11 @@
-import { developerGuard, errorResponse, KEY_HEADER, type Keyward, type KeywardRequest } from '@keyward/core'
+import {
+  auditContext,
+  developerGuard,
+  errorResponse,
+  KEY_HEADER,
+  type Keyward,
+  type KeywardRequest,
+} from '@keyward/core'
 import { type Asset, defaultAssetsDir, loadAssets } from './assets.js'
 import { clearedSessionCookie, readCookie, sessionCookie, sessionCookieName } from './cookies.js'
 import { SECURITY_HEADERS } from './headers.js'
@@ -264,6 +271,12 @@ export function createConsole(keyward: Keyward, options: ConsoleOptions = {}): K
       return { ...result.response, headers: { ...SECURITY_HEADERS, ...result.response.headers } }
     }
     const developerKey = single(request.header(keyHeader))!
+    // The audit log records the sign-in first: a sign-in it cannot record is refused (503).
+    const developerId = result.auth.developerId
+    await keyward.recordAudit(
+      { action: 'console.signed_in', targetType: 'developer', targetId: developerId, developerId },
+      auditContext(keyward, request, result.auth),
+    )
     const id = randomId()
     const sealKey = await newSealKey()
     const session: ConsoleSession = {
@@ -292,7 +305,14 @@ export function createConsole(keyward: Keyward, options: ConsoleOptions = {}): K
         const refused = originRefusal(request, context)
         if (refused) return refused
         const found = await findSession(request, context)
-        if (found) await sessions.delete(found.id)
+        if (found) {
+          const { developerId, keyId, keyPrefix } = found.session
+          await keyward.recordAudit(
+            { action: 'console.signed_out', targetType: 'developer', targetId: developerId, developerId },
+            auditContext(keyward, request, { developerId, developerKey: { id: keyId, keyPrefix } }),
+          )
+          await sessions.delete(found.id)
+        }
         return {
           status: 204,
           headers: {

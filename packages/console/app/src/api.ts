@@ -2,6 +2,7 @@
 // HTTP API (the key routes), authenticated by the session cookie.
 import {
   type ApiKeyInfo,
+  type AuditEntry,
   type CreateApiKeyBody,
   type CreatedApiKey,
   type CreatedDeveloperKey,
@@ -14,7 +15,7 @@ import {
   type SetKeyExpiryBody,
 } from '@keyward/client'
 
-export type { ApiKeyInfo, CreatedApiKey, CreatedDeveloperKey, DeveloperKeyInfo, Project }
+export type { ApiKeyInfo, AuditEntry, CreatedApiKey, CreatedDeveloperKey, DeveloperKeyInfo, Project }
 
 /** A key as lists show it, of either kind. */
 export type KeyInfo = (ApiKeyInfo | DeveloperKeyInfo) & { revoked_reason?: string | null }
@@ -178,6 +179,15 @@ export const projectKeys = (projectId: string): KeyCalls => ({
   roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),
   setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
 })
+
+/** The signed-in developer's audit log, newest first. */
+export const audit = {
+  list: (cursor: string | null): Promise<Page<AuditEntry>> =>
+    call(async () => {
+      const listed = await client.audit.list({ cursor, limit: LIMIT })
+      return page(listed.entries, listed.next_cursor)
+    }),
+}
 
 export const projects = {
   list: (cursor: string | null) =>

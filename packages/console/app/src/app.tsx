@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { type Project, type Session, session, whenSignedOut } from './api'
 import { Message } from './components/Message'
+import { Audit } from './pages/audit/Audit'
 import { DeveloperKeys } from './pages/developer-keys/DeveloperKeys'
 import { ProjectKeys } from './pages/project-keys/ProjectKeys'
 import { Projects } from './pages/projects/Projects'
@@ -13,6 +14,7 @@ import { SignIn } from './pages/sign-in/SignIn'
 const NAVIGATION: readonly { readonly hash: string; readonly label: string }[] = [
   { hash: '#/projects', label: 'Projects' },
   { hash: '#/developer-keys', label: 'Developer keys' },
+  { hash: '#/audit', label: 'Audit log' },
 ]
 
 // How often an open page asks whether its session still stands (a revoked key ends it).
@@ -45,6 +47,7 @@ function Page({
     return <ProjectKeys projectId={id} project={projects.get(id)} />
   }
   if (hash === '#/developer-keys') return <DeveloperKeys session={current} />
+  if (hash === '#/audit') return <Audit />
   return <Projects remember={remember} />
 }
 
