@@ -116,7 +116,13 @@ export const auditVerifyCommand: Command = {
     return context.withKeyward(async (keyward) => {
       const head = await auditLog(keyward).head()
       const result = await keyward.verifyAudit()
-      const json = { ...result, head: { seq: head.seq, hash: head.hash } }
+      const json = {
+        ok: result.ok,
+        checked: result.checked,
+        last_seq: result.lastSeq,
+        ...(result.problem ? { problem: result.problem } : {}),
+        head: { seq: head.seq, hash: head.hash },
+      }
       if (!result.ok) {
         context.print(`The audit log is broken: ${result.problem?.message}`, json)
         return EXIT.failed
