@@ -1,4 +1,4 @@
-import { type AuditVerification, verifyAuditChain } from '../audit/chain.js'
+import { type AuditVerification, canonicalJson, verifyAuditChain } from '../audit/chain.js'
 import type {
   AuditAction,
   AuditContext,
@@ -28,12 +28,13 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   metadata: record.metadata ?? null,
 })
 
-// The fields that differ, before and after.
+// The fields that differ, before and after (compared as canonical JSON: a database may reorder
+// the members of a JSON column).
 function changed(before: AuditValues, after: AuditValues): { before: AuditValues; after: AuditValues } {
   const was: Record<string, unknown> = {}
   const is: Record<string, unknown> = {}
   for (const field of Object.keys(after)) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) {
+    if (canonicalJson(before[field]) !== canonicalJson(after[field])) {
       was[field] = before[field]
       is[field] = after[field]
     }
