@@ -1,7 +1,8 @@
 // The reference server on PostgreSQL, end to end: requests per second of an API-key request
 // (POST /api/v1/projects/{id}/access-tokens with X-API-Key), the verification cache off, on without
 // strict revocation, and the default (on, under strict revocation), in one run, on a database of its
-// own. With SERVER_BENCH_BASELINE=<git revision>
+// own; and, on the default server, the verification endpoint (POST /api/v1/keys/verify with the
+// developer key, the same API key in the body), reported against the access-token route. With SERVER_BENCH_BASELINE=<git revision>
 // the server as it was at that revision is built beside (in a temporary directory, kept for the
 // next run) and measured in the same run, on a database of its own: the figure "before" that the
 // others are compared with. Each round starts the server in one mode and loads it with
@@ -108,11 +109,28 @@ async function projectOn(env, main) {
     body: JSON.stringify({ name: 'bench' }),
   }).then((response) => response.json())
   await stopServer(first)
-  return { projectId: created.project.id, apiKey: created.api_key.key }
+  return { projectId: created.project.id, apiKey: created.api_key.key, developerKey }
+}
+
+/** The request a mode loads the server with: the access-token route, or the verification endpoint. */
+function requestOf(mode, setup, base) {
+  if (mode === 'verify') {
+    return {
+      url: `${base}/api/v1/keys/verify`,
+      method: 'POST',
+      headers: { 'x-developer-key': setup.developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: setup.apiKey, project_id: setup.projectId }),
+    }
+  }
+  return {
+    url: `${base}/api/v1/projects/${setup.projectId}/access-tokens`,
+    method: 'POST',
+    headers: { 'x-api-key': setup.apiKey },
+  }
 }
 
 const { default: autocannon } = await import('autocannon')
-const modes = [...(baseline ? ['before'] : []), 'off', 'window', 'default']
+const modes = [...(baseline ? ['before'] : []), 'off', 'window', 'default', 'verify']
 const samples = Object.fromEntries(modes.map((mode) => [mode, []]))
 try {
   const currentUrl = await databaseFor('current')
@@ -122,6 +140,8 @@ try {
     window: { env: { KEYWARD_PG_URL: currentUrl, KEYWARD_REVOCATION_BOUND_MS: 'off' }, ...current },
     // Nothing but the database: the cache, under strict revocation (bound 250 ms).
     default: { env: { KEYWARD_PG_URL: currentUrl }, ...current },
+    // The default server, loaded with verifications of the same key.
+    verify: { env: { KEYWARD_PG_URL: currentUrl }, ...current },
   }
   if (baseline) {
     const env = { KEYWARD_PG_URL: await databaseFor('before') }
@@ -134,11 +154,11 @@ try {
     for (const mode of round % 2 ? order.reverse() : order) {
       const setup = setups[mode]
       const server = await startServer(setup.env, setup.main)
-      const options = {
-        url: `${server.base}/api/v1/projects/${setup.projectId}/access-tokens`,
-        method: 'POST',
-        connections: 10,
-        headers: { 'x-api-key': setup.apiKey },
+      const options = { ...requestOf(mode, setup, server.base), connections: 10 }
+      if (mode === 'verify') {
+        // A verification answers 200 whatever the verdict: the key must be found valid.
+        const answer = await fetch(options.url, options).then((response) => response.json())
+        if (answer.valid !== true) throw new Error(`verify: ${JSON.stringify(answer)}`)
       }
       await autocannon({ ...options, duration: 1 }) // warm up
       const result = await autocannon({ ...options, duration: SECONDS })
@@ -168,6 +188,7 @@ const label = {
   off: 'cache off (KEYWARD_CACHE=off)',
   window: 'cache on, strict revocation off (KEYWARD_REVOCATION_BOUND_MS=off)',
   default: 'the default: cache on, strict revocation (bound 250 ms)',
+  verify: 'the default, POST /api/v1/keys/verify (developer key, the API key in the body)',
 }
 table(
   ['server', 'req/s (median)', 'p99 latency (ms)', 'rounds (req/s)', `vs ${baseline ? 'before' : 'off'}`],
@@ -175,6 +196,11 @@ table(
     const m = summary(mode)
     return [label[mode], Math.round(m.rps), m.p99, m.all, `${(m.rps / reference.rps).toFixed(2)}x`]
   }),
+)
+const verifyRatio = summary('verify').rps / summary('default').rps
+console.log(
+  `\nThe verification endpoint against the access-token route, both on the default server: ${verifyRatio.toFixed(2)}x` +
+    ` (per round: ${samples.verify.map((s, i) => (s.rps / samples.default[i].rps).toFixed(2)).join(', ')}).`,
 )
 console.log(
   `\n${machineLine()} ${ROUNDS} rounds of ${SECONDS} s per mode, taking turns; autocannon, 10 connections,` +
