@@ -83,6 +83,12 @@ export interface ServerConfig {
    * created without an expiry gets it, a longer one is refused (422 `lifetime_exceeded`). Unset: none.
    */
   readonly maxApiKeyLifetimeDays: number | undefined
+  /**
+   * `KEYWARD_VERIFY_TOKENS`: the SHA-256 digests (hex, comma-separated) of the service tokens that
+   * may call `POST /api/v1/keys/verify` as `Authorization: Bearer <token>`, for keys of any
+   * project. Unset: none (developer keys verify keys of their own projects).
+   */
+  readonly verifyTokens: readonly string[]
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -180,6 +186,25 @@ function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
   return { header: match[1]!, hops: Number(match[2] ?? 1) }
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/** `KEYWARD_VERIFY_TOKENS`: digests, never tokens (a token given by mistake is not echoed). */
+function verifyTokensSetting(env: NodeJS.ProcessEnv): string[] {
+  const digests = (env.KEYWARD_VERIFY_TOKENS ?? '')
+    .split(',')
+    .map((digest) => digest.trim().toLowerCase())
+    .filter((digest) => digest !== '')
+  digests.forEach((digest, i) => {
+    if (!SHA256_HEX.test(digest)) {
+      throw new ConfigError(
+        `KEYWARD_VERIFY_TOKENS: entry ${i + 1} is not a SHA-256 digest (64 hex characters): give the ` +
+          'digest of each token, printf %s "$TOKEN" | sha256sum, never the token itself.',
+      )
+    }
+  })
+  return digests
+}
+
 /** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
   const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
@@ -250,5 +275,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxApiKeyLifetimeDays: env.KEYWARD_MAX_API_KEY_LIFETIME_DAYS
       ? integerSetting(env, 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS', 0, 1, 3650)
       : undefined,
+    verifyTokens: verifyTokensSetting(env),
   }
 }

@@ -132,6 +132,7 @@ async function serveOn(
     protection,
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
+    verifyTokens: config.verifyTokens,
     verificationsCurrent,
     throttleHealth: counters.health,
     ...(keyPolicies ? { keyPolicies } : {}),

@@ -75,6 +75,17 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 const developerKey = generateKey()
 const projectKey = generateKey()
 const accessToken = 'eyJhbGciOiJIUzI1NiJ9.e30.signature'
+const verdict = {
+  valid: true,
+  code: null,
+  key_id: 'k1',
+  owner: { type: 'project', id: 'p1' },
+  permissions: null,
+  metadata: null,
+  remaining: null,
+  expires_at: null,
+  ratelimit: null,
+}
 const listed = {
   id: 'k1',
   key_prefix: 'ak_Ab3xY',
@@ -300,6 +311,15 @@ const endpoints: {
     reply: { status: 200, body: { id: '0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11', deleted: true } },
   },
   {
+    name: 'keys.verify',
+    call: (c) => c.keys.verify({ key: projectKey, project_id: 'p1', ip: '203.0.113.7' }),
+    method: 'POST',
+    path: '/api/v1/keys/verify',
+    send: { developer: true },
+    body: { key: projectKey, project_id: 'p1', ip: '203.0.113.7' },
+    reply: { status: 200, body: verdict },
+  },
+  {
     name: 'health',
     call: (c) => c.health(),
     method: 'GET',
@@ -308,6 +328,24 @@ const endpoints: {
     reply: { status: 200, body: { status: 'ok' } },
   },
 ]
+
+describe('createClient: keys.verify', () => {
+  it('sends a service token instead of the developer key when the call gives one', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: verdict }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    await expect(client.keys.verify({ key: projectKey }, { serviceToken: 'svc.token-1' })).resolves.toEqual(
+      verdict,
+    )
+    expect(server.seen[0]!.headers.authorization).toBe('Bearer svc.token-1')
+    expect(server.seen[0]!.headers['x-developer-key']).toBeUndefined()
+    await expect(client.keys.verify({ key: projectKey }, { serviceToken: '' })).rejects.toThrow(
+      'options.serviceToken must be a non-empty string',
+    )
+    const anonymous = createClient({ baseUrl: server.baseUrl })
+    await expect(anonymous.keys.verify({ key: projectKey })).rejects.toThrow(ClientConfigError)
+    expect(server.seen).toHaveLength(1)
+  })
+})
 
 describe('createClient: every endpoint', () => {
   it.each(endpoints)('$name sends $method $path with its credentials', async (endpoint) => {

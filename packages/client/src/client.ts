@@ -27,6 +27,8 @@ import type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  VerifyKeyBody,
+  VerifyKeyResult,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -79,6 +81,16 @@ export interface ListAllOptions extends CallOptions {
 export interface BearerCallOptions extends CallOptions {
   /** A token from {@link KeywardClient.accessTokens}, sent as `Authorization: Bearer <token>`. */
   readonly accessToken: string
+}
+
+/** Options of {@link KeywardClient.keys}' `verify`: the call's options and the caller's credential. */
+export interface VerifyCallOptions extends CallOptions {
+  /**
+   * A service token the server's operator configured, sent as `Authorization: Bearer <token>`
+   * to verify keys of any project. Without it the call sends the developer key, which verifies
+   * keys of the developer's own projects.
+   */
+  readonly serviceToken?: string
 }
 
 /**
@@ -172,6 +184,16 @@ export interface KeywardClient {
     create(body: Readonly<Record<string, unknown>>, options: BearerCallOptions): Promise<Generation>
     /** `DELETE /api/v1/generation/generations-v2/{generation_id}`. */
     delete(generationId: string, options: BearerCallOptions): Promise<Deleted>
+  }
+  /** Verification as a service. */
+  readonly keys: {
+    /**
+     * `POST /api/v1/keys/verify`: whether an API key passes the checks of the guard of an API key
+     * (with `project_id`, `permissions` and the client's `ip`, when given), as `{ valid, code, ... }`:
+     * a refused key resolves with `valid: false` and the guard's error type as `code`; only an
+     * error of the call itself (no credential, a bad body, the store down) rejects.
+     */
+    verify(body: VerifyKeyBody, options?: VerifyCallOptions): Promise<VerifyKeyResult>
   }
   /** `GET /healthz`: `{status: 'ok'}`, or a 503 {@link KeywardApiError} when the store is down. */
   health(options?: CallOptions): Promise<Health>
@@ -282,6 +304,18 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     return { authorization: `Bearer ${token}` }
   }
 
+  // The verification endpoint's caller: a service token when the call gives one, else the developer.
+  const verifier = (options: VerifyCallOptions | undefined) => {
+    const token = options?.serviceToken
+    if (token === undefined) return developer('keys.verify')
+    if (typeof token !== 'string' || token === '') {
+      throw new TypeError(
+        'options.serviceToken must be a non-empty string, or absent to send the developer key.',
+      )
+    }
+    return { authorization: `Bearer ${token}` }
+  }
+
   const request = <T>(
     method: Call['method'],
     path: string,
@@ -373,6 +407,10 @@ export function buildClient(settings: ClientSettings): KeywardClient {
           bearer(options),
           options,
         ),
+    },
+    keys: {
+      verify: async (body, options) =>
+        request('POST', '/api/v1/keys/verify', verifier(options), options, body),
     },
     health: async (options) => request('GET', '/healthz', {}, options),
     withProjectKey: (newProjectKey) =>

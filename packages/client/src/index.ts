@@ -13,6 +13,7 @@ export {
   type KeywardClient,
   type ListAllOptions,
   type ListOptions,
+  type VerifyCallOptions,
 } from './client.js'
 export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
 export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './errors.js'
@@ -46,4 +47,6 @@ export type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  VerifyKeyBody,
+  VerifyKeyResult,
 } from './types.js'

@@ -245,6 +245,23 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/keys/verify": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Verify an API key for another program, as the key's guard would: `valid` and, when refused, the guard's error type as `code`. A developer key verifies keys of its own projects (any other answers as unknown); a service token, those of any project. */
+        readonly post: operations["verifyKey"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/openapi.json": {
         readonly parameters: {
             readonly query?: never;
@@ -714,6 +731,53 @@ export interface components {
             readonly token_raw?: string;
             readonly token_type: string;
             readonly label: "true_positive" | "false_positive";
+        };
+        /** Unknown fields are ignored. */
+        readonly VerifyKeyBody: {
+            /** The API key to verify, as the client presented it. */
+            readonly key: string;
+            /** The key must be one of this project's (`project_mismatch` otherwise). Default: any. */
+            readonly project_id?: string;
+            /** Permissions the key must all carry (`permission_denied` otherwise), among those the server declares. */
+            readonly permissions?: readonly string[];
+            /** Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`). */
+            readonly cost?: number;
+            /** The address of the client that presented the key: checked against the key's IP allowlist, and where failed verifications are counted. Without it, a key with an allowlist is refused (`ip_not_allowed`), and failures count against the caller's own address. */
+            readonly ip?: string;
+        };
+        readonly VerifyKeyResult: {
+            /** Whether the key passed every check. */
+            readonly valid: boolean;
+            /** Why the key was refused: the error type the guard of an API key answers, e.g. `key_invalid`; `null` when valid. */
+            readonly code: ("key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "project_mismatch" | "ip_not_allowed" | "permission_denied" | "rate_limited") | null;
+            /** The key record's id; `null` when refused. */
+            readonly key_id: string | null;
+            /** Whose key it is; `null` when refused. */
+            readonly owner: {
+                readonly type: "project";
+                /** The project id. */
+                readonly id: string;
+            } | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** The key's credits left after this request; `null` for a key without credits (for now, every key). */
+            readonly remaining: number | null;
+            /** When the key stops working; `null` for never, or when refused. */
+            readonly expires_at: string | null;
+            /** The key's own rate limit after this request took from it; `null` for a key without one. */
+            readonly ratelimit: {
+                /** Requests per window. */
+                readonly limit: number;
+                readonly window_seconds: number;
+                /** Requests left in this window. */
+                readonly remaining: number;
+                /** Seconds until the window ends. */
+                readonly reset_seconds: number;
+            } | null;
         };
         readonly ErrorBody: {
             readonly detail: readonly {
@@ -1656,6 +1720,37 @@ export interface operations {
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly verifyKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["VerifyKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["VerifyKeyResult"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
         };

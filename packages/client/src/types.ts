@@ -82,6 +82,12 @@ export type RollKeyBody = components['schemas']['RollKeyBody']
 /** The body of project creation. */
 export type CreateProjectBody = components['schemas']['CreateProjectBody']
 
+/** The body of a verification: the `key`, and what it must pass (`project_id`, `permissions`, the client's `ip`). */
+export type VerifyKeyBody = components['schemas']['VerifyKeyBody']
+
+/** The answer of a verification: `valid`, the refusal's `code`, and what a valid key carries. */
+export type VerifyKeyResult = components['schemas']['VerifyKeyResult']
+
 /** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
 export type ErrorBody = components['schemas']['ErrorBody']
 

@@ -109,6 +109,8 @@ export {
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
   throttleListener,
+  type VerifyKeyResult,
+  type VerifyRouteOptions,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
@@ -147,6 +149,7 @@ export {
   type PermissionRule,
 } from './policy/policies.js'
 export {
+  type KeyRate,
   type Limiter,
   type LimiterFactory,
   type LimiterSettings,

@@ -76,3 +76,4 @@ export type {
   KeywardRequest,
   KeywardResponse,
 } from './types.js'
+export type { VerifyKeyResult, VerifyRouteOptions } from './verify-route.js'

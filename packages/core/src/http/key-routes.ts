@@ -24,6 +24,7 @@ import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
 /** What the host's `createProject` receives. */
 export interface CreateProjectInput {
@@ -97,6 +98,13 @@ export interface KeyRoutesOptions {
    * for the defaults; without it, the endpoint is not mounted.
    */
   readonly secretScanning?: SecretScanningOptions
+  /**
+   * `POST /api/v1/keys/verify`, verification as a service for programs that cannot run Keyward
+   * in process: mounted by default, for developer keys (keys of their own projects); give
+   * `serviceTokens` to let a service credential verify keys of any project, or `false` to leave
+   * the endpoint out.
+   */
+  readonly verify?: VerifyRouteOptions | false
 }
 
 /** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
@@ -154,8 +162,9 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
 /**
  * The key-management endpoints, framework-neutral: create, list (a page at a time, newest
  * first), deactivate, re-activate, roll and set the expiry of developer keys and project API
- * keys, and (with `createProject`, `listProjects`) create a project with its default key and
- * list the caller's projects.
+ * keys, verify an API key for another program (`POST /api/v1/keys/verify`), and (with
+ * `createProject`, `listProjects`) create a project with its default key and list the caller's
+ * projects.
  * Project-scoped endpoints need the owner's developer key, so the service needs `projectOwner`.
  *
  * @example
@@ -285,6 +294,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
   ]
+  if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   if (options.secretScanning !== undefined) {
     routes.push(createSecretScanningRoute(keyward, options.secretScanning))
   }

@@ -31,6 +31,8 @@ const DESIGN_TABLE = [
   'get /api/v1/projects',
   'patch /api/v1/auth/developer-keys/{key_id}',
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 29: verification as a service.
+  'post /api/v1/keys/verify',
   'get /openapi.json',
   'get /healthz',
 ]
@@ -60,18 +62,21 @@ describe('openApiDocument', () => {
     expect(operationsOf(openApiDocument()).sort()).toEqual([...DESIGN_TABLE].sort())
   })
 
-  it('declares the three security schemes and uses them', () => {
+  it('declares the security schemes and uses them', () => {
     const document = openApiDocument() as Json
     expect(document.components.securitySchemes).toMatchObject({
       DeveloperKey: { type: 'apiKey', in: 'header', name: 'X-Developer-Key' },
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       BearerToken: { type: 'http', scheme: 'bearer' },
+      ServiceToken: { type: 'http', scheme: 'bearer' },
     })
     const paths = document.paths as Json
     expect(paths['/api/v1/projects/{project_id}'].delete.security).toEqual([{ DeveloperKey: [], ApiKey: [] }])
     expect(paths['/api/v1/projects/{project_id}/access-tokens'].post.security).toEqual([{ ApiKey: [] }])
     expect(paths['/api/v1/generation/generations-v2'].post.security).toEqual([{ BearerToken: [] }])
     expect(paths['/healthz'].get.security).toEqual([])
+    // Either credential, never the key being verified.
+    expect(paths['/api/v1/keys/verify'].post.security).toEqual([{ DeveloperKey: [] }, { ServiceToken: [] }])
   })
 
   it('names every error type, each under its status', () => {
@@ -95,19 +100,21 @@ describe('openApiDocument', () => {
 
   it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
     const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
-    for (const [createProject, listProjects] of [
-      [false, false],
-      [true, false],
-      [false, true],
-      [true, true],
+    for (const [createProject, listProjects, verify] of [
+      [false, false, true],
+      [true, false, true],
+      [false, true, true],
+      [true, true, false],
     ] as const) {
       const routes = createKeyRoutes(keyward, {
         ...(createProject ? { createProject: () => ({}) as never } : {}),
         ...(listProjects ? { listProjects: () => ({}) as never } : {}),
+        ...(verify ? {} : { verify: false }),
       })
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      expect(mounted.includes('post /api/v1/keys/verify')).toBe(verify)
       const documented = operationsOf(
-        openApiDocument({ operations: 'key-routes', createProject, listProjects }),
+        openApiDocument({ operations: 'key-routes', createProject, listProjects, verify }),
       )
       expect(documented.sort()).toEqual(mounted.sort())
     }

@@ -13,6 +13,8 @@ export interface OpenApiDocumentOptions {
   readonly createProject?: boolean
   /** With `operations: 'key-routes'`: whether `GET /api/v1/projects` is mounted. Default `false`. */
   readonly listProjects?: boolean
+  /** With `operations: 'key-routes'`: whether `POST /api/v1/keys/verify` is mounted. Default `true`. */
+  readonly verify?: boolean
   /** `info.title`. Default `'Keyward API'`. */
   readonly title?: string
   /** `info.version`: the version of your API. Default `'1.0.0'`. */
@@ -35,6 +37,7 @@ const CREDENTIAL: Readonly<Record<OperationCredential, { security: object[]; err
   elevated: { security: [{ DeveloperKey: [], ApiKey: [] }], errors: [401, 403, 404, 429, 503] },
   bearer: { security: [{ BearerToken: [] }], errors: [401, 429, 503] },
   signature: { security: [], errors: [503] },
+  verifier: { security: [{ DeveloperKey: [] }, { ServiceToken: [] }], errors: [401, 429, 503] },
   none: { security: [], errors: [] },
 }
 
@@ -182,7 +185,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       !keyRoutesOnly ||
       op.keyRoute === 'always' ||
       (op.keyRoute === 'createProject' && options.createProject) ||
-      (op.keyRoute === 'listProjects' && options.listProjects),
+      (op.keyRoute === 'listProjects' && options.listProjects) ||
+      (op.keyRoute === 'verify' && options.verify !== false),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {
@@ -223,6 +227,12 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'An access token from `POST /api/v1/projects/{project_id}/access-tokens`.',
+        },
+        ServiceToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A service token of the verification endpoint, one the operator configured (the server keeps its SHA-256 only).',
         },
       },
     },

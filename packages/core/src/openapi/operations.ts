@@ -8,6 +8,7 @@ export type OperationCredential =
   | 'elevated'
   | 'bearer'
   | 'signature'
+  | 'verifier'
   | 'none'
 
 /** One operation of the HTTP API, as the document describes it. */
@@ -17,7 +18,14 @@ export interface ApiOperation {
   readonly path: string
   readonly operationId: string
   readonly summary: string
-  readonly tag: 'Developer keys' | 'Projects' | 'API keys' | 'Access tokens' | 'Generations' | 'Service'
+  readonly tag:
+    | 'Developer keys'
+    | 'Projects'
+    | 'API keys'
+    | 'Access tokens'
+    | 'Generations'
+    | 'Verification'
+    | 'Service'
   readonly credential: OperationCredential
   /** Its query parameters: `limit` and `cursor` for the listings that page. */
   readonly query?: readonly ('limit' | 'cursor')[]
@@ -34,7 +42,7 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'verify'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
@@ -266,6 +274,21 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: { arrayOf: 'SecretScanningAlert' }, required: true },
     success: { status: 200, schema: { arrayOf: 'SecretScanningFeedback' } },
     errors: [400, 401, ...BODY_ERRORS],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/keys/verify',
+    operationId: 'verifyKey',
+    summary:
+      "Verify an API key for another program, as the key's guard would: `valid` and, when refused, the guard's " +
+      'error type as `code`. A developer key verifies keys of its own projects (any other answers as unknown); ' +
+      'a service token, those of any project.',
+    tag: 'Verification',
+    credential: 'verifier',
+    body: { schema: 'VerifyKeyBody', required: true },
+    success: { status: 200, schema: 'VerifyKeyResult' },
+    errors: BODY_ERRORS,
+    keyRoute: 'verify',
   },
   {
     method: 'get',

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
+import { ERROR_STATUS, ErrorType } from '../errors/types.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
   MAX_IP_ALLOWLIST,
@@ -280,6 +280,102 @@ export const SecretScanningFeedbackSchema = Type.Object({
   label: Type.Union([Type.Literal('true_positive'), Type.Literal('false_positive')]),
 })
 
+/**
+ * The refusals the verification service answers as a verdict (`valid: false`, `code`): those of
+ * the guard of an API key, with its error type. Any other failure (a store outage) is an error
+ * response, as everywhere.
+ */
+export const VERIFY_CODES = [
+  ErrorType.keyMissing,
+  ErrorType.keyMalformed,
+  ErrorType.keyLegacyPrefix,
+  ErrorType.keyInvalid,
+  ErrorType.keyWrongType,
+  ErrorType.projectMismatch,
+  ErrorType.ipNotAllowed,
+  ErrorType.permissionDenied,
+  ErrorType.rateLimited,
+] as const satisfies readonly ErrorType[]
+
+/** The body of `POST /api/v1/keys/verify`. */
+export const VerifyKeyBodySchema = Type.Object(
+  {
+    key: Type.String({ description: 'The API key to verify, as the client presented it.' }),
+    project_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "The key must be one of this project's (`project_mismatch` otherwise). Default: any.",
+      }),
+    ),
+    permissions: Type.Optional(
+      Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), {
+        maxItems: MAX_PERMISSIONS,
+        description:
+          'Permissions the key must all carry (`permission_denied` otherwise), among those the server declares.',
+      }),
+    ),
+    cost: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1000,
+        description:
+          'Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`).',
+      }),
+    ),
+    ip: Type.Optional(
+      Type.String({
+        description:
+          "The address of the client that presented the key: checked against the key's IP allowlist, and " +
+          'where failed verifications are counted. Without it, a key with an allowlist is refused ' +
+          "(`ip_not_allowed`), and failures count against the caller's own address.",
+      }),
+    ),
+  },
+  { description: 'Unknown fields are ignored.' },
+)
+
+/** The answer of `POST /api/v1/keys/verify`: a verdict, with what a valid key carries. */
+export const VerifyKeyResultSchema = Type.Object({
+  valid: Type.Boolean({ description: 'Whether the key passed every check.' }),
+  code: Type.Union([Type.Unsafe<ErrorType>({ type: 'string', enum: [...VERIFY_CODES] }), Type.Null()], {
+    description:
+      'Why the key was refused: the error type the guard of an API key answers, e.g. `key_invalid`; `null` when valid.',
+  }),
+  key_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The key record's id; `null` when refused.",
+  }),
+  owner: Type.Union(
+    [
+      Type.Object({ type: Type.Literal('project'), id: Type.String({ description: 'The project id.' }) }),
+      Type.Null(),
+    ],
+    { description: 'Whose key it is; `null` when refused.' },
+  ),
+  permissions,
+  metadata,
+  remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      "The key's credits left after this request; `null` for a key without credits (for now, every key).",
+  }),
+  expires_at: Type.Union([timestamp('When the key stops working.'), Type.Null()], {
+    description: 'When the key stops working; `null` for never, or when refused.',
+  }),
+  ratelimit: Type.Union(
+    [
+      Type.Object({
+        limit: Type.Integer({ minimum: 1, description: 'Requests per window.' }),
+        window_seconds: Type.Integer({ minimum: 1 }),
+        remaining: Type.Integer({ minimum: 0, description: 'Requests left in this window.' }),
+        reset_seconds: Type.Integer({ minimum: 1, description: 'Seconds until the window ends.' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description: "The key's own rate limit after this request took from it; `null` for a key without one.",
+    },
+  ),
+})
+
 /** An error type code, limited to `types` (by default every one). */
 export const errorTypeSchema = (types: readonly ErrorType[] = Object.keys(ERROR_STATUS) as ErrorType[]) =>
   Type.Unsafe<ErrorType>({ type: 'string', enum: [...types] })
@@ -333,6 +429,8 @@ export const API_SCHEMAS = {
   Health: HealthSchema,
   SecretScanningAlert: SecretScanningAlertSchema,
   SecretScanningFeedback: SecretScanningFeedbackSchema,
+  VerifyKeyBody: VerifyKeyBodySchema,
+  VerifyKeyResult: VerifyKeyResultSchema,
   ErrorBody: ErrorBodySchema,
 } as const satisfies Record<string, TSchema>
 

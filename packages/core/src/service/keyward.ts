@@ -229,10 +229,28 @@ export interface Keyward {
     address?: string,
     permissions?: PermissionRule,
   ): AuthContext | KeywardError | undefined
+  /**
+   * @internal The verification service's check of an API key (`POST /api/v1/keys/verify`): the
+   * guard's checks, in its order, for a key presented in a body rather than a header, and the
+   * record of the key that passed them. With `developerId`, a key of a project that developer
+   * does not own is refused right after the lookup as an unknown key is (`key_invalid`), before
+   * the project, IP allowlist and permission checks could tell anything about it.
+   */
+  verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord>
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
   /** @internal Hands an event to the host's `onEvent` hook (the guards report a misplaced guard). */
   report(event: KeywardEvent): void
+}
+
+/** @internal What {@link Keyward.verifyApiKey} checks of an API key besides the guard's format, lookup and state. */
+export interface ApiKeyCheck {
+  /** The key must be one of this project's. */
+  readonly projectId?: string
+  /** The key must carry these permissions. */
+  readonly permissions?: PermissionRule
+  /** The key's project must be owned by this developer, else the key is answered as unknown. */
+  readonly developerId?: string
 }
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
@@ -668,9 +686,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     switch (requirement?.scope) {
       case 'project':
         return verify(credentials.projectKey, 'project').then((key) => {
-          if (requirement.projectId !== undefined) checkProject(key, requirement.projectId)
-          checkAccess(key, credentials.address, requirement.permissions)
-          succeeded(key)
+          checkProjectKey(key, credentials.address, requirement)
           return projectAuth(key)
         })
       case 'developer': {
@@ -693,6 +709,33 @@ export function createKeyward(options: KeywardOptions): Keyward {
           new TypeError(`authenticate: unknown requirement ${JSON.stringify(requirement)}.`),
         )
     }
+  }
+
+  // The checks of a verified API key after its lookup: its project, then its access policies.
+  function checkProjectKey(
+    key: KeyRecord,
+    address: string | undefined,
+    check: { readonly projectId?: string; readonly permissions?: PermissionRule | undefined },
+  ): void {
+    if (check.projectId !== undefined) checkProject(key, check.projectId)
+    checkAccess(key, address, check.permissions)
+    succeeded(key)
+  }
+
+  function verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord> {
+    const { developerId } = check
+    return verify(credentials.projectKey, 'project').then((key) => {
+      if (developerId === undefined) {
+        checkProjectKey(key, credentials.address, check)
+        return key
+      }
+      return projectOwner(key.ownerId).then((owner) => {
+        // Another developer's key tells nothing more than an unknown one, whose answer it gets.
+        if (owner !== developerId) throw failed('project', 'not_project_owner', INVALID.project, key)
+        checkProjectKey(key, credentials.address, check)
+        return key
+      })
+    })
   }
 
   async function authenticateElevated(
@@ -777,6 +820,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
     keyNow,
+    verifyApiKey,
     cacheStats: () => cache?.stats() ?? null,
     report: emit,
   }

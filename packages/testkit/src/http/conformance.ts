@@ -9,6 +9,7 @@ import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { verifyCases } from './verify-cases.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
 
 /** A running server of one adapter. */
@@ -62,7 +63,7 @@ const COMPARED_HEADERS = [
   'retry-after',
   'connection',
 ] as const
-const MASKED_FIELDS = new Set(['id', 'key', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
+const MASKED_FIELDS = new Set(['id', 'key', 'key_id', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
 
 /**
  * A success body with its random fields (ids, keys, prefixes, cursors) masked, for comparison
@@ -193,6 +194,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...endpointCases,
       ...lifecycleCases,
       ...policyCases,
+      ...verifyCases,
       ...consoleCases,
     ]) {
       it(testCase.name, async () => {
