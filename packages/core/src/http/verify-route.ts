@@ -36,7 +36,16 @@ export interface VerifyRouteOptions {
   readonly serviceTokens?: readonly string[]
 }
 
-/** What the endpoint answers: a verdict on the key, and what a valid key carries (snake_case, as on the wire). */
+/**
+ * What the endpoint answers: a verdict on the key, and what a valid key carries (snake_case, as
+ * on the wire). A refused key has every field `null` but `valid` and `code`.
+ *
+ * @example
+ * ```ts
+ * const result: VerifyKeyResult = await (await fetch(`${base}/api/v1/keys/verify`, init)).json()
+ * if (!result.valid) refuse(result.code) // 'key_invalid', 'ip_not_allowed', ...
+ * ```
+ */
 export interface VerifyKeyResult {
   readonly valid: boolean
   /** The refusal's error type (`key_invalid`, `ip_not_allowed`, ...), `null` when valid. */
