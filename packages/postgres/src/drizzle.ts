@@ -159,11 +159,12 @@ export function keywardTables(schema = 'keyward') {
       uniqueIndex('api_keys_hash_key').on(t.hash),
       index('api_keys_developer_idx').on(t.developerId, t.createdAt).where(sql`developer_id IS NOT NULL`),
       index('api_keys_project_idx').on(t.projectId, t.createdAt).where(sql`project_id IS NOT NULL`),
+      // DESC is NULLS FIRST in PostgreSQL, as the migration leaves it; drizzle-kit would write NULLS LAST.
       index('api_keys_developer_page_idx')
-        .on(t.developerId, t.createdAt.desc(), t.id.desc())
+        .on(t.developerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
         .where(sql`developer_id IS NOT NULL`),
       index('api_keys_project_page_idx')
-        .on(t.projectId, t.createdAt.desc(), t.id.desc())
+        .on(t.projectId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
         .where(sql`project_id IS NOT NULL`),
     ],
   )

@@ -10,7 +10,15 @@ export {
   type PostgresKeyStoreOptions,
   type PostgresTransaction,
 } from './base.js'
+export type { ClientDriverOptions } from './client-driver.js'
 export { connectionStringProblem, PG_URL_EXAMPLE } from './connection-string.js'
+export {
+  type CheckSchemaDriftOptions,
+  checkSchemaDrift,
+  type SchemaDrift,
+  type SchemaDriftReport,
+  type SchemaObjectKind,
+} from './doctor.js'
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
   QueryTimeoutError,
