@@ -33,7 +33,14 @@ export {
   RevocationUnconfirmedError,
   type StrictRevocationOptions,
 } from './fences.js'
-export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
+export {
+  type MigrateOptions,
+  type MigrateResult,
+  type MigrationSql,
+  migrate,
+  migrationSql,
+  SchemaTooNewError,
+} from './migrate.js'
 export { PoolerError } from './pooler.js'
 export type {
   ReadReplica,
