@@ -319,6 +319,31 @@ describe.skipIf(!PG_URL)("timeouts on the application's client (needs KEYWARD_PG
     }
   })
 
+  it("node-postgres cancels a statement in the application's transaction that outlives the bound", async () => {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      const started = performance.now()
+      const error = await pgTransactionDriver(client, { queryTimeoutMs: TIMEOUT_MS })
+        .query('SELECT pg_sleep(5)')
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(QueryTimeoutError)
+      expect(performance.now() - started).toBeLessThan(4000)
+      // Cancelled on the server: the application's transaction is aborted, its next statement refused.
+      await expect
+        .poll(() =>
+          client.query('SELECT 1').then(
+            () => 'open',
+            (e: { code?: string }) => e.code,
+          ),
+        )
+        .toBe('25P02')
+    } finally {
+      await client.query('ROLLBACK')
+      client.release()
+    }
+  })
+
   it("postgres.js cancels a statement in the application's transaction that outlives the bound", async () => {
     const started = performance.now()
     const error = await sql
