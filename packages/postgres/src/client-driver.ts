@@ -69,24 +69,22 @@ export function clientDriver<H>(
       return statement(on, text, params, queryOptions?.name).rows as Promise<R[]>
     },
   })
+  const query = <R extends SqlRow>(
+    text: string,
+    params?: readonly unknown[],
+    queryOptions?: { name?: string },
+  ) => single(text, params, queryOptions?.name) as Promise<R[]>
   const open = calls.transaction
   return {
-    query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: { name?: string }) =>
-      single(text, params, queryOptions?.name) as Promise<R[]>,
+    query,
     transaction: open
       ? <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
           ownTransaction<H, T>(open, timeoutMs, async (tx, state) => {
             await statement(tx, `SET LOCAL statement_timeout = ${timeoutMs}`).rows
             return fn(queryable(tx, state))
           })
-      : <T>(fn: (tx: SqlQueryable) => Promise<T>) =>
-          fn({
-            query: <R extends SqlRow>(
-              text: string,
-              params?: readonly unknown[],
-              queryOptions?: { name?: string },
-            ) => single(text, params, queryOptions?.name) as Promise<R[]>,
-          }),
+      : // The application's transaction: Keyward's statements join it, one after the other.
+        <T>(fn: (tx: SqlQueryable) => Promise<T>) => fn({ query }),
   }
 }
 
