@@ -12,6 +12,7 @@ import pg from 'pg'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresKeyStore } from './base.js'
+import { checkSchemaDrift } from './doctor.js'
 import { QueryTimeoutError, type SqlDriver } from './driver.js'
 import { drizzleDriver } from './drizzle.js'
 import { kyselyDriver } from './kysely.js'
@@ -216,6 +217,25 @@ describe.skipIf(!PG_URL)("the store on the application's client (needs KEYWARD_P
         expect(key).toMatch(/^ak_/)
         expect(await rowsOf(projectId)).toEqual({ projects: 0, keys: 0 })
         expect(await verify(key as string, projectId)).toEqual({ ok: false, type: 'key_invalid' })
+      })
+
+      it("checks the schema's drift on the top-level handle and in the application's transaction, leaving nothing", async () => {
+        // The application's table in Keyward's schema is the one drift, named as such.
+        const extra = [`table ${schema}.projects is not in Keyward's schema`]
+        const top = await checkSchemaDrift(client.driver, { schema })
+        expect(top.drift.map((d) => d.message)).toEqual(extra)
+        const projectId = `p-${crypto.randomUUID()}`
+        const joined = await client.inTransaction(schema, async (driver, insert) => {
+          await insert(projectId)
+          return checkSchemaDrift(driver, { schema })
+        })
+        expect(joined.drift.map((d) => d.message)).toEqual(extra)
+        // The application's transaction committed its row, and none of the scratch schema.
+        expect(await rowsOf(projectId)).toEqual({ projects: 1, keys: 0 })
+        const { rows } = await admin.query(
+          `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'keyward_doctor_%'`,
+        )
+        expect(rows).toEqual([])
       })
 
       it('runs transactions of its own on the top-level handle: a developer key within its limit', async () => {

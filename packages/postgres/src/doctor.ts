@@ -164,17 +164,13 @@ export function compareCatalogs(
   return drift
 }
 
-// Thrown to roll back the transaction that built the scratch schema, with what was read in it.
-class ScratchDone {
-  constructor(readonly report: SchemaDriftReport) {}
-}
-
 /**
  * Compares Keyward's schema in the database with what its migrations create at this version of
  * `@keyward/postgres`: tables, columns (type, NOT NULL, default), constraints, indexes, the
  * change feed's trigger and function, and the version recorded in `keyward_migrations`. The
- * expected schema is built by the migrations themselves in a scratch schema, in a transaction
- * that is rolled back, so the database keeps nothing of it (it needs the right to create a
+ * expected schema is built by the migrations themselves in a scratch schema, under a savepoint
+ * that is rolled back, so the database keeps nothing of it (in your transaction too, with a
+ * driver that joins it) (it needs the right to create a
  * schema). It writes nothing to Keyward's schema; `keyward doctor` prints the report.
  *
  * @example
@@ -190,45 +186,65 @@ export async function checkSchemaDrift(
   const schema = checkSchema('checkSchemaDrift', options.schema ?? DEFAULT_SCHEMA)
   const scratch = `keyward_doctor_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
   const expectedVersion = MIGRATIONS.at(-1)?.version ?? 0
-  try {
-    await driver.transaction(async (tx) => {
+  return driver.transaction(async (tx) => {
+    // A savepoint rather than the transaction's end: in a transaction of the application's
+    // (a joined driver), the scratch schema must be gone before the application commits.
+    await tx.query('SAVEPOINT keyward_doctor')
+    try {
       const found = await catalogOf(tx, schema)
       for (const migration of MIGRATIONS) {
         for (const statement of statementsOf(migration.sql, scratch)) await tx.query(statement)
       }
       const expected = await catalogOf(tx, scratch, schema)
       const version = await recordedVersion(tx, schema, found)
-      const drift = compareCatalogs(schema, expected, found)
-      if (found.length === 0) {
-        drift.splice(0, drift.length, {
-          type: 'missing',
-          kind: 'schema',
-          object: schema,
-          message: `schema ${schema} holds none of Keyward's tables: run migrate() or apply \`keyward schema sql\``,
-        })
-      } else if (version !== expectedVersion) {
-        drift.unshift({
-          type: 'version',
-          kind: 'schema',
-          object: `${schema}.keyward_migrations`,
-          message:
-            version === null
-              ? `${schema}.keyward_migrations is missing: the schema was not made by Keyward's migrations`
-              : version < expectedVersion
-                ? `schema ${schema} is at version ${version}; this @keyward/postgres expects ${expectedVersion}: run migrate() or apply \`keyward schema sql\``
-                : `schema ${schema} is at version ${version}, newer than this @keyward/postgres knows (${expectedVersion}): upgrade @keyward/postgres`,
-          expected: String(expectedVersion),
-          found: version === null ? 'none' : String(version),
-        })
+      return {
+        schema,
+        version,
+        expectedVersion,
+        drift: driftOf(schema, expected, found, version, expectedVersion),
       }
-      throw new ScratchDone({ schema, version, expectedVersion, drift })
-    })
-  } catch (outcome) {
-    if (outcome instanceof ScratchDone) return outcome.report
-    throw outcome
+    } finally {
+      await tx.query('ROLLBACK TO SAVEPOINT keyward_doctor')
+    }
+  })
+}
+
+/** The drift of the catalogs, with the recorded version's first. */
+function driftOf(
+  schema: string,
+  expected: readonly CatalogEntry[],
+  found: readonly CatalogEntry[],
+  version: number | null,
+  expectedVersion: number,
+): SchemaDrift[] {
+  if (found.length === 0) {
+    return [
+      {
+        type: 'missing',
+        kind: 'schema',
+        object: schema,
+        message: `schema ${schema} holds none of Keyward's tables: run migrate() or apply \`keyward schema sql\``,
+      },
+    ]
   }
-  // The transaction always throws: the scratch schema is never committed.
-  throw new Error('checkSchemaDrift: the scratch transaction was not rolled back.')
+  const drift = compareCatalogs(schema, expected, found)
+  if (version === expectedVersion) return drift
+  return [
+    {
+      type: 'version',
+      kind: 'schema',
+      object: `${schema}.keyward_migrations`,
+      message:
+        version === null
+          ? `${schema}.keyward_migrations is missing: the schema was not made by Keyward's migrations`
+          : version < expectedVersion
+            ? `schema ${schema} is at version ${version}; this @keyward/postgres expects ${expectedVersion}: run migrate() or apply \`keyward schema sql\``
+            : `schema ${schema} is at version ${version}, newer than this @keyward/postgres knows (${expectedVersion}): upgrade @keyward/postgres`,
+      expected: String(expectedVersion),
+      found: version === null ? 'none' : String(version),
+    },
+    ...drift,
+  ]
 }
 
 async function recordedVersion(tx: SqlQueryable, schema: string, found: readonly CatalogEntry[]) {
