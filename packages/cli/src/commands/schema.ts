@@ -66,7 +66,7 @@ export const doctorCommand: Command = {
     "Reads Keyward's schema in the PostgreSQL database (--pg-url, --pg-schema) and compares it with what " +
     "this version's migrations create: tables, columns (type, NOT NULL, default), constraints, indexes, the " +
     'change feed trigger and function, and the version recorded in keyward_migrations. It builds the ' +
-    'expected schema with the migrations in a scratch schema, in a transaction it rolls back (it needs the ' +
+    'expected schema with the migrations in a scratch schema, under a savepoint it rolls back (it needs the ' +
     'right to create a schema), and changes nothing. Prints each drift on its own line; exits 1 on any.',
   arguments: [],
   options: [],
