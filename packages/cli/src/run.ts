@@ -4,6 +4,7 @@ import { developersListCommand, registerCommand } from './commands/developers.js
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
+import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -23,6 +24,8 @@ const COMMANDS: readonly Command[] = [
   generateCommand,
   checkCommand,
   hashCommand,
+  schemaSqlCommand,
+  doctorCommand,
 ]
 
 /** Runs `use` with a key service over the store the options name; store failures exit 3. */

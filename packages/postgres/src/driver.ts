@@ -111,3 +111,23 @@ export function checkTimeout(who: string, value: number | undefined, fallback: n
  * ```
  */
 export const DEFAULT_QUERY_TIMEOUT_MS = 3000
+
+/**
+ * @internal What `work` settles with, or, past `timeoutMs`, the error `expire()` returns (what
+ * it does to the work, such as cancelling it, is `expire`'s). A late outcome is ignored.
+ */
+export function withDeadline<T>(work: Promise<T>, timeoutMs: number, expire: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(expire()), timeoutMs)
+    work.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}

@@ -10,7 +10,15 @@ export {
   type PostgresKeyStoreOptions,
   type PostgresTransaction,
 } from './base.js'
+export type { ClientDriverOptions } from './client-driver.js'
 export { connectionStringProblem, PG_URL_EXAMPLE } from './connection-string.js'
+export {
+  type CheckSchemaDriftOptions,
+  checkSchemaDrift,
+  type SchemaDrift,
+  type SchemaDriftReport,
+  type SchemaObjectKind,
+} from './doctor.js'
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
   QueryTimeoutError,
@@ -25,7 +33,14 @@ export {
   RevocationUnconfirmedError,
   type StrictRevocationOptions,
 } from './fences.js'
-export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
+export {
+  type MigrateOptions,
+  type MigrateResult,
+  type MigrationSql,
+  migrate,
+  migrationSql,
+  SchemaTooNewError,
+} from './migrate.js'
 export { PoolerError } from './pooler.js'
 export type {
   ReadReplica,

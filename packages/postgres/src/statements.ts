@@ -101,7 +101,7 @@ export function statementsFor(schema: string): Statements {
      RETURNING o.closed_at IS NOT NULL AS closed`
   const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
-    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::jsonb'
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb'
   const statements: Statements = {
     // Always one row, all NULL for an unknown key: an unknown key costs the database, the wire
     // and the driver what a known one does, so the time of the answer tells nothing of it.
@@ -248,7 +248,7 @@ export function statementsFor(schema: string): Statements {
       `UPDATE ${keys} SET
          ip_allowlist = CASE WHEN $2::boolean THEN $3::text[] ELSE ip_allowlist END,
          permissions = CASE WHEN $4::boolean THEN $5::text[] ELSE permissions END,
-         metadata = CASE WHEN $6::boolean THEN $7::jsonb ELSE metadata END
+         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
