@@ -74,11 +74,7 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules }: RollDepe
       },
       // The new key carries the old one's limit: a roll must not turn a metered key into an
       // unlimited one. Its balance is the old key's as last stored (see the credits guide).
-      {
-        remaining: current.remaining ?? null,
-        refill: current.refill ?? null,
-        refilledAt: current.refilledAt ?? null,
-      },
+      creditState(current),
     )
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
     const rolled = await storeCall('rollKey', () => store.rollKey(id, record, graceEnd, at)).finally(() => {
