@@ -31,6 +31,8 @@ const DESIGN_TABLE = [
   'get /api/v1/projects',
   'patch /api/v1/auth/developer-keys/{key_id}',
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 27: credits of API keys.
+  'post /api/v1/projects/{project_id}/api-keys/{key_id}/credits',
   'get /openapi.json',
   'get /healthz',
 ]
