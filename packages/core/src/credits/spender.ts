@@ -52,6 +52,8 @@ interface Account {
   since: number
   /** The last lease's grant: a new lease starts when the block falls under a quarter of it. */
   lastGrant: number
+  /** Whether a request waited for a lease since the last one began: the next block doubles. */
+  starved: boolean
 }
 
 /** @internal Leases credits for the guards of one service, and gives back the rest at `close`. */
@@ -86,7 +88,7 @@ export function checkCreditOptions(options: CreditOptions | undefined): Required
     throw new TypeError('createKeyward: option `credits` must be an object, e.g. { leaseSeconds: 1 }.')
   }
   return {
-    leaseSeconds: positive(options?.leaseSeconds, 1, 'leaseSeconds'),
+    leaseSeconds: positive(options?.leaseSeconds, 5, 'leaseSeconds'),
     maxBlock: positive(options?.maxBlock, 1000, 'maxBlock', true),
     recheckMs: positive(options?.recheckMs, 1000, 'recheckMs'),
   }
@@ -131,14 +133,16 @@ export function createCreditSpender(
         spent: 0,
         since: at,
         lastGrant: 0,
+        starved: false,
       }
       accounts.set(id, account)
     }
     return account
   }
 
+  // A literal key, not CREDITS_HEADER computed: built on every accepted request.
   const accepted = (account: Account): SpendOutcome => ({
-    [CREDITS_HEADER]: String((account.balance ?? 0) + account.block),
+    'x-credits-remaining': String((account.balance ?? 0) + account.block),
   })
 
   function refusal(account: Account, cost: number, now: number): KeywardError {
@@ -167,10 +171,17 @@ export function createCreditSpender(
   function takeLease(account: Account, need: number): Promise<void> {
     const now = clock()
     const rate = (account.spent * 1000) / Math.max(1, now - account.since)
-    let want = Math.max(need + account.demand, Math.ceil(rate * leaseSeconds))
+    // The recent rate, and twice the last block when requests had to wait for this one: a key
+    // whose leases cannot keep up with it (a slow commit) gets blocks that do, up to `maxBlock`.
+    let want = Math.max(
+      need + account.demand,
+      Math.ceil(rate * leaseSeconds),
+      account.starved ? account.lastGrant * 2 : 0,
+    )
     if (account.balance !== null) want = Math.min(want, Math.ceil(account.balance / 4))
     want = closed ? need : Math.max(need, Math.min(want, maxBlock))
     account.demand = 0
+    account.starved = false
     account.spent = 0
     account.since = now
     const leasing = lease(account.id, want, need, new Date(now)).then(
@@ -218,6 +229,7 @@ export function createCreditSpender(
       const known = spendNow(id, balance, cost)
       if (known) return known
       const account = accounts.get(id) as Account
+      account.starved = account.lastGrant > 0
       if (account.leasing) {
         account.demand += cost
         await account.leasing

@@ -283,14 +283,29 @@ const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', p
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
-// The verified API keys that have a credit limit, by the ref their context holds, with the
-// balance their record had: the guards spend their credits once every other check passed.
-const metered = new WeakMap<KeyRef, number>()
+/**
+ * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
+ * for the first lease): the guards spend its credits once every other check passed. A private
+ * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ */
+class MeteredKeyRef implements KeyRef {
+  readonly #balance: number
+  constructor(
+    readonly id: string,
+    readonly keyPrefix: string,
+    balance: number,
+  ) {
+    this.#balance = balance
+  }
+  static balanceOf(key: KeyRef): number | undefined {
+    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  }
+}
 
 // What an API key hands its guard besides its ref: its permissions and metadata.
 const projectAuth = (key: KeyRecord) => {
-  const projectKey = ref(key)
-  if (key.remaining != null) metered.set(projectKey, key.remaining)
+  const projectKey =
+    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining)
   return {
     scope: 'project' as const,
     projectId: key.ownerId,
@@ -789,7 +804,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
 
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
-    const balance = metered.get(key)
+    const balance = MeteredKeyRef.balanceOf(key)
     if (balance === undefined || cost === 0) return undefined
     if (atOnce) return spent(key, spender.spendNow(key.id, balance, cost)) ?? null
     return spender.spend(key.id, balance, cost).then((outcome) => spent(key, outcome))
