@@ -67,6 +67,22 @@ describe('schema.sql', () => {
     expect(statements[5]).toMatch(/VALUES \(6, 'key_policies'\)/)
   })
 
+  it('adds in version 7 five nullable columns without defaults, a NOT VALID check, the period function and a trigger on the limit', () => {
+    const statements = statementsOf(CREDITS_SQL, 'tenant_a')
+    expect(statements.slice(0, 5)).toEqual([
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS remaining bigint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_amount bigint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_interval text',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_day smallint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refilled_at timestamptz',
+    ])
+    expect(statements[6]).toMatch(/CHECK \(remaining >= 0\) NOT VALID$/)
+    expect(statements[7]).toMatch(/^CREATE OR REPLACE FUNCTION "tenant_a".credit_period_start\(.*\$\$$/s)
+    expect(statements[9]).toMatch(/AFTER UPDATE OF remaining ON "tenant_a".api_keys/)
+    expect(statements[9]).toMatch(/EXECUTE FUNCTION "tenant_a".notify_key_change\(\)$/)
+    expect(statements.at(-1)).toMatch(/VALUES \(7, 'credits'\)/)
+  })
+
   it('adds only a nullable column without a default in version 4: no table rewrite', () => {
     expect(statementsOf(CLOSED_OWNERS_SQL, 'tenant_a')).toEqual([
       'ALTER TABLE "tenant_a".api_key_owners ADD COLUMN IF NOT EXISTS closed_at timestamptz',
