@@ -424,7 +424,8 @@ async function creditBench() {
       for (const name of names) {
         for (let i = 0; i < KEYS; i += 16)
           await Promise.all(Array.from({ length: 16 }, (_, k) => credits.get(name)(i + k)))
-        await throughput(credits.get(name), inFlight, 300)
+        // A second of steady traffic: blocks are sized by each key's recent rate.
+        await throughput(credits.get(name), inFlight, 1000)
       }
       const samples = new Map(names.map((name) => [name, []]))
       for (let round = 0; round < ROUNDS; round++) {

@@ -50,7 +50,7 @@ interface Account {
   /** Credits spent since the last lease began, and when it began: the recent rate. */
   spent: number
   since: number
-  /** The last lease's grant: a new lease starts when the block falls under a quarter of it. */
+  /** The last lease's grant: a new lease starts when the block falls under half of it. */
   lastGrant: number
   /** Whether a request waited for a lease since the last one began: the next block doubles. */
   starved: boolean
@@ -98,7 +98,7 @@ export function checkCreditOptions(options: CreditOptions | undefined): Required
  * @internal Builds the spender. Credits are spent from a block leased with one conditional
  * write; the block is sized by the key's recent rate in this process, at most a quarter of the
  * balance (so that other processes still find credits) and at most `maxBlock`. A new lease
- * starts in the background when a quarter of the block is left, so a busy key rarely waits.
+ * starts in the background when half of the block is left, so a busy key rarely waits.
  */
 export function createCreditSpender(
   store: KeyStore,
@@ -211,7 +211,7 @@ export function createCreditSpender(
     if (account.block >= cost) {
       account.block -= cost
       account.spent += cost
-      if (!account.leasing && !closed && account.block * 4 < account.lastGrant && account.balance !== 0) {
+      if (!account.leasing && !closed && account.block * 2 < account.lastGrant && account.balance !== 0) {
         // Ahead of need, in the background: a failure here is the next request's to meet.
         takeLease(account, 1).catch(() => {})
       }
