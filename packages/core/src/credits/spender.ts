@@ -179,7 +179,9 @@ export function createCreditSpender(
       account.starved ? account.lastGrant * 2 : 0,
     )
     if (account.balance !== null) want = Math.min(want, Math.ceil(account.balance / 4))
-    want = closed ? need : Math.max(need, Math.min(want, maxBlock))
+    // What this process holds and what it leases never pass `maxBlock` together (or the one
+    // request's need, when larger): what a crash strands is at most one block.
+    want = closed ? need : Math.max(need, Math.min(want, maxBlock - account.block))
     account.demand = 0
     account.starved = false
     account.spent = 0
