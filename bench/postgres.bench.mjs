@@ -5,10 +5,12 @@
 // valid key, which must not tell them apart. With BENCH_JSON=<file>, the results are also
 // written there as [{ case, inFlight, opsPerSec }].
 // Last, on PostgreSQL, one page of a paged listing from the middle of a project's 10,000 keys
-// (POSTGRES_BENCH=pages runs only that).
+// (POSTGRES_BENCH=pages runs only that). And credits: a guard's verification of keys with credits
+// against the same without credits, and against a baseline that writes once per request
+// (POSTGRES_BENCH=credits runs only that).
 import { writeFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
+import { apiKeyGuard, createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
@@ -106,6 +108,12 @@ async function compareTracking(label, store) {
     rows.push([label, seconds, result])
   }
   return rows
+}
+
+if (process.env.POSTGRES_BENCH === 'credits') {
+  if (url) await creditBench()
+  else console.log('Credits skipped: set KEYWARD_PG_URL.')
+  process.exit(0)
 }
 
 if (process.env.POSTGRES_BENCH === 'pages') {
@@ -358,3 +366,100 @@ async function pageBench() {
 
 if (url) await pageBench()
 else console.log('\nPaged listing skipped: set KEYWARD_PG_URL.')
+
+/**
+ * Credits on PostgreSQL, through a guard as the adapters run it (its answer at once when it has
+ * one): keys without credits, keys with credits (leased in blocks), and the same keys with a
+ * baseline that writes once per request (a conditional UPDATE of the balance after the
+ * verification). One service with the verification cache; rounds in rotating order.
+ */
+async function creditBench() {
+  const schema = `kw_bench_credits_${process.pid}`
+  const store = await createPgKeyStore(
+    { connectionString: url, poolConfig: { max: 10 } },
+    { schema, changeFeed: true },
+  )
+  const keyward = createKeyward({ store, cache: {}, trackLastUsed: false })
+  try {
+    const plain = []
+    const metered = []
+    for (let i = 0; i < KEYS; i++) {
+      plain.push((await keyward.issueProjectKey(PROJECT)).key)
+      metered.push((await keyward.issueProjectKey(PROJECT, { remaining: 1_000_000_000_000 })).key)
+    }
+    const guard = apiKeyGuard(keyward)
+    const requests = (keys) =>
+      keys.map((key) => ({
+        method: 'GET',
+        url: '/',
+        params: {},
+        header: (n) => (n === 'x-api-key' ? key : undefined),
+      }))
+    const guarded = (list) => async (i) => {
+      const request = list[i % KEYS]
+      const result = guard.now?.(request) ?? (await guard(request))
+      if (!result.ok) throw new Error(`refused: ${result.response.body}`)
+      return result
+    }
+    const withoutCredits = guarded(requests(plain))
+    const withCredits = guarded(requests(metered))
+    const ids = await Promise.all(
+      metered.map(async (key) => (await store.findKeyByHash(await hashKey(key))).id),
+    )
+    const spend = `UPDATE "${schema}".api_keys SET remaining = remaining - 1 WHERE id = $1 AND remaining >= 1 RETURNING remaining`
+    const verifyOnly = guarded(requests(plain))
+    const writeEach = async (i) => {
+      await verifyOnly(i)
+      const rows = await store.query(spend, [ids[i % KEYS]])
+      if (rows.length !== 1) throw new Error('no credits')
+    }
+    const credits = new Map([
+      ['no credits (cached)', withoutCredits],
+      ['credits, leased blocks (cached)', withCredits],
+      ['credits, a write per request', writeEach],
+    ])
+    const rows = []
+    for (const inFlight of IN_FLIGHT) {
+      const names = [...credits.keys()]
+      for (const name of names) {
+        for (let i = 0; i < KEYS; i += 16)
+          await Promise.all(Array.from({ length: 16 }, (_, k) => credits.get(name)(i + k)))
+        // A second of steady traffic: blocks are sized by each key's recent rate.
+        await throughput(credits.get(name), inFlight, 1000)
+      }
+      const samples = new Map(names.map((name) => [name, []]))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of names.map((_, k) => names[(k + round) % names.length]))
+          samples.get(name).push((await throughput(credits.get(name), inFlight, ROUND_MS)).opsPerSecond)
+      }
+      const ops = Object.fromEntries(names.map((name) => [name, median(samples.get(name))]))
+      const [none, leased, each] = names.map((name) => ops[name])
+      for (const name of names) {
+        rows.push([
+          name,
+          String(inFlight),
+          Math.round(ops[name]).toLocaleString('en-US'),
+          `${(ops[name] / none).toFixed(2)}x`,
+          name.startsWith('credits, leased') ? `${(leased / each).toFixed(1)}x` : '',
+        ])
+      }
+    }
+    await keyward.close()
+    const [{ leases }] = await store.query(
+      `SELECT count(*)::int AS leases FROM "${schema}".api_keys WHERE remaining < 1000000000000`,
+    )
+    console.log(
+      '\nCredits on PostgreSQL, through a guard (targets at 16 in flight: >= 0.5x of no credits, >= 10x of a write per request):\n',
+    )
+    table(['case', 'in flight', 'ops/s', 'vs no credits', 'vs a write per request'], rows)
+    console.log(
+      `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round. ${KEYS} keys of each kind,` +
+        ` cost 1; node-postgres pool of 10; verification cache on, with the change feed; ${leases} metered keys spent from.`,
+    )
+  } finally {
+    await store.query(`DROP SCHEMA "${schema}" CASCADE`)
+    await store.close()
+  }
+}
+
+if (url) await creditBench()

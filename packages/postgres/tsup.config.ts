@@ -43,6 +43,7 @@ export default packageBuild({
       'closed-owners.sql',
       'key-pages.sql',
       'key-policies.sql',
+      'credits.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -34,7 +34,7 @@ const onEvent = (event: KeywardEvent) => {
 
 /**
  * Ends the process once the database is closed, so that PGlite's data stays whole; writes
- * the pending `last_used_at` uses first.
+ * the pending `last_used_at` uses and gives back the credits leased and not spent first.
  */
 function exitAfterClosing(
   store: PostgresKeyStore,
@@ -44,7 +44,7 @@ function exitAfterClosing(
 ): void {
   stopping = true
   storeErrors?.close()
-  Promise.resolve(keyward?.flushLastUsed())
+  Promise.resolve(keyward?.close())
     .then(() => Promise.all([store.close(), counters?.close()]))
     .then(
       () => process.exit(code),

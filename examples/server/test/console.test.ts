@@ -181,6 +181,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await expect.poll(() => row.textContent()).toContain('198.51.100.0/24, 2001:db8::/32')
     expect(await row.textContent()).toContain('generations:write')
     expect(await row.textContent()).toContain('{"plan":"pro"}')
+    // A key created without credits is unlimited; the table says so.
+    expect(await row.textContent()).toContain('Creditsunlimited')
     // The test talks to the server from 127.0.0.1, outside the list.
     const refused = await accessToken(projectId, key)
     expect([refused.status, (await refused.json()).detail[0].type]).toEqual([403, 'ip_not_allowed'])

@@ -1,5 +1,6 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
+import { creditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
@@ -17,6 +18,7 @@ const COMMANDS: readonly Command[] = [
   listCommand,
   createCommand,
   updateCommand,
+  creditsCommand,
   revokeCommand,
   activateCommand,
   rollCommand,

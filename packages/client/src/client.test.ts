@@ -193,6 +193,15 @@ const endpoints: {
     },
   },
   {
+    name: 'apiKeys.changeCredits',
+    call: (c) => c.apiKeys.changeCredits('p1', 'k1', { op: 'add', amount: 500 }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/credits',
+    send: { developer: true },
+    body: { op: 'add', amount: 500 },
+    reply: { status: 200, body: { ...listed, project_id: 'p1', remaining: 1500, refill: null } },
+  },
+  {
     name: 'developerKeys.deactivate',
     call: (c) => c.developerKeys.deactivate('k1'),
     method: 'DELETE',

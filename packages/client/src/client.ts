@@ -9,6 +9,7 @@ import { type Call, type FetchLike, send, type Transport } from './request.js'
 import type {
   AccessToken,
   ApiKeyInfo,
+  ChangeCreditsBody,
   CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
@@ -164,6 +165,23 @@ export interface KeywardClient {
       projectId: string,
       keyId: string,
       body: UpdateApiKeyBody,
+      options?: CallOptions,
+    ): Promise<ApiKeyInfo>
+    /**
+     * `POST /api/v1/projects/{project_id}/api-keys/{key_id}/credits`: one atomic change of a key's
+     * credits, `{ op: 'set' | 'add' | 'subtract', amount, refill? }` (a subtraction below zero is
+     * refused with 422 and changes nothing).
+     *
+     * @example
+     * ```ts
+     * const key = await client.apiKeys.changeCredits(projectId, keyId, { op: 'add', amount: 500 })
+     * key.remaining // the balance after the change
+     * ```
+     */
+    changeCredits(
+      projectId: string,
+      keyId: string,
+      body: ChangeCreditsBody,
       options?: CallOptions,
     ): Promise<ApiKeyInfo>
     /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
@@ -387,6 +405,14 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.setExpiry'), options, body),
       update: async (projectId, keyId, body, options) =>
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.update'), options, body),
+      changeCredits: async (projectId, keyId, body, options) =>
+        request(
+          'POST',
+          `${apiKeyPath(projectId, keyId)}/credits`,
+          developer('apiKeys.changeCredits'),
+          options,
+          body,
+        ),
       deactivate: async (projectId, keyId, options) =>
         request('DELETE', apiKeyPath(projectId, keyId), developer('apiKeys.deactivate'), options),
       activate: async (projectId, keyId, options) =>

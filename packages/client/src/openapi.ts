@@ -228,6 +228,23 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/projects/{project_id}/api-keys/{key_id}/credits": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too. */
+        readonly post: operations["changeApiKeyCredits"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/secret-scanning/github": {
         readonly parameters: {
             readonly query?: never;
@@ -315,7 +332,7 @@ export interface components {
             /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
-        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. */
+        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. */
         readonly CreateApiKeyBody: {
             /** A descriptive name. */
             readonly name?: string | null;
@@ -334,6 +351,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
         };
         /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored. */
         readonly UpdateApiKeyBody: {
@@ -349,6 +376,28 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+        };
+        /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are ignored. */
+        readonly ChangeCreditsBody: {
+            readonly op: "set" | "add" | "subtract";
+            /** `set`: the new balance (`null`: unlimited); `add`, `subtract`: how many credits, at least 1. A subtraction below zero is refused (422) and changes nothing. */
+            readonly amount: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
+        };
+        /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
+        readonly CreditRefill: {
+            /** The balance a refill brings the key up to. */
+            readonly amount: number;
+            readonly interval: "daily" | "monthly";
+            /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+            readonly day?: number;
         };
         readonly CreateProjectBody: {
             /** 1 to 100 characters, no control character. */
@@ -418,6 +467,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -475,6 +534,16 @@ export interface components {
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
                 readonly [key: string]: unknown;
+            } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
             } | null;
         };
         readonly RolledDeveloperKey: {
@@ -543,6 +612,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -610,6 +689,16 @@ export interface components {
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
                     readonly [key: string]: unknown;
+                } | null;
+                /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+                readonly remaining?: number | null;
+                /** How the credits come back; `null` for never. */
+                readonly refill?: {
+                    /** The balance a refill brings the key up to. */
+                    readonly amount: number;
+                    readonly interval: "daily" | "monthly";
+                    /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                    readonly day?: number;
                 } | null;
             }[];
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
@@ -681,6 +770,16 @@ export interface components {
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
                     readonly [key: string]: unknown;
+                } | null;
+                /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+                readonly remaining?: number | null;
+                /** How the credits come back; `null` for never. */
+                readonly refill?: {
+                    /** The balance a refill brings the key up to. */
+                    readonly amount: number;
+                    readonly interval: "daily" | "monthly";
+                    /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                    readonly day?: number;
                 } | null;
             };
         };
@@ -786,7 +885,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1013,13 +1112,15 @@ export interface components {
                 };
             };
         };
-        /** Too many requests; `Retry-After` says when to try again. Types: `rate_limited`. */
+        /** Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled). Types: `rate_limited`, `usage_exceeded`. */
         readonly Error429: {
             headers: {
                 /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 /** Seconds to wait. */
                 readonly "Retry-After"?: string;
+                /** With `usage_exceeded`: the credits the API key has left (fewer than the request's cost). */
+                readonly "X-Credits-Remaining"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
@@ -1030,7 +1131,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "rate_limited";
+                        readonly type: "rate_limited" | "usage_exceeded";
                     }[];
                 };
             };
@@ -1318,6 +1419,8 @@ export interface operations {
             /** Success. */
             readonly 200: {
                 headers: {
+                    /** For an API key with credits: how many it has left. */
+                    readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1481,6 +1584,8 @@ export interface operations {
             /** Success. */
             readonly 201: {
                 headers: {
+                    /** For an API key with credits: how many it has left. */
+                    readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1683,6 +1788,42 @@ export interface operations {
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
             readonly 409: components["responses"]["Error409"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly changeApiKeyCredits: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["ChangeCreditsBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];

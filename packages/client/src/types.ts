@@ -76,6 +76,15 @@ export type CreateApiKeyBody = components['schemas']['CreateApiKeyBody']
 /** The body of an API key's `PATCH`: an expiry, policies (`null` clears one), or both. */
 export type UpdateApiKeyBody = components['schemas']['UpdateApiKeyBody']
 
+/**
+ * The body of a change of an API key's credits: `op` (`set`, `add`, `subtract`), `amount` (for
+ * `set` the new balance, `null` for unlimited) and, with `set`, `refill`.
+ */
+export type ChangeCreditsBody = components['schemas']['ChangeCreditsBody']
+
+/** A refill rule of a key's credits: `amount`, `interval` (`daily`, `monthly`) and a monthly `day`. */
+export type CreditRefill = components['schemas']['CreditRefill']
+
 /** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
 export type RollKeyBody = components['schemas']['RollKeyBody']
 

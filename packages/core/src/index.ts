@@ -23,6 +23,24 @@ export {
   type ReadClientConfigOptions,
   readClientConfig,
 } from './client-config/index.js'
+export { checkCreditChange, checkRefill } from './credits/checks.js'
+export {
+  type CreditChange,
+  type CreditRefill,
+  type CreditState,
+  changedCredits,
+  creditState,
+  creditsTooFewError,
+  creditsTooManyError,
+  creditsUnlimitedError,
+  MAX_COST,
+  MAX_CREDITS,
+  nextRefillAt,
+  refilled,
+  refillPeriodStart,
+  withCredits,
+} from './credits/model.js'
+export { CREDITS_HEADER, type CreditOptions } from './credits/spender.js'
 export {
   ERROR_STATUS,
   type ErrorBody,
@@ -208,6 +226,8 @@ export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
 export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'
 export type {
+  CreditChangeResult,
+  CreditLease,
   KeyChangeEvent,
   KeyChangeFeed,
   KeyOwner,

@@ -152,6 +152,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): MiddlewareHa
     result: GuardResult<A>,
   ): Promise<Response | undefined> => {
     if (!result.ok) return Promise.resolve(send(c, result.response))
+    if (result.headers) for (const [name, value] of Object.entries(result.headers)) c.header(name, value)
     c.set('keyward', result.auth)
     // Hono's `next` resolves to nothing: the route's response is on the context.
     return next() as Promise<undefined>

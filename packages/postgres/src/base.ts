@@ -1,4 +1,10 @@
 import {
+  type CreditChange,
+  type CreditChangeResult,
+  type CreditLease,
+  type CreditRefill,
+  changedCredits,
+  creditState,
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
@@ -16,6 +22,8 @@ import {
   ownerClosedError,
   type RevokedReason,
   type RolledRecords,
+  refilled,
+  withCredits,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
@@ -106,7 +114,26 @@ type KeyRow = {
   ip_allowlist: string[] | null
   permissions: string[] | null
   metadata: KeyMetadata | null
+  // bigint columns come as text from node-postgres
+  remaining: string | number | null
+  refill_amount: string | number | null
+  refill_interval: 'daily' | 'monthly' | null
+  refill_day: number | null
+  refilled_at: Date | null
 }
+
+type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
+  granted: string | number
+}
+
+const refillOf = (
+  row: Pick<KeyRow, 'refill_amount' | 'refill_interval' | 'refill_day'>,
+): CreditRefill | null =>
+  row.refill_amount === null || row.refill_interval === null
+    ? null
+    : row.refill_interval === 'daily'
+      ? { amount: Number(row.refill_amount), interval: 'daily' }
+      : { amount: Number(row.refill_amount), interval: 'monthly', day: row.refill_day ?? 1 }
 
 type OwnerRow = {
   id: string
@@ -116,7 +143,14 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-const toRecord = (row: KeyRow): KeyRecord => ({
+const toRecord = (row: KeyRow): KeyRecord =>
+  withCredits(plainRecord(row), {
+    remaining: row.remaining === null ? null : Number(row.remaining),
+    refill: refillOf(row),
+    refilledAt: row.refilled_at,
+  })
+
+const plainRecord = (row: KeyRow): KeyRecord => ({
   id: row.id,
   hash: row.hash,
   keyPrefix: row.key_prefix,
@@ -151,6 +185,16 @@ const insertValues = (record: KeyRecord): unknown[] => [
   record.ipAllowlist ?? null,
   record.permissions ?? null,
   jsonOrNull(record.metadata),
+  ...creditValues(creditState(record)),
+]
+
+// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
+const creditValues = ({ remaining, refill, refilledAt }: ReturnType<typeof creditState>): unknown[] => [
+  remaining,
+  refill?.amount ?? null,
+  refill?.interval ?? null,
+  refill?.interval === 'monthly' ? refill.day : null,
+  refilledAt,
 ]
 
 // Metadata goes to its jsonb column as JSON text: a driver would write an array for an array.
@@ -382,6 +426,41 @@ export class PostgresKeyStore implements KeyStore {
     // The old key's expiry changed: it stops working at the end of its grace.
     await this.#revoked(committedAt)
     return rolled
+  }
+
+  // One statement: the refill due at `now` and the lease in one conditional write (see `leaseCredits`).
+  async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    if (!UUID.test(id)) return null
+    const [row] = await run<LeaseRow>(this.#db, this.#sql.leaseCredits, [id, want, need, now])
+    if (!row) return null
+    return {
+      granted: Number(row.granted),
+      remaining: row.remaining === null ? null : Number(row.remaining),
+      refill: refillOf(row),
+    }
+  }
+
+  async returnCredits(id: string, amount: number): Promise<void> {
+    if (!UUID.test(id) || amount <= 0) return
+    await run(this.#db, this.#sql.returnCredits, [id, amount])
+  }
+
+  // Rare (an operator's change): a transaction with the row locked, the rule computed by core's
+  // `refilled` and `changedCredits`, then one write. A refused change writes nothing.
+  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+    if (!UUID.test(id)) return null
+    const changed = this.#db.transaction(async (tx) => {
+      const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
+      if (!current) return null
+      const before = refilled(creditState(current), now)
+      const after = changedCredits(before, change, now)
+      const record = firstRecord(await run(tx, this.#sql.writeCredits, [id, ...creditValues(after)]))
+      return record && { before, record }
+    })
+    return changed.then((result) => {
+      if (result) this.#wrote(result.record)
+      return result
+    })
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {

@@ -1,17 +1,19 @@
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
+import creditsSql from './credits.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (6, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (7, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
  * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
- * shipped in `dist/key-pages.sql`. Readable, idempotent, ready for `psql -f` or your own
+ * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
+ * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`. Readable, idempotent, ready for `psql -f` or your own
  * migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -27,6 +29,7 @@ export const SCHEMA_SQL: string = [
   closedOwnersSql,
   keyPagesSql,
   keyPoliciesSql,
+  creditsSql,
 ].join('\n')
 
 /**
@@ -86,6 +89,21 @@ export const KEY_PAGES_SQL: string = keyPagesSql
 export const KEY_POLICIES_SQL: string = keyPoliciesSql
 
 /**
+ * The SQL of schema version 7, credits: the columns `remaining`, `refill_amount`,
+ * `refill_interval`, `refill_day` and `refilled_at` of `api_keys`, the function
+ * `credit_period_start` that leases use to refill once per period, and the trigger that reports a
+ * change between unlimited and limited on the change feed. Shipped as `dist/credits.sql`; apply
+ * it after `key-policies.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CREDITS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/007_keyward_credits.sql', CREDITS_SQL)
+ * ```
+ */
+export const CREDITS_SQL: string = creditsSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -110,7 +128,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 6
+ * MIGRATIONS.at(-1)?.version // 7
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -120,6 +138,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
   { version: 5, name: 'key_pages', sql: keyPagesSql },
   { version: 6, name: 'key_policies', sql: keyPoliciesSql },
+  { version: 7, name: 'credits', sql: creditsSql },
 ]
 
 /**

@@ -1,6 +1,7 @@
 import { createKeyward, ErrorType, type KeyChangeEvent, type KeyRecord, type KeyStore } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { batchCases } from './store-batch-cases.js'
+import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
@@ -50,7 +51,9 @@ function settle<T>(promises: Promise<T>[]) {
  * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races,
  * and, for the optional `listKeysPage`, `setKeyExpiry` and `revokedReason`, that pages hold each
  * key once in order, that a rolled key keeps its grace expiry and that a new expiry reaches a
- * cache through the feed, and that a deactivation's reason is kept.
+ * cache through the feed, and that a deactivation's reason is kept, and, for the optional credits
+ * (`leaseCredits`, `returnCredits`, `changeCredits`), that leases never take more than the balance
+ * under races, that a refill fires once per period, and that changes racing leases lose nothing.
  *
  * @example
  * ```ts
@@ -82,6 +85,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     pageCases(make)
     expiryCases(make)
     policyCases(make)
+    creditCases(make, repeats)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

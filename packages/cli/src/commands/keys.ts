@@ -29,6 +29,7 @@ const policies = (record: KeyRecord) =>
     record.ipAllowlist ? `ip ${record.ipAllowlist.length}` : '',
     record.permissions ? plural(record.permissions.length, 'permission') : '',
     record.metadata ? 'metadata' : '',
+    record.remaining != null ? `credits ${record.remaining}` : '',
   ]
     .filter(Boolean)
     .join(', ') || '-'

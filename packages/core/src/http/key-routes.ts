@@ -1,7 +1,10 @@
+import { checkCreditChange } from '../credits/checks.js'
+import type { CreditRefill } from '../credits/model.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import {
+  ChangeCreditsBodySchema,
   CreateApiKeyBodySchema,
   CreateKeyBodySchema,
   CreateProjectBodySchema,
@@ -190,7 +193,14 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       return { name: value.name ?? null, ...readExpiryFields(value) }
     }
     const value = checkBody(CreateApiKeyBodySchema, await body(request))
-    return { name: value.name ?? null, ...readExpiryFields(value), ...policiesOf(value) }
+    return {
+      name: value.name ?? null,
+      ...readExpiryFields(value),
+      ...policiesOf(value),
+      ...(value.remaining === undefined ? {} : { remaining: value.remaining }),
+      // Checked by the service (a monthly rule's `day` defaults to 1 there).
+      ...(value.refill === undefined ? {} : { refill: value.refill as CreditRefill | null }),
+    }
   }
 
   // The policies a body names (a field left out stays undefined: unchanged on an update).
@@ -246,6 +256,17 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
+  // One atomic change of an API key's credits: the body checked (422 names the field), then the
+  // service's change (a subtraction below zero is 422 too, and changes nothing).
+  async function changeCredits(request: KeywardRequest, ownerId: string) {
+    const record = await ownKey(request, 'project', ownerId)
+    const value = checkBody(ChangeCreditsBodySchema, await body(request))
+    const change = checkCreditChange(value)
+    const updated = await keyward.changeCredits(record.id, change)
+    if (updated === null) throw notFound()
+    return respond(200, listed(updated))
+  }
+
   // A page of the owner's keys, newest first, and the cursor of the next.
   async function listPage(request: KeywardRequest, owner: KeyOwner) {
     const { limit, after } = readPageQuery(request)
@@ -293,6 +314,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       listPage(request, { type: 'project', id: auth.projectId! }),
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
+    route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, (request, auth) =>
+      changeCredits(request, auth.projectId!),
+    ),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   if (options.secretScanning !== undefined) {

@@ -33,6 +33,8 @@ const DESIGN_TABLE = [
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
   // Issue 29: verification as a service.
   'post /api/v1/keys/verify',
+  // Issue 27: credits of API keys.
+  'post /api/v1/projects/{project_id}/api-keys/{key_id}/credits',
   'get /openapi.json',
   'get /healthz',
 ]

@@ -93,7 +93,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   415: 'The request body is not `application/json`.',
   417: 'The request has an `Expect` header other than `100-continue`.',
   422: 'The request body, path or query is invalid.',
-  429: 'Too many requests; `Retry-After` says when to try again.',
+  429: "Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled).",
   431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
   503: 'The key store cannot be reached; the request was refused. `Retry-After` may say when to try again.',
@@ -111,6 +111,11 @@ function errorResponse(status: number) {
   if (status === 401)
     headers['WWW-Authenticate'] = header('`Bearer` challenge, for bearer tokens (RFC 6750).')
   if (status === 429 || status === 503) headers['Retry-After'] = header('Seconds to wait.')
+  if (status === 429) {
+    headers['X-Credits-Remaining'] = header(
+      "With `usage_exceeded`: the credits the API key has left (fewer than the request's cost).",
+    )
+  }
   return {
     description: `${STATUS_TEXT[status]} Types: ${types.map((t) => `\`${t}\``).join(', ')}.`,
     headers,
@@ -156,6 +161,14 @@ function operationObject(op: ApiOperation) {
     responses: {
       [op.success.status]: {
         description: 'Success.',
+        // An API key with credits spends them on the operations it authenticates.
+        ...(op.credential === 'project' || op.credential === 'elevated'
+          ? {
+              headers: {
+                'X-Credits-Remaining': header('For an API key with credits: how many it has left.'),
+              },
+            }
+          : {}),
         content: { 'application/json': { schema: schemaOf(op.success.schema) } },
       },
       ...Object.fromEntries(errors.map((status) => [status, ref('responses', `Error${status}`)])),

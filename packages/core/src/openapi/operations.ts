@@ -266,6 +266,19 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'post',
+    path: `${API}/{key_id}/credits`,
+    operationId: 'changeApiKeyCredits',
+    summary:
+      "Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too.",
+    tag: 'API keys',
+    credential: 'owner',
+    body: { schema: 'ChangeCreditsBody', required: true },
+    success: { status: 200, schema: 'ApiKey' },
+    errors: BODY_ERRORS,
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
     path: '/api/v1/secret-scanning/github',
     operationId: 'reportLeakedKeys',
     summary: "Secret-scanning alerts in GitHub's partner format: each real key found is deactivated.",

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { MAX_CREDITS } from '../credits/model.js'
 import { ERROR_STATUS, ErrorType } from '../errors/types.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
@@ -77,12 +78,53 @@ const policyFields = {
   metadata: Type.Optional(metadata),
 }
 
-/** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
-export const CreateApiKeyBodySchema = Type.Object(
-  { ...CreateKeyBodySchema.properties, ...policyFields },
+// An API key's credits. Amounts are checked by the key service, which says which field is wrong.
+const credits = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0, maximum: MAX_CREDITS }), Type.Null()], { description })
+
+/** A refill rule of a key's credits. */
+export const CreditRefillSchema = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: MAX_CREDITS,
+      description: 'The balance a refill brings the key up to.',
+    }),
+    interval: Type.Union([Type.Literal('daily'), Type.Literal('monthly')]),
+    day: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description: "Monthly only: the day of the month (default 1); past the month's end, its last day.",
+      }),
+    ),
+  },
   {
     description:
-      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission.',
+      'Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is ' +
+      'below, once per period, and leaves a higher balance (credits added) as it is.',
+  },
+)
+const refill = Type.Union([CreditRefillSchema, Type.Null()], {
+  description: 'How the credits come back; `null` for never.',
+})
+const creditFields = {
+  remaining: Type.Optional(
+    credits(
+      "The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); " +
+        "credits that servers leased in blocks are spent already from the key's viewpoint.",
+    ),
+  ),
+  refill: Type.Optional(refill),
+}
+
+/** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
+export const CreateApiKeyBodySchema = Type.Object(
+  { ...CreateKeyBodySchema.properties, ...policyFields, ...creditFields },
+  {
+    description:
+      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. ' +
+      'Without `remaining` its credits are unlimited; `refill` needs `remaining`.',
   },
 )
 
@@ -111,6 +153,23 @@ export const UpdateApiKeyBodySchema = Type.Object(
     description:
       'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
       '(`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored.',
+  },
+)
+
+/** The body of `POST .../api-keys/{key_id}/credits`: one atomic change of a key's credits. */
+export const ChangeCreditsBodySchema = Type.Object(
+  {
+    op: Type.Union([Type.Literal('set'), Type.Literal('add'), Type.Literal('subtract')]),
+    amount: credits(
+      '`set`: the new balance (`null`: unlimited); `add`, `subtract`: how many credits, at least 1. ' +
+        'A subtraction below zero is refused (422) and changes nothing.',
+    ),
+    refill: Type.Optional(refill),
+  },
+  {
+    description:
+      'Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` ' +
+      'only (left out: unchanged). Unknown fields are ignored.',
   },
 )
 
@@ -180,6 +239,7 @@ export const ApiKeySchema = Type.Object({
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ...creditFields,
 })
 
 /** A developer key just created (the `K` shape): the listing fields and the full `key`. */
@@ -408,6 +468,8 @@ export const API_SCHEMAS = {
   CreateKeyBody: CreateKeyBodySchema,
   CreateApiKeyBody: CreateApiKeyBodySchema,
   UpdateApiKeyBody: UpdateApiKeyBodySchema,
+  ChangeCreditsBody: ChangeCreditsBodySchema,
+  CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
   SetKeyExpiryBody: SetKeyExpiryBodySchema,

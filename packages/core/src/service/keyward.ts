@@ -1,3 +1,5 @@
+import type { CreditChange, CreditRefill } from '../credits/model.js'
+import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
@@ -30,6 +32,7 @@ import type {
   KeyStore,
 } from '../store/types.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
+import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
@@ -55,6 +58,14 @@ export interface IssueKeyOptions extends KeyPolicies {
   readonly expiresAt?: Date
   /** The key expires this many days from now, 1 to 3650. */
   readonly expiresInDays?: number
+  /**
+   * An API key's credits: an integer from 0, or `null` (absent) for unlimited. Each request
+   * through a guard costs the route's `cost` (default 1); a key that cannot pay gets 429
+   * `usage_exceeded`.
+   */
+  readonly remaining?: number | null
+  /** How the credits come back (needs `remaining`), or `null` (absent) for never. */
+  readonly refill?: CreditRefill | null
 }
 
 /** Options of {@link Keyward.listKeysPage}. */
@@ -90,6 +101,39 @@ export interface Keyward {
    * ```
    */
   setKeyPolicies(id: string, policies: KeyPolicies): Promise<KeyRecord | null>
+  /**
+   * Changes an API key's credits, atomically in the store: `set` (the balance, `null` for
+   * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
+   * less; nothing changes). They act on the stored balance: credits that processes leased are
+   * spent already from the key's viewpoint. Reports `key.credits_changed` with the balance before
+   * and after. `null` if there is no such key. Throws a `TypeError` when the store does not
+   * implement `changeCredits`.
+   *
+   * @example
+   * ```ts
+   * await keyward.changeCredits(keyId, { op: 'set', remaining: 1000, refill: { amount: 1000, interval: 'monthly', day: 1 } })
+   * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
+   * ```
+   */
+  changeCredits(id: string, change: CreditChange): Promise<KeyRecord | null>
+  /**
+   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
+   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
+   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
+   */
+  spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
+  spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
+  /**
+   * Gives back the credits this process leased and did not spend, and writes pending last uses.
+   * Call it when the process stops, before closing the store; a process killed without it
+   * strands at most one leased block per key (see the credits guide).
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', async () => { await keyward.close(); await store.close() })
+   * ```
+   */
+  close(): Promise<void>
   /**
    * The client address of a request, as the throttle reads it: the socket's, or the one the
    * `protection.trustedProxy` header names. What IP allowlists are checked against.
@@ -257,14 +301,37 @@ const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', p
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
+/**
+ * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
+ * for the first lease): the guards spend its credits once every other check passed. A private
+ * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ */
+class MeteredKeyRef implements KeyRef {
+  readonly #balance: number
+  constructor(
+    readonly id: string,
+    readonly keyPrefix: string,
+    balance: number,
+  ) {
+    this.#balance = balance
+  }
+  static balanceOf(key: KeyRef): number | undefined {
+    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  }
+}
+
 // What an API key hands its guard besides its ref: its permissions and metadata.
-const projectAuth = (key: KeyRecord) => ({
-  scope: 'project' as const,
-  projectId: key.ownerId,
-  projectKey: ref(key),
-  permissions: key.permissions ?? null,
-  metadata: key.metadata ?? null,
-})
+const projectAuth = (key: KeyRecord) => {
+  const projectKey =
+    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining)
+  return {
+    scope: 'project' as const,
+    projectId: key.ownerId,
+    projectKey,
+    permissions: key.permissions ?? null,
+    metadata: key.metadata ?? null,
+  }
+}
 
 const settled = Promise.resolve()
 
@@ -535,13 +602,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
     const name = checkName(issueOptions.name)
     const createdAt = now()
+    const credits = newKeyCredits(ownerType, issueOptions.remaining, issueOptions.refill, createdAt)
     const expiresAt = boundedExpiry(rules, ownerType, createdAt, checkExpiry(issueOptions, createdAt), [
       'body',
       issueOptions.expiresInDays === undefined ? 'expires_at' : 'expires_in_days',
     ])
     const policies = newKeyPolicies(rules, ownerType, issueOptions)
     const owner = { type: ownerType, id: ownerId }
-    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies)
+    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies, credits)
     const limit = ownerType === 'developer' ? developerKeyLimit : undefined
     const stored = await storeCall('insertKey', () => store.insertKey(record, limit)).catch(
       (error: unknown) => {
@@ -776,6 +844,29 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
+  const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
+
+  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
+    const balance = MeteredKeyRef.balanceOf(key)
+    if (balance === undefined || cost === 0) return undefined
+    if (atOnce) return spent(key, spender.spendNow(key.id, balance, cost)) ?? null
+    return spender.spend(key.id, balance, cost).then((outcome) => spent(key, outcome))
+  }
+
+  function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
+    if (options.onEvent && outcome instanceof KeywardError) {
+      emit({
+        type: 'auth.failed',
+        reason: 'usage_exceeded',
+        header: KEY_HEADER.project,
+        errorType: outcome.type,
+        keyId: key.id,
+        keyPrefix: key.keyPrefix,
+      })
+    }
+    return outcome
+  }
+
   return {
     store,
     developerKeyLimit,
@@ -785,6 +876,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
     rotationPeriodDays,
     permissions: rules.declared,
     setKeyPolicies,
+    changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender }),
+    spendCredits: spendCredits as Keyward['spendCredits'],
+    close: async () => {
+      await spender.close()
+      await usage.flush()
+    },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
     issueDeveloperKey: (developerId, issueOptions) => issue('developer', developerId, issueOptions),

@@ -1,3 +1,4 @@
+import type { CreditOptions } from '../credits/spender.js'
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
 import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
@@ -62,6 +63,11 @@ export interface KeywardOptions {
   readonly permissions?: readonly string[]
   /** Policies per owner type: `{ project: { maxLifetimeDays: 90 } }` (1 to 3650), enforced at creation and roll. */
   readonly keyPolicies?: OwnerKeyPolicies
+  /**
+   * How this process leases the credits of usage-limited API keys: seconds of traffic per lease,
+   * the largest block, how long a key without credits is refused from memory. See `CreditOptions`.
+   */
+  readonly credits?: CreditOptions
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']

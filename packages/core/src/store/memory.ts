@@ -1,3 +1,4 @@
+import { type CreditChange, changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
@@ -5,6 +6,8 @@ import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
 import { keyPage } from './page.js'
 import type {
+  CreditChangeResult,
+  CreditLease,
   KeyOwner,
   KeyOwnerSummary,
   KeyPage,
@@ -131,6 +134,39 @@ export class MemoryKeyStore implements KeyStore {
       if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
     }
     return this.#replace({ ...current, ...changed })
+  }
+
+  // Nothing awaits between reading the balance and writing it: each call is atomic.
+  async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    const current = this.#records.get(id)
+    if (!current) return null
+    const credits = refilled(creditState(current), now)
+    if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
+    const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+    const remaining = credits.remaining - granted
+    // Not a change the feed reports: the balance is not what a cache holds a key for.
+    this.#write(withCredits(current, { ...credits, remaining }))
+    return { granted, remaining, refill: credits.refill }
+  }
+
+  async returnCredits(id: string, amount: number): Promise<void> {
+    const current = this.#records.get(id)
+    if (current?.remaining == null) return
+    this.#write(withCredits(current, { ...creditState(current), remaining: current.remaining + amount }))
+  }
+
+  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+    const current = this.#records.get(id)
+    if (!current) return null
+    const before = refilled(creditState(current), now)
+    const after = changedCredits(before, change, now)
+    const updated = withCredits(current, after)
+    // Whether the key has a limit is what verifications read: that change goes on the feed.
+    const record =
+      (before.remaining === null) !== (after.remaining === null)
+        ? this.#replace(updated)
+        : this.#write(updated)
+    return { before, record }
   }
 
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {

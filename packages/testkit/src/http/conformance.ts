@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { consoleCases } from './console-cases.js'
 import { credentialCases } from './credential-cases.js'
+import { creditCases } from './credit-cases.js'
 import { endpointCases } from './endpoint-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
@@ -61,6 +62,7 @@ const COMPARED_HEADERS = [
   'www-authenticate',
   'cache-control',
   'retry-after',
+  'x-credits-remaining',
   'connection',
 ] as const
 const MASKED_FIELDS = new Set(['id', 'key', 'key_id', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
@@ -195,6 +197,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...lifecycleCases,
       ...policyCases,
       ...verifyCases,
+      ...creditCases,
       ...consoleCases,
     ]) {
       it(testCase.name, async () => {
@@ -215,7 +218,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
           }
           if (response.status >= 400) expectNoLeak(response, request)
           else if ('check' in testCase.expect)
-            await testCase.expect.check?.(JSON.parse(response.body), target.world)
+            await testCase.expect.check?.(JSON.parse(response.body), target.world, response.headers)
           target.world.setStoreDown(false)
           answers.push({ adapter: adapter.name, value: comparable(testCase, request, response) })
         }
