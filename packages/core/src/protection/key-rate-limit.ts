@@ -6,7 +6,11 @@ import { checkPolicy, type ProtectionOptions, type RatedKey, type RateLimitPolic
 
 /** @internal Takes one request from the rate limit of each verified key, or throws 429. */
 export interface KeyRateLimiter {
-  take(keys: readonly RatedKey[], onBackendError: (operation: string, error: unknown) => void): Promise<void>
+  take(
+    keys: readonly RatedKey[],
+    onBackendError: (operation: string, error: unknown) => void,
+    onLimited?: (key: RatedKey) => void,
+  ): Promise<void>
 }
 
 /**
@@ -49,7 +53,7 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
   }
 
   return {
-    async take(keys, onBackendError) {
+    async take(keys, onBackendError, onLimited) {
       for (const key of keys) {
         // Without the host's callback the policy is known at once: no promise on the hot path.
         const policy = rateLimitFor ? await hostPolicy(key) : keyRateLimits?.[key.ownerType]
@@ -62,6 +66,7 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
             onBackendError('rate_limit.consume', spent)
             continue
           }
+          onLimited?.(key)
           const kind = key.ownerType === 'developer' ? 'developer key' : 'API key'
           throw new KeywardError(
             ErrorType.rateLimited,
