@@ -36,6 +36,7 @@ export default packageBuild({
       'closed-owners.sql',
       'key-pages.sql',
       'key-policies.sql',
+      'key-usage.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

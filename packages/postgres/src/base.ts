@@ -16,6 +16,10 @@ import {
   ownerClosedError,
   type RevokedReason,
   type RolledRecords,
+  type UsageBucket,
+  type UsageCount,
+  type UsageQuery,
+  type UsageRetention,
 } from '@keyward/core'
 import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
@@ -34,6 +38,7 @@ import {
   ReplicaReads,
 } from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
+import { PostgresUsage } from './usage.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -187,6 +192,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  readonly #usage: PostgresUsage
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
@@ -204,6 +210,7 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    this.#usage = new PostgresUsage(this.schema)
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -387,6 +394,21 @@ export class PostgresKeyStore implements KeyStore {
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
     if (uses.length === 0) return
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
+  }
+
+  /** Adds usage counts: one `INSERT ... ON CONFLICT DO UPDATE SET count = count + EXCLUDED.count` per batch. */
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    await this.#usage.record(this.#db, counts)
+  }
+
+  /** An owner's usage by bucket, from `key_usage` (on the primary). */
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.#usage.read(this.#db, query)
+  }
+
+  /** One bounded step of compaction: three statements of at most `limit` rows each, no long lock. */
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.#usage.compact(this.#db, retention, now, limit)
   }
 
   // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always

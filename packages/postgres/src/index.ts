@@ -39,6 +39,7 @@ export {
   CLOSED_OWNERS_SQL,
   KEY_PAGES_SQL,
   KEY_POLICIES_SQL,
+  KEY_USAGE_SQL,
   MIGRATIONS,
   type Migration,
   SCHEMA_SQL,

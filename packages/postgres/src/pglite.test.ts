@@ -58,6 +58,7 @@ describe('PGlite driver', () => {
         { version: 4 },
         { version: 5 },
         { version: 6 },
+        { version: 9 },
       ])
       await second.close()
     } finally {

@@ -2,16 +2,18 @@ import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
+import keyUsageSql from './key-usage.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (6, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (9, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
  * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
- * shipped in `dist/key-pages.sql`. Readable, idempotent, ready for `psql -f` or your own
+ * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
+ * `dist/key-policies.sql`, then version 9 (usage counts) as shipped in `dist/key-usage.sql`. Readable, idempotent, ready for `psql -f` or your own
  * migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -27,6 +29,7 @@ export const SCHEMA_SQL: string = [
   closedOwnersSql,
   keyPagesSql,
   keyPoliciesSql,
+  keyUsageSql,
 ].join('\n')
 
 /**
@@ -86,6 +89,20 @@ export const KEY_PAGES_SQL: string = keyPagesSql
 export const KEY_POLICIES_SQL: string = keyPoliciesSql
 
 /**
+ * The SQL of schema version 9, usage counts: the table `key_usage` (per bucket, key and outcome,
+ * or route and address for refusals of unknown keys) that `recordUsage` adds to and compaction
+ * rolls up. Shipped as `dist/key-usage.sql`; apply it after `key-policies.sql` if you migrate
+ * with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_USAGE_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/009_keyward_usage.sql', KEY_USAGE_SQL)
+ * ```
+ */
+export const KEY_USAGE_SQL: string = keyUsageSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -110,7 +127,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 6
+ * MIGRATIONS.at(-1)?.version // 9
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -120,6 +137,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
   { version: 5, name: 'key_pages', sql: keyPagesSql },
   { version: 6, name: 'key_policies', sql: keyPoliciesSql },
+  { version: 9, name: 'usage', sql: keyUsageSql },
 ]
 
 /**
