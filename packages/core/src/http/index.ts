@@ -76,3 +76,4 @@ export type {
   KeywardRequest,
   KeywardResponse,
 } from './types.js'
+export { MAX_USAGE_BUCKETS, readUsageQuery, type UsageRequestQuery } from './usage-query.js'

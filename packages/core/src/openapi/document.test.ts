@@ -31,6 +31,9 @@ const DESIGN_TABLE = [
   'get /api/v1/projects',
   'patch /api/v1/auth/developer-keys/{key_id}',
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 26: usage counts.
+  'get /api/v1/auth/usage',
+  'get /api/v1/projects/{project_id}/usage',
   'get /openapi.json',
   'get /healthz',
 ]

@@ -133,11 +133,17 @@ export function bucketStart(at: Date, granularity: UsageGranularity): Date {
  * ```
  */
 export function retentionStart(granularity: UsageGranularity, now: Date, retention: UsageRetention): Date {
-  const days =
-    granularity === 'minute'
-      ? retention.minuteDays
-      : granularity === 'hour'
-        ? retention.hourDays
-        : retention.dayDays
-  return new Date(now.getTime() - days * UNIT_MS.day)
+  return new Date(now.getTime() - retentionDays(granularity, retention) * UNIT_MS.day)
 }
+
+/** @internal How many days buckets of `granularity` are kept. */
+export function retentionDays(granularity: UsageGranularity, retention: UsageRetention): number {
+  return granularity === 'minute'
+    ? retention.minuteDays
+    : granularity === 'hour'
+      ? retention.hourDays
+      : retention.dayDays
+}
+
+/** @internal The length of a bucket of `granularity`, in milliseconds. */
+export const bucketMs = (granularity: UsageGranularity): number => UNIT_MS[granularity]
