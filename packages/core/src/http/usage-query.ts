@@ -43,7 +43,9 @@ function parameters(url: string): Partial<Record<Name, string[]>> {
     } catch {
       // checked as sent: it fails its format below
     }
-    ;(found[name] ??= []).push(value)
+    const values = found[name] ?? []
+    values.push(value)
+    found[name] = values
   }
   return found
 }
