@@ -26,6 +26,9 @@ describe('readConfig', () => {
       headersTimeoutMs: 10_000,
       connectionsPerAddress: 256,
       maxApiKeyLifetimeDays: undefined,
+      usageFlushSeconds: 5,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     })
   })
 
@@ -53,6 +56,9 @@ describe('readConfig', () => {
       KEYWARD_HEADERS_TIMEOUT_MS: '2000',
       KEYWARD_CONNECTIONS_PER_ADDRESS: '0',
       KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '90',
+      KEYWARD_USAGE_FLUSH_SECONDS: '2',
+      KEYWARD_METRICS_PORT: '9464',
+      KEYWARD_METRICS_HOST: '10.0.0.5',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -77,6 +83,9 @@ describe('readConfig', () => {
       headersTimeoutMs: 2000,
       connectionsPerAddress: 0,
       maxApiKeyLifetimeDays: 90,
+      usageFlushSeconds: 2,
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
     })
     // The headers' bound follows a shorter request bound.
     expect(readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000' }).headersTimeoutMs).toBe(4000)

@@ -21,7 +21,7 @@ import {
   type UsageQuery,
   type UsageRetention,
 } from '@keyward/core'
-import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import type { PoolStats, SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   ChangeFeedLateError,
   type FeedFences,
@@ -267,6 +267,19 @@ export class PostgresKeyStore implements KeyStore {
    * metrics.gauge('keyward.lookups.replica_share', replica / Math.max(1, replica + primary))
    * ```
    */
+  /**
+   * The connections of the primary's pool (open, idle, waiting), for metrics; `undefined` when the
+   * driver has no pool (one Client, PGlite).
+   *
+   * @example
+   * ```ts
+   * const { total, idle, waiting } = store.poolStats ?? { total: 0, idle: 0, waiting: 0 }
+   * ```
+   */
+  get poolStats(): PoolStats | undefined {
+    return this.#db.poolStats?.()
+  }
+
   get replicaStats(): Readonly<ReplicaReadStats> | undefined {
     return this.#reads ? { ...this.#reads.stats } : undefined
   }

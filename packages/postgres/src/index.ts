@@ -13,6 +13,7 @@ export {
 export { connectionStringProblem, PG_URL_EXAMPLE } from './connection-string.js'
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
+  type PoolStats,
   QueryTimeoutError,
   type SqlDriver,
   type SqlQueryable,

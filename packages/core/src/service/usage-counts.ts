@@ -21,11 +21,12 @@ export interface CountedKey {
 }
 
 /**
- * What the usage counter has done, for metrics: `pending` counts not yet written (rows), when
- * the last flush succeeded (`lastFlushAt`, ms of the service's clock; `null` before the first),
- * and how many flushes failed.
+ * What the usage counter has done, for metrics: verifications counted since the start, by
+ * outcome (`totals`), counts not yet written (`pending` rows), when the last flush succeeded
+ * (`lastFlushAt`, ms of the service's clock; `null` before the first), and how many flushes failed.
  */
 export interface UsageCountsStats {
+  readonly totals: Readonly<Record<UsageOutcome, number>>
   readonly pending: number
   readonly lastFlushAt: number | null
   readonly failedFlushes: number
@@ -101,6 +102,7 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
   let failedFlushes = 0
   let lastCompaction = Number.NEGATIVE_INFINITY
   let compacting: Promise<void> | undefined
+  const totals = zeros()
 
   function arm(): void {
     timer = setTimeout(() => {
@@ -221,11 +223,14 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
   return {
     count(key, outcome) {
       countsOf(key)[outcome]!++
+      totals[outcome]!++
     },
     move(key, from, to) {
       const counts = countsOf(key)
       counts[from]!--
       counts[to]!++
+      totals[from]!--
+      totals[to]!++
     },
     refusedUnknown(outcome, route, address) {
       const { sources } = minuteNow()
@@ -241,6 +246,7 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
         sources.set(id, entry)
       }
       entry.counts[OUTCOME[outcome]]!++
+      totals[OUTCOME[outcome]]!++
     },
     flush,
     async close() {
@@ -253,7 +259,8 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
     stats() {
       let pending = retry.length
       for (const minute of [...sealed, current]) pending += minute.keys.size + minute.sources.size
-      return { pending, lastFlushAt, failedFlushes }
+      const byOutcome = Object.fromEntries(USAGE_OUTCOMES.map((o, i) => [o, totals[i]!]))
+      return { totals: byOutcome as Record<UsageOutcome, number>, pending, lastFlushAt, failedFlushes }
     },
   }
 }
