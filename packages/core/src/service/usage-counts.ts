@@ -81,7 +81,8 @@ interface Minute {
   readonly sources: Map<string, SourceCounts>
 }
 
-const zeros = () => new Array<number>(USAGE_OUTCOMES.length).fill(0)
+// A packed array of small integers: the fastest kind to increment.
+const zeros = (): number[] => USAGE_OUTCOMES.map(() => 0)
 
 /**
  * @internal Counts verifications per minute, key and outcome in memory (a map read and an
