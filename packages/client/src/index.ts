@@ -13,6 +13,7 @@ export {
   type KeywardClient,
   type ListAllOptions,
   type ListOptions,
+  type UsageOptions,
 } from './client.js'
 export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
 export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './errors.js'
@@ -46,4 +47,5 @@ export type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  Usage,
 } from './types.js'
