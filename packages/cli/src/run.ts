@@ -4,6 +4,7 @@ import { developersListCommand, registerCommand } from './commands/developers.js
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
+import { usageCommand } from './commands/usage.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -20,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   activateCommand,
   rollCommand,
   expireCommand,
+  usageCommand,
   generateCommand,
   checkCommand,
   hashCommand,

@@ -104,11 +104,13 @@ export {
   readJsonBody,
   readJsonObjectBody,
   readPageQuery,
+  readUsageQuery,
   revokedReason,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
   throttleListener,
+  type UsageRequestQuery,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
