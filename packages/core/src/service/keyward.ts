@@ -392,6 +392,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
           store: store as Parameters<typeof createUsageCounts>[0]['store'],
           emit,
           clock,
+          exactClock: options.now !== undefined,
           ...usageOptions,
         })
       : undefined

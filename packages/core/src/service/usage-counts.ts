@@ -8,6 +8,12 @@ export interface UsageCountsOptions {
   readonly store: KeyStore & Required<Pick<KeyStore, 'recordUsage'>>
   readonly emit: (event: KeywardEvent) => void
   readonly clock: () => number
+  /**
+   * Read the clock at every count (a clock the host gave, in tests). Otherwise the minute changes
+   * on a timer at its end, so that a count reads no clock: a count made while the timer is late
+   * (an event loop that lags) goes to the minute before.
+   */
+  readonly exactClock: boolean
   readonly flushIntervalMs: number
   readonly compactIntervalMs: number
   readonly retention: UsageRetention
@@ -64,11 +70,6 @@ const MAX_UNKNOWN_SOURCES = 10_000
 // Counts kept for a retry while the store fails; past it the oldest are dropped (and reported).
 const MAX_RETRY_ROWS = 100_000
 
-interface KeyCounts {
-  readonly key: CountedKey
-  readonly counts: number[]
-}
-
 interface SourceCounts {
   readonly route: string
   readonly address: string
@@ -77,7 +78,8 @@ interface SourceCounts {
 
 interface Minute {
   readonly minute: number
-  readonly keys: Map<string, KeyCounts>
+  /** Counters by key id: one map read and one array to touch per count. */
+  readonly keys: Map<string, number[]>
   readonly sources: Map<string, SourceCounts>
 }
 
@@ -92,18 +94,23 @@ const zeros = (): number[] => USAGE_OUTCOMES.map(() => 0)
  * the last flush.
  */
 export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
-  const { store, emit, clock, flushIntervalMs, compactIntervalMs, retention } = options
+  const { store, emit, clock, exactClock, flushIntervalMs, compactIntervalMs, retention } = options
   let current: Minute = { minute: -1, keys: new Map(), sources: new Map() }
+  // The keys counted since the last flush, by id: their owners, for the rows.
+  const counted = new Map<string, CountedKey>()
   const sealed: Minute[] = []
   let retry: UsageCount[] = []
   let timer: unknown
+  // Set while the current minute is known to go on: its end clears it.
+  let rollover: unknown
   let closed = false
   let writing: Promise<void> = Promise.resolve()
   let lastFlushAt: number | null = null
   let failedFlushes = 0
   let lastCompaction = Number.NEGATIVE_INFINITY
   let compacting: Promise<void> | undefined
-  const totals = zeros()
+  // The counts taken from memory for writing since the start, by outcome (for `stats`).
+  const taken = zeros()
 
   function arm(): void {
     timer = setTimeout(() => {
@@ -117,27 +124,42 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
   function minuteNow(): Minute {
     // The first count after a flush arms the next one: an idle service holds no timer.
     if (timer === undefined && !closed) arm()
-    const minute = Math.floor(clock() / MINUTE_MS)
-    if (minute === current.minute) return current
-    if (current.keys.size > 0 || current.sources.size > 0) sealed.push(current)
-    current = { minute, keys: new Map(), sources: new Map() }
+    if (rollover !== undefined) return current
+    const now = clock()
+    const minute = Math.floor(now / MINUTE_MS)
+    if (minute !== current.minute) {
+      if (current.keys.size > 0 || current.sources.size > 0) sealed.push(current)
+      current = { minute, keys: new Map(), sources: new Map() }
+    }
+    if (!exactClock && !closed) {
+      rollover = setTimeout(
+        () => {
+          rollover = undefined
+        },
+        (minute + 1) * MINUTE_MS - now,
+      )
+      ;(rollover as { unref?: () => void }).unref?.()
+    }
     return current
   }
 
   function countsOf(key: CountedKey): number[] {
     const { keys } = minuteNow()
     const entry = keys.get(key.id)
-    if (entry !== undefined) return entry.counts
+    if (entry !== undefined) return entry
     const counts = zeros()
-    keys.set(key.id, { key: { id: key.id, ownerType: key.ownerType, ownerId: key.ownerId }, counts })
+    keys.set(key.id, counts)
+    counted.set(key.id, { id: key.id, ownerType: key.ownerType, ownerId: key.ownerId })
     return counts
   }
 
   function rowsOf(minute: Minute, rows: UsageCount[]): void {
     const at = new Date(minute.minute * MINUTE_MS)
-    for (const { key, counts } of minute.keys.values()) {
+    for (const [id, counts] of minute.keys) {
+      const key = counted.get(id)!
       for (let i = 0; i < counts.length; i++) {
         const count = counts[i]!
+        taken[i]! += count
         if (count !== 0)
           rows.push({ minute: at, key, outcome: USAGE_OUTCOMES[i]!, count, route: '', address: '' })
       }
@@ -145,6 +167,7 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
     for (const { route, address, counts } of minute.sources.values()) {
       for (let i = 0; i < counts.length; i++) {
         const count = counts[i]!
+        taken[i]! += count
         if (count !== 0)
           rows.push({ minute: at, key: null, outcome: USAGE_OUTCOMES[i]!, count, route, address })
       }
@@ -161,6 +184,7 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
       rowsOf(current, rows)
       current = { minute: current.minute, keys: new Map(), sources: new Map() }
     }
+    counted.clear()
     return rows
   }
 
@@ -223,15 +247,20 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
 
   return {
     count(key, outcome) {
+      // The hot path: a key counted this minute, both timers armed (a flush due, the minute going on).
+      if (rollover !== undefined && timer !== undefined) {
+        const counts = current.keys.get(key.id)
+        if (counts !== undefined) {
+          counts[outcome]!++
+          return
+        }
+      }
       countsOf(key)[outcome]!++
-      totals[outcome]!++
     },
     move(key, from, to) {
       const counts = countsOf(key)
       counts[from]!--
       counts[to]!++
-      totals[from]!--
-      totals[to]!++
     },
     refusedUnknown(outcome, route, address) {
       const { sources } = minuteNow()
@@ -247,19 +276,31 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
         sources.set(id, entry)
       }
       entry.counts[OUTCOME[outcome]]!++
-      totals[OUTCOME[outcome]]!++
     },
     flush,
     async close() {
       closed = true
       if (timer !== undefined) clearTimeout(timer)
+      if (rollover !== undefined) clearTimeout(rollover)
       timer = undefined
+      rollover = undefined
       await flush()
       await compacting
     },
     stats() {
+      // What was taken for writing, and what memory holds: the counters are summed here, at a
+      // scrape, so that a count costs one increment.
+      const totals = [...taken]
       let pending = retry.length
-      for (const minute of [...sealed, current]) pending += minute.keys.size + minute.sources.size
+      for (const minute of [...sealed, current]) {
+        pending += minute.keys.size + minute.sources.size
+        for (const counts of [
+          ...minute.keys.values(),
+          ...[...minute.sources.values()].map((s) => s.counts),
+        ]) {
+          for (let i = 0; i < counts.length; i++) totals[i]! += counts[i]!
+        }
+      }
       const byOutcome = Object.fromEntries(USAGE_OUTCOMES.map((o, i) => [o, totals[i]!]))
       return { totals: byOutcome as Record<UsageOutcome, number>, pending, lastFlushAt, failedFlushes }
     },
