@@ -44,6 +44,7 @@ export default packageBuild({
       'key-pages.sql',
       'key-policies.sql',
       'credits.sql',
+      'key-usage.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -27,6 +27,9 @@ describe('readConfig', () => {
       connectionsPerAddress: 256,
       maxApiKeyLifetimeDays: undefined,
       verifyTokens: [],
+      usageFlushSeconds: 5,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     })
   })
 
@@ -55,6 +58,9 @@ describe('readConfig', () => {
       KEYWARD_CONNECTIONS_PER_ADDRESS: '0',
       KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '90',
       KEYWARD_VERIFY_TOKENS: ` ${'A'.repeat(64)}, ${'0'.repeat(64)},`,
+      KEYWARD_USAGE_FLUSH_SECONDS: '2',
+      KEYWARD_METRICS_PORT: '9464',
+      KEYWARD_METRICS_HOST: '10.0.0.5',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -80,6 +86,9 @@ describe('readConfig', () => {
       connectionsPerAddress: 0,
       maxApiKeyLifetimeDays: 90,
       verifyTokens: ['a'.repeat(64), '0'.repeat(64)],
+      usageFlushSeconds: 2,
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
     })
     // The headers' bound follows a shorter request bound.
     expect(readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000' }).headersTimeoutMs).toBe(4000)

@@ -89,6 +89,18 @@ export interface ServerConfig {
    * project. Unset: none (developer keys verify keys of their own projects).
    */
   readonly verifyTokens: readonly string[]
+  /**
+   * `KEYWARD_USAGE_FLUSH_SECONDS`: how often the usage counts held in memory are written, 1 to 60
+   * seconds; what a crash (kill -9) can lose. Default 5.
+   */
+  readonly usageFlushSeconds: number
+  /**
+   * `KEYWARD_METRICS_PORT`: Prometheus metrics at `GET /metrics` on this port, on `HOST`, apart
+   * from the API (so that it is not public with it). Unset: no metrics.
+   */
+  readonly metricsPort: number | undefined
+  /** `KEYWARD_METRICS_HOST`: the address the metrics listen on. Default `127.0.0.1`. */
+  readonly metricsHost: string
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -272,6 +284,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       requestTimeoutMs,
     ),
     connectionsPerAddress: integerSetting(env, 'KEYWARD_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    usageFlushSeconds: integerSetting(env, 'KEYWARD_USAGE_FLUSH_SECONDS', 5, 1, 60),
+    metricsPort: env.KEYWARD_METRICS_PORT
+      ? integerSetting(env, 'KEYWARD_METRICS_PORT', 0, 0, 65535)
+      : undefined,
+    metricsHost: env.KEYWARD_METRICS_HOST || '127.0.0.1',
     maxApiKeyLifetimeDays: env.KEYWARD_MAX_API_KEY_LIFETIME_DAYS
       ? integerSetting(env, 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS', 0, 1, 3650)
       : undefined,

@@ -6,6 +6,7 @@ import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
 import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
+import { usageCommand } from './commands/usage.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   activateCommand,
   rollCommand,
   expireCommand,
+  usageCommand,
   generateCommand,
   checkCommand,
   hashCommand,

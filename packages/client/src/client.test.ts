@@ -100,6 +100,13 @@ const listed = {
 const previous_key = { id: 'k0', expires_at: '2025-01-03T00:00:00.000Z' }
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
+const usage = {
+  granularity: 'hour',
+  from: '2026-01-01T00:00:00.000Z',
+  to: '2026-01-02T00:00:00.000Z',
+  usage: [{ start: '2026-01-01T10:00:00.000Z', key_id: crypto.randomUUID(), outcome: 'accepted', count: 3 }],
+}
+
 const endpoints: {
   name: string
   call: (client: KeywardClient) => Promise<unknown>
@@ -327,6 +334,28 @@ const endpoints: {
     send: { developer: true },
     body: { key: projectKey, project_id: 'p1', ip: '203.0.113.7' },
     reply: { status: 200, body: verdict },
+  },
+  {
+    name: 'usage.developer',
+    call: (c) => c.usage.developer(),
+    method: 'GET',
+    path: '/api/v1/auth/usage',
+    send: { developer: true },
+    reply: { status: 200, body: usage },
+  },
+  {
+    name: 'usage.project',
+    call: (c) =>
+      c.usage.project('p1', {
+        from: new Date('2026-01-01T00:00:00Z'),
+        to: '2026-01-02T00:00:00+01:00',
+        granularity: 'minute',
+        keyId: '0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11',
+      }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/usage?from=2026-01-01T00%3A00%3A00.000Z&to=2026-01-02T00%3A00%3A00%2B01%3A00&granularity=minute&key_id=0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11',
+    send: { developer: true },
+    reply: { status: 200, body: usage },
   },
   {
     name: 'health',

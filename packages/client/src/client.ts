@@ -28,6 +28,7 @@ import type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  Usage,
   VerifyKeyBody,
   VerifyKeyResult,
 } from './types.js'
@@ -70,6 +71,18 @@ export interface ListOptions extends CallOptions {
   readonly limit?: number
   /** The `next_cursor` of the previous page, as it is; none (or `null`) for the first page. */
   readonly cursor?: string | null
+}
+
+/** Options of a usage call: the range and the size of its buckets, and the call's options. */
+export interface UsageOptions extends CallOptions {
+  /** The start of the range (a `Date` or an RFC 3339 time); the server's default is 24 hours before `to`. */
+  readonly from?: Date | string
+  /** The end of the range, exclusive; the server's default is now. */
+  readonly to?: Date | string
+  /** `minute`, `hour` or `day`; the server's default is `hour`. */
+  readonly granularity?: 'minute' | 'hour' | 'day'
+  /** Only this key (its id). */
+  readonly keyId?: string
 }
 
 /** Options of a walk over every page of a listing (`listAll`). */
@@ -213,6 +226,16 @@ export interface KeywardClient {
      */
     verify(body: VerifyKeyBody, options?: VerifyCallOptions): Promise<VerifyKeyResult>
   }
+  /** Usage counts: verifications per bucket, key and outcome. */
+  readonly usage: {
+    /**
+     * `GET /api/v1/auth/usage`: the counts of the developer's own keys. 422 for a bad range
+     * (`from` after `to`, older than the granularity is kept), 404 for another developer's key.
+     */
+    developer(options?: UsageOptions): Promise<Usage>
+    /** `GET /api/v1/projects/{project_id}/usage` (the owner's developer key): the counts of the project's API keys. */
+    project(projectId: string, options?: UsageOptions): Promise<Usage>
+  }
   /** `GET /healthz`: `{status: 'ok'}`, or a 503 {@link KeywardApiError} when the store is down. */
   health(options?: CallOptions): Promise<Health>
   /** A client like this one that sends another project's API key. */
@@ -237,6 +260,16 @@ function pageQuery(options: ListOptions | undefined): string {
   const parts: string[] = []
   if (options?.limit !== undefined) parts.push(`limit=${encodeURIComponent(String(options.limit))}`)
   if (options?.cursor) parts.push(`cursor=${encodeURIComponent(options.cursor)}`)
+  return parts.length === 0 ? '' : `?${parts.join('&')}`
+}
+
+function usageQuery(options: UsageOptions | undefined): string {
+  const time = (at: Date | string) => (at instanceof Date ? at.toISOString() : at)
+  const parts: string[] = []
+  if (options?.from !== undefined) parts.push(`from=${encodeURIComponent(time(options.from))}`)
+  if (options?.to !== undefined) parts.push(`to=${encodeURIComponent(time(options.to))}`)
+  if (options?.granularity !== undefined) parts.push(`granularity=${encodeURIComponent(options.granularity)}`)
+  if (options?.keyId !== undefined) parts.push(`key_id=${encodeURIComponent(options.keyId)}`)
   return parts.length === 0 ? '' : `?${parts.join('&')}`
 }
 
@@ -437,6 +470,17 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     keys: {
       verify: async (body, options) =>
         request('POST', '/api/v1/keys/verify', verifier(options), options, body),
+    },
+    usage: {
+      developer: async (options) =>
+        request('GET', `/api/v1/auth/usage${usageQuery(options)}`, developer('usage.developer'), options),
+      project: async (projectId, options) =>
+        request(
+          'GET',
+          `${projectPath(projectId)}/usage${usageQuery(options)}`,
+          developer('usage.project'),
+          options,
+        ),
     },
     health: async (options) => request('GET', '/healthz', {}, options),
     withProjectKey: (newProjectKey) =>

@@ -13,6 +13,7 @@ export {
   type KeywardClient,
   type ListAllOptions,
   type ListOptions,
+  type UsageOptions,
   type VerifyCallOptions,
 } from './client.js'
 export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
@@ -49,6 +50,7 @@ export type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  Usage,
   VerifyKeyBody,
   VerifyKeyResult,
 } from './types.js'

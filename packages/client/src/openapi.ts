@@ -228,6 +228,40 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/auth/usage": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Usage of the calling developer's keys: verifications per bucket (minute, hour or day), key and outcome. */
+        readonly get: operations["getDeveloperUsage"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/usage": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Usage of a project's API keys: verifications per bucket (minute, hour or day), key and outcome. */
+        readonly get: operations["getProjectUsage"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/projects/{project_id}/api-keys/{key_id}/credits": {
         readonly parameters: {
             readonly query?: never;
@@ -878,6 +912,31 @@ export interface components {
                 readonly reset_seconds: number;
             } | null;
         };
+        readonly Usage: {
+            readonly granularity: "minute" | "hour" | "day";
+            /**
+             * Format: date-time
+             * The start of the range, as asked (its bucket is the first).
+             */
+            readonly from: string;
+            /**
+             * Format: date-time
+             * The end of the range, exclusive.
+             */
+            readonly to: string;
+            /** Oldest first; buckets, keys and outcomes without counts are left out. */
+            readonly usage: readonly {
+                /**
+                 * Format: date-time
+                 * The start of the bucket, in UTC.
+                 */
+                readonly start: string;
+                readonly key_id: string;
+                /** `accepted`, or the refusal of the key: `inactive`, `expired`, `wrong_type`, `wrong_project`, `not_project_owner`, `project_not_found`, `ip_not_allowed`, `permission_denied`, `rate_limited`, `usage_exceeded`. */
+                readonly outcome: "accepted" | "inactive" | "expired" | "wrong_type" | "wrong_project" | "not_project_owner" | "project_not_found" | "ip_not_allowed" | "permission_denied" | "rate_limited" | "usage_exceeded" | "unknown" | "malformed";
+                readonly count: number;
+            }[];
+        };
         readonly ErrorBody: {
             readonly detail: readonly {
                 /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
@@ -1208,6 +1267,14 @@ export interface components {
         readonly limit: number;
         /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
         readonly cursor: string;
+        /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+        readonly from: string;
+        /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+        readonly to: string;
+        /** The size of a bucket, in UTC. Default `hour`. */
+        readonly granularity: "minute" | "hour" | "day";
+        /** Only this key (a UUID) of the caller's; another's is answered 404. */
+        readonly usage_key_id: string;
         /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
         readonly github_signature: string;
         /** The id of the sender's public key that made the signature. */
@@ -1788,6 +1855,79 @@ export interface operations {
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
             readonly 409: components["responses"]["Error409"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getDeveloperUsage: {
+        readonly parameters: {
+            readonly query?: {
+                /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+                readonly from?: components["parameters"]["from"];
+                /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+                readonly to?: components["parameters"]["to"];
+                /** The size of a bucket, in UTC. Default `hour`. */
+                readonly granularity?: components["parameters"]["granularity"];
+                /** Only this key (a UUID) of the caller's; another's is answered 404. */
+                readonly key_id?: components["parameters"]["usage_key_id"];
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Usage"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getProjectUsage: {
+        readonly parameters: {
+            readonly query?: {
+                /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+                readonly from?: components["parameters"]["from"];
+                /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+                readonly to?: components["parameters"]["to"];
+                /** The size of a bucket, in UTC. Default `hour`. */
+                readonly granularity?: components["parameters"]["granularity"];
+                /** Only this key (a UUID) of the caller's; another's is answered 404. */
+                readonly key_id?: components["parameters"]["usage_key_id"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Usage"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];

@@ -61,6 +61,9 @@ export type Generation = components['schemas']['Generation']
 /** The answer of `GET /healthz` when the server and its store are up. */
 export type Health = components['schemas']['Health']
 
+/** Usage counts of keys: per bucket (`start`), key and outcome, oldest first. */
+export type Usage = components['schemas']['Usage']
+
 /** The body of key creation requests: a name (1 to 100 characters), all fields optional. */
 export type NameBody = components['schemas']['CreateKeyBody']
 

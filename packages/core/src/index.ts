@@ -122,11 +122,13 @@ export {
   readJsonBody,
   readJsonObjectBody,
   readPageQuery,
+  readUsageQuery,
   revokedReason,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
   throttleListener,
+  type UsageRequestQuery,
   type VerifyKeyResult,
   type VerifyRouteOptions,
 } from './http/index.js'
@@ -207,7 +209,7 @@ export {
   readExpiryFields,
 } from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
-export type { KeywardOptions } from './service/options.js'
+export type { KeywardOptions, UsageOptions } from './service/options.js'
 export type { OwnerKeyPolicies } from './service/policies.js'
 export type {
   AuthContext,
@@ -220,6 +222,7 @@ export type {
   Requirement,
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'
 export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
@@ -241,3 +244,16 @@ export type {
   RevokedReason,
   RolledRecords,
 } from './store/types.js'
+export {
+  bucketStart,
+  DEFAULT_USAGE_RETENTION,
+  retentionStart,
+  USAGE_GRANULARITIES,
+  USAGE_OUTCOMES,
+  type UsageBucket,
+  type UsageCount,
+  type UsageGranularity,
+  type UsageOutcome,
+  type UsageQuery,
+  type UsageRetention,
+} from './store/usage.js'

@@ -23,9 +23,13 @@ import {
   type RevokedReason,
   type RolledRecords,
   refilled,
+  type UsageBucket,
+  type UsageCount,
+  type UsageQuery,
+  type UsageRetention,
   withCredits,
 } from '@keyward/core'
-import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import type { PoolStats, SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   ChangeFeedLateError,
   type FeedFences,
@@ -42,6 +46,7 @@ import {
   ReplicaReads,
 } from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementsFor } from './statements.js'
+import { PostgresUsage } from './usage.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -231,6 +236,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly changes?: KeyChangeFeed
   readonly #db: SqlDriver
   readonly #sql: Statements
+  readonly #usage: PostgresUsage
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
@@ -248,6 +254,7 @@ export class PostgresKeyStore implements KeyStore {
     this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
     this.#db = driver
     this.#sql = statementsFor(this.schema)
+    this.#usage = new PostgresUsage(this.schema)
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -304,6 +311,19 @@ export class PostgresKeyStore implements KeyStore {
    * metrics.gauge('keyward.lookups.replica_share', replica / Math.max(1, replica + primary))
    * ```
    */
+  /**
+   * The connections of the primary's pool (open, idle, waiting), for metrics; `undefined` when the
+   * driver has no pool (one Client, PGlite).
+   *
+   * @example
+   * ```ts
+   * const { total, idle, waiting } = store.poolStats ?? { total: 0, idle: 0, waiting: 0 }
+   * ```
+   */
+  get poolStats(): PoolStats | undefined {
+    return this.#db.poolStats?.()
+  }
+
   get replicaStats(): Readonly<ReplicaReadStats> | undefined {
     return this.#reads ? { ...this.#reads.stats } : undefined
   }
@@ -466,6 +486,21 @@ export class PostgresKeyStore implements KeyStore {
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
     if (uses.length === 0) return
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
+  }
+
+  /** Adds usage counts: one `INSERT ... ON CONFLICT DO UPDATE SET count = count + EXCLUDED.count` per batch. */
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    await this.#usage.record(this.#db, counts)
+  }
+
+  /** An owner's usage by bucket, from `key_usage` (on the primary). */
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.#usage.read(this.#db, query)
+  }
+
+  /** One bounded step of compaction: three statements of at most `limit` rows each, no long lock. */
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.#usage.compact(this.#db, retention, now, limit)
   }
 
   // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always

@@ -55,6 +55,15 @@ export interface SqlDriver extends SqlQueryable {
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>
   /** Releases what the driver opened itself (a pool it created); leaves the rest alone. */
   close?(): Promise<void>
+  /** The connections of its pool, for metrics, when it has one. */
+  poolStats?(): PoolStats
+}
+
+/** The connections of a driver's pool: open (`total`), of which `idle`, and requests `waiting` for one. */
+export interface PoolStats {
+  readonly total: number
+  readonly idle: number
+  readonly waiting: number
 }
 
 /**

@@ -21,6 +21,7 @@ export {
 } from './doctor.js'
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
+  type PoolStats,
   QueryTimeoutError,
   type SqlDriver,
   type SqlQueryable,
@@ -55,6 +56,7 @@ export {
   CREDITS_SQL,
   KEY_PAGES_SQL,
   KEY_POLICIES_SQL,
+  KEY_USAGE_SQL,
   MIGRATIONS,
   type Migration,
   SCHEMA_SQL,

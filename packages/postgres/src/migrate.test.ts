@@ -19,7 +19,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -27,6 +27,7 @@ describe('schema.sql', () => {
     const v5 = readFileSync(new URL('./key-pages.sql', import.meta.url), 'utf8')
     const v6 = readFileSync(new URL('./key-policies.sql', import.meta.url), 'utf8')
     const v7 = readFileSync(new URL('./credits.sql', import.meta.url), 'utf8')
+    const v8 = readFileSync(new URL('./key-usage.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -35,8 +36,9 @@ describe('schema.sql', () => {
       { version: 5, name: 'key_pages', sql: v5 },
       { version: 6, name: 'key_policies', sql: v6 },
       { version: 7, name: 'credits', sql: v7 },
+      { version: 8, name: 'usage', sql: v8 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}`)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}`)
     expect(CREDITS_SQL).toBe(v7)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
@@ -150,18 +152,18 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 7, applied: [6, 7] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 7, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [6, 7, 8] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
     const next = {
-      version: 8,
+      version: 9,
       name: 'next',
       sql: 'ALTER TABLE keyward.api_keys ADD COLUMN note text;',
     }
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 8, applied: [8] })
-    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 8, applied: [] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 9, applied: [9] })
+    expect(await applyMigrations(driver, schema, [...MIGRATIONS, next])).toEqual({ version: 9, applied: [] })
     const versions = await db.query(
       `SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`,
     )
@@ -173,7 +175,8 @@ describe('migrate', () => {
       { version: 5, name: 'key_pages' },
       { version: 6, name: 'key_policies' },
       { version: 7, name: 'credits' },
-      { version: 8, name: 'next' },
+      { version: 8, name: 'usage' },
+      { version: 9, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })

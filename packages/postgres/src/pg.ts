@@ -92,7 +92,11 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
   // One statement, one round trip: the transaction's statements are bounded on the server too,
   // without touching the session (a pooler hands the connection to others after COMMIT).
   const begin = `${BEGIN}; SET LOCAL statement_timeout = ${timeoutMs}`
+  const pool = db instanceof pg.Pool ? db : undefined
   return {
+    ...(pool
+      ? { poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) }
+      : {}),
     query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
       leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
         explain(query)(text, params, queryOptions?.name, done),

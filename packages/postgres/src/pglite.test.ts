@@ -59,6 +59,7 @@ describe('PGlite driver', () => {
         { version: 5 },
         { version: 6 },
         { version: 7 },
+        { version: 8 },
       ])
       await second.close()
     } finally {

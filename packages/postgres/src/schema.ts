@@ -3,17 +3,18 @@ import closedOwnersSql from './closed-owners.sql?raw'
 import creditsSql from './credits.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
+import keyUsageSql from './key-usage.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (7, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (8, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
  * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
- * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`. Readable, idempotent, ready for `psql -f` or your own
+ * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql` and version 8 (usage counts) as shipped in `dist/key-usage.sql`. Readable, idempotent, ready for `psql -f` or your own
  * migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -30,6 +31,7 @@ export const SCHEMA_SQL: string = [
   keyPagesSql,
   keyPoliciesSql,
   creditsSql,
+  keyUsageSql,
 ].join('\n')
 
 /**
@@ -104,6 +106,20 @@ export const KEY_POLICIES_SQL: string = keyPoliciesSql
 export const CREDITS_SQL: string = creditsSql
 
 /**
+ * The SQL of schema version 8, usage counts: the table `key_usage` (per bucket, key and outcome,
+ * or route and address for refusals of unknown keys) that `recordUsage` adds to and compaction
+ * rolls up. Shipped as `dist/key-usage.sql`; apply it after `credits.sql` if you migrate
+ * with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_USAGE_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/008_keyward_usage.sql', KEY_USAGE_SQL)
+ * ```
+ */
+export const KEY_USAGE_SQL: string = keyUsageSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -128,7 +144,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 7
+ * MIGRATIONS.at(-1)?.version // 8
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -139,6 +155,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'key_pages', sql: keyPagesSql },
   { version: 6, name: 'key_policies', sql: keyPoliciesSql },
   { version: 7, name: 'credits', sql: creditsSql },
+  { version: 8, name: 'usage', sql: keyUsageSql },
 ]
 
 /**

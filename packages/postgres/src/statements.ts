@@ -79,6 +79,13 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0')
 }
 
+/**
+ * @internal The prefix of the names the statements of `schema` are prepared under. A prepared
+ * statement's name is per connection and at most 63 characters; a digest of the schema keeps the
+ * statements of two stores on one pool apart.
+ */
+export const statementPrefix = (schema: string) => `keyward_${fnv1a(schema)}`
+
 const cache = new Map<string, Statements>()
 
 /** @internal The store's statements for `schema`, built once per schema. */
@@ -87,9 +94,7 @@ export function statementsFor(schema: string): Statements {
   if (cached) return cached
   const keys = `"${schema}".api_keys`
   const owners = `"${schema}".api_key_owners`
-  // A prepared statement's name is per connection and at most 63 characters; a digest of the
-  // schema keeps the statements of two stores on one pool apart.
-  const prefix = `keyward_${fnv1a(schema)}`
+  const prefix = statementPrefix(schema)
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
   // The limit counts active, unexpired keys not in a grace window, at the time `now`.
   const counted = (column: string, owner: string, now: string) =>

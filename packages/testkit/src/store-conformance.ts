@@ -7,6 +7,7 @@ import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
 import { randomPart, recordFor, until } from './store-record.js'
+import { usageCases } from './store-usage-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -86,6 +87,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     expiryCases(make)
     policyCases(make)
     creditCases(make, repeats)
+    usageCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

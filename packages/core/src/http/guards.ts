@@ -214,6 +214,7 @@ function keyGuard<A>(
     developerKey: needs.developer ? readKey(request, 'developer') : undefined,
     projectKey: needs.project ? readKey(request, 'project') : undefined,
     address: needs.project ? keyward.clientAddress(request) : undefined,
+    request,
   })
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
   const guard: Guard<A> = (request) => {
@@ -269,6 +270,7 @@ function keyGuard<A>(
         param === undefined ? fixedProject : projectIdOf(request, param, guardName),
         kind === 'project' ? keyward.clientAddress(request) : undefined,
         permissions,
+        request,
       )
     } catch {
       return undefined // the asynchronous way answers it, with its reason

@@ -27,6 +27,7 @@ import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+import { readUsageQuery } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
 /** What the host's `createProject` receives. */
@@ -274,6 +275,29 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
   }
 
+  // An owner's usage by bucket, key and outcome; a `key_id` must name one of the owner's keys.
+  async function usage(request: KeywardRequest, owner: KeyOwner) {
+    const query = readUsageQuery(request, keyward.usageRetention!, new Date())
+    if (query.keyId !== undefined) {
+      const record = await keyward.findKey(query.keyId)
+      if (record === null || record.ownerType !== owner.type || record.ownerId !== owner.id) {
+        throw new KeywardError(ErrorType.notFound, 'Key not found.', ['query', 'key_id'])
+      }
+    }
+    const rows = await keyward.readUsage({ owner, ...query })
+    return respond(200, {
+      granularity: query.granularity,
+      from: query.from.toISOString(),
+      to: query.to.toISOString(),
+      usage: rows.map((row) => ({
+        start: row.start.toISOString(),
+        key_id: row.keyId,
+        outcome: row.outcome,
+        count: row.count,
+      })),
+    })
+  }
+
   async function roll(request: KeywardRequest, kind: KeyKind, ownerId: string) {
     const record = await ownKey(request, kind, ownerId)
     const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
@@ -319,6 +343,17 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
+  // Mounted when the service counts usage and its store can read it back.
+  if (keyward.usageRetention && keyward.store.readUsage) {
+    routes.push(
+      route('GET', '/api/v1/auth/usage', developer, (request, auth) =>
+        usage(request, { type: 'developer', id: auth.developerId }),
+      ),
+      route('GET', '/api/v1/projects/:project_id/usage', owner, (request, auth) =>
+        usage(request, { type: 'project', id: auth.projectId! }),
+      ),
+    )
+  }
   if (options.secretScanning !== undefined) {
     routes.push(createSecretScanningRoute(keyward, options.secretScanning))
   }

@@ -35,6 +35,9 @@ const DESIGN_TABLE = [
   'post /api/v1/keys/verify',
   // Issue 27: credits of API keys.
   'post /api/v1/projects/{project_id}/api-keys/{key_id}/credits',
+  // Issue 26: usage counts.
+  'get /api/v1/auth/usage',
+  'get /api/v1/projects/{project_id}/usage',
   'get /openapi.json',
   'get /healthz',
 ]

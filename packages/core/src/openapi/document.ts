@@ -66,6 +66,36 @@ const PARAMETERS = {
       'The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`.',
     schema: { type: 'string' },
   },
+  from: {
+    name: 'from',
+    in: 'query',
+    required: false,
+    description:
+      'The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  to: {
+    name: 'to',
+    in: 'query',
+    required: false,
+    description:
+      'The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  granularity: {
+    name: 'granularity',
+    in: 'query',
+    required: false,
+    description: 'The size of a bucket, in UTC. Default `hour`.',
+    schema: { type: 'string', enum: ['minute', 'hour', 'day'], default: 'hour' },
+  },
+  usage_key_id: {
+    name: 'key_id',
+    in: 'query',
+    required: false,
+    description: "Only this key (a UUID) of the caller's; another's is answered 404.",
+    schema: { type: 'string', format: 'uuid' },
+  },
   github_signature: {
     name: 'GITHUB-PUBLIC-KEY-SIGNATURE',
     in: 'header',

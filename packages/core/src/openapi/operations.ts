@@ -27,8 +27,8 @@ export interface ApiOperation {
     | 'Verification'
     | 'Service'
   readonly credential: OperationCredential
-  /** Its query parameters: `limit` and `cursor` for the listings that page. */
-  readonly query?: readonly ('limit' | 'cursor')[]
+  /** Its query parameters: `limit` and `cursor` for the listings that page; a range for usage. */
+  readonly query?: readonly ('limit' | 'cursor' | 'from' | 'to' | 'granularity' | 'usage_key_id')[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
     readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName }
@@ -50,6 +50,9 @@ const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
 const BODY_ERRORS = [413, 415, 422]
 const PAGED = ['limit', 'cursor'] as const
+const USAGE_QUERY = ['from', 'to', 'granularity', 'usage_key_id'] as const
+// Bad ranges (an unknown granularity, from after to, past the retention) are 422; another owner's key 404.
+const USAGE_ERRORS = [404, 422]
 
 /** Every operation of the HTTP API, in the order of the design's table. */
 export const API_OPERATIONS: readonly ApiOperation[] = [
@@ -262,6 +265,32 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: 'UpdateApiKeyBody', required: true },
     success: { status: 200, schema: 'ApiKey' },
     errors: [409, ...BODY_ERRORS],
+    keyRoute: 'always',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/auth/usage',
+    operationId: 'getDeveloperUsage',
+    summary:
+      "Usage of the calling developer's keys: verifications per bucket (minute, hour or day), key and outcome.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    query: USAGE_QUERY,
+    success: { status: 200, schema: 'Usage' },
+    errors: USAGE_ERRORS,
+    keyRoute: 'always',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/projects/{project_id}/usage',
+    operationId: 'getProjectUsage',
+    summary:
+      "Usage of a project's API keys: verifications per bucket (minute, hour or day), key and outcome.",
+    tag: 'API keys',
+    credential: 'owner',
+    query: USAGE_QUERY,
+    success: { status: 200, schema: 'Usage' },
+    errors: USAGE_ERRORS,
     keyRoute: 'always',
   },
   {

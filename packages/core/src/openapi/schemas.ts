@@ -8,6 +8,7 @@ import {
   MAX_PERMISSIONS,
   PERMISSION_PATTERN,
 } from '../policy/policies.js'
+import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
 // bodies with these, and `openApiDocument` publishes them. Field names are the wire's (snake_case).
@@ -453,6 +454,28 @@ export const errorDetailSchema = (types?: readonly ErrorType[]) =>
 /** The body of every error response: `{"detail": [{"loc", "msg", "type"}]}`. */
 export const ErrorBodySchema = Type.Object({ detail: Type.Array(errorDetailSchema(), { minItems: 1 }) })
 
+/** The counts of an owner's keys, per bucket, key and outcome (`GET .../usage`). */
+export const UsageSchema = Type.Object({
+  granularity: Type.Union(USAGE_GRANULARITIES.map((g) => Type.Literal(g))),
+  from: timestamp('The start of the range, as asked (its bucket is the first).'),
+  to: timestamp('The end of the range, exclusive.'),
+  usage: Type.Array(
+    Type.Object({
+      start: timestamp('The start of the bucket, in UTC.'),
+      key_id: Type.String(),
+      outcome: Type.Union(
+        USAGE_OUTCOMES.map((o) => Type.Literal(o)),
+        {
+          description:
+            '`accepted`, or the refusal of the key: `inactive`, `expired`, `wrong_type`, `wrong_project`, `not_project_owner`, `project_not_found`, `ip_not_allowed`, `permission_denied`, `rate_limited`, `usage_exceeded`.',
+        },
+      ),
+      count: Type.Integer(),
+    }),
+    { description: 'Oldest first; buckets, keys and outcomes without counts are left out.' },
+  ),
+})
+
 /**
  * Every named schema of the HTTP API, as the document's `components.schemas` holds it: JSON
  * Schema objects, usable with any JSON Schema validator.
@@ -493,6 +516,7 @@ export const API_SCHEMAS = {
   SecretScanningFeedback: SecretScanningFeedbackSchema,
   VerifyKeyBody: VerifyKeyBodySchema,
   VerifyKeyResult: VerifyKeyResultSchema,
+  Usage: UsageSchema,
   ErrorBody: ErrorBodySchema,
 } as const satisfies Record<string, TSchema>
 

@@ -10,6 +10,7 @@ export interface KeyRateLimiter {
     keys: readonly RatedKey[],
     onBackendError: (operation: string, error: unknown) => void,
     onTaken?: (key: RatedKey, rate: KeyRate) => void,
+    onLimited?: (key: RatedKey) => void,
   ): Promise<void>
 }
 
@@ -69,7 +70,7 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
   }
 
   return {
-    async take(keys, onBackendError, onTaken) {
+    async take(keys, onBackendError, onTaken, onLimited) {
       for (const key of keys) {
         // Without the host's callback the policy is known at once: no promise on the hot path.
         const policy = rateLimitFor ? await hostPolicy(key) : keyRateLimits?.[key.ownerType]
@@ -88,6 +89,7 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
             onBackendError('rate_limit.consume', spent)
             continue
           }
+          onLimited?.(key)
           const kind = key.ownerType === 'developer' ? 'developer key' : 'API key'
           throw new KeywardError(
             ErrorType.rateLimited,

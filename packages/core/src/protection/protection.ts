@@ -60,6 +60,7 @@ export const BLOCKED_ADDRESSES = 10_000
 export function createProtection(
   options: ProtectionOptions,
   emit: (event: KeywardEvent) => void,
+  onKeyLimited: (key: RatedKey) => void = () => {},
 ): Protection {
   const limit = options.failedAuthLimit ?? PROTECTION_DEFAULTS.failedAuthLimit
   const windowSeconds = options.failedAuthWindowSeconds ?? PROTECTION_DEFAULTS.failedAuthWindowSeconds
@@ -185,7 +186,7 @@ export function createProtection(
       } finally {
         if (address !== undefined && failures) settle(address)
       }
-      if (keyRates) await keyRates.take(work.keys(auth), backendError, work.rated)
+      if (keyRates) await keyRates.take(work.keys(auth), backendError, work.rated, onKeyLimited)
       return auth
     },
     refusalNow(request) {

@@ -5,6 +5,7 @@ import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { clientAddress } from '../http/client-address.js'
+import { routeOf } from '../http/route-of.js'
 import type { KeywardRequest } from '../http/types.js'
 import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from '../key/constants.js'
 import {
@@ -31,6 +32,7 @@ import type {
   KeyRecord,
   KeyStore,
 } from '../store/types.js'
+import type { UsageBucket, UsageOutcome, UsageQuery, UsageRetention } from '../store/usage.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
@@ -39,11 +41,12 @@ import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
-import { checkOptions, type KeywardOptions } from './options.js'
+import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { boundedExpiry, changedPolicies, newKeyPolicies, type PolicyRules } from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
+import { createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -123,17 +126,6 @@ export interface Keyward {
    */
   spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
   spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
-  /**
-   * Gives back the credits this process leased and did not spend, and writes pending last uses.
-   * Call it when the process stops, before closing the store; a process killed without it
-   * strands at most one leased block per key (see the credits guide).
-   *
-   * @example
-   * ```ts
-   * process.on('SIGTERM', async () => { await keyward.close(); await store.close() })
-   * ```
-   */
-  close(): Promise<void>
   /**
    * The client address of a request, as the throttle reads it: the socket's, or the one the
    * `protection.trustedProxy` header names. What IP allowlists are checked against.
@@ -241,6 +233,43 @@ export interface Keyward {
   /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
   flushLastUsed(): Promise<void>
   /**
+   * How long usage counts are kept (option `usage.retention`), or `null` when the service counts
+   * no usage (option `usage: false`, or a store without `recordUsage`).
+   */
+  readonly usageRetention: UsageRetention | null
+  /**
+   * The usage of an owner's keys, summed per bucket, key and outcome (see `KeyStore.readUsage`).
+   * Counts still held in memory are not in it: call {@link Keyward.flushUsage} first to see them.
+   * Throws a `TypeError` when the store does not implement `readUsage`.
+   *
+   * @example
+   * ```ts
+   * const rows = await keyward.readUsage({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
+   * ```
+   */
+  readUsage(query: UsageQuery): Promise<UsageBucket[]>
+  /** Writes the usage counts held in memory now. */
+  flushUsage(): Promise<void>
+  /** What the usage counter holds and has written, for metrics; `null` without usage counts. */
+  usageStats(): UsageCountsStats | null
+  /**
+   * Stops the service's timers, writes what it holds (`lastUsedAt` uses, usage counts) and gives
+   * back the credits this process leased and did not spend. Call it on a clean stop, before
+   * closing the store: then nothing counted is lost. A process killed without it loses the usage
+   * counts of its last flush interval and strands at most one leased block of credits per key
+   * (see the credits guide).
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   server.close()
+   *   await keyward.close()
+   *   await store.close()
+   * })
+   * ```
+   */
+  close(): Promise<void>
+  /**
    * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
    * deactivation: `key.deactivated` for each key it deactivates, `key.leaked` (prefix, owner,
    * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
@@ -272,6 +301,7 @@ export interface Keyward {
     projectId: string | undefined,
     address?: string,
     permissions?: PermissionRule,
+    request?: KeywardRequest,
   ): AuthContext | KeywardError | undefined
   /**
    * @internal The verification service's check of an API key (`POST /api/v1/keys/verify`): the
@@ -334,6 +364,24 @@ const projectAuth = (key: KeyRecord) => {
 }
 
 const settled = Promise.resolve()
+
+// The refusals that usage counts, by the outcome it counts them under (a missing key and an
+// unreachable store are no verification of a key).
+const REFUSAL_OUTCOME: Readonly<Partial<Record<AuthFailureReason, UsageOutcome>>> = {
+  malformed: 'malformed',
+  legacy_prefix: 'malformed',
+  unknown_key: 'unknown',
+  inactive_key: 'inactive',
+  expired_key: 'expired',
+  wrong_type: 'wrong_type',
+  project_mismatch: 'wrong_project',
+  not_project_owner: 'not_project_owner',
+  project_not_found: 'project_not_found',
+  ip_not_allowed: 'ip_not_allowed',
+  permission_denied: 'permission_denied',
+}
+const ACCEPTED = OUTCOME.accepted
+const RATE_LIMITED = OUTCOME.rate_limited
 
 // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
 // Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
@@ -414,6 +462,17 @@ export function createKeyward(options: KeywardOptions): Keyward {
     clock,
   })
   const noteUse = track || listening
+  const usageOptions = usageSettings(options)
+  const counts =
+    usageOptions && store.recordUsage
+      ? createUsageCounts({
+          store: store as Parameters<typeof createUsageCounts>[0]['store'],
+          emit,
+          clock,
+          exactClock: options.now !== undefined,
+          ...usageOptions,
+        })
+      : undefined
   const audit = listening && options.auditSuccesses === true
 
   const storeUnavailable = (operation: string, error: unknown) => {
@@ -442,7 +501,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     reason: AuthFailureReason,
     error: KeywardError,
     record?: KeyRecord,
+    address?: string,
+    request?: KeywardRequest,
   ): KeywardError {
+    if (counts) countRefusal(reason, record, address, request)
     // Without a hook, no event is built: a flood of refusals costs no garbage.
     if (!options.onEvent) return error
     emit({
@@ -455,9 +517,25 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return error
   }
 
+  // Usage counts of a refusal: per key when it names one, else per route and client address.
+  function countRefusal(
+    reason: AuthFailureReason,
+    record: KeyRecord | undefined,
+    address: string | undefined,
+    request: KeywardRequest | undefined,
+  ): void {
+    const outcome = REFUSAL_OUTCOME[reason]
+    if (outcome === undefined || !counts) return
+    if (record) counts.count(record, OUTCOME[outcome])
+    else if (outcome === 'unknown' || outcome === 'malformed') {
+      const from = address ?? (request ? clientAddress(request, trustedProxy) : undefined)
+      counts.refusedUnknown(outcome, request ? routeOf(request) : '', from ?? 'unknown')
+    }
+  }
+
   // The hot path. It is written with one `.then` per step instead of async functions: each
   // async frame costs more than the rest of the verification together (see bench/).
-  function verify(value: string | null | undefined, kind: KeyKind): Promise<KeyRecord> {
+  function verify(value: string | null | undefined, kind: KeyKind, origin?: Credentials): Promise<KeyRecord> {
     if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
       const problem = keyFormatProblem(value, kind, legacy)
       if (problem) {
@@ -467,25 +545,27 @@ export function createKeyward(options: KeywardOptions): Keyward {
             : problem.type === ErrorType.keyLegacyPrefix
               ? 'legacy_prefix'
               : 'malformed'
-        return refused(failed(kind, reason, problem))
+        return refused(failed(kind, reason, problem, undefined, origin?.address, origin?.request))
       }
     }
     const digest = sha256Hex(value as string)
-    return typeof digest === 'string' ? lookup(digest, kind) : digest.then((hash) => lookup(hash, kind))
+    return typeof digest === 'string'
+      ? lookup(digest, kind, origin)
+      : digest.then((hash) => lookup(hash, kind, origin))
   }
 
-  function lookup(hash: string, kind: KeyKind): Promise<KeyRecord> {
+  function lookup(hash: string, kind: KeyKind, origin: Credentials | undefined): Promise<KeyRecord> {
     if (cache) {
       const cached = cache.get(hash)
       // The same checks as after a store lookup: a cached record is checked every time.
-      if (cached !== undefined) return settle(cached, kind)
+      if (cached !== undefined) return settle(cached, kind, origin)
     }
     const version = cache ? cache.version : -1
     return new Promise((resolve, reject) => {
       findKey(hash).then(
         (record) => {
           cache?.fill(version, hash, record)
-          const problem = recordProblem(record, kind)
+          const problem = recordProblem(record, kind, origin?.address, origin?.request)
           if (problem) reject(problem)
           else resolve(record as KeyRecord)
         },
@@ -495,8 +575,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
     })
   }
 
-  function settle(record: KeyRecord | null, kind: KeyKind): Promise<KeyRecord> {
-    const problem = recordProblem(record, kind)
+  function settle(
+    record: KeyRecord | null,
+    kind: KeyKind,
+    origin: Credentials | undefined,
+  ): Promise<KeyRecord> {
+    const problem = recordProblem(record, kind, origin?.address, origin?.request)
     return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
   }
 
@@ -509,7 +593,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   /** The refusal of a looked-up record, or `null` when it passes. */
-  function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
+  function recordProblem(
+    record: KeyRecord | null,
+    kind: KeyKind,
+    address?: string,
+    request?: KeywardRequest,
+  ): KeywardError | null {
     if (record?.active && record.ownerType === kind) {
       // Checked on the record, after the lookup: a record read from the cache expires on time too.
       if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
@@ -522,6 +611,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
         record === null ? 'unknown_key' : 'inactive_key',
         INVALID[kind],
         record ?? undefined,
+        address,
+        request,
       )
     }
     const other = OTHER_KIND[kind]
@@ -681,6 +772,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
+    if (counts) counts.count(record, ACCEPTED)
     if (noteUse) usage.used(record)
     if (audit) {
       emit({
@@ -705,6 +797,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     projectId: string | undefined,
     address?: string,
     permissions?: PermissionRule,
+    request?: KeywardRequest,
   ): AuthContext | KeywardError | undefined {
     if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
       return undefined
@@ -713,7 +806,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (typeof digest !== 'string') return undefined
     const record = cache.peek(digest)
     if (record === undefined) return undefined
-    const problem = recordProblem(record, kind)
+    const problem = recordProblem(record, kind, address, request)
     if (problem) return problem
     const key = record as KeyRecord
     if (kind === 'developer') {
@@ -742,10 +835,18 @@ export function createKeyward(options: KeywardOptions): Keyward {
         requirement.projectId,
         credentials.address,
         requirement.permissions,
+        credentials.request,
       )
     }
     if (scope === 'developer' && requirement.projectId === undefined) {
-      return keyNow('developer', credentials.developerKey, undefined)
+      return keyNow(
+        'developer',
+        credentials.developerKey,
+        undefined,
+        undefined,
+        undefined,
+        credentials.request,
+      )
     }
     return undefined
   }
@@ -753,13 +854,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
   function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
     switch (requirement?.scope) {
       case 'project':
-        return verify(credentials.projectKey, 'project').then((key) => {
+        return verify(credentials.projectKey, 'project', credentials).then((key) => {
           checkProjectKey(key, credentials.address, requirement)
           return projectAuth(key)
         })
       case 'developer': {
         const projectId = requirement.projectId
-        return verify(credentials.developerKey, 'developer').then((key) => {
+        return verify(credentials.developerKey, 'developer', credentials).then((key) => {
           if (projectId === undefined) {
             succeeded(key)
             return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
@@ -792,7 +893,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   function verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord> {
     const { developerId } = check
-    return verify(credentials.projectKey, 'project').then((key) => {
+    return verify(credentials.projectKey, 'project', credentials).then((key) => {
       if (developerId === undefined) {
         checkProjectKey(key, credentials.address, check)
         return key
@@ -811,8 +912,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     projectId: string,
     permissions: PermissionRule | undefined,
   ) {
-    const developer = await verify(credentials.developerKey, 'developer')
-    const project = await verify(credentials.projectKey, 'project')
+    const developer = await verify(credentials.developerKey, 'developer', credentials)
+    const project = await verify(credentials.projectKey, 'project', credentials)
     checkProject(project, projectId)
     checkAccess(project, credentials.address, permissions)
     await checkOwner(developer, projectId)
@@ -872,15 +973,16 @@ export function createKeyward(options: KeywardOptions): Keyward {
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
     hasProjectOwner: ownerLookup !== undefined,
-    protection: options.protection ? createProtection(options.protection, emit) : undefined,
+    protection: options.protection
+      ? createProtection(options.protection, emit, (key) => counts?.move(key, ACCEPTED, RATE_LIMITED))
+      : undefined,
     rotationPeriodDays,
     permissions: rules.declared,
     setKeyPolicies,
     changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender }),
     spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
-      await spender.close()
-      await usage.flush()
+      await Promise.all([spender.close(), usage.flush(), counts?.close()])
     },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
@@ -912,6 +1014,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),
+    usageRetention: usageOptions?.retention ?? null,
+    readUsage: async (query) => {
+      if (!store.readUsage) throw new TypeError('This key store cannot read usage (no `readUsage`).')
+      return storeCall('readUsage', () => store.readUsage!(query))
+    },
+    flushUsage: async () => counts?.flush(),
+    usageStats: () => counts?.stats() ?? null,
     revokeLeakedKeys: leakedKeyRevoker({ store, storeCall, emit, wrote }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],

@@ -4,6 +4,7 @@ import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
+import { MemoryUsage } from './memory-usage.js'
 import { keyPage } from './page.js'
 import type {
   CreditChangeResult,
@@ -18,6 +19,7 @@ import type {
   RevokedReason,
   RolledRecords,
 } from './types.js'
+import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usage.js'
 
 /** Options of {@link MemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -68,6 +70,8 @@ export class MemoryKeyStore implements KeyStore {
   readonly #byOwner = new Map<string, KeyRecord[]>()
   // Owners closed by `deactivateOwnerKeys`, by `ownerKey`.
   readonly #closed = new Set<string>()
+  /** The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
+  readonly usage = new MemoryUsage()
 
   constructor(options: MemoryKeyStoreOptions = {}) {
     this.#records = options.records ?? new Map()
@@ -220,6 +224,18 @@ export class MemoryKeyStore implements KeyStore {
       current.expiresAt && current.expiresAt < previousExpiresAt ? current.expiresAt : previousExpiresAt
     const previous = this.#replace({ ...current, replacedBy: replacement.id, expiresAt })
     return { previous, replacement: this.#add(replacement) }
+  }
+
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    this.usage.add(counts)
+  }
+
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.usage.read(query)
+  }
+
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.usage.compact(retention, now, limit)
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {

@@ -1,6 +1,7 @@
 import type { CreditChange, CreditRefill, CreditState } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata, KeyPolicies } from '../policy/policies.js'
+import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usage.js'
 
 /**
  * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
@@ -316,6 +317,40 @@ export interface KeyStore {
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.
    */
   listOwners?(type: KeyKind): Promise<KeyOwnerSummary[]>
+  /**
+   * Adds usage counts (per minute, key or route and address, and outcome) to what is stored, in
+   * one statement for the whole batch: a count for a minute already stored adds to it, so that
+   * many processes may write the same minute. Optional: without it, the service counts no usage.
+   *
+   * @example
+   * ```ts
+   * await store.recordUsage?.([{ minute, key: { id, ownerType: 'project', ownerId }, outcome: 'accepted', count: 3, route: '', address: '' }])
+   * ```
+   */
+  recordUsage?(counts: readonly UsageCount[]): Promise<void>
+  /**
+   * The usage of an owner's keys (or of one of them) from `from` to `to`, summed per bucket of
+   * `granularity`, key and outcome, oldest first. Counts not yet rolled into coarser buckets are
+   * summed into them: an hour holds its minutes. Optional: the usage endpoints need it.
+   *
+   * @example
+   * ```ts
+   * const rows = await store.readUsage?.({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
+   * ```
+   */
+  readUsage?(query: UsageQuery): Promise<UsageBucket[]>
+  /**
+   * One bounded step of compaction at `now`: rolls at most `limit` minute counts older than the
+   * minute retention into hours, as many hour counts older than the hour retention into days, and
+   * deletes as many day counts older than the day retention; returns how many rows it touched (0
+   * when nothing is left to do). Totals never change by rolling. Optional.
+   *
+   * @example
+   * ```ts
+   * while ((await store.compactUsage?.(DEFAULT_USAGE_RETENTION, new Date(), 1000)) ?? 0 > 0) {}
+   * ```
+   */
+  compactUsage?(retention: UsageRetention, now: Date, limit: number): Promise<number>
   /**
    * The store's change feed, when it has one: how a verification cache in this process hears
    * of writes made by other processes (or other services in this one). See `KeyChangeFeed`.

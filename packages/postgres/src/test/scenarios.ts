@@ -209,7 +209,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 7, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -218,6 +218,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 5, name: 'key_pages' },
         { version: 6, name: 'key_policies' },
         { version: 7, name: 'credits' },
+        { version: 8, name: 'usage' },
       ])
     })
   })
