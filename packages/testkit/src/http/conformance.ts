@@ -157,7 +157,8 @@ function comparable(testCase: HttpCase, request: RawRequest, response: RawRespon
 /**
  * The HTTP conformance suite every Keyward adapter runs: real servers on 127.0.0.1, raw
  * requests (duplicate headers, NUL, non-ASCII bytes), every error type of the key checks,
- * every key-management endpoint, and no leak of a presented key in any answer. With several
+ * every key-management endpoint and the verification endpoint, and no leak of a presented key in
+ * any answer. With several
  * adapters, each request goes to all of them and their answers must be identical.
  *
  * @example
