@@ -8,6 +8,7 @@
 
 import { type SQL, sql } from 'drizzle-orm'
 import {
+  bigint,
   boolean,
   check,
   index,
@@ -15,6 +16,7 @@ import {
   jsonb,
   pgSchema,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -151,11 +153,17 @@ export function keywardTables(schema = 'keyward') {
       ipAllowlist: text('ip_allowlist').array(),
       permissions: text('permissions').array(),
       metadata: jsonb('metadata').$type<Record<string, unknown>>(),
+      remaining: bigint('remaining', { mode: 'number' }),
+      refillAmount: bigint('refill_amount', { mode: 'number' }),
+      refillInterval: text('refill_interval').$type<'daily' | 'monthly'>(),
+      refillDay: smallint('refill_day'),
+      refilledAt: at('refilled_at'),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),
       check('api_keys_key_prefix_check', sql`char_length(key_prefix) = 8`),
       check('api_keys_one_owner', sql`(developer_id IS NULL) <> (project_id IS NULL)`),
+      check('api_keys_remaining_check', sql`remaining >= 0`),
       uniqueIndex('api_keys_hash_key').on(t.hash),
       index('api_keys_developer_idx').on(t.developerId, t.createdAt).where(sql`developer_id IS NOT NULL`),
       index('api_keys_project_idx').on(t.projectId, t.createdAt).where(sql`project_id IS NOT NULL`),
@@ -180,7 +188,29 @@ export function keywardTables(schema = 'keyward') {
       check('api_key_owners_owner_type_check', sql`owner_type IN ('developer', 'project')`),
     ],
   )
-  return { keyward, keywardMigrations, apiKeys, apiKeyOwners }
+  const keyUsage = keyward.table(
+    'key_usage',
+    {
+      granularity: text('granularity').notNull().$type<'minute' | 'hour' | 'day'>(),
+      bucket: at('bucket').notNull(),
+      keyId: text('key_id').notNull(),
+      ownerType: text('owner_type').notNull(),
+      ownerId: text('owner_id').notNull(),
+      outcome: text('outcome').notNull(),
+      route: text('route').notNull(),
+      address: text('address').notNull(),
+      count: bigint('count', { mode: 'number' }).notNull(),
+    },
+    (t) => [
+      primaryKey({
+        name: 'key_usage_pkey',
+        columns: [t.granularity, t.bucket, t.keyId, t.outcome, t.route, t.address],
+      }),
+      check('key_usage_granularity_check', sql`granularity IN ('minute', 'hour', 'day')`),
+      index('key_usage_owner_idx').on(t.ownerType, t.ownerId, t.bucket).where(sql`key_id <> ''`),
+    ],
+  )
+  return { keyward, keywardMigrations, apiKeys, apiKeyOwners, keyUsage }
 }
 
 const tables = keywardTables()
@@ -224,3 +254,14 @@ export const apiKeyOwners = tables.apiKeyOwners
  * ```
  */
 export const keywardMigrations = tables.keywardMigrations
+
+/**
+ * The table `keyward.key_usage` (usage counts per bucket, key and outcome), for reading them
+ * with Drizzle.
+ *
+ * @example
+ * ```ts
+ * const rows = await db.select().from(keyUsage).where(eq(keyUsage.keyId, keyId))
+ * ```
+ */
+export const keyUsage = tables.keyUsage

@@ -17,7 +17,8 @@ const FRAGMENT = readFileSync(new URL('../prisma/keyward.prisma', import.meta.ur
 function columnOf(type: string, optional: boolean, list: boolean, attributes: string): string {
   const native = /@db\.(\w+)/.exec(attributes)?.[1]
   const base: Record<string, string> = {
-    Int: 'integer',
+    Int: native === 'SmallInt' ? 'smallint' : 'integer',
+    BigInt: 'bigint',
     String: native === 'Uuid' ? 'uuid' : 'text',
     Boolean: 'boolean',
     // @db.Timestamptz(6) is PostgreSQL's default precision, which the catalog prints without a number.
