@@ -20,7 +20,13 @@ describe('the Drizzle tables', () => {
     expect(keyward.schemaName).toBe('keyward')
     const other = keywardTables('billing_keys')
     expect(other.keyward.schemaName).toBe('billing_keys')
-    expect(Object.keys(other).sort()).toEqual(['apiKeyOwners', 'apiKeys', 'keyUsage', 'keyward', 'keywardMigrations'])
+    expect(Object.keys(other).sort()).toEqual([
+      'apiKeyOwners',
+      'apiKeys',
+      'keyUsage',
+      'keyward',
+      'keywardMigrations',
+    ])
     expect([apiKeys, apiKeyOwners, keywardMigrations].every(Boolean)).toBe(true)
   })
 })
