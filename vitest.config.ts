@@ -20,7 +20,9 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/*.replicas.test.ts', '**/*.faults.test.ts', '**/*.build.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
-    testTimeout: 30_000,
+    // A PGlite database starts in a few seconds on a quiet machine and in tens of seconds on a
+    // loaded one (its WebAssembly compiles on a busy CPU): the bound is for a hang, not for speed.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Test files at once: at least 2. Vitest's default (one fewer than the cores) runs the files one
     // by one on a 2-core machine, where most of them wait on PostgreSQL, Redis or a child process.

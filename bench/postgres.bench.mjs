@@ -4,11 +4,15 @@
 // rounds, in rotating order. Then, without a cache, the time of an unknown, an inactive and a
 // valid key, which must not tell them apart. With BENCH_JSON=<file>, the results are also
 // written there as [{ case, inFlight, opsPerSec }].
+// Then, on PostgreSQL with the cache, usage counting on against off at 16 in flight
+// (POSTGRES_BENCH=usage runs only that). The cases above count no usage (`usage: false`).
 // Last, on PostgreSQL, one page of a paged listing from the middle of a project's 10,000 keys
-// (POSTGRES_BENCH=pages runs only that).
+// (POSTGRES_BENCH=pages runs only that). And credits: a guard's verification of keys with credits
+// against the same without credits, and against a baseline that writes once per request
+// (POSTGRES_BENCH=credits runs only that).
 import { writeFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
+import { apiKeyGuard, createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
 import pg from 'pg'
@@ -89,7 +93,7 @@ async function compare(off, on, inFlight) {
 const LAST_USED_INTERVALS = [60, 1]
 
 async function compareTracking(label, store) {
-  const untracked = createKeyward({ store, trackLastUsed: false })
+  const untracked = createKeyward({ store, trackLastUsed: false, usage: false })
   const keys = []
   for (let i = 0; i < KEYS; i++) keys.push((await untracked.issueProjectKey(`${PROJECT}-lu`)).key)
   const verifyWith = (service) => async (i) => {
@@ -100,12 +104,86 @@ async function compareTracking(label, store) {
   }
   const rows = []
   for (const seconds of LAST_USED_INTERVALS) {
-    const tracked = createKeyward({ store, lastUsedIntervalSeconds: seconds })
+    const tracked = createKeyward({ store, lastUsedIntervalSeconds: seconds, usage: false })
     const result = await compare(verifyWith(untracked), verifyWith(tracked), 10)
     await tracked.flushLastUsed()
     rows.push([label, seconds, result])
   }
   return rows
+}
+
+if (process.env.POSTGRES_BENCH === 'credits') {
+  if (url) await creditBench()
+  else console.log('Credits skipped: set KEYWARD_PG_URL.')
+  process.exit(0)
+}
+
+/**
+ * Usage counting on against off: cached verifications on PostgreSQL (the change feed on), 16 in
+ * flight, in paired rounds; then how many rows the flushes wrote, against the verifications.
+ */
+async function usageBench() {
+  const schema = `kw_bench_usage_${process.pid}`
+  const store = await createPgKeyStore(
+    { connectionString: url, poolConfig: { max: 10 } },
+    { schema, changeFeed: true },
+  )
+  try {
+    const off = createKeyward({ store, cache: {}, trackLastUsed: false, usage: false })
+    const on = createKeyward({ store, cache: {}, trackLastUsed: false, usage: {} })
+    const keys = []
+    for (let i = 0; i < KEYS; i++) keys.push((await off.issueProjectKey(PROJECT)).key)
+    const requirement = { scope: 'project', projectId: PROJECT }
+    let counted = 0
+    const verifyWith = (service, count) => async (i) => {
+      const auth = await service.authenticate({ projectKey: keys[i % KEYS] }, requirement)
+      if (auth.projectId !== PROJECT) throw new Error('verification failed')
+      if (count) counted++
+    }
+    for (let i = 0; i < KEYS; i++) await Promise.all([verifyWith(off)(i), verifyWith(on)(i)])
+    const result = await compare(verifyWith(off), verifyWith(on, true), 16)
+    await on.close()
+    const [written] = await store.query(
+      `SELECT count(*)::int AS rows, sum(count)::bigint AS total FROM "${schema}".key_usage`,
+    )
+    console.log('\nUsage counting on against off (PostgreSQL, the verification cache on, 16 in flight):\n')
+    const format = (n) => Math.round(n).toLocaleString('en-US')
+    table(
+      [
+        'database',
+        'off (ops/s)',
+        'on (ops/s)',
+        'on/off',
+        'CPU per op, off / on (µs)',
+        'rows written / verifications',
+      ],
+      [
+        [
+          'pg',
+          format(result.off.opsPerSecond),
+          format(result.on.opsPerSecond),
+          `${result.ratio.toFixed(3)}x`,
+          `${result.off.cpuPerOp.toFixed(1)} / ${result.on.cpuPerOp.toFixed(1)}`,
+          `${format(written.rows)} / ${format(Number(written.total))}`,
+        ],
+      ],
+    )
+    console.log(
+      `\n${machineLine()} ${ROUNDS} pairs of ${ROUND_MS} ms rounds, alternating order; median of the pairs' ratios.` +
+        ` ${KEYS} keys; flush every 5 s (the default); target on/off >= 0.95x.`,
+    )
+    if (counted + KEYS !== Number(written.total))
+      throw new Error(`counted ${counted + KEYS}, stored ${written.total}`)
+  } finally {
+    await store.query(`DROP SCHEMA "${schema}" CASCADE`)
+    await store.close()
+  }
+}
+
+if (process.env.POSTGRES_BENCH === 'usage') {
+  if (url) await usageBench()
+  else console.log('Usage counting skipped: set KEYWARD_PG_URL.')
+  process.exit(0)
 }
 
 if (process.env.POSTGRES_BENCH === 'pages') {
@@ -114,7 +192,7 @@ if (process.env.POSTGRES_BENCH === 'pages') {
   process.exit(0)
 }
 
-cases.set('memory', (await verification(createKeyward({ store: new MemoryKeyStore() }))).verify)
+cases.set('memory', (await verification(createKeyward({ store: new MemoryKeyStore(), usage: false }))).verify)
 
 if (url) {
   const schema = `kw_bench_${process.pid}`
@@ -127,9 +205,9 @@ if (url) {
     await plain.close()
     await cached.close()
   })
-  const uncachedService = createKeyward({ store: plain })
+  const uncachedService = createKeyward({ store: plain, usage: false })
   const { keys, hashes, verify } = await verification(uncachedService)
-  const cachedService = createKeyward({ store: cached, cache: {} })
+  const cachedService = createKeyward({ store: cached, cache: {}, usage: false })
   const requirement = { scope: 'project', projectId: PROJECT }
   cases.set('pg', verify)
   cases.set('pg-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
@@ -147,7 +225,7 @@ if (url) {
   // a PgBouncer in transaction mode (stock settings) when pgbouncer is installed.
   const unnamed = await createPgKeyStore(pool, { schema, preparedStatements: false, migrate: false })
   closers.push(() => unnamed.close())
-  const unnamedService = createKeyward({ store: unnamed })
+  const unnamedService = createKeyward({ store: unnamed, usage: false })
   cases.set('pg-unnamed', (i) => unnamedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
   if (!pgbouncerUnavailable()) {
     const bouncer = await PgBouncer.start({ server: url, poolMode: 'transaction' })
@@ -159,7 +237,7 @@ if (url) {
       await pooled.close()
       await bouncer.destroy()
     })
-    const pooledService = createKeyward({ store: pooled })
+    const pooledService = createKeyward({ store: pooled, usage: false })
     cases.set('pg-pgbouncer', (i) => pooledService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
   }
 }
@@ -168,9 +246,9 @@ if (url) {
   const db = await PGlite.create()
   closers.push(() => db.close())
   const store = await createPGliteKeyStore({ db })
-  const service = createKeyward({ store })
+  const service = createKeyward({ store, usage: false })
   const { keys, verify } = await verification(service)
-  const cachedService = createKeyward({ store, cache: {} })
+  const cachedService = createKeyward({ store, cache: {}, usage: false })
   const requirement = { scope: 'project', projectId: PROJECT }
   cases.set('pglite', verify)
   cases.set('pglite-cached', (i) => cachedService.authenticate({ projectKey: keys[i % KEYS] }, requirement))
@@ -356,5 +434,104 @@ async function pageBench() {
   }
 }
 
+if (url) await usageBench()
+else console.log('\nUsage counting skipped: set KEYWARD_PG_URL.')
 if (url) await pageBench()
 else console.log('\nPaged listing skipped: set KEYWARD_PG_URL.')
+
+/**
+ * Credits on PostgreSQL, through a guard as the adapters run it (its answer at once when it has
+ * one): keys without credits, keys with credits (leased in blocks), and the same keys with a
+ * baseline that writes once per request (a conditional UPDATE of the balance after the
+ * verification). One service with the verification cache; rounds in rotating order.
+ */
+async function creditBench() {
+  const schema = `kw_bench_credits_${process.pid}`
+  const store = await createPgKeyStore(
+    { connectionString: url, poolConfig: { max: 10 } },
+    { schema, changeFeed: true },
+  )
+  const keyward = createKeyward({ store, cache: {}, trackLastUsed: false })
+  try {
+    const plain = []
+    const metered = []
+    for (let i = 0; i < KEYS; i++) {
+      plain.push((await keyward.issueProjectKey(PROJECT)).key)
+      metered.push((await keyward.issueProjectKey(PROJECT, { remaining: 1_000_000_000_000 })).key)
+    }
+    const guard = apiKeyGuard(keyward)
+    const requests = (keys) =>
+      keys.map((key) => ({
+        method: 'GET',
+        url: '/',
+        params: {},
+        header: (n) => (n === 'x-api-key' ? key : undefined),
+      }))
+    const guarded = (list) => async (i) => {
+      const request = list[i % KEYS]
+      const result = guard.now?.(request) ?? (await guard(request))
+      if (!result.ok) throw new Error(`refused: ${result.response.body}`)
+      return result
+    }
+    const withoutCredits = guarded(requests(plain))
+    const withCredits = guarded(requests(metered))
+    const ids = await Promise.all(
+      metered.map(async (key) => (await store.findKeyByHash(await hashKey(key))).id),
+    )
+    const spend = `UPDATE "${schema}".api_keys SET remaining = remaining - 1 WHERE id = $1 AND remaining >= 1 RETURNING remaining`
+    const verifyOnly = guarded(requests(plain))
+    const writeEach = async (i) => {
+      await verifyOnly(i)
+      const rows = await store.query(spend, [ids[i % KEYS]])
+      if (rows.length !== 1) throw new Error('no credits')
+    }
+    const credits = new Map([
+      ['no credits (cached)', withoutCredits],
+      ['credits, leased blocks (cached)', withCredits],
+      ['credits, a write per request', writeEach],
+    ])
+    const rows = []
+    for (const inFlight of IN_FLIGHT) {
+      const names = [...credits.keys()]
+      for (const name of names) {
+        for (let i = 0; i < KEYS; i += 16)
+          await Promise.all(Array.from({ length: 16 }, (_, k) => credits.get(name)(i + k)))
+        // A second of steady traffic: blocks are sized by each key's recent rate.
+        await throughput(credits.get(name), inFlight, 1000)
+      }
+      const samples = new Map(names.map((name) => [name, []]))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of names.map((_, k) => names[(k + round) % names.length]))
+          samples.get(name).push((await throughput(credits.get(name), inFlight, ROUND_MS)).opsPerSecond)
+      }
+      const ops = Object.fromEntries(names.map((name) => [name, median(samples.get(name))]))
+      const [none, leased, each] = names.map((name) => ops[name])
+      for (const name of names) {
+        rows.push([
+          name,
+          String(inFlight),
+          Math.round(ops[name]).toLocaleString('en-US'),
+          `${(ops[name] / none).toFixed(2)}x`,
+          name.startsWith('credits, leased') ? `${(leased / each).toFixed(1)}x` : '',
+        ])
+      }
+    }
+    await keyward.close()
+    const [{ leases }] = await store.query(
+      `SELECT count(*)::int AS leases FROM "${schema}".api_keys WHERE remaining < 1000000000000`,
+    )
+    console.log(
+      '\nCredits on PostgreSQL, through a guard (targets at 16 in flight: >= 0.5x of no credits, >= 10x of a write per request):\n',
+    )
+    table(['case', 'in flight', 'ops/s', 'vs no credits', 'vs a write per request'], rows)
+    console.log(
+      `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round. ${KEYS} keys of each kind,` +
+        ` cost 1; node-postgres pool of 10; verification cache on, with the change feed; ${leases} metered keys spent from.`,
+    )
+  } finally {
+    await store.query(`DROP SCHEMA "${schema}" CASCADE`)
+    await store.close()
+  }
+}
+
+if (url) await creditBench()

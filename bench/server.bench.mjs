@@ -1,14 +1,16 @@
 // The reference server on PostgreSQL, end to end: requests per second of an API-key request
 // (POST /api/v1/projects/{id}/access-tokens with X-API-Key), the verification cache off, on without
 // strict revocation, and the default (on, under strict revocation), in one run, on a database of its
-// own. With SERVER_BENCH_BASELINE=<git revision>
+// own; and, on the default server's process, the verification endpoint (POST /api/v1/keys/verify
+// with the developer key, the same API key in the body), reported against the access-token route
+// loaded right before or after it. With SERVER_BENCH_BASELINE=<git revision>
 // the server as it was at that revision is built beside (in a temporary directory, kept for the
 // next run) and measured in the same run, on a database of its own: the figure "before" that the
 // others are compared with. Each round starts the server in one mode and loads it with
 // autocannon; the modes take turns. Needs KEYWARD_PG_URL and the built server
 // (pnpm --filter @keyward/example-server build).
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -76,6 +78,20 @@ function startServer(env, main = MAIN) {
   })
 }
 
+/**
+ * The CPU time a process has used, user and system, in seconds (Linux's /proc; NaN elsewhere): what
+ * a request costs the server, which the other load of a shared machine disturbs much less than its
+ * throughput.
+ */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks of 1/100 s
+  } catch {
+    return Number.NaN
+  }
+}
+
 function stopServer({ child }) {
   return new Promise((resolve) => {
     child.removeAllListeners('exit')
@@ -108,12 +124,30 @@ async function projectOn(env, main) {
     body: JSON.stringify({ name: 'bench' }),
   }).then((response) => response.json())
   await stopServer(first)
-  return { projectId: created.project.id, apiKey: created.api_key.key }
+  return { projectId: created.project.id, apiKey: created.api_key.key, developerKey }
+}
+
+/** The request a mode loads the server with: the access-token route, or the verification endpoint. */
+function requestOf(mode, setup, base) {
+  if (mode === 'verify') {
+    return {
+      url: `${base}/api/v1/keys/verify`,
+      method: 'POST',
+      headers: { 'x-developer-key': setup.developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: setup.apiKey, project_id: setup.projectId }),
+    }
+  }
+  return {
+    url: `${base}/api/v1/projects/${setup.projectId}/access-tokens`,
+    method: 'POST',
+    headers: { 'x-api-key': setup.apiKey },
+  }
 }
 
 const { default: autocannon } = await import('autocannon')
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const modes = [...(baseline ? ['before'] : []), 'off', 'window', 'default']
-const samples = Object.fromEntries(modes.map((mode) => [mode, []]))
+const samples = Object.fromEntries([...modes, 'verify'].map((mode) => [mode, []]))
 try {
   const currentUrl = await databaseFor('current')
   const current = await projectOn({ KEYWARD_PG_URL: currentUrl, KEYWARD_CACHE: 'off' })
@@ -128,27 +162,60 @@ try {
     setups.before = { env, main: baseline.main, ...(await projectOn(env, baseline.main)) }
   }
 
+  /**
+   * Loads the server with each of `loaded` (modes) for SECONDS, after a second of warm-up each: in
+   * slices of one second taking turns, so that a change in the machine's other load falls on all of
+   * them alike. Keeps one sample per mode: requests per second, the median slice's p99 latency, and
+   * the server's CPU time per request.
+   */
+  async function load(loaded, setup, { base, child }) {
+    const options = Object.fromEntries(
+      loaded.map((mode) => [mode, { ...requestOf(mode, setup, base), connections: 10 }]),
+    )
+    if (options.verify) {
+      // A verification answers 200 whatever the verdict: the key must be found valid.
+      const answer = await fetch(options.verify.url, options.verify).then((response) => response.json())
+      if (answer.valid !== true) throw new Error(`verify: ${JSON.stringify(answer)}`)
+    }
+    const totals = Object.fromEntries(loaded.map((mode) => [mode, { requests: 0, cpu: 0, p99: [] }]))
+    for (const mode of loaded) await autocannon({ ...options[mode], duration: 1 }) // warm up
+    for (let slice = 0; slice < SECONDS; slice++) {
+      for (const mode of slice % 2 ? [...loaded].reverse() : loaded) {
+        const cpuBefore = cpuSeconds(child.pid)
+        const result = await autocannon({ ...options[mode], duration: 1 })
+        totals[mode].cpu += cpuSeconds(child.pid) - cpuBefore
+        if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
+          throw new Error(
+            `${mode}: ${result.requests.total} answers, ${result.non2xx} non-2xx, ${result.errors} errors`,
+          )
+        }
+        totals[mode].requests += result.requests.total
+        totals[mode].p99.push(result.latency.p99)
+      }
+    }
+    for (const mode of loaded) {
+      const { requests, cpu, p99 } = totals[mode]
+      samples[mode].push({ rps: requests / SECONDS, p99: median(p99), cpuUs: (cpu * 1e6) / requests })
+    }
+  }
+
   for (let round = 0; round < ROUNDS; round++) {
     // The modes take turns, each round in another order, so no mode always runs first or last.
     const order = modes.map((_, i) => modes[(i + round) % modes.length])
     for (const mode of round % 2 ? order.reverse() : order) {
       const setup = setups[mode]
       const server = await startServer(setup.env, setup.main)
-      const options = {
-        url: `${server.base}/api/v1/projects/${setup.projectId}/access-tokens`,
-        method: 'POST',
-        connections: 10,
-        headers: { 'x-api-key': setup.apiKey },
-      }
-      await autocannon({ ...options, duration: 1 }) // warm up
-      const result = await autocannon({ ...options, duration: SECONDS })
-      await stopServer(server)
-      if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
-        throw new Error(
-          `${mode}: ${result.requests.total} answers, ${result.non2xx} non-2xx, ${result.errors} errors`,
+      try {
+        // The verification endpoint is loaded on the default server's process too, taking turns with
+        // its access tokens: their ratio is of one process at one time.
+        await load(
+          mode === 'default' ? (round % 2 ? ['verify', mode] : [mode, 'verify']) : [mode],
+          setup,
+          server,
         )
+      } finally {
+        await stopServer(server)
       }
-      samples[mode].push({ rps: result.requests.average, p99: result.latency.p99 })
     }
   }
 } finally {
@@ -156,11 +223,11 @@ try {
   await admin.end()
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const summary = (mode) => ({
   rps: median(samples[mode].map((s) => s.rps)),
   p99: median(samples[mode].map((s) => s.p99)),
   all: samples[mode].map((s) => Math.round(s.rps)).join(', '),
+  cpuUs: median(samples[mode].map((s) => s.cpuUs)),
 })
 const reference = summary(baseline ? 'before' : 'off')
 const label = {
@@ -168,17 +235,42 @@ const label = {
   off: 'cache off (KEYWARD_CACHE=off)',
   window: 'cache on, strict revocation off (KEYWARD_REVOCATION_BOUND_MS=off)',
   default: 'the default: cache on, strict revocation (bound 250 ms)',
+  verify: 'the default, POST /api/v1/keys/verify (developer key, the API key in the body)',
 }
 table(
-  ['server', 'req/s (median)', 'p99 latency (ms)', 'rounds (req/s)', `vs ${baseline ? 'before' : 'off'}`],
-  modes.map((mode) => {
+  [
+    'server',
+    'req/s (median)',
+    'p99 latency (ms)',
+    'rounds (req/s)',
+    `vs ${baseline ? 'before' : 'off'}`,
+    'server CPU per request (µs)',
+  ],
+  [...modes, 'verify'].map((mode) => {
     const m = summary(mode)
-    return [label[mode], Math.round(m.rps), m.p99, m.all, `${(m.rps / reference.rps).toFixed(2)}x`]
+    return [
+      label[mode],
+      Math.round(m.rps),
+      m.p99,
+      m.all,
+      `${(m.rps / reference.rps).toFixed(2)}x`,
+      Math.round(m.cpuUs),
+    ]
   }),
 )
+const ratios = samples.verify.map((sample, i) => sample.rps / samples.default[i].rps)
+// The throughput a CPU-bound server would have: the inverse of what each request costs it.
+const cpuRatios = samples.verify.map((sample, i) => samples.default[i].cpuUs / sample.cpuUs)
+const listed = (values) => values.map((r) => r.toFixed(2)).join(', ')
 console.log(
-  `\n${machineLine()} ${ROUNDS} rounds of ${SECONDS} s per mode, taking turns; autocannon, 10 connections,` +
+  '\nThe verification endpoint against the access-token route, on the same default server process in' +
+    ` each round: ${median(ratios).toFixed(2)}x the requests per second (median; rounds: ${listed(ratios)});` +
+    ` by the server's CPU time per request, ${median(cpuRatios).toFixed(2)}x (rounds: ${listed(cpuRatios)}).`,
+)
+console.log(
+  `\n${machineLine()} ${ROUNDS} rounds of ${SECONDS} s per mode, taking turns (the verification endpoint and the access tokens of the default server in slices of 1 s, in turn); autocannon, 10 connections,` +
     ' in this process; the server and PostgreSQL on the same machine. Request: POST' +
     ' /api/v1/projects/{id}/access-tokens with X-API-Key (verification, the project read unless verifications see' +
-    ' every revocation at once, then a signed token).',
+    ' every revocation at once, then a signed token); and POST /api/v1/keys/verify with X-Developer-Key and' +
+    ' {"key", "project_id"} (the developer key verified, the body read, the API key verified and its owner checked).',
 )

@@ -1,7 +1,7 @@
 // Before `pnpm test` and `pnpm test:faults`: installs what some tests need and this machine lacks,
-// where it can (root, with apt-get): PgBouncer, for the tests through a transaction pooler, and
-// Chromium, for the console's tests in a real browser. Elsewhere it says once why those tests will
-// be skipped; it never fails.
+// where it can (root, with apt-get): PgBouncer, for the tests through a transaction pooler,
+// Chromium, for the console's tests in a real browser, and Go, for the verification endpoint's Go
+// client. Elsewhere it says once why those tests will be skipped; it never fails.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
@@ -25,6 +25,14 @@ const NEEDS = [
       existsSync('/usr/bin/chromium') ||
       existsSync('/usr/bin/chromium-browser'),
     skipped: "the console's tests in a real browser are skipped (install the chromium package to run them)",
+  },
+  {
+    name: 'Go',
+    package: 'golang-go',
+    aptOptions: ['--no-install-recommends'],
+    installed: () => Boolean(process.env.KEYWARD_GO_BIN) || onPath('go'),
+    skipped:
+      'the Go client of the verification endpoint is not tested (install the golang-go package to test it)',
   },
 ]
 

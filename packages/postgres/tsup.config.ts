@@ -22,10 +22,17 @@ const rawText: EsbuildPlugin = {
 }
 
 export default packageBuild({
-  entry: ['src/index.ts', 'src/pg.ts', 'src/pglite.ts'],
+  entry: [
+    'src/index.ts',
+    'src/pg.ts',
+    'src/pglite.ts',
+    'src/postgres-js.ts',
+    'src/drizzle.ts',
+    'src/kysely.ts',
+  ],
   // One copy of the shared code in CJS too, so `PostgresKeyStore` is one class for every entry point.
   splitting: true,
-  external: ['pg', '@electric-sql/pglite'],
+  external: ['pg', '@electric-sql/pglite', 'postgres', 'drizzle-orm', 'kysely'],
   esbuildPlugins: [rawText],
   // Ship the schema as files too, for those who apply it with their own tooling.
   onSuccess: async () => {
@@ -37,6 +44,8 @@ export default packageBuild({
       'key-pages.sql',
       'key-policies.sql',
       'audit-log.sql',
+      'credits.sql',
+      'key-usage.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -58,6 +58,11 @@ export interface AppDependencies {
    * not answer). Default: always `ok`.
    */
   readonly throttleHealth?: () => CountersHealth
+  /**
+   * The SHA-256 digests (hex) of the service tokens that may call `POST /api/v1/keys/verify`
+   * for keys of any project. Default none.
+   */
+  readonly verifyTokens?: readonly string[]
   /** Policies of every key of an owner type, e.g. `{ project: { maxLifetimeDays: 90 } }`; unused with `keyward`. */
   readonly keyPolicies?: OwnerKeyPolicies
 }
@@ -76,6 +81,7 @@ export function createApp({
   keyPolicies,
   keyward = keywardOver(store, onEvent, protection, cache, keyPolicies),
   secretScanning = {},
+  verifyTokens = [],
   verificationsCurrent = false,
   console: consoleOptions = {},
   throttleHealth = () => 'ok',
@@ -87,6 +93,7 @@ export function createApp({
     tokens,
     bodyLimit,
     secretScanning,
+    verifyTokens,
     verificationsCurrent,
     database: (operation, run) => database(operation, run, onEvent),
   }

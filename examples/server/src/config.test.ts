@@ -26,6 +26,10 @@ describe('readConfig', () => {
       headersTimeoutMs: 10_000,
       connectionsPerAddress: 256,
       maxApiKeyLifetimeDays: undefined,
+      verifyTokens: [],
+      usageFlushSeconds: 5,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     })
   })
 
@@ -53,6 +57,10 @@ describe('readConfig', () => {
       KEYWARD_HEADERS_TIMEOUT_MS: '2000',
       KEYWARD_CONNECTIONS_PER_ADDRESS: '0',
       KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '90',
+      KEYWARD_VERIFY_TOKENS: ` ${'A'.repeat(64)}, ${'0'.repeat(64)},`,
+      KEYWARD_USAGE_FLUSH_SECONDS: '2',
+      KEYWARD_METRICS_PORT: '9464',
+      KEYWARD_METRICS_HOST: '10.0.0.5',
     }
     expect(readConfig(env, '/srv/app')).toEqual({
       host: '0.0.0.0',
@@ -77,6 +85,10 @@ describe('readConfig', () => {
       headersTimeoutMs: 2000,
       connectionsPerAddress: 0,
       maxApiKeyLifetimeDays: 90,
+      verifyTokens: ['a'.repeat(64), '0'.repeat(64)],
+      usageFlushSeconds: 2,
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
     })
     // The headers' bound follows a shorter request bound.
     expect(readConfig({ KEYWARD_REQUEST_TIMEOUT_MS: '4000' }).headersTimeoutMs).toBe(4000)
@@ -95,6 +107,14 @@ describe('readConfig', () => {
   })
 
   it('refuses unusable values, naming the variable and never echoing a secret', () => {
+    // A token given where its digest belongs is refused without being repeated.
+    const token = 'svc_0123456789abcdefghijklmnopqrstuvwxyz'
+    expect(() => readConfig({ KEYWARD_VERIFY_TOKENS: `${'a'.repeat(64)},${token}` })).toThrow(
+      new ConfigError(
+        'KEYWARD_VERIFY_TOKENS: entry 2 is not a SHA-256 digest (64 hex characters): give the digest of each ' +
+          'token, printf %s "$TOKEN" | sha256sum, never the token itself.',
+      ),
+    )
     expect(() => readConfig({ PORT: '70000' })).toThrow(
       new ConfigError('PORT must be an integer from 0 to 65535, got "70000".'),
     )

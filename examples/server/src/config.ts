@@ -83,6 +83,24 @@ export interface ServerConfig {
    * created without an expiry gets it, a longer one is refused (422 `lifetime_exceeded`). Unset: none.
    */
   readonly maxApiKeyLifetimeDays: number | undefined
+  /**
+   * `KEYWARD_VERIFY_TOKENS`: the SHA-256 digests (hex, comma-separated) of the service tokens that
+   * may call `POST /api/v1/keys/verify` as `Authorization: Bearer <token>`, for keys of any
+   * project. Unset: none (developer keys verify keys of their own projects).
+   */
+  readonly verifyTokens: readonly string[]
+  /**
+   * `KEYWARD_USAGE_FLUSH_SECONDS`: how often the usage counts held in memory are written, 1 to 60
+   * seconds; what a crash (kill -9) can lose. Default 5.
+   */
+  readonly usageFlushSeconds: number
+  /**
+   * `KEYWARD_METRICS_PORT`: Prometheus metrics at `GET /metrics` on this port, on `HOST`, apart
+   * from the API (so that it is not public with it). Unset: no metrics.
+   */
+  readonly metricsPort: number | undefined
+  /** `KEYWARD_METRICS_HOST`: the address the metrics listen on. Default `127.0.0.1`. */
+  readonly metricsHost: string
 }
 
 /** The least length of `KEYWARD_TOKEN_SECRET`: HS256 wants a key of at least 256 bits. */
@@ -180,6 +198,25 @@ function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
   return { header: match[1]!, hops: Number(match[2] ?? 1) }
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/** `KEYWARD_VERIFY_TOKENS`: digests, never tokens (a token given by mistake is not echoed). */
+function verifyTokensSetting(env: NodeJS.ProcessEnv): string[] {
+  const digests = (env.KEYWARD_VERIFY_TOKENS ?? '')
+    .split(',')
+    .map((digest) => digest.trim().toLowerCase())
+    .filter((digest) => digest !== '')
+  digests.forEach((digest, i) => {
+    if (!SHA256_HEX.test(digest)) {
+      throw new ConfigError(
+        `KEYWARD_VERIFY_TOKENS: entry ${i + 1} is not a SHA-256 digest (64 hex characters): give the ` +
+          'digest of each token, printf %s "$TOKEN" | sha256sum, never the token itself.',
+      )
+    }
+  })
+  return digests
+}
+
 /** Reads and checks the server's settings. Throws a {@link ConfigError} that names the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
   const tokenSecret = env.KEYWARD_TOKEN_SECRET || undefined
@@ -247,8 +284,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       requestTimeoutMs,
     ),
     connectionsPerAddress: integerSetting(env, 'KEYWARD_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    usageFlushSeconds: integerSetting(env, 'KEYWARD_USAGE_FLUSH_SECONDS', 5, 1, 60),
+    metricsPort: env.KEYWARD_METRICS_PORT
+      ? integerSetting(env, 'KEYWARD_METRICS_PORT', 0, 0, 65535)
+      : undefined,
+    metricsHost: env.KEYWARD_METRICS_HOST || '127.0.0.1',
     maxApiKeyLifetimeDays: env.KEYWARD_MAX_API_KEY_LIFETIME_DAYS
       ? integerSetting(env, 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS', 0, 1, 3650)
       : undefined,
+    verifyTokens: verifyTokensSetting(env),
   }
 }

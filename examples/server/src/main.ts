@@ -8,6 +8,7 @@ import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
 import { closeGracefully, createBoundedServer } from './http/node-server.js'
 import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
+import { createMetrics, type Metrics } from './metrics.js'
 import { type Counters, openCounters, protectionOf } from './protection.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
@@ -20,7 +21,11 @@ let stopping = false
 // The database's failures, summed up once it is open: an outage makes a line per interval.
 let storeErrors: StoreErrorLog | undefined
 
+// Prometheus metrics, on a port of their own when KEYWARD_METRICS_PORT is set.
+let metrics: Metrics | undefined
+
 const onEvent = (event: KeywardEvent) => {
+  metrics?.onEvent(event)
   if (stopping && event.type === 'cache.bypassed') return
   if (event.type === 'store.error') {
     // The counters tell of their outage themselves, once when it starts and once when it ends
@@ -34,7 +39,8 @@ const onEvent = (event: KeywardEvent) => {
 
 /**
  * Ends the process once the database is closed, so that PGlite's data stays whole; writes
- * the pending `last_used_at` uses first.
+ * the pending `last_used_at` uses and usage counts, and gives back the credits leased and not spent
+ * first (`keyward.close()`).
  */
 function exitAfterClosing(
   store: PostgresKeyStore,
@@ -44,8 +50,8 @@ function exitAfterClosing(
 ): void {
   stopping = true
   storeErrors?.close()
-  Promise.resolve(keyward?.flushLastUsed())
-    .then(() => Promise.all([store.close(), counters?.close()]))
+  Promise.resolve(keyward?.close())
+    .then(() => Promise.all([store.close(), counters?.close(), metrics?.close()]))
     .then(
       () => process.exit(code),
       (error: unknown) => {
@@ -123,7 +129,23 @@ async function serveOn(
   const keyPolicies = config.maxApiKeyLifetimeDays
     ? { project: { maxLifetimeDays: config.maxApiKeyLifetimeDays } }
     : undefined
-  const keyward = keywardOver(store, onEvent, protection, config.cache, keyPolicies)
+  let keyward = keywardOver(store, onEvent, protection, config.cache, keyPolicies, {
+    flushIntervalSeconds: config.usageFlushSeconds,
+  })
+  if (config.metricsPort !== undefined) {
+    const service = keyward
+    metrics = createMetrics(store, () => service)
+    keyward = metrics.timed(service)
+    let url: string
+    try {
+      url = await metrics.listen(config.metricsHost, config.metricsPort)
+    } catch (error) {
+      throw new Error(
+        `cannot listen on ${config.metricsHost}:${config.metricsPort} for metrics: ${(error as Error).message}`,
+      )
+    }
+    console.log(`Metrics: ${url}`)
+  }
   const keysUrl = config.secretScanningKeysUrl
   const app = createApp({
     store,
@@ -132,6 +154,7 @@ async function serveOn(
     protection,
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
+    verifyTokens: config.verifyTokens,
     verificationsCurrent,
     throttleHealth: counters.health,
     ...(keyPolicies ? { keyPolicies } : {}),
@@ -164,8 +187,8 @@ async function serveOn(
       console.error(`keyward-server: not closed within ${config.shutdownTimeoutMs} ms; exiting.`)
       process.exit(1)
     }, config.shutdownTimeoutMs).unref()
-    // No new connection is accepted; requests in flight finish, then the uses are written and
-    // the database, the change feed and the counters close.
+    // No new connection is accepted; requests in flight finish, then the uses and the usage
+    // counts are written and the database, the change feed and the counters close.
     closeGracefully(server, () => exitAfterClosing(store, 0, counters, keyward))
   }
   process.on('SIGINT', stop)

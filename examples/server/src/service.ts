@@ -7,6 +7,7 @@ import {
   type KeywardEventHook,
   type OwnerKeyPolicies,
   type ProtectionOptions,
+  type UsageOptions,
 } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import { projectOwner } from './db/projects.js'
@@ -23,7 +24,8 @@ export const SERVER_PERMISSIONS = ['generations:write', 'generations:delete'] as
  * commit or roll back with the transaction, and the store tells the cache when it commits).
  * Projects and their owners come from the server's `projects` table, read on the same
  * connection. The guards' service has the `protection` (throttle, failure reports) and keeps
- * verifications in memory when `cache` is on; services over a transaction never guard.
+ * verifications in memory when `cache` is on; services over a transaction never guard, and count
+ * no usage. The others count it (`usage`, default every 5 seconds).
  */
 export function keywardOver(
   db: PostgresKeyStore | PostgresTransaction,
@@ -31,6 +33,7 @@ export function keywardOver(
   protection?: ProtectionOptions,
   cache = false,
   keyPolicies?: OwnerKeyPolicies,
+  usage?: UsageOptions,
 ): Keyward {
   const store = 'store' in db ? db.store : db
   return createKeyward({
@@ -40,6 +43,7 @@ export function keywardOver(
     permissions: SERVER_PERMISSIONS,
     ...(keyPolicies ? { keyPolicies } : {}),
     cache: cache && store.changes !== undefined && {},
+    usage: 'store' in db ? false : (usage ?? {}),
     ...(protection ? { protection } : {}),
   })
 }

@@ -165,7 +165,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   })
 
   it('creates a key with access policies: the table shows them, and the allowlist holds', async () => {
-    await page.getByLabel('Name of the new API key').fill('limited')
+    // Named so that no other row holds its name (every row of an API key says "unlimited" credits).
+    await page.getByLabel('Name of the new API key').fill('fenced')
     const openPolicies = () =>
       page.locator('details.policies').evaluate((details: HTMLDetailsElement) => {
         details.open = true
@@ -177,10 +178,12 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'Create API key' }).click()
     const key = await shownKey()
     await page.getByRole('button', { name: 'I have stored it' }).click()
-    const row = page.locator('tr', { hasText: 'limited' })
+    const row = page.locator('tr', { hasText: 'fenced' })
     await expect.poll(() => row.textContent()).toContain('198.51.100.0/24, 2001:db8::/32')
     expect(await row.textContent()).toContain('generations:write')
     expect(await row.textContent()).toContain('{"plan":"pro"}')
+    // A key created without credits is unlimited; the table says so.
+    expect(await row.textContent()).toContain('Creditsunlimited')
     // The test talks to the server from 127.0.0.1, outside the list.
     const refused = await accessToken(projectId, key)
     expect([refused.status, (await refused.json()).detail[0].type]).toEqual([403, 'ip_not_allowed'])

@@ -1,4 +1,4 @@
-import type { Keyward, KeywardOptions } from '@keyward/core'
+import type { KeyOwner, Keyward, KeywardOptions } from '@keyward/core'
 import { type ExitCode, usageError } from './exit.js'
 import type { CliIO } from './io.js'
 
@@ -65,6 +65,18 @@ export function idArgument(value: string | undefined, label: string): string {
 export function listOption(context: CommandContext, name: string): readonly string[] | undefined {
   const value = context.values[name]
   return Array.isArray(value) ? value : undefined
+}
+
+/** @internal The owner that `--developer ID` or `--project ID` names; exactly one must be given. */
+export function ownerOption(context: CommandContext): KeyOwner {
+  const developer = stringOption(context, 'developer')
+  const project = stringOption(context, 'project')
+  if ((developer === undefined) === (project === undefined)) {
+    throw usageError('Give exactly one of --developer ID or --project ID.')
+  }
+  return developer !== undefined
+    ? { type: 'developer', id: idArgument(developer, '--developer') }
+    : { type: 'project', id: idArgument(project, '--project') }
 }
 
 /** @internal A string option's value, or `undefined`. */

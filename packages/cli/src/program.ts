@@ -28,6 +28,7 @@ const EXIT_CODES =
 const GROUPS: Readonly<Record<string, string>> = {
   developers: 'Developers: register, list',
   keys: 'Keys: list, revoke, activate, roll, expire',
+  schema: "Schema: Keyward's SQL migrations",
 }
 
 /** What the command line asks for: a command to run, or an exit code (help or version was printed). */

@@ -365,6 +365,8 @@ describe('keyward keys list', () => {
           ip_allowlist: null,
           permissions: null,
           metadata: null,
+          remaining: null,
+          refill: null,
         },
       ],
       next_cursor: null,

@@ -1,10 +1,13 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
 import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
+import { creditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
+import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
+import { usageCommand } from './commands/usage.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -17,6 +20,7 @@ const COMMANDS: readonly Command[] = [
   listCommand,
   createCommand,
   updateCommand,
+  creditsCommand,
   revokeCommand,
   activateCommand,
   rollCommand,
@@ -24,9 +28,12 @@ const COMMANDS: readonly Command[] = [
   auditListCommand,
   auditVerifyCommand,
   auditExportCommand,
+  usageCommand,
   generateCommand,
   checkCommand,
   hashCommand,
+  schemaSqlCommand,
+  doctorCommand,
 ]
 
 /** The variable that names the operator in the audit log's rows of the CLI's writes. */

@@ -76,6 +76,17 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 const developerKey = generateKey()
 const projectKey = generateKey()
 const accessToken = 'eyJhbGciOiJIUzI1NiJ9.e30.signature'
+const verdict = {
+  valid: true,
+  code: null,
+  key_id: 'k1',
+  owner: { type: 'project', id: 'p1' },
+  permissions: null,
+  metadata: null,
+  remaining: null,
+  expires_at: null,
+  ratelimit: null,
+}
 const listed = {
   id: 'k1',
   key_prefix: 'ak_Ab3xY',
@@ -90,6 +101,13 @@ const listed = {
 const previous_key = { id: 'k0', expires_at: '2025-01-03T00:00:00.000Z' }
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
+const usage = {
+  granularity: 'hour',
+  from: '2026-01-01T00:00:00.000Z',
+  to: '2026-01-02T00:00:00.000Z',
+  usage: [{ start: '2026-01-01T10:00:00.000Z', key_id: crypto.randomUUID(), outcome: 'accepted', count: 3 }],
+}
+
 const endpoints: {
   name: string
   call: (client: KeywardClient) => Promise<unknown>
@@ -181,6 +199,15 @@ const endpoints: {
       status: 200,
       body: { ...listed, project_id: 'p1', permissions: ['reports:read'], metadata: { plan: 'pro' } },
     },
+  },
+  {
+    name: 'apiKeys.changeCredits',
+    call: (c) => c.apiKeys.changeCredits('p1', 'k1', { op: 'add', amount: 500 }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/api-keys/k1/credits',
+    send: { developer: true },
+    body: { op: 'add', amount: 500 },
+    reply: { status: 200, body: { ...listed, project_id: 'p1', remaining: 1500, refill: null } },
   },
   {
     name: 'developerKeys.deactivate',
@@ -301,6 +328,37 @@ const endpoints: {
     reply: { status: 200, body: { id: '0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11', deleted: true } },
   },
   {
+    name: 'keys.verify',
+    call: (c) => c.keys.verify({ key: projectKey, project_id: 'p1', ip: '203.0.113.7' }),
+    method: 'POST',
+    path: '/api/v1/keys/verify',
+    send: { developer: true },
+    body: { key: projectKey, project_id: 'p1', ip: '203.0.113.7' },
+    reply: { status: 200, body: verdict },
+  },
+  {
+    name: 'usage.developer',
+    call: (c) => c.usage.developer(),
+    method: 'GET',
+    path: '/api/v1/auth/usage',
+    send: { developer: true },
+    reply: { status: 200, body: usage },
+  },
+  {
+    name: 'usage.project',
+    call: (c) =>
+      c.usage.project('p1', {
+        from: new Date('2026-01-01T00:00:00Z'),
+        to: '2026-01-02T00:00:00+01:00',
+        granularity: 'minute',
+        keyId: '0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11',
+      }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/usage?from=2026-01-01T00%3A00%3A00.000Z&to=2026-01-02T00%3A00%3A00%2B01%3A00&granularity=minute&key_id=0b0f3c36-9a43-4c47-a1a4-5dfb6d0c1e11',
+    send: { developer: true },
+    reply: { status: 200, body: usage },
+  },
+  {
     name: 'health',
     call: (c) => c.health(),
     method: 'GET',
@@ -309,6 +367,24 @@ const endpoints: {
     reply: { status: 200, body: { status: 'ok' } },
   },
 ]
+
+describe('createClient: keys.verify', () => {
+  it('sends a service token instead of the developer key when the call gives one', async () => {
+    const server = await fakeServer(() => ({ status: 200, body: verdict }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    await expect(client.keys.verify({ key: projectKey }, { serviceToken: 'svc.token-1' })).resolves.toEqual(
+      verdict,
+    )
+    expect(server.seen[0]!.headers.authorization).toBe('Bearer svc.token-1')
+    expect(server.seen[0]!.headers['x-developer-key']).toBeUndefined()
+    await expect(client.keys.verify({ key: projectKey }, { serviceToken: '' })).rejects.toThrow(
+      'options.serviceToken must be a non-empty string',
+    )
+    const anonymous = createClient({ baseUrl: server.baseUrl })
+    await expect(anonymous.keys.verify({ key: projectKey })).rejects.toThrow(ClientConfigError)
+    expect(server.seen).toHaveLength(1)
+  })
+})
 
 describe('createClient: every endpoint', () => {
   it.each(endpoints)('$name sends $method $path with its credentials', async (endpoint) => {

@@ -11,6 +11,7 @@ import type {
   ApiKeyInfo,
   AuditEntry,
   AuditLog,
+  ChangeCreditsBody,
   CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
@@ -29,6 +30,9 @@ import type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  Usage,
+  VerifyKeyBody,
+  VerifyKeyResult,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -77,6 +81,18 @@ export interface AuditListOptions extends ListOptions {
   readonly projectId?: string
 }
 
+/** Options of a usage call: the range and the size of its buckets, and the call's options. */
+export interface UsageOptions extends CallOptions {
+  /** The start of the range (a `Date` or an RFC 3339 time); the server's default is 24 hours before `to`. */
+  readonly from?: Date | string
+  /** The end of the range, exclusive; the server's default is now. */
+  readonly to?: Date | string
+  /** `minute`, `hour` or `day`; the server's default is `hour`. */
+  readonly granularity?: 'minute' | 'hour' | 'day'
+  /** Only this key (its id). */
+  readonly keyId?: string
+}
+
 /** Options of a walk over every page of a listing (`listAll`). */
 export interface ListAllOptions extends CallOptions {
   /** How many items each request asks for, 1 to 200. Default 200: the fewest requests. */
@@ -87,6 +103,16 @@ export interface ListAllOptions extends CallOptions {
 export interface BearerCallOptions extends CallOptions {
   /** A token from {@link KeywardClient.accessTokens}, sent as `Authorization: Bearer <token>`. */
   readonly accessToken: string
+}
+
+/** Options of {@link KeywardClient.keys}' `verify`: the call's options and the caller's credential. */
+export interface VerifyCallOptions extends CallOptions {
+  /**
+   * A service token the server's operator configured, sent as `Authorization: Bearer <token>`
+   * to verify keys of any project. Without it the call sends the developer key, which verifies
+   * keys of the developer's own projects.
+   */
+  readonly serviceToken?: string
 }
 
 /**
@@ -178,6 +204,23 @@ export interface KeywardClient {
       body: UpdateApiKeyBody,
       options?: CallOptions,
     ): Promise<ApiKeyInfo>
+    /**
+     * `POST /api/v1/projects/{project_id}/api-keys/{key_id}/credits`: one atomic change of a key's
+     * credits, `{ op: 'set' | 'add' | 'subtract', amount, refill? }` (a subtraction below zero is
+     * refused with 422 and changes nothing).
+     *
+     * @example
+     * ```ts
+     * const key = await client.apiKeys.changeCredits(projectId, keyId, { op: 'add', amount: 500 })
+     * key.remaining // the balance after the change
+     * ```
+     */
+    changeCredits(
+      projectId: string,
+      keyId: string,
+      body: ChangeCreditsBody,
+      options?: CallOptions,
+    ): Promise<ApiKeyInfo>
     /** `DELETE /api/v1/projects/{project_id}/api-keys/{key_id}`: deactivates one of the project's keys. */
     deactivate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
     /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/activate`: re-activates one of the project's keys. */
@@ -196,6 +239,26 @@ export interface KeywardClient {
     create(body: Readonly<Record<string, unknown>>, options: BearerCallOptions): Promise<Generation>
     /** `DELETE /api/v1/generation/generations-v2/{generation_id}`. */
     delete(generationId: string, options: BearerCallOptions): Promise<Deleted>
+  }
+  /** Verification as a service. */
+  readonly keys: {
+    /**
+     * `POST /api/v1/keys/verify`: whether an API key passes the checks of the guard of an API key
+     * (with `project_id`, `permissions` and the client's `ip`, when given), as `{ valid, code, ... }`:
+     * a refused key resolves with `valid: false` and the guard's error type as `code`; only an
+     * error of the call itself (no credential, a bad body, the store down) rejects.
+     */
+    verify(body: VerifyKeyBody, options?: VerifyCallOptions): Promise<VerifyKeyResult>
+  }
+  /** Usage counts: verifications per bucket, key and outcome. */
+  readonly usage: {
+    /**
+     * `GET /api/v1/auth/usage`: the counts of the developer's own keys. 422 for a bad range
+     * (`from` after `to`, older than the granularity is kept), 404 for another developer's key.
+     */
+    developer(options?: UsageOptions): Promise<Usage>
+    /** `GET /api/v1/projects/{project_id}/usage` (the owner's developer key): the counts of the project's API keys. */
+    project(projectId: string, options?: UsageOptions): Promise<Usage>
   }
   /** `GET /healthz`: `{status: 'ok'}`, or a 503 {@link KeywardApiError} when the store is down. */
   health(options?: CallOptions): Promise<Health>
@@ -222,6 +285,16 @@ function pageQuery(options: AuditListOptions | undefined): string {
   if (options?.limit !== undefined) parts.push(`limit=${encodeURIComponent(String(options.limit))}`)
   if (options?.cursor) parts.push(`cursor=${encodeURIComponent(options.cursor)}`)
   if (options?.projectId !== undefined) parts.push(`project_id=${segment('projectId', options.projectId)}`)
+  return parts.length === 0 ? '' : `?${parts.join('&')}`
+}
+
+function usageQuery(options: UsageOptions | undefined): string {
+  const time = (at: Date | string) => (at instanceof Date ? at.toISOString() : at)
+  const parts: string[] = []
+  if (options?.from !== undefined) parts.push(`from=${encodeURIComponent(time(options.from))}`)
+  if (options?.to !== undefined) parts.push(`to=${encodeURIComponent(time(options.to))}`)
+  if (options?.granularity !== undefined) parts.push(`granularity=${encodeURIComponent(options.granularity)}`)
+  if (options?.keyId !== undefined) parts.push(`key_id=${encodeURIComponent(options.keyId)}`)
   return parts.length === 0 ? '' : `?${parts.join('&')}`
 }
 
@@ -307,6 +380,18 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     return { authorization: `Bearer ${token}` }
   }
 
+  // The verification endpoint's caller: a service token when the call gives one, else the developer.
+  const verifier = (options: VerifyCallOptions | undefined) => {
+    const token = options?.serviceToken
+    if (token === undefined) return developer('keys.verify')
+    if (typeof token !== 'string' || token === '') {
+      throw new TypeError(
+        'options.serviceToken must be a non-empty string, or absent to send the developer key.',
+      )
+    }
+    return { authorization: `Bearer ${token}` }
+  }
+
   const request = <T>(
     method: Call['method'],
     path: string,
@@ -383,6 +468,14 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.setExpiry'), options, body),
       update: async (projectId, keyId, body, options) =>
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.update'), options, body),
+      changeCredits: async (projectId, keyId, body, options) =>
+        request(
+          'POST',
+          `${apiKeyPath(projectId, keyId)}/credits`,
+          developer('apiKeys.changeCredits'),
+          options,
+          body,
+        ),
       deactivate: async (projectId, keyId, options) =>
         request('DELETE', apiKeyPath(projectId, keyId), developer('apiKeys.deactivate'), options),
       activate: async (projectId, keyId, options) =>
@@ -401,6 +494,21 @@ export function buildClient(settings: ClientSettings): KeywardClient {
           'DELETE',
           `${generations}/${segment('generationId', generationId)}`,
           bearer(options),
+          options,
+        ),
+    },
+    keys: {
+      verify: async (body, options) =>
+        request('POST', '/api/v1/keys/verify', verifier(options), options, body),
+    },
+    usage: {
+      developer: async (options) =>
+        request('GET', `/api/v1/auth/usage${usageQuery(options)}`, developer('usage.developer'), options),
+      project: async (projectId, options) =>
+        request(
+          'GET',
+          `${projectPath(projectId)}/usage${usageQuery(options)}`,
+          developer('usage.project'),
           options,
         ),
     },

@@ -14,6 +14,8 @@ export {
   type KeywardClient,
   type ListAllOptions,
   type ListOptions,
+  type UsageOptions,
+  type VerifyCallOptions,
 } from './client.js'
 export { type ClientFromEnvOptions, clientFromEnv } from './env.js'
 export { KeywardApiError, KeywardNetworkError, type NetworkFailure } from './errors.js'
@@ -26,12 +28,14 @@ export type {
   ApiPaths,
   AuditEntry,
   AuditLog,
+  ChangeCreditsBody,
   CreateApiKeyBody,
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
   CreateKeyBody,
   CreateProjectBody,
+  CreditRefill,
   Deleted,
   DeveloperKeyInfo,
   ErrorBody,
@@ -49,4 +53,7 @@ export type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  Usage,
+  VerifyKeyBody,
+  VerifyKeyResult,
 } from './types.js'

@@ -228,6 +228,57 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/auth/usage": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Usage of the calling developer's keys: verifications per bucket (minute, hour or day), key and outcome. */
+        readonly get: operations["getDeveloperUsage"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/usage": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Usage of a project's API keys: verifications per bucket (minute, hour or day), key and outcome. */
+        readonly get: operations["getProjectUsage"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/api-keys/{key_id}/credits": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too. */
+        readonly post: operations["changeApiKeyCredits"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/secret-scanning/github": {
         readonly parameters: {
             readonly query?: never;
@@ -239,6 +290,23 @@ export interface paths {
         readonly put?: never;
         /** Secret-scanning alerts in GitHub's partner format: each real key found is deactivated. */
         readonly post: operations["reportLeakedKeys"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/keys/verify": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Verify an API key for another program, as the key's guard would: `valid` and, when refused, the guard's error type as `code`. A developer key verifies keys of its own projects (any other answers as unknown); a service token, those of any project. */
+        readonly post: operations["verifyKey"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -315,7 +383,7 @@ export interface components {
             /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
-        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. */
+        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. */
         readonly CreateApiKeyBody: {
             /** A descriptive name. */
             readonly name?: string | null;
@@ -334,6 +402,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
         };
         /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored. */
         readonly UpdateApiKeyBody: {
@@ -349,6 +427,28 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+        };
+        /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are ignored. */
+        readonly ChangeCreditsBody: {
+            readonly op: "set" | "add" | "subtract";
+            /** `set`: the new balance (`null`: unlimited); `add`, `subtract`: how many credits, at least 1. A subtraction below zero is refused (422) and changes nothing. */
+            readonly amount: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
+        };
+        /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
+        readonly CreditRefill: {
+            /** The balance a refill brings the key up to. */
+            readonly amount: number;
+            readonly interval: "daily" | "monthly";
+            /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+            readonly day?: number;
         };
         readonly CreateProjectBody: {
             /** 1 to 100 characters, no control character. */
@@ -418,6 +518,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -475,6 +585,16 @@ export interface components {
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
                 readonly [key: string]: unknown;
+            } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
             } | null;
         };
         readonly RolledDeveloperKey: {
@@ -543,6 +663,16 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -610,6 +740,16 @@ export interface components {
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
                     readonly [key: string]: unknown;
+                } | null;
+                /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+                readonly remaining?: number | null;
+                /** How the credits come back; `null` for never. */
+                readonly refill?: {
+                    /** The balance a refill brings the key up to. */
+                    readonly amount: number;
+                    readonly interval: "daily" | "monthly";
+                    /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                    readonly day?: number;
                 } | null;
             }[];
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
@@ -681,6 +821,16 @@ export interface components {
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
                     readonly [key: string]: unknown;
+                } | null;
+                /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
+                readonly remaining?: number | null;
+                /** How the credits come back; `null` for never. */
+                readonly refill?: {
+                    /** The balance a refill brings the key up to. */
+                    readonly amount: number;
+                    readonly interval: "daily" | "monthly";
+                    /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                    readonly day?: number;
                 } | null;
             };
         };
@@ -818,6 +968,78 @@ export interface components {
             readonly token_type: string;
             readonly label: "true_positive" | "false_positive";
         };
+        /** Unknown fields are ignored. */
+        readonly VerifyKeyBody: {
+            /** The API key to verify, as the client presented it. */
+            readonly key: string;
+            /** The key must be one of this project's (`project_mismatch` otherwise). Default: any. */
+            readonly project_id?: string;
+            /** Permissions the key must all carry (`permission_denied` otherwise), among those the server declares. */
+            readonly permissions?: readonly string[];
+            /** Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`). */
+            readonly cost?: number;
+            /** The address of the client that presented the key: checked against the key's IP allowlist, and where failed verifications are counted. Without it, a key with an allowlist is refused (`ip_not_allowed`), and failures count against the caller's own address. */
+            readonly ip?: string;
+        };
+        readonly VerifyKeyResult: {
+            /** Whether the key passed every check. */
+            readonly valid: boolean;
+            /** Why the key was refused: the error type the guard of an API key answers, e.g. `key_invalid`; `null` when valid. */
+            readonly code: ("key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "project_mismatch" | "ip_not_allowed" | "permission_denied" | "rate_limited") | null;
+            /** The key record's id; `null` when refused. */
+            readonly key_id: string | null;
+            /** Whose key it is; `null` when refused. */
+            readonly owner: {
+                readonly type: "project";
+                /** The project id. */
+                readonly id: string;
+            } | null;
+            /** The key's permissions, among those the server declares; `null` for all of them. */
+            readonly permissions: readonly string[] | null;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** The key's credits left after this request; `null` for a key without credits (for now, every key). */
+            readonly remaining: number | null;
+            /** When the key stops working; `null` for never, or when refused. */
+            readonly expires_at: string | null;
+            /** The key's own rate limit after this request took from it; `null` for a key without one. */
+            readonly ratelimit: {
+                /** Requests per window. */
+                readonly limit: number;
+                readonly window_seconds: number;
+                /** Requests left in this window. */
+                readonly remaining: number;
+                /** Seconds until the window ends. */
+                readonly reset_seconds: number;
+            } | null;
+        };
+        readonly Usage: {
+            readonly granularity: "minute" | "hour" | "day";
+            /**
+             * Format: date-time
+             * The start of the range, as asked (its bucket is the first).
+             */
+            readonly from: string;
+            /**
+             * Format: date-time
+             * The end of the range, exclusive.
+             */
+            readonly to: string;
+            /** Oldest first; buckets, keys and outcomes without counts are left out. */
+            readonly usage: readonly {
+                /**
+                 * Format: date-time
+                 * The start of the bucket, in UTC.
+                 */
+                readonly start: string;
+                readonly key_id: string;
+                /** `accepted`, or the refusal of the key: `inactive`, `expired`, `wrong_type`, `wrong_project`, `not_project_owner`, `project_not_found`, `ip_not_allowed`, `permission_denied`, `rate_limited`, `usage_exceeded`. */
+                readonly outcome: "accepted" | "inactive" | "expired" | "wrong_type" | "wrong_project" | "not_project_owner" | "project_not_found" | "ip_not_allowed" | "permission_denied" | "rate_limited" | "usage_exceeded" | "unknown" | "malformed";
+                readonly count: number;
+            }[];
+        };
         readonly ErrorBody: {
             readonly detail: readonly {
                 /** Where the faulty input is, e.g. `["header", "x-api-key"]`. */
@@ -825,7 +1047,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1052,13 +1274,15 @@ export interface components {
                 };
             };
         };
-        /** Too many requests; `Retry-After` says when to try again. Types: `rate_limited`. */
+        /** Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled). Types: `rate_limited`, `usage_exceeded`. */
         readonly Error429: {
             headers: {
                 /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 /** Seconds to wait. */
                 readonly "Retry-After"?: string;
+                /** With `usage_exceeded`: the credits the API key has left (fewer than the request's cost). */
+                readonly "X-Credits-Remaining"?: string;
                 readonly [name: string]: unknown;
             };
             content: {
@@ -1069,7 +1293,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "rate_limited";
+                        readonly type: "rate_limited" | "usage_exceeded";
                     }[];
                 };
             };
@@ -1148,6 +1372,14 @@ export interface components {
         readonly cursor: string;
         /** Only this project's rows: a project of the calling developer (404 for any other). */
         readonly audit_project_id: string;
+        /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+        readonly from: string;
+        /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+        readonly to: string;
+        /** The size of a bucket, in UTC. Default `hour`. */
+        readonly granularity: "minute" | "hour" | "day";
+        /** Only this key (a UUID) of the caller's; another's is answered 404. */
+        readonly usage_key_id: string;
         /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
         readonly github_signature: string;
         /** The id of the sender's public key that made the signature. */
@@ -1359,6 +1591,8 @@ export interface operations {
             /** Success. */
             readonly 200: {
                 headers: {
+                    /** For an API key with credits: how many it has left. */
+                    readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1522,6 +1756,8 @@ export interface operations {
             /** Success. */
             readonly 201: {
                 headers: {
+                    /** For an API key with credits: how many it has left. */
+                    readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -1729,6 +1965,115 @@ export interface operations {
             readonly 503: components["responses"]["Error503"];
         };
     };
+    readonly getDeveloperUsage: {
+        readonly parameters: {
+            readonly query?: {
+                /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+                readonly from?: components["parameters"]["from"];
+                /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+                readonly to?: components["parameters"]["to"];
+                /** The size of a bucket, in UTC. Default `hour`. */
+                readonly granularity?: components["parameters"]["granularity"];
+                /** Only this key (a UUID) of the caller's; another's is answered 404. */
+                readonly key_id?: components["parameters"]["usage_key_id"];
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Usage"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getProjectUsage: {
+        readonly parameters: {
+            readonly query?: {
+                /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+                readonly from?: components["parameters"]["from"];
+                /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+                readonly to?: components["parameters"]["to"];
+                /** The size of a bucket, in UTC. Default `hour`. */
+                readonly granularity?: components["parameters"]["granularity"];
+                /** Only this key (a UUID) of the caller's; another's is answered 404. */
+                readonly key_id?: components["parameters"]["usage_key_id"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Usage"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly changeApiKeyCredits: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["ChangeCreditsBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
     readonly reportLeakedKeys: {
         readonly parameters: {
             readonly query?: never;
@@ -1761,6 +2106,37 @@ export interface operations {
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly verifyKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["VerifyKeyBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["VerifyKeyResult"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
         };

@@ -67,6 +67,9 @@ export type Generation = components['schemas']['Generation']
 /** The answer of `GET /healthz` when the server and its store are up. */
 export type Health = components['schemas']['Health']
 
+/** Usage counts of keys: per bucket (`start`), key and outcome, oldest first. */
+export type Usage = components['schemas']['Usage']
+
 /** The body of key creation requests: a name (1 to 100 characters), all fields optional. */
 export type NameBody = components['schemas']['CreateKeyBody']
 
@@ -82,11 +85,26 @@ export type CreateApiKeyBody = components['schemas']['CreateApiKeyBody']
 /** The body of an API key's `PATCH`: an expiry, policies (`null` clears one), or both. */
 export type UpdateApiKeyBody = components['schemas']['UpdateApiKeyBody']
 
+/**
+ * The body of a change of an API key's credits: `op` (`set`, `add`, `subtract`), `amount` (for
+ * `set` the new balance, `null` for unlimited) and, with `set`, `refill`.
+ */
+export type ChangeCreditsBody = components['schemas']['ChangeCreditsBody']
+
+/** A refill rule of a key's credits: `amount`, `interval` (`daily`, `monthly`) and a monthly `day`. */
+export type CreditRefill = components['schemas']['CreditRefill']
+
 /** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
 export type RollKeyBody = components['schemas']['RollKeyBody']
 
 /** The body of project creation. */
 export type CreateProjectBody = components['schemas']['CreateProjectBody']
+
+/** The body of a verification: the `key`, and what it must pass (`project_id`, `permissions`, the client's `ip`). */
+export type VerifyKeyBody = components['schemas']['VerifyKeyBody']
+
+/** The answer of a verification: `valid`, the refusal's `code`, and what a valid key carries. */
+export type VerifyKeyResult = components['schemas']['VerifyKeyResult']
 
 /** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
 export type ErrorBody = components['schemas']['ErrorBody']

@@ -48,6 +48,24 @@ export {
   type ReadClientConfigOptions,
   readClientConfig,
 } from './client-config/index.js'
+export { checkCreditChange, checkRefill } from './credits/checks.js'
+export {
+  type CreditChange,
+  type CreditRefill,
+  type CreditState,
+  changedCredits,
+  creditState,
+  creditsTooFewError,
+  creditsTooManyError,
+  creditsUnlimitedError,
+  MAX_COST,
+  MAX_CREDITS,
+  nextRefillAt,
+  refilled,
+  refillPeriodStart,
+  withCredits,
+} from './credits/model.js'
+export { CREDITS_HEADER, type CreditOptions } from './credits/spender.js'
 export {
   ERROR_STATUS,
   type ErrorBody,
@@ -130,12 +148,16 @@ export {
   readJsonBody,
   readJsonObjectBody,
   readPageQuery,
+  readUsageQuery,
   requestId,
   revokedReason,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,
   type TrustedProxy,
   throttleListener,
+  type UsageRequestQuery,
+  type VerifyKeyResult,
+  type VerifyRouteOptions,
 } from './http/index.js'
 export {
   KEY_ALPHABET,
@@ -174,6 +196,7 @@ export {
   type PermissionRule,
 } from './policy/policies.js'
 export {
+  type KeyRate,
   type Limiter,
   type LimiterFactory,
   type LimiterSettings,
@@ -214,7 +237,7 @@ export {
   readExpiryFields,
 } from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
-export type { KeywardOptions } from './service/options.js'
+export type { KeywardOptions, UsageOptions } from './service/options.js'
 export type { OwnerKeyPolicies } from './service/policies.js'
 export type {
   AuthContext,
@@ -227,12 +250,15 @@ export type {
   Requirement,
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'
 export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
 export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'
 export type {
+  CreditChangeResult,
+  CreditLease,
   KeyChangeEvent,
   KeyChangeFeed,
   KeyOwner,
@@ -246,3 +272,16 @@ export type {
   RevokedReason,
   RolledRecords,
 } from './store/types.js'
+export {
+  bucketStart,
+  DEFAULT_USAGE_RETENTION,
+  retentionStart,
+  USAGE_GRANULARITIES,
+  USAGE_OUTCOMES,
+  type UsageBucket,
+  type UsageCount,
+  type UsageGranularity,
+  type UsageOutcome,
+  type UsageQuery,
+  type UsageRetention,
+} from './store/usage.js'

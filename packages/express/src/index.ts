@@ -161,6 +161,7 @@ if (!Object.hasOwn(express.request, KEYWARD)) {
 export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardMiddleware<A> {
   const proceed = (req: Request, res: Response, next: NextFunction, result: GuardResult<A>) => {
     if (!result.ok) return send(res, result.response)
+    if (result.headers) res.set(result.headers)
     res.locals.keyward = result.auth
     // A request of another copy of Express, whose prototype has no such accessor, or one whose
     // `req.keyward` was assigned before, gets the context on itself.

@@ -172,6 +172,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>): KeywardHook<
     result: GuardResult<A>,
   ) => {
     if (!result.ok) return void send(reply, result.response)
+    if (result.headers) reply.headers(result.headers)
     ;(request as { keyward: KeywardContext | null }).keyward = result.auth
     done()
   }

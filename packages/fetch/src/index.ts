@@ -106,7 +106,12 @@ export function keywardOnError(error: unknown): Response {
 
 /** The outcome of {@link authenticate}: the caller's context, or the `Response` that refuses it. */
 export type FetchAuthResult<A> =
-  | { readonly ok: true; readonly auth: A }
+  | {
+      readonly ok: true
+      readonly auth: A
+      /** Headers for your response (e.g. `x-credits-remaining` of a key with credits). */
+      readonly headers?: Readonly<Record<string, string>>
+    }
   | { readonly ok: false; readonly response: Response }
 
 /**
@@ -127,6 +132,19 @@ export async function authenticate<A extends KeywardContext>(
   const converted = toKeywardRequest(request, { params: await context.params, address: context.address })
   const result = guard.now?.(converted) ?? (await guard(converted))
   return result.ok ? result : { ok: false, response: send(result.response) }
+}
+
+/** The guard's headers on the handler's response (a copy when the response's headers are immutable). */
+function withHeaders(response: Response, headers: Readonly<Record<string, string>> | undefined): Response {
+  if (!headers) return response
+  try {
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+    return response
+  } catch {
+    const copy = new Response(response.body, response)
+    for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value)
+    return copy
+  }
 }
 
 /** A route handler that the `require*` wrappers call with the caller's context (and its own). */
@@ -167,7 +185,7 @@ export function protect<A extends KeywardContext>(guard: Guard<A>, handler: Guar
     const result = await authenticate(guard, request, context)
     if (!result.ok) return result.response
     try {
-      return await handler(request, result.auth, context)
+      return withHeaders(await handler(request, result.auth, context), result.headers)
     } catch (error) {
       return keywardOnError(error)
     }

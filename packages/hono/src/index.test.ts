@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
 import {
   type BearerAuth,
   type DeveloperAuth,
@@ -21,6 +24,35 @@ import {
   requireProject,
   toKeywardRequest,
 } from './index.js'
+
+describe('@keyward/hono on @hono/node-server', () => {
+  it("reads a route's body from the Node request, or through the Web Request once something built it", async () => {
+    const { keyward, keys } = await createConformanceWorld('reject')
+    const app = new Hono()
+      // A middleware that builds the Web Request's body stream without reading it.
+      .use('/peeked/*', async (c, next) => {
+        expect(c.req.raw.body).not.toBeNull()
+        await next()
+      })
+      .route('/', keywardRoutes(keyward))
+      .route('/peeked', keywardRoutes(keyward))
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+    await once(server, 'listening')
+    const { port } = server.address() as AddressInfo
+    try {
+      for (const prefix of ['', '/peeked']) {
+        const r = await fetch(`http://127.0.0.1:${port}${prefix}/api/v1/projects/proj-1/api-keys`, {
+          method: 'POST',
+          headers: { 'X-Developer-Key': keys.d1, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: `node${prefix}` }),
+        })
+        expect([r.status, (await r.json()).name]).toEqual([201, `node${prefix}`])
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
 
 // These run through app.request: Web Request and Response only, no server, as on Bun, Deno or Workers.
 describe('@keyward/hono', () => {

@@ -82,6 +82,11 @@ export class KeywardGuard implements CanActivate {
     const converted = toKeywardRequest(request)
     const result = guard.now?.(converted) ?? (await guard(converted))
     if (!result.ok) throw new KeywardRefusal(result.response)
+    if (result.headers) {
+      // Express's `res.header` and Fastify's `reply.header` take the same arguments.
+      const response = context.switchToHttp().getResponse<{ header(name: string, value: string): unknown }>()
+      for (const [name, value] of Object.entries(result.headers)) response.header(name, value)
+    }
     request.keyward = result.auth
     return true
   }

@@ -1,4 +1,4 @@
--- Keyward key store: schema version 8, the audit log (applied after the versions before it).
+-- Keyward key store: schema version 9, the audit log (applied after the versions before it).
 --
 -- audit_log holds a row for every change of a key, a project or a developer, and every console
 -- sign-in and sign-out: who (actor), from where (client_address), in which request (request_id),
@@ -72,5 +72,5 @@ DROP TRIGGER IF EXISTS audit_log_no_truncate ON keyward.audit_log;
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON keyward.audit_log
   FOR EACH STATEMENT EXECUTE FUNCTION keyward.refuse_audit_change();
 
-INSERT INTO keyward.keyward_migrations (version, name) VALUES (8, 'audit_log')
+INSERT INTO keyward.keyward_migrations (version, name) VALUES (9, 'audit_log')
   ON CONFLICT (version) DO NOTHING;

@@ -87,7 +87,7 @@ export async function appendAuditIn(
 ): Promise<AuditRecord[]> {
   if (entries.length === 0) return []
   const [head] = await tx.query<ChainRow>(sql.lockChain.text, [], { name: sql.lockChain.name })
-  if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 8).')
+  if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
   const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
   const last = records.at(-1)!
   await tx.query(sql.append.text, [JSON.stringify(records.map(auditRecordToJson)), last.seq, last.hash], {
@@ -119,7 +119,7 @@ export async function readAuditIn(db: SqlQueryable, sql: AuditStatements, afterS
 /** @internal The chain's head. */
 export async function auditHeadIn(db: SqlQueryable, sql: AuditStatements): Promise<AuditChainHead> {
   const [row] = await db.query<ChainRow>(sql.chainHead.text, [], { name: sql.chainHead.name })
-  if (!row) throw new Error('The audit log has no chain head: run migrate() (schema version 8).')
+  if (!row) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
   return {
     seq: Number(row.seq),
     hash: row.hash,

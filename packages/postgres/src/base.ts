@@ -5,6 +5,12 @@ import {
   type AuditQuery,
   type AuditRecord,
   type AuditWrite,
+  type CreditChange,
+  type CreditChangeResult,
+  type CreditLease,
+  type CreditRefill,
+  changedCredits,
+  creditState,
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
@@ -22,6 +28,12 @@ import {
   ownerClosedError,
   type RevokedReason,
   type RolledRecords,
+  refilled,
+  type UsageBucket,
+  type UsageCount,
+  type UsageQuery,
+  type UsageRetention,
+  withCredits,
 } from '@keyward/core'
 import {
   type AuditStatements,
@@ -31,7 +43,7 @@ import {
   listAuditIn,
   readAuditIn,
 } from './audit.js'
-import type { SqlDriver, SqlQueryable, SqlRow } from './driver.js'
+import type { PoolStats, SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   ChangeFeedLateError,
   type FeedFences,
@@ -48,6 +60,7 @@ import {
   ReplicaReads,
 } from './replicas/reads.js'
 import { checkSchema, type Statement, type Statements, statementPrefix, statementsFor } from './statements.js'
+import { PostgresUsage } from './usage.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -120,7 +133,26 @@ type KeyRow = {
   ip_allowlist: string[] | null
   permissions: string[] | null
   metadata: KeyMetadata | null
+  // bigint columns come as text from node-postgres
+  remaining: string | number | null
+  refill_amount: string | number | null
+  refill_interval: 'daily' | 'monthly' | null
+  refill_day: number | null
+  refilled_at: Date | null
 }
+
+type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
+  granted: string | number
+}
+
+const refillOf = (
+  row: Pick<KeyRow, 'refill_amount' | 'refill_interval' | 'refill_day'>,
+): CreditRefill | null =>
+  row.refill_amount === null || row.refill_interval === null
+    ? null
+    : row.refill_interval === 'daily'
+      ? { amount: Number(row.refill_amount), interval: 'daily' }
+      : { amount: Number(row.refill_amount), interval: 'monthly', day: row.refill_day ?? 1 }
 
 type OwnerRow = {
   id: string
@@ -130,7 +162,14 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-const toRecord = (row: KeyRow): KeyRecord => ({
+const toRecord = (row: KeyRow): KeyRecord =>
+  withCredits(plainRecord(row), {
+    remaining: row.remaining === null ? null : Number(row.remaining),
+    refill: refillOf(row),
+    refilledAt: row.refilled_at,
+  })
+
+const plainRecord = (row: KeyRow): KeyRecord => ({
   id: row.id,
   hash: row.hash,
   keyPrefix: row.key_prefix,
@@ -165,6 +204,16 @@ const insertValues = (record: KeyRecord): unknown[] => [
   record.ipAllowlist ?? null,
   record.permissions ?? null,
   jsonOrNull(record.metadata),
+  ...creditValues(creditState(record)),
+]
+
+// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
+const creditValues = ({ remaining, refill, refilledAt }: ReturnType<typeof creditState>): unknown[] => [
+  remaining,
+  refill?.amount ?? null,
+  refill?.interval ?? null,
+  refill?.interval === 'monthly' ? refill.day : null,
+  refilledAt,
 ]
 
 // Metadata goes to its jsonb column as JSON text: a driver would write an array for an array.
@@ -202,6 +251,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
+  readonly #usage: PostgresUsage
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
@@ -220,6 +270,7 @@ export class PostgresKeyStore implements KeyStore {
     this.#db = driver
     this.#sql = statementsFor(this.schema)
     this.#auditSql = auditStatements(this.schema, statementPrefix(this.schema))
+    this.#usage = new PostgresUsage(this.schema)
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -278,6 +329,19 @@ export class PostgresKeyStore implements KeyStore {
    * metrics.gauge('keyward.lookups.replica_share', replica / Math.max(1, replica + primary))
    * ```
    */
+  /**
+   * The connections of the primary's pool (open, idle, waiting), for metrics; `undefined` when the
+   * driver has no pool (one Client, PGlite).
+   *
+   * @example
+   * ```ts
+   * const { total, idle, waiting } = store.poolStats ?? { total: 0, idle: 0, waiting: 0 }
+   * ```
+   */
+  get poolStats(): PoolStats | undefined {
+    return this.#db.poolStats?.()
+  }
+
   get replicaStats(): Readonly<ReplicaReadStats> | undefined {
     return this.#reads ? { ...this.#reads.stats } : undefined
   }
@@ -413,9 +477,59 @@ export class PostgresKeyStore implements KeyStore {
     return rolled
   }
 
+  // One statement: the refill due at `now` and the lease in one conditional write (see `leaseCredits`).
+  async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    if (!UUID.test(id)) return null
+    const [row] = await run<LeaseRow>(this.#db, this.#sql.leaseCredits, [id, want, need, now])
+    if (!row) return null
+    return {
+      granted: Number(row.granted),
+      remaining: row.remaining === null ? null : Number(row.remaining),
+      refill: refillOf(row),
+    }
+  }
+
+  async returnCredits(id: string, amount: number): Promise<void> {
+    if (!UUID.test(id) || amount <= 0) return
+    await run(this.#db, this.#sql.returnCredits, [id, amount])
+  }
+
+  // Rare (an operator's change): a transaction with the row locked, the rule computed by core's
+  // `refilled` and `changedCredits`, then one write. A refused change writes nothing.
+  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+    if (!UUID.test(id)) return null
+    const changed = this.#db.transaction(async (tx) => {
+      const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
+      if (!current) return null
+      const before = refilled(creditState(current), now)
+      const after = changedCredits(before, change, now)
+      const record = firstRecord(await run(tx, this.#sql.writeCredits, [id, ...creditValues(after)]))
+      return record && { before, record }
+    })
+    return changed.then((result) => {
+      if (result) this.#wrote(result.record)
+      return result
+    })
+  }
+
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
     if (uses.length === 0) return
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
+  }
+
+  /** Adds usage counts: one `INSERT ... ON CONFLICT DO UPDATE SET count = count + EXCLUDED.count` per batch. */
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    await this.#usage.record(this.#db, counts)
+  }
+
+  /** An owner's usage by bucket, from `key_usage` (on the primary). */
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.#usage.read(this.#db, query)
+  }
+
+  /** One bounded step of compaction: three statements of at most `limit` rows each, no long lock. */
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.#usage.compact(this.#db, retention, now, limit)
   }
 
   // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always

@@ -55,6 +55,15 @@ export interface SqlDriver extends SqlQueryable {
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>
   /** Releases what the driver opened itself (a pool it created); leaves the rest alone. */
   close?(): Promise<void>
+  /** The connections of its pool, for metrics, when it has one. */
+  poolStats?(): PoolStats
+}
+
+/** The connections of a driver's pool: open (`total`), of which `idle`, and requests `waiting` for one. */
+export interface PoolStats {
+  readonly total: number
+  readonly idle: number
+  readonly waiting: number
 }
 
 /**
@@ -111,3 +120,23 @@ export function checkTimeout(who: string, value: number | undefined, fallback: n
  * ```
  */
 export const DEFAULT_QUERY_TIMEOUT_MS = 3000
+
+/**
+ * @internal What `work` settles with, or, past `timeoutMs`, the error `expire()` returns (what
+ * it does to the work, such as cancelling it, is `expire`'s). A late outcome is ignored.
+ */
+export function withDeadline<T>(work: Promise<T>, timeoutMs: number, expire: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(expire()), timeoutMs)
+    work.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}

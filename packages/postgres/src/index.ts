@@ -10,9 +10,18 @@ export {
   type PostgresKeyStoreOptions,
   type PostgresTransaction,
 } from './base.js'
+export type { ClientDriverOptions } from './client-driver.js'
 export { connectionStringProblem, PG_URL_EXAMPLE } from './connection-string.js'
 export {
+  type CheckSchemaDriftOptions,
+  checkSchemaDrift,
+  type SchemaDrift,
+  type SchemaDriftReport,
+  type SchemaObjectKind,
+} from './doctor.js'
+export {
   DEFAULT_QUERY_TIMEOUT_MS,
+  type PoolStats,
   QueryTimeoutError,
   type SqlDriver,
   type SqlQueryable,
@@ -25,7 +34,14 @@ export {
   RevocationUnconfirmedError,
   type StrictRevocationOptions,
 } from './fences.js'
-export { type MigrateOptions, type MigrateResult, migrate, SchemaTooNewError } from './migrate.js'
+export {
+  type MigrateOptions,
+  type MigrateResult,
+  type MigrationSql,
+  migrate,
+  migrationSql,
+  SchemaTooNewError,
+} from './migrate.js'
 export { PoolerError } from './pooler.js'
 export type {
   ReadReplica,
@@ -38,8 +54,10 @@ export {
   CHANGE_CHANNEL,
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,
+  CREDITS_SQL,
   KEY_PAGES_SQL,
   KEY_POLICIES_SQL,
+  KEY_USAGE_SQL,
   MIGRATIONS,
   type Migration,
   SCHEMA_SQL,

@@ -6,6 +6,7 @@ import {
   AUDIT_LOG_SQL,
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,
+  CREDITS_SQL,
   KEY_PAGES_SQL,
   KEY_POLICIES_SQL,
   MIGRATIONS,
@@ -19,14 +20,16 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, audit-log.sql version 8, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
     const v4 = readFileSync(new URL('./closed-owners.sql', import.meta.url), 'utf8')
     const v5 = readFileSync(new URL('./key-pages.sql', import.meta.url), 'utf8')
     const v6 = readFileSync(new URL('./key-policies.sql', import.meta.url), 'utf8')
-    const v8 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
+    const v7 = readFileSync(new URL('./credits.sql', import.meta.url), 'utf8')
+    const v8 = readFileSync(new URL('./key-usage.sql', import.meta.url), 'utf8')
+    const v9 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -34,10 +37,13 @@ describe('schema.sql', () => {
       { version: 4, name: 'closed_owners', sql: v4 },
       { version: 5, name: 'key_pages', sql: v5 },
       { version: 6, name: 'key_policies', sql: v6 },
-      { version: 8, name: 'audit_log', sql: v8 },
+      { version: 7, name: 'credits', sql: v7 },
+      { version: 8, name: 'usage', sql: v8 },
+      { version: 9, name: 'audit_log', sql: v9 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v8}`)
-    expect(AUDIT_LOG_SQL).toBe(v8)
+    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}`)
+    expect(CREDITS_SQL).toBe(v7)
+    expect(AUDIT_LOG_SQL).toBe(v9)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -65,6 +71,22 @@ describe('schema.sql', () => {
     )
     expect(statements[4]).not.toMatch(/last_used_at/)
     expect(statements[5]).toMatch(/VALUES \(6, 'key_policies'\)/)
+  })
+
+  it('adds in version 7 five nullable columns without defaults, a NOT VALID check, the period function and a trigger on the limit', () => {
+    const statements = statementsOf(CREDITS_SQL, 'tenant_a')
+    expect(statements.slice(0, 5)).toEqual([
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS remaining bigint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_amount bigint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_interval text',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refill_day smallint',
+      'ALTER TABLE "tenant_a".api_keys ADD COLUMN IF NOT EXISTS refilled_at timestamptz',
+    ])
+    expect(statements[6]).toMatch(/CHECK \(remaining >= 0\) NOT VALID$/)
+    expect(statements[7]).toMatch(/^CREATE OR REPLACE FUNCTION "tenant_a".credit_period_start\(.*\$\$$/s)
+    expect(statements[9]).toMatch(/AFTER UPDATE OF remaining ON "tenant_a".api_keys/)
+    expect(statements[9]).toMatch(/EXECUTE FUNCTION "tenant_a".notify_key_change\(\)$/)
+    expect(statements.at(-1)).toMatch(/VALUES \(7, 'credits'\)/)
   })
 
   it('adds only a nullable column without a default in version 4: no table rewrite', () => {
@@ -134,8 +156,8 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [6, 8] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [6, 7, 8, 9] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -162,7 +184,9 @@ describe('migrate', () => {
       { version: 4, name: 'closed_owners' },
       { version: 5, name: 'key_pages' },
       { version: 6, name: 'key_policies' },
-      { version: 8, name: 'audit_log' },
+      { version: 7, name: 'credits' },
+      { version: 8, name: 'usage' },
+      { version: 9, name: 'audit_log' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

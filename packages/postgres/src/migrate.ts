@@ -139,3 +139,35 @@ export async function openStore(
     throw error
   }
 }
+
+/** One version of the schema as SQL for a given schema name: what {@link migrate} runs for it. */
+export interface MigrationSql {
+  readonly version: number
+  readonly name: string
+  /** Its statements, each ending with a semicolon, for `psql -f` or a migration tool of yours. */
+  readonly sql: string
+}
+
+/**
+ * Every version of the schema as SQL for the schema `schema` (default `keyward`), oldest first:
+ * the statements {@link migrate} runs, version by version, each of them idempotent and ending by
+ * recording its version in `keyward_migrations` (so `migrate` later finds it applied). What
+ * `keyward schema sql` prints.
+ *
+ * @example
+ * ```ts
+ * for (const { version, name, sql } of migrationSql('billing_keys')) {
+ *   await writeFile(`migrations/${String(version).padStart(3, '0')}_keyward_${name}.sql`, sql)
+ * }
+ * ```
+ */
+export function migrationSql(schema = 'keyward'): MigrationSql[] {
+  checkSchema('migrationSql', schema)
+  return MIGRATIONS.map(({ version, name, sql }) => ({
+    version,
+    name,
+    sql: statementsOf(sql, schema)
+      .map((statement) => `${statement};\n`)
+      .join('\n'),
+  }))
+}

@@ -6,6 +6,7 @@
 
 import pg from 'pg'
 import type { PostgresKeyStore, PostgresKeyStoreOptions } from './base.js'
+import { type ClientDriverOptions, clientDriver } from './client-driver.js'
 import { checkConnectionString } from './connection-string.js'
 import {
   checkTimeout,
@@ -17,10 +18,12 @@ import {
 } from './driver.js'
 import { type StrictRevocationOptions, strictSettings } from './fences.js'
 import { openStore } from './migrate.js'
+import { cancelStatement } from './pg-cancel.js'
 import { type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
-import { type Acquire, BEGIN, COMMIT, leased, leasesOf, type Query, ROLLBACK } from './pg-lease.js'
+import { type Acquire, BEGIN, COMMIT, leased, leasesOf, type Query, ROLLBACK, SETTLE_MS } from './pg-lease.js'
 import { explainPoolerError } from './pooler.js'
 
+export type { ClientDriverOptions } from './client-driver.js'
 export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 export { ClientGivenUpError } from './pg-lease.js'
 
@@ -89,7 +92,11 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
   // One statement, one round trip: the transaction's statements are bounded on the server too,
   // without touching the session (a pooler hands the connection to others after COMMIT).
   const begin = `${BEGIN}; SET LOCAL statement_timeout = ${timeoutMs}`
+  const pool = db instanceof pg.Pool ? db : undefined
   return {
+    ...(pool
+      ? { poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) }
+      : {}),
     query: <R extends SqlRow>(text: string, params?: readonly unknown[], queryOptions?: SqlQueryOptions) =>
       leased<SqlRow[]>(acquire, timeoutMs, (query, done) =>
         explain(query)(text, params, queryOptions?.name, done),
@@ -99,6 +106,49 @@ export function pgDriver(db: pg.Pool | pg.ClientBase, options: PgDriverOptions =
         inTransaction(explain(query), begin, fn).then((value) => done(undefined, value), done)
       }),
   }
+}
+
+/**
+ * A {@link SqlDriver} on a node-postgres client inside a transaction that your application
+ * opened (`BEGIN` on a client of `pool.connect()`, or a lone `Client`): everything the store
+ * does joins that transaction, so the key commits with your rows, or neither does. The store's
+ * own transactions run inside yours; COMMIT and ROLLBACK stay yours. A statement that outlives
+ * `queryTimeoutMs` is cancelled on the server and rejects with `QueryTimeoutError`: roll your
+ * transaction back then. On a pool of Keyward's, `store.transaction` does the same for you.
+ *
+ * @example
+ * ```ts
+ * const client = await pool.connect()
+ * try {
+ *   await client.query('BEGIN')
+ *   await client.query('INSERT INTO app.projects (id, name) VALUES ($1, $2)', [id, name])
+ *   const store = new PostgresKeyStore(pgTransactionDriver(client))
+ *   const { key } = await createKeyward({ store }).issueProjectKey(id, { name: 'default' })
+ *   await client.query('COMMIT')
+ * } catch (error) {
+ *   await client.query('ROLLBACK')
+ *   throw error
+ * } finally {
+ *   client.release()
+ * }
+ * ```
+ */
+export function pgTransactionDriver(client: pg.ClientBase, options: ClientDriverOptions = {}): SqlDriver {
+  if (typeof client?.query !== 'function' || typeof (client as unknown as pg.Pool).totalCount === 'number') {
+    throw new TypeError('pgTransactionDriver: expected a pg client in a transaction (not a Pool).')
+  }
+  return clientDriver<pg.ClientBase>(
+    'pgTransactionDriver',
+    client,
+    {
+      query: (on, text, values) => ({
+        rows: on.query<SqlRow>({ text, values }).then((result) => result.rows),
+        cancel: () => void cancelStatement(on, SETTLE_MS),
+      }),
+      transaction: undefined,
+    },
+    options,
+  )
 }
 
 /** Runs statements as given (named ones prepared); refusals are explained (see `PoolerError`). */

@@ -58,7 +58,9 @@ describe('PGlite driver', () => {
         { version: 4 },
         { version: 5 },
         { version: 6 },
+        { version: 7 },
         { version: 8 },
+        { version: 9 },
       ])
       await second.close()
     } finally {

@@ -14,6 +14,7 @@ import {
   type SqlDriver,
   type SqlQueryable,
   type SqlRow,
+  withDeadline,
 } from './driver.js'
 import { changeOf } from './feed-payload.js'
 import { openStore } from './migrate.js'
@@ -102,19 +103,7 @@ export function pgliteDriver(db: PGliteDatabase, options: PGliteDriverOptions = 
   // skip the transaction that tells when an operation starts, the hot path's lookup included.
   const direct = queryable(db)
   const read = <R extends SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]> =>
-    new Promise<R[]>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new QueryTimeoutError(timeoutMs)), timeoutMs)
-      direct.query<R>(text, params).then(
-        (rows) => {
-          clearTimeout(timer)
-          resolve(rows)
-        },
-        (error: unknown) => {
-          clearTimeout(timer)
-          reject(error)
-        },
-      )
-    })
+    withDeadline(direct.query<R>(text, params), timeoutMs, () => new QueryTimeoutError(timeoutMs))
   return {
     query: (text, params, queryOptions) =>
       queryOptions?.name !== undefined && READ.test(text)

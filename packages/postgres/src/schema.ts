@@ -1,18 +1,21 @@
 import auditLogSql from './audit-log.sql?raw'
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
+import creditsSql from './credits.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
+import keyUsageSql from './key-usage.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (6, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (9, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
  * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
- * shipped in `dist/key-pages.sql`. Readable, idempotent, ready for `psql -f` or your own
+ * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
+ * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql` , version 8 (usage counts) as shipped in `dist/key-usage.sql` and version 9 (the audit log) as shipped in `dist/audit-log.sql`. Readable, idempotent, ready for `psql -f` or your own
  * migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -28,6 +31,8 @@ export const SCHEMA_SQL: string = [
   closedOwnersSql,
   keyPagesSql,
   keyPoliciesSql,
+  creditsSql,
+  keyUsageSql,
   auditLogSql,
 ].join('\n')
 
@@ -88,7 +93,36 @@ export const KEY_PAGES_SQL: string = keyPagesSql
 export const KEY_POLICIES_SQL: string = keyPoliciesSql
 
 /**
- * The SQL of schema version 8, the audit log: the append-only table `audit_log` (a trigger
+ * The SQL of schema version 7, credits: the columns `remaining`, `refill_amount`,
+ * `refill_interval`, `refill_day` and `refilled_at` of `api_keys`, the function
+ * `credit_period_start` that leases use to refill once per period, and the trigger that reports a
+ * change between unlimited and limited on the change feed. Shipped as `dist/credits.sql`; apply
+ * it after `key-policies.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CREDITS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/007_keyward_credits.sql', CREDITS_SQL)
+ * ```
+ */
+export const CREDITS_SQL: string = creditsSql
+
+/**
+ * The SQL of schema version 8, usage counts: the table `key_usage` (per bucket, key and outcome,
+ * or route and address for refusals of unknown keys) that `recordUsage` adds to and compaction
+ * rolls up. Shipped as `dist/key-usage.sql`; apply it after `credits.sql` if you migrate
+ * with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_USAGE_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/008_keyward_usage.sql', KEY_USAGE_SQL)
+ * ```
+ */
+export const KEY_USAGE_SQL: string = keyUsageSql
+
+/**
+ * The SQL of schema version 9, the audit log: the append-only table `audit_log` (a trigger
  * refuses UPDATE, DELETE and TRUNCATE), its hash chain's head `audit_chain`, and their indexes.
  * Shipped as `dist/audit-log.sql`; apply it after the versions before it if you migrate with
  * your own tool.
@@ -96,7 +130,7 @@ export const KEY_POLICIES_SQL: string = keyPoliciesSql
  * @example
  * ```ts
  * import { AUDIT_LOG_SQL } from '@keyward/postgres'
- * await writeFile('migrations/008_keyward_audit_log.sql', AUDIT_LOG_SQL)
+ * await writeFile('migrations/009_keyward_audit_log.sql', AUDIT_LOG_SQL)
  * ```
  */
 export const AUDIT_LOG_SQL: string = auditLogSql
@@ -126,7 +160,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 8
+ * MIGRATIONS.at(-1)?.version // 9
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -136,7 +170,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'closed_owners', sql: closedOwnersSql },
   { version: 5, name: 'key_pages', sql: keyPagesSql },
   { version: 6, name: 'key_policies', sql: keyPoliciesSql },
-  { version: 8, name: 'audit_log', sql: auditLogSql },
+  { version: 7, name: 'credits', sql: creditsSql },
+  { version: 8, name: 'usage', sql: keyUsageSql },
+  { version: 9, name: 'audit_log', sql: auditLogSql },
 ]
 
 /**

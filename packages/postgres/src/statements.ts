@@ -31,6 +31,10 @@ export interface Statements {
   readonly activateWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly roll: Readonly<Record<KeyKind, Statement>>
   readonly recordUse: Statement
+  readonly leaseCredits: Statement
+  readonly returnCredits: Statement
+  readonly lockCredits: Statement
+  readonly writeCredits: Statement
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -53,7 +57,7 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 
 // The columns an insert writes, in the order of its parameters.
 const INSERTED =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at'
 // The columns a record is read from.
 const COLUMNS = `${INSERTED}, revoked_reason`
 // A key's creation time as text to the microsecond, in UTC: the position of a page's last key,
@@ -75,14 +79,14 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0')
 }
 
-const cache = new Map<string, Statements>()
-
 /**
- * @internal The prefix of a schema's statement names: a prepared statement's name is per
- * connection and at most 63 characters; a digest of the schema keeps the statements of two
- * stores on one pool apart.
+ * @internal The prefix of the names the statements of `schema` are prepared under. A prepared
+ * statement's name is per connection and at most 63 characters; a digest of the schema keeps the
+ * statements of two stores on one pool apart.
  */
-export const statementPrefix = (schema: string): string => `keyward_${fnv1a(schema)}`
+export const statementPrefix = (schema: string) => `keyward_${fnv1a(schema)}`
+
+const cache = new Map<string, Statements>()
 
 /** @internal The store's statements for `schema`, built once per schema. */
 export function statementsFor(schema: string): Statements {
@@ -106,7 +110,7 @@ export function statementsFor(schema: string): Statements {
      RETURNING o.closed_at IS NOT NULL AS closed`
   const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
-    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::jsonb'
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb, $15::bigint, $16::bigint, $17::text, $18::smallint, $19::timestamptz'
   const statements: Statements = {
     // Always one row, all NULL for an unknown key: an unknown key costs the database, the wire
     // and the driver what a known one does, so the time of the answer tells nothing of it.
@@ -176,14 +180,14 @@ export function statementsFor(schema: string): Statements {
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Run with the owner locked: inserts only while the owner has fewer than $15 counted keys
+    // Run with the owner locked: inserts only while the owner has fewer than $20 counted keys
     // at the new key's creation time ($8).
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
         `INSERT INTO ${keys} (${INSERTED})
          SELECT ${values}
-         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $15
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $20
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -253,20 +257,20 @@ export function statementsFor(schema: string): Statements {
       `UPDATE ${keys} SET
          ip_allowlist = CASE WHEN $2::boolean THEN $3::text[] ELSE ip_allowlist END,
          permissions = CASE WHEN $4::boolean THEN $5::text[] ELSE permissions END,
-         metadata = CASE WHEN $6::boolean THEN $7::jsonb ELSE metadata END
+         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
-    // marks key $15 replaced by the new key $1 only if the owner is open and the key still
-    // counts at $17 and has the new key's owner, then inserts the new key. Concurrent rolls of
+    // marks key $20 replaced by the new key $1 only if the owner is open and the key still
+    // counts at $22 and has the new key's owner, then inserts the new key. Concurrent rolls of
     // one key wait on the locks and then find it replaced: one wins.
     roll: byKind((kind) =>
       named(
         `roll_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)}), previous AS (
-         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $16::timestamptz)
-         WHERE id = $15::uuid AND active AND replaced_by IS NULL
-           AND (expires_at IS NULL OR expires_at > $17::timestamptz)
+         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $21::timestamptz)
+         WHERE id = $20::uuid AND active AND replaced_by IS NULL
+           AND (expires_at IS NULL OR expires_at > $22::timestamptz)
            AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}
@@ -276,6 +280,47 @@ export function statementsFor(schema: string): Statements {
        SELECT true AS is_replacement, ${COLUMNS} FROM replacement
        UNION ALL SELECT false, ${COLUMNS} FROM previous`,
       ),
+    ),
+    // A lease of credits, in one statement: the row is locked and read as it is once locked (a
+    // lease or change that committed meanwhile included), the refill due at $4 applied (once per
+    // period: the first lease of a period moves refilled_at to its start), then min($2, balance)
+    // taken when the balance holds at least $3, else nothing. A key without a limit grants $2
+    // and is not written.
+    leaseCredits: named(
+      'lease_credits',
+      `WITH locked AS (
+         SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at,
+           CASE WHEN remaining IS NOT NULL AND refill_amount IS NOT NULL
+             THEN "${schema}".credit_period_start(refill_interval, refill_day, $4::timestamptz) END AS period
+         FROM ${keys} WHERE id = $1 FOR UPDATE
+       ), refilled AS (
+         SELECT id, refill_amount, refill_interval, refill_day,
+           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN greatest(remaining, refill_amount)
+             ELSE remaining END AS balance,
+           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN period ELSE refilled_at END AS refilled_at
+         FROM locked
+       ), lease AS (
+         SELECT *, CASE WHEN balance IS NULL THEN $2::bigint WHEN balance >= $3::bigint
+           THEN least($2::bigint, balance) ELSE 0 END AS granted
+         FROM refilled
+       ), written AS (
+         UPDATE ${keys} AS k SET remaining = l.balance - l.granted, refilled_at = l.refilled_at
+         FROM lease AS l WHERE k.id = l.id AND l.balance IS NOT NULL RETURNING k.id
+       )
+       SELECT granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
+    ),
+    returnCredits: named(
+      'return_credits',
+      `UPDATE ${keys} SET remaining = remaining + $2::bigint WHERE id = $1 AND remaining IS NOT NULL`,
+    ),
+    // A change of credits runs in a transaction: the row locked, the change computed by the
+    // service's rule (refill first), then written.
+    lockCredits: named('lock_credits', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1 FOR UPDATE`),
+    writeCredits: named(
+      'write_credits',
+      `UPDATE ${keys} SET remaining = $2::bigint, refill_amount = $3::bigint, refill_interval = $4::text,
+         refill_day = $5::smallint, refilled_at = $6::timestamptz
+       WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // Batched: one row per use. Only active keys, and last_used_at never goes back.
     recordUse: named(

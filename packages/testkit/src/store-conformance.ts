@@ -2,11 +2,13 @@ import { createKeyward, ErrorType, type KeyChangeEvent, type KeyRecord, type Key
 import { afterEach, describe, expect, it } from 'vitest'
 import { auditCases } from './store-audit-cases.js'
 import { batchCases } from './store-batch-cases.js'
+import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
 import { randomPart, recordFor, until } from './store-record.js'
+import { usageCases } from './store-usage-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
 export interface StoreHarness {
@@ -53,8 +55,11 @@ function settle<T>(promises: Promise<T>[]) {
  * store with `deactivateOwnerKeys`, that a deleted owner's keys end and stay ended under races,
  * and, for the optional `listKeysPage`, `setKeyExpiry` and `revokedReason`, that pages hold each
  * key once in order, that a rolled key keeps its grace expiry and that a new expiry reaches a
- * cache through the feed, and that a deactivation's reason is kept, and, for a store with an
- * audit log (`appendAudit`), that every write appends its rows or is not made, in one chain.
+ * cache through the feed, and that a deactivation's reason is kept, and, for the optional credits
+ * (`leaseCredits`, `returnCredits`, `changeCredits`), that leases never take more than the balance
+ * under races, that a refill fires once per period, and that changes racing leases lose nothing,
+ * and, for a store with an audit log (`appendAudit`), that every write appends its rows or is not
+ * made, in one chain.
  *
  * @example
  * ```ts
@@ -86,6 +91,8 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     pageCases(make)
     expiryCases(make)
     policyCases(make)
+    creditCases(make, repeats)
+    usageCases(make)
     auditCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {

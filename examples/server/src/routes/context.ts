@@ -12,6 +12,8 @@ export interface RouteContext {
   readonly bodyLimit: number
   /** The settings of `POST /api/v1/secret-scanning/github`. */
   readonly secretScanning: SecretScanningOptions
+  /** The SHA-256 digests of the service tokens of `POST /api/v1/keys/verify`. */
+  readonly verifyTokens: readonly string[]
   /** Whether a verified key proves its owner exists (see `AppDependencies.verificationsCurrent`). */
   readonly verificationsCurrent: boolean
   /** Runs an operation on the server's tables; a database failure answers 503. */

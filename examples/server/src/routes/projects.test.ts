@@ -43,6 +43,8 @@ describeBackends('projects and keys (%s)', (backend) => {
       ip_allowlist: null,
       permissions: null,
       metadata: null,
+      remaining: null,
+      refill: null,
     })
     expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },

@@ -7,8 +7,8 @@ import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
 
 /**
- * Keyward's key-management routes, with project creation and listing and the secret-scanning
- * alert endpoint, and project deletion (elevated: the owner's developer key and an API key of the project).
+ * Keyward's key-management routes, with project creation and listing, the verification endpoint
+ * and the secret-scanning alert endpoint, and project deletion (elevated: the owner's developer key and an API key of the project).
  */
 export function projectRoutes({
   store,
@@ -17,6 +17,7 @@ export function projectRoutes({
   database,
   bodyLimit,
   secretScanning,
+  verifyTokens,
 }: RouteContext): Hono {
   // The project row and its default key commit together, or neither does.
   const createProject: CreateProject = ({ developerId, name, issueDefaultKey }) => {
@@ -40,6 +41,7 @@ export function projectRoutes({
         listProjects: listDeveloperProjects,
         bodyLimit,
         secretScanning,
+        verify: { serviceTokens: verifyTokens },
       }),
     )
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {

@@ -114,6 +114,8 @@ export async function openTestApp(
   options: {
     protection?: ProtectionOptions
     secretScanning?: SecretScanningOptions
+    /** The SHA-256 digests of the verification endpoint's service tokens. */
+    verifyTokens?: readonly string[]
     keyPolicies?: OwnerKeyPolicies
     /** Open the store as the server does (see `openTestStore`). */
     serverDefaults?: boolean

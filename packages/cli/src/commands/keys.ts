@@ -15,7 +15,7 @@ import {
   revokedReason,
   rolledKeyToJson,
 } from '@keyward/core'
-import { type Command, type CommandContext, idArgument, stringOption } from '../command.js'
+import { type Command, type CommandContext, idArgument, ownerOption, stringOption } from '../command.js'
 import { CliError, EXIT, type ExitCode, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
 
@@ -29,6 +29,7 @@ const policies = (record: KeyRecord) =>
     record.ipAllowlist ? `ip ${record.ipAllowlist.length}` : '',
     record.permissions ? plural(record.permissions.length, 'permission') : '',
     record.metadata ? 'metadata' : '',
+    record.remaining != null ? `credits ${record.remaining}` : '',
   ]
     .filter(Boolean)
     .join(', ') || '-'
@@ -91,15 +92,7 @@ export const listCommand: Command = {
   store: true,
   exitCodes: '0 listed (also when there are none), 2 usage error, 3 store unavailable',
   async run(context) {
-    const developer = stringOption(context, 'developer')
-    const project = stringOption(context, 'project')
-    if ((developer === undefined) === (project === undefined)) {
-      throw usageError('Give exactly one of --developer ID or --project ID.')
-    }
-    const owner: KeyOwner =
-      developer !== undefined
-        ? { type: 'developer', id: idArgument(developer, '--developer') }
-        : { type: 'project', id: idArgument(project, '--project') }
+    const owner = ownerOption(context)
     const paging = pageOptions(context)
     return context.withKeyward(async (keyward) => {
       const page = paging ? await keyward.listKeysPage(owner, paging) : await allKeys(keyward, owner)

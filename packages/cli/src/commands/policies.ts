@@ -1,7 +1,8 @@
-import { isKeywardError, type KeyPolicies, type Keyward, keyToJson } from '@keyward/core'
+import { type CreditRefill, isKeywardError, type KeyPolicies, type Keyward, keyToJson } from '@keyward/core'
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { printable } from '../output.js'
+import { creditsOption, refillOption } from './credits.js'
 
 /** The environment variable that names the permissions the host declares, comma-separated. */
 export const PERMISSIONS_ENV = 'KEYWARD_PERMISSIONS'
@@ -74,6 +75,8 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   permissions: '--permission',
   metadata: '--metadata',
   expires_in_days: '--in-days',
+  remaining: '--credits',
+  refill: '--refill',
   name: '--name',
 }
 async function asUsage<T>(run: () => Promise<T>): Promise<T> {
@@ -106,6 +109,8 @@ export const createCommand: Command = {
     { flags: '--name <name>', help: 'a descriptive name for the key, 1 to 100 characters' },
     { flags: '--in-days <n>', help: 'the key expires n days from now, 1 to 3650' },
     ...POLICY_OPTIONS,
+    { flags: '--credits <n>', help: 'the credits the key starts with (without it: unlimited)' },
+    { flags: '--refill <rule>', help: 'with --credits: AMOUNT:daily or AMOUNT:monthly:DAY (1-31)' },
   ],
   store: true,
   exitCodes: '0 created, 1 refused (a deleted project), 2 usage error, 3 store unavailable',
@@ -117,8 +122,16 @@ export const createCommand: Command = {
     }
     const policies = policiesOf(context)
     const name = stringOption(context, 'name') ?? null
+    const credits = stringOption(context, 'credits')
+    const refill = refillOption(stringOption(context, 'refill')) as CreditRefill | null | undefined
     return context.withKeyward(async (keyward) => {
-      const options = { name, ...policies, ...(days === undefined ? {} : { expiresInDays: Number(days) }) }
+      const options = {
+        name,
+        ...policies,
+        ...(days === undefined ? {} : { expiresInDays: Number(days) }),
+        ...(credits === undefined ? {} : { remaining: creditsOption(credits, '--credits') }),
+        ...(refill === undefined ? {} : { refill }),
+      }
       const { key, record } = await asUsage(() => keyward.issueProjectKey(projectId, options))
       context.print(
         [

@@ -57,6 +57,11 @@ export const ErrorType = {
    * limit is spent. The response carries `Retry-After`.
    */
   rateLimited: 'rate_limited',
+  /**
+   * The API key's credits cannot pay this request's cost. The response carries the credits left
+   * (`X-Credits-Remaining`), and `Retry-After` when a refill is scheduled.
+   */
+  usageExceeded: 'usage_exceeded',
   /** The request body is not valid JSON. */
   jsonInvalid: 'json_invalid',
   /** The body is not a JSON object. */
@@ -149,6 +154,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   alert_invalid: 400,
   unsupported_media_type: 415,
   rate_limited: 429,
+  usage_exceeded: 429,
   json_invalid: 422,
   dict_type: 422,
   missing: 422,

@@ -1,3 +1,4 @@
+import { checkCost } from '../credits/checks.js'
 import { isKeywardError } from '../errors/error.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
@@ -7,6 +8,7 @@ import type {
   AuthContext,
   DeveloperAuth,
   ElevatedAuth,
+  KeyRef,
   ProjectAuth,
   Requirement,
 } from '../service/requirements.js'
@@ -34,6 +36,13 @@ export interface ProjectGuardOptions {
    * 403 `permission_denied`, whose message names the permission.
    */
   readonly permissions?: PermissionRule
+  /**
+   * The credits a request costs an API key that has a credit limit: an integer from 0 to 1000,
+   * default 1. Spent after every other check passed (a request refused for another reason costs
+   * nothing); a key that cannot pay gets 429 `usage_exceeded`. Accepted requests of a metered
+   * key carry `X-Credits-Remaining`.
+   */
+  readonly cost?: number
 }
 
 /** Options of {@link apiKeyGuard}. */
@@ -45,6 +54,8 @@ export interface ApiKeyGuardOptions {
   readonly project?: string
   /** The permissions the route requires of the API key, as {@link ProjectGuardOptions.permissions}. */
   readonly permissions?: PermissionRule
+  /** The credits a request costs, as {@link ProjectGuardOptions.cost}. Default 1. */
+  readonly cost?: number
 }
 
 /** Options of {@link bearerGuard}. */
@@ -170,16 +181,32 @@ interface SingleKey {
   readonly permissions?: PermissionRule
 }
 
+/** The API key of a context, whose credits a request spends. */
+const meteredKey = (auth: AuthContext): KeyRef | undefined =>
+  auth.scope === 'developer' ? undefined : auth.projectKey
+
 function keyGuard<A>(
   keyward: Keyward,
   needs: { developer: boolean; project: boolean },
   requirementOf: (request: KeywardRequest) => Requirement,
   single?: SingleKey,
+  cost = 0,
 ): Guard<A> {
   const refuse = (error: unknown, request: KeywardRequest): GuardResult<A> => ({
     ok: false,
     response: errorResponse(explainMissingKey(error, request)),
   })
+  // The credits are the last check: a request refused for any other reason costs nothing.
+  const charge = (auth: A, request: KeywardRequest): GuardResult<A> | Promise<GuardResult<A>> => {
+    const key = cost === 0 ? undefined : meteredKey(auth as AuthContext)
+    const spending = key && keyward.spendCredits(key, cost)
+    if (!spending) return { ok: true, auth }
+    return spending.then(
+      (outcome): GuardResult<A> =>
+        isKeywardError(outcome) ? refuse(outcome, request) : { ok: true, auth, headers: outcome },
+      (error: unknown) => refuse(error, request),
+    )
+  }
   const { protection } = keyward
   const misplaced = misplacedReporter(keyward)
   // The client's address is read for API keys only: their IP allowlists are checked against it.
@@ -187,6 +214,7 @@ function keyGuard<A>(
     developerKey: needs.developer ? readKey(request, 'developer') : undefined,
     projectKey: needs.project ? readKey(request, 'project') : undefined,
     address: needs.project ? keyward.clientAddress(request) : undefined,
+    request,
   })
   // Written with `then` rather than `async`: this is the hot path, and one promise fewer shows.
   const guard: Guard<A> = (request) => {
@@ -214,7 +242,7 @@ function keyGuard<A>(
       return Promise.resolve(refuse(error, request))
     }
     return authenticated.then(
-      (auth): GuardResult<A> => ({ ok: true, auth: auth as A }),
+      (auth) => charge(auth as A, request),
       (error: unknown) => refuse(error, request),
     )
   }
@@ -242,12 +270,22 @@ function keyGuard<A>(
         param === undefined ? fixedProject : projectIdOf(request, param, guardName),
         kind === 'project' ? keyward.clientAddress(request) : undefined,
         permissions,
+        request,
       )
     } catch {
       return undefined // the asynchronous way answers it, with its reason
     }
     if (known === undefined) return undefined
-    return isKeywardError(known) ? refuse(known, request) : { ok: true, auth: known as A }
+    if (isKeywardError(known)) return refuse(known, request)
+    const key = cost === 0 ? undefined : meteredKey(known)
+    if (key === undefined) return { ok: true, auth: known as A }
+    // Credits in this process's block are spent at once; a lease goes the asynchronous way.
+    const outcome = keyward.spendCredits(key, cost, true)
+    if (outcome === null) return undefined
+    if (outcome === undefined) return { ok: true, auth: known as A }
+    return isKeywardError(outcome)
+      ? refuse(outcome, request)
+      : { ok: true, auth: known as A, headers: outcome }
   }
   return Object.assign(guard, { now })
 }
@@ -307,6 +345,7 @@ export function projectGuard<M extends KeyMetadata = KeyMetadata>(
       permissions,
     }),
     { kind: 'project', param, guardName: 'requireProject', ...(permissions ? { permissions } : {}) },
+    checkCost(options.cost, 'projectGuard'),
   )
   return readsParam(guard, param)
 }
@@ -337,12 +376,18 @@ export function apiKeyGuard<M extends KeyMetadata = KeyMetadata>(
     ...(project === undefined ? {} : { projectId: project }),
     ...(permissions ? { permissions } : {}),
   }
-  return keyGuard(keyward, { developer: false, project: true }, () => requirement, {
-    kind: 'project',
-    guardName: 'requireKey',
-    fixedProject: project,
-    ...(permissions ? { permissions } : {}),
-  })
+  return keyGuard(
+    keyward,
+    { developer: false, project: true },
+    () => requirement,
+    {
+      kind: 'project',
+      guardName: 'requireKey',
+      fixedProject: project,
+      ...(permissions ? { permissions } : {}),
+    },
+    checkCost(options.cost, 'apiKeyGuard'),
+  )
 }
 
 function permissionsOf(
@@ -375,11 +420,17 @@ export function elevatedGuard<M extends KeyMetadata = KeyMetadata>(
   checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'
   const permissions = permissionsOf(keyward, options, 'elevatedGuard')
-  const guard = keyGuard<ElevatedAuth<M>>(keyward, { developer: true, project: true }, (request) => ({
-    scope: 'elevated',
-    projectId: projectIdOf(request, param, 'requireElevated'),
-    permissions,
-  }))
+  const guard = keyGuard<ElevatedAuth<M>>(
+    keyward,
+    { developer: true, project: true },
+    (request) => ({
+      scope: 'elevated',
+      projectId: projectIdOf(request, param, 'requireElevated'),
+      permissions,
+    }),
+    undefined,
+    checkCost(options.cost, 'elevatedGuard'),
+  )
   return readsParam(guard, param)
 }
 

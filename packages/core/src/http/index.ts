@@ -77,3 +77,5 @@ export type {
   KeywardRequest,
   KeywardResponse,
 } from './types.js'
+export { MAX_USAGE_BUCKETS, readUsageQuery, type UsageRequestQuery } from './usage-query.js'
+export type { VerifyKeyResult, VerifyRouteOptions } from './verify-route.js'

@@ -1,8 +1,11 @@
 import type { AuditContext } from '../audit/types.js'
+import { checkCreditChange } from '../credits/checks.js'
+import type { CreditRefill } from '../credits/model.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import {
+  ChangeCreditsBodySchema,
   CreateApiKeyBodySchema,
   CreateKeyBodySchema,
   CreateProjectBodySchema,
@@ -27,6 +30,8 @@ import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+import { readUsageQuery } from './usage-query.js'
+import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
 /** What the host's `createProject` receives. */
 export interface CreateProjectInput {
@@ -105,6 +110,13 @@ export interface KeyRoutesOptions {
    * for the defaults; without it, the endpoint is not mounted.
    */
   readonly secretScanning?: SecretScanningOptions
+  /**
+   * `POST /api/v1/keys/verify`, verification as a service for programs that cannot run Keyward
+   * in process: mounted by default, for developer keys (keys of their own projects); give
+   * `serviceTokens` to let a service credential verify keys of any project, or `false` to leave
+   * the endpoint out.
+   */
+  readonly verify?: VerifyRouteOptions | false
 }
 
 /** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
@@ -162,8 +174,9 @@ function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
 /**
  * The key-management endpoints, framework-neutral: create, list (a page at a time, newest
  * first), deactivate, re-activate, roll and set the expiry of developer keys and project API
- * keys, and (with `createProject`, `listProjects`) create a project with its default key and
- * list the caller's projects.
+ * keys, verify an API key for another program (`POST /api/v1/keys/verify`), and (with
+ * `createProject`, `listProjects`) create a project with its default key and list the caller's
+ * projects.
  * Project-scoped endpoints need the owner's developer key, so the service needs `projectOwner`.
  *
  * @example
@@ -189,7 +202,14 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       return { name: value.name ?? null, ...readExpiryFields(value) }
     }
     const value = checkBody(CreateApiKeyBodySchema, await body(request))
-    return { name: value.name ?? null, ...readExpiryFields(value), ...policiesOf(value) }
+    return {
+      name: value.name ?? null,
+      ...readExpiryFields(value),
+      ...policiesOf(value),
+      ...(value.remaining === undefined ? {} : { remaining: value.remaining }),
+      // Checked by the service (a monthly rule's `day` defaults to 1 there).
+      ...(value.refill === undefined ? {} : { refill: value.refill as CreditRefill | null }),
+    }
   }
 
   // The policies a body names (a field left out stays undefined: unchanged on an update).
@@ -248,11 +268,45 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
+  // One atomic change of an API key's credits: the body checked (422 names the field), then the
+  // service's change (a subtraction below zero is 422 too, and changes nothing).
+  async function changeCredits(request: KeywardRequest, ownerId: string) {
+    const record = await ownKey(request, 'project', ownerId)
+    const value = checkBody(ChangeCreditsBodySchema, await body(request))
+    const change = checkCreditChange(value)
+    const updated = await keyward.changeCredits(record.id, change)
+    if (updated === null) throw notFound()
+    return respond(200, listed(updated))
+  }
+
   // A page of the owner's keys, newest first, and the cursor of the next.
   async function listPage(request: KeywardRequest, owner: KeyOwner) {
     const { limit, after } = readPageQuery(request)
     const page = await keyward.listKeysPage(owner, { limit, after: after ?? null })
     return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
+  }
+
+  // An owner's usage by bucket, key and outcome; a `key_id` must name one of the owner's keys.
+  async function usage(request: KeywardRequest, owner: KeyOwner) {
+    const query = readUsageQuery(request, keyward.usageRetention!, new Date())
+    if (query.keyId !== undefined) {
+      const record = await keyward.findKey(query.keyId)
+      if (record === null || record.ownerType !== owner.type || record.ownerId !== owner.id) {
+        throw new KeywardError(ErrorType.notFound, 'Key not found.', ['query', 'key_id'])
+      }
+    }
+    const rows = await keyward.readUsage({ owner, ...query })
+    return respond(200, {
+      granularity: query.granularity,
+      from: query.from.toISOString(),
+      to: query.to.toISOString(),
+      usage: rows.map((row) => ({
+        start: row.start.toISOString(),
+        key_id: row.keyId,
+        outcome: row.outcome,
+        count: row.count,
+      })),
+    })
   }
 
   async function roll(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
@@ -309,7 +363,22 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       listPage(request, { type: 'project', id: auth.projectId! }),
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
+    route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, (request, auth) =>
+      changeCredits(request, auth.projectId!),
+    ),
   ]
+  if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
+  // Mounted when the service counts usage and its store can read it back.
+  if (keyward.usageRetention && keyward.store.readUsage) {
+    routes.push(
+      route('GET', '/api/v1/auth/usage', developer, (request, auth) =>
+        usage(request, { type: 'developer', id: auth.developerId }),
+      ),
+      route('GET', '/api/v1/projects/:project_id/usage', owner, (request, auth) =>
+        usage(request, { type: 'project', id: auth.projectId! }),
+      ),
+    )
+  }
   if (keyward.auditing) {
     routes.push(
       route('GET', '/api/v1/audit', developer, async (request, auth) =>

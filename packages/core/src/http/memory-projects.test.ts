@@ -9,6 +9,7 @@ describe('MemoryProjects', () => {
     const created = await projects.createProject({
       developerId: 'dev_2',
       name: 'Shop',
+      audit: { actor: { type: 'system' } },
       issueDefaultKey: async () => {
         throw new Error('not called here')
       },

@@ -36,6 +36,8 @@ const policies = (record: KeyRecord) =>
         ip_allowlist: record.ipAllowlist ?? null,
         permissions: record.permissions ?? null,
         metadata: record.metadata ?? null,
+        remaining: record.remaining ?? null,
+        refill: record.refill ?? null,
       }
 
 /**

@@ -85,7 +85,15 @@ export type KeywardContext = AuthContext | BearerAuth
 
 /** The outcome of a guard: the caller's context, or the response that refuses the request. */
 export type GuardResult<A> =
-  | { readonly ok: true; readonly auth: A }
+  | {
+      readonly ok: true
+      readonly auth: A
+      /**
+       * Headers for the response to an accepted request (lower-case names), e.g.
+       * `x-credits-remaining` for a key with credits; adapters set them on the response.
+       */
+      readonly headers?: Readonly<Record<string, string>>
+    }
   | { readonly ok: false; readonly response: KeywardResponse }
 
 /**

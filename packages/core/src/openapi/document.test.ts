@@ -33,6 +33,13 @@ const DESIGN_TABLE = [
   'patch /api/v1/projects/{project_id}/api-keys/{key_id}',
   // Issue 26: the audit log.
   'get /api/v1/audit',
+  // Issue 29: verification as a service.
+  'post /api/v1/keys/verify',
+  // Issue 27: credits of API keys.
+  'post /api/v1/projects/{project_id}/api-keys/{key_id}/credits',
+  // Issue 26: usage counts.
+  'get /api/v1/auth/usage',
+  'get /api/v1/projects/{project_id}/usage',
   'get /openapi.json',
   'get /healthz',
 ]
@@ -62,18 +69,21 @@ describe('openApiDocument', () => {
     expect(operationsOf(openApiDocument()).sort()).toEqual([...DESIGN_TABLE].sort())
   })
 
-  it('declares the three security schemes and uses them', () => {
+  it('declares the security schemes and uses them', () => {
     const document = openApiDocument() as Json
     expect(document.components.securitySchemes).toMatchObject({
       DeveloperKey: { type: 'apiKey', in: 'header', name: 'X-Developer-Key' },
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       BearerToken: { type: 'http', scheme: 'bearer' },
+      ServiceToken: { type: 'http', scheme: 'bearer' },
     })
     const paths = document.paths as Json
     expect(paths['/api/v1/projects/{project_id}'].delete.security).toEqual([{ DeveloperKey: [], ApiKey: [] }])
     expect(paths['/api/v1/projects/{project_id}/access-tokens'].post.security).toEqual([{ ApiKey: [] }])
     expect(paths['/api/v1/generation/generations-v2'].post.security).toEqual([{ BearerToken: [] }])
     expect(paths['/healthz'].get.security).toEqual([])
+    // Either credential, never the key being verified.
+    expect(paths['/api/v1/keys/verify'].post.security).toEqual([{ DeveloperKey: [] }, { ServiceToken: [] }])
   })
 
   it('names every error type, each under its status', () => {
@@ -102,9 +112,11 @@ describe('openApiDocument', () => {
     const auditing = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
     const silent = createKeyward({ store: plain, projectOwner: () => null })
     expect([auditing.auditing, silent.auditing]).toEqual([true, false])
-    for (const [createProject, listProjects, audit] of [
-      [false, false, true],
-      [true, false, false],
+    for (const [createProject, listProjects, audit, verify] of [
+      [false, false, true, true],
+      [true, false, false, true],
+      [false, true, true, true],
+      [true, true, false, false],
       [false, true, true],
       [true, true, false],
     ] as const) {
@@ -112,10 +124,12 @@ describe('openApiDocument', () => {
       const routes = createKeyRoutes(keyward, {
         ...(createProject ? { createProject: () => ({}) as never } : {}),
         ...(listProjects ? { listProjects: () => ({}) as never } : {}),
+        ...(verify ? {} : { verify: false }),
       })
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      expect(mounted.includes('post /api/v1/keys/verify')).toBe(verify)
       const documented = operationsOf(
-        openApiDocument({ operations: 'key-routes', createProject, listProjects, audit }),
+        openApiDocument({ operations: 'key-routes', createProject, listProjects, audit, verify }),
       )
       expect(documented.sort()).toEqual(mounted.sort())
     }

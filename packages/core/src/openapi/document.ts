@@ -18,6 +18,8 @@ export interface OpenApiDocumentOptions {
    * it when the store keeps an audit log). Default `false`.
    */
   readonly audit?: boolean
+  /** With `operations: 'key-routes'`: whether `POST /api/v1/keys/verify` is mounted. Default `true`. */
+  readonly verify?: boolean
   /** `info.title`. Default `'Keyward API'`. */
   readonly title?: string
   /** `info.version`: the version of your API. Default `'1.0.0'`. */
@@ -40,6 +42,7 @@ const CREDENTIAL: Readonly<Record<OperationCredential, { security: object[]; err
   elevated: { security: [{ DeveloperKey: [], ApiKey: [] }], errors: [401, 403, 404, 429, 503] },
   bearer: { security: [{ BearerToken: [] }], errors: [401, 429, 503] },
   signature: { security: [], errors: [503] },
+  verifier: { security: [{ DeveloperKey: [] }, { ServiceToken: [] }], errors: [401, 429, 503] },
   none: { security: [], errors: [] },
 }
 
@@ -75,6 +78,36 @@ const PARAMETERS = {
     description: "Only this project's rows: a project of the calling developer (404 for any other).",
     schema: { type: 'string' },
   },
+  from: {
+    name: 'from',
+    in: 'query',
+    required: false,
+    description:
+      'The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  to: {
+    name: 'to',
+    in: 'query',
+    required: false,
+    description:
+      'The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  granularity: {
+    name: 'granularity',
+    in: 'query',
+    required: false,
+    description: 'The size of a bucket, in UTC. Default `hour`.',
+    schema: { type: 'string', enum: ['minute', 'hour', 'day'], default: 'hour' },
+  },
+  usage_key_id: {
+    name: 'key_id',
+    in: 'query',
+    required: false,
+    description: "Only this key (a UUID) of the caller's; another's is answered 404.",
+    schema: { type: 'string', format: 'uuid' },
+  },
   github_signature: {
     name: 'GITHUB-PUBLIC-KEY-SIGNATURE',
     in: 'header',
@@ -102,7 +135,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   415: 'The request body is not `application/json`.',
   417: 'The request has an `Expect` header other than `100-continue`.',
   422: 'The request body, path or query is invalid.',
-  429: 'Too many requests; `Retry-After` says when to try again.',
+  429: "Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled).",
   431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
   503: 'The key store cannot be reached; the request was refused. `Retry-After` may say when to try again.',
@@ -120,6 +153,11 @@ function errorResponse(status: number) {
   if (status === 401)
     headers['WWW-Authenticate'] = header('`Bearer` challenge, for bearer tokens (RFC 6750).')
   if (status === 429 || status === 503) headers['Retry-After'] = header('Seconds to wait.')
+  if (status === 429) {
+    headers['X-Credits-Remaining'] = header(
+      "With `usage_exceeded`: the credits the API key has left (fewer than the request's cost).",
+    )
+  }
   return {
     description: `${STATUS_TEXT[status]} Types: ${types.map((t) => `\`${t}\``).join(', ')}.`,
     headers,
@@ -165,6 +203,14 @@ function operationObject(op: ApiOperation) {
     responses: {
       [op.success.status]: {
         description: 'Success.',
+        // An API key with credits spends them on the operations it authenticates.
+        ...(op.credential === 'project' || op.credential === 'elevated'
+          ? {
+              headers: {
+                'X-Credits-Remaining': header('For an API key with credits: how many it has left.'),
+              },
+            }
+          : {}),
         content: { 'application/json': { schema: schemaOf(op.success.schema) } },
       },
       ...Object.fromEntries(errors.map((status) => [status, ref('responses', `Error${status}`)])),
@@ -195,7 +241,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       op.keyRoute === 'always' ||
       (op.keyRoute === 'createProject' && options.createProject) ||
       (op.keyRoute === 'listProjects' && options.listProjects) ||
-      (op.keyRoute === 'audit' && options.audit),
+      (op.keyRoute === 'audit' && options.audit) ||
+      (op.keyRoute === 'verify' && options.verify !== false),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {
@@ -236,6 +283,12 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'An access token from `POST /api/v1/projects/{project_id}/access-tokens`.',
+        },
+        ServiceToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A service token of the verification endpoint, one the operator configured (the server keeps its SHA-256 only).',
         },
       },
     },

@@ -8,6 +8,7 @@ export type OperationCredential =
   | 'elevated'
   | 'bearer'
   | 'signature'
+  | 'verifier'
   | 'none'
 
 /** One operation of the HTTP API, as the document describes it. */
@@ -24,10 +25,19 @@ export interface ApiOperation {
     | 'Access tokens'
     | 'Generations'
     | 'Audit'
+    | 'Verification'
     | 'Service'
   readonly credential: OperationCredential
-  /** Its query parameters: `limit` and `cursor` for the listings that page; the audit log's project. */
-  readonly query?: readonly ('limit' | 'cursor' | 'audit_project_id')[]
+  /** Its query parameters: `limit` and `cursor` for the listings that page; a range for usage; the audit log's project. */
+  readonly query?: readonly (
+    | 'limit'
+    | 'cursor'
+    | 'from'
+    | 'to'
+    | 'granularity'
+    | 'usage_key_id'
+    | 'audit_project_id'
+  )[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
     readonly schema: ApiSchemaName | { readonly arrayOf: ApiSchemaName }
@@ -41,7 +51,7 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
@@ -49,6 +59,9 @@ const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
 const BODY_ERRORS = [413, 415, 422]
 const PAGED = ['limit', 'cursor'] as const
+const USAGE_QUERY = ['from', 'to', 'granularity', 'usage_key_id'] as const
+// Bad ranges (an unknown granularity, from after to, past the retention) are 422; another owner's key 404.
+const USAGE_ERRORS = [404, 422]
 
 /** Every operation of the HTTP API, in the order of the design's table. */
 export const API_OPERATIONS: readonly ApiOperation[] = [
@@ -264,6 +277,45 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     keyRoute: 'always',
   },
   {
+    method: 'get',
+    path: '/api/v1/auth/usage',
+    operationId: 'getDeveloperUsage',
+    summary:
+      "Usage of the calling developer's keys: verifications per bucket (minute, hour or day), key and outcome.",
+    tag: 'Developer keys',
+    credential: 'developer',
+    query: USAGE_QUERY,
+    success: { status: 200, schema: 'Usage' },
+    errors: USAGE_ERRORS,
+    keyRoute: 'always',
+  },
+  {
+    method: 'get',
+    path: '/api/v1/projects/{project_id}/usage',
+    operationId: 'getProjectUsage',
+    summary:
+      "Usage of a project's API keys: verifications per bucket (minute, hour or day), key and outcome.",
+    tag: 'API keys',
+    credential: 'owner',
+    query: USAGE_QUERY,
+    success: { status: 200, schema: 'Usage' },
+    errors: USAGE_ERRORS,
+    keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: `${API}/{key_id}/credits`,
+    operationId: 'changeApiKeyCredits',
+    summary:
+      "Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too.",
+    tag: 'API keys',
+    credential: 'owner',
+    body: { schema: 'ChangeCreditsBody', required: true },
+    success: { status: 200, schema: 'ApiKey' },
+    errors: BODY_ERRORS,
+    keyRoute: 'always',
+  },
+  {
     method: 'post',
     path: '/api/v1/secret-scanning/github',
     operationId: 'reportLeakedKeys',
@@ -273,6 +325,21 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: { schema: { arrayOf: 'SecretScanningAlert' }, required: true },
     success: { status: 200, schema: { arrayOf: 'SecretScanningFeedback' } },
     errors: [400, 401, ...BODY_ERRORS],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/keys/verify',
+    operationId: 'verifyKey',
+    summary:
+      "Verify an API key for another program, as the key's guard would: `valid` and, when refused, the guard's " +
+      'error type as `code`. A developer key verifies keys of its own projects (any other answers as unknown); ' +
+      'a service token, those of any project.',
+    tag: 'Verification',
+    credential: 'verifier',
+    body: { schema: 'VerifyKeyBody', required: true },
+    success: { status: 200, schema: 'VerifyKeyResult' },
+    errors: BODY_ERRORS,
+    keyRoute: 'verify',
   },
   {
     method: 'get',

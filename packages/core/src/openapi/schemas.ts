@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
+import { MAX_CREDITS } from '../credits/model.js'
+import { ERROR_STATUS, ErrorType } from '../errors/types.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
   MAX_IP_ALLOWLIST,
@@ -7,6 +8,7 @@ import {
   MAX_PERMISSIONS,
   PERMISSION_PATTERN,
 } from '../policy/policies.js'
+import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
 // bodies with these, and `openApiDocument` publishes them. Field names are the wire's (snake_case).
@@ -77,12 +79,53 @@ const policyFields = {
   metadata: Type.Optional(metadata),
 }
 
-/** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
-export const CreateApiKeyBodySchema = Type.Object(
-  { ...CreateKeyBodySchema.properties, ...policyFields },
+// An API key's credits. Amounts are checked by the key service, which says which field is wrong.
+const credits = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0, maximum: MAX_CREDITS }), Type.Null()], { description })
+
+/** A refill rule of a key's credits. */
+export const CreditRefillSchema = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: MAX_CREDITS,
+      description: 'The balance a refill brings the key up to.',
+    }),
+    interval: Type.Union([Type.Literal('daily'), Type.Literal('monthly')]),
+    day: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description: "Monthly only: the day of the month (default 1); past the month's end, its last day.",
+      }),
+    ),
+  },
   {
     description:
-      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission.',
+      'Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is ' +
+      'below, once per period, and leaves a higher balance (credits added) as it is.',
+  },
+)
+const refill = Type.Union([CreditRefillSchema, Type.Null()], {
+  description: 'How the credits come back; `null` for never.',
+})
+const creditFields = {
+  remaining: Type.Optional(
+    credits(
+      "The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); " +
+        "credits that servers leased in blocks are spent already from the key's viewpoint.",
+    ),
+  ),
+  refill: Type.Optional(refill),
+}
+
+/** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
+export const CreateApiKeyBodySchema = Type.Object(
+  { ...CreateKeyBodySchema.properties, ...policyFields, ...creditFields },
+  {
+    description:
+      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. ' +
+      'Without `remaining` its credits are unlimited; `refill` needs `remaining`.',
   },
 )
 
@@ -111,6 +154,23 @@ export const UpdateApiKeyBodySchema = Type.Object(
     description:
       'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
       '(`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored.',
+  },
+)
+
+/** The body of `POST .../api-keys/{key_id}/credits`: one atomic change of a key's credits. */
+export const ChangeCreditsBodySchema = Type.Object(
+  {
+    op: Type.Union([Type.Literal('set'), Type.Literal('add'), Type.Literal('subtract')]),
+    amount: credits(
+      '`set`: the new balance (`null`: unlimited); `add`, `subtract`: how many credits, at least 1. ' +
+        'A subtraction below zero is refused (422) and changes nothing.',
+    ),
+    refill: Type.Optional(refill),
+  },
+  {
+    description:
+      'Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` ' +
+      'only (left out: unchanged). Unknown fields are ignored.',
   },
 )
 
@@ -180,6 +240,7 @@ export const ApiKeySchema = Type.Object({
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ...creditFields,
 })
 
 /** A developer key just created (the `K` shape): the listing fields and the full `key`. */
@@ -332,6 +393,102 @@ export const SecretScanningFeedbackSchema = Type.Object({
   label: Type.Union([Type.Literal('true_positive'), Type.Literal('false_positive')]),
 })
 
+/**
+ * The refusals the verification service answers as a verdict (`valid: false`, `code`): those of
+ * the guard of an API key, with its error type. Any other failure (a store outage) is an error
+ * response, as everywhere.
+ */
+export const VERIFY_CODES = [
+  ErrorType.keyMissing,
+  ErrorType.keyMalformed,
+  ErrorType.keyLegacyPrefix,
+  ErrorType.keyInvalid,
+  ErrorType.keyWrongType,
+  ErrorType.projectMismatch,
+  ErrorType.ipNotAllowed,
+  ErrorType.permissionDenied,
+  ErrorType.rateLimited,
+] as const satisfies readonly ErrorType[]
+
+/** The body of `POST /api/v1/keys/verify`. */
+export const VerifyKeyBodySchema = Type.Object(
+  {
+    key: Type.String({ description: 'The API key to verify, as the client presented it.' }),
+    project_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "The key must be one of this project's (`project_mismatch` otherwise). Default: any.",
+      }),
+    ),
+    permissions: Type.Optional(
+      Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), {
+        maxItems: MAX_PERMISSIONS,
+        description:
+          'Permissions the key must all carry (`permission_denied` otherwise), among those the server declares.',
+      }),
+    ),
+    cost: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1000,
+        description:
+          'Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`).',
+      }),
+    ),
+    ip: Type.Optional(
+      Type.String({
+        description:
+          "The address of the client that presented the key: checked against the key's IP allowlist, and " +
+          'where failed verifications are counted. Without it, a key with an allowlist is refused ' +
+          "(`ip_not_allowed`), and failures count against the caller's own address.",
+      }),
+    ),
+  },
+  { description: 'Unknown fields are ignored.' },
+)
+
+/** The answer of `POST /api/v1/keys/verify`: a verdict, with what a valid key carries. */
+export const VerifyKeyResultSchema = Type.Object({
+  valid: Type.Boolean({ description: 'Whether the key passed every check.' }),
+  code: Type.Union([Type.Unsafe<ErrorType>({ type: 'string', enum: [...VERIFY_CODES] }), Type.Null()], {
+    description:
+      'Why the key was refused: the error type the guard of an API key answers, e.g. `key_invalid`; `null` when valid.',
+  }),
+  key_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The key record's id; `null` when refused.",
+  }),
+  owner: Type.Union(
+    [
+      Type.Object({ type: Type.Literal('project'), id: Type.String({ description: 'The project id.' }) }),
+      Type.Null(),
+    ],
+    { description: 'Whose key it is; `null` when refused.' },
+  ),
+  permissions,
+  metadata,
+  remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      "The key's credits left after this request; `null` for a key without credits (for now, every key).",
+  }),
+  expires_at: Type.Union([timestamp('When the key stops working.'), Type.Null()], {
+    description: 'When the key stops working; `null` for never, or when refused.',
+  }),
+  ratelimit: Type.Union(
+    [
+      Type.Object({
+        limit: Type.Integer({ minimum: 1, description: 'Requests per window.' }),
+        window_seconds: Type.Integer({ minimum: 1 }),
+        remaining: Type.Integer({ minimum: 0, description: 'Requests left in this window.' }),
+        reset_seconds: Type.Integer({ minimum: 1, description: 'Seconds until the window ends.' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description: "The key's own rate limit after this request took from it; `null` for a key without one.",
+    },
+  ),
+})
+
 /** An error type code, limited to `types` (by default every one). */
 export const errorTypeSchema = (types: readonly ErrorType[] = Object.keys(ERROR_STATUS) as ErrorType[]) =>
   Type.Unsafe<ErrorType>({ type: 'string', enum: [...types] })
@@ -349,6 +506,28 @@ export const errorDetailSchema = (types?: readonly ErrorType[]) =>
 /** The body of every error response: `{"detail": [{"loc", "msg", "type"}]}`. */
 export const ErrorBodySchema = Type.Object({ detail: Type.Array(errorDetailSchema(), { minItems: 1 }) })
 
+/** The counts of an owner's keys, per bucket, key and outcome (`GET .../usage`). */
+export const UsageSchema = Type.Object({
+  granularity: Type.Union(USAGE_GRANULARITIES.map((g) => Type.Literal(g))),
+  from: timestamp('The start of the range, as asked (its bucket is the first).'),
+  to: timestamp('The end of the range, exclusive.'),
+  usage: Type.Array(
+    Type.Object({
+      start: timestamp('The start of the bucket, in UTC.'),
+      key_id: Type.String(),
+      outcome: Type.Union(
+        USAGE_OUTCOMES.map((o) => Type.Literal(o)),
+        {
+          description:
+            '`accepted`, or the refusal of the key: `inactive`, `expired`, `wrong_type`, `wrong_project`, `not_project_owner`, `project_not_found`, `ip_not_allowed`, `permission_denied`, `rate_limited`, `usage_exceeded`.',
+        },
+      ),
+      count: Type.Integer(),
+    }),
+    { description: 'Oldest first; buckets, keys and outcomes without counts are left out.' },
+  ),
+})
+
 /**
  * Every named schema of the HTTP API, as the document's `components.schemas` holds it: JSON
  * Schema objects, usable with any JSON Schema validator.
@@ -364,6 +543,8 @@ export const API_SCHEMAS = {
   CreateKeyBody: CreateKeyBodySchema,
   CreateApiKeyBody: CreateApiKeyBodySchema,
   UpdateApiKeyBody: UpdateApiKeyBodySchema,
+  ChangeCreditsBody: ChangeCreditsBodySchema,
+  CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
   SetKeyExpiryBody: SetKeyExpiryBodySchema,
@@ -387,6 +568,9 @@ export const API_SCHEMAS = {
   Health: HealthSchema,
   SecretScanningAlert: SecretScanningAlertSchema,
   SecretScanningFeedback: SecretScanningFeedbackSchema,
+  VerifyKeyBody: VerifyKeyBodySchema,
+  VerifyKeyResult: VerifyKeyResultSchema,
+  Usage: UsageSchema,
   ErrorBody: ErrorBodySchema,
 } as const satisfies Record<string, TSchema>
 

@@ -1,3 +1,4 @@
+export type { KeyRate } from './key-rate-limit.js'
 export type { Limiter, LimiterFactory, LimiterSettings, LimiterState } from './limiter.js'
 export {
   PROTECTION_DEFAULTS,

@@ -6,7 +6,28 @@ import { checkPolicy, type ProtectionOptions, type RatedKey, type RateLimitPolic
 
 /** @internal Takes one request from the rate limit of each verified key, or throws 429. */
 export interface KeyRateLimiter {
-  take(keys: readonly RatedKey[], onBackendError: (operation: string, error: unknown) => void): Promise<void>
+  take(
+    keys: readonly RatedKey[],
+    onBackendError: (operation: string, error: unknown) => void,
+    onTaken?: (key: RatedKey, rate: KeyRate) => void,
+    onLimited?: (key: RatedKey) => void,
+  ): Promise<void>
+}
+
+/**
+ * What is left of a key's rate limit after a request took from it: `limit` requests per
+ * `windowSeconds`, `remaining` of them until the window ends in `resetSeconds`.
+ *
+ * @example
+ * ```ts
+ * const rate: KeyRate = { limit: 600, windowSeconds: 60, remaining: 599, resetSeconds: 60 }
+ * ```
+ */
+export interface KeyRate {
+  readonly limit: number
+  readonly windowSeconds: number
+  readonly remaining: number
+  readonly resetSeconds: number
 }
 
 /**
@@ -49,19 +70,26 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
   }
 
   return {
-    async take(keys, onBackendError) {
+    async take(keys, onBackendError, onTaken, onLimited) {
       for (const key of keys) {
         // Without the host's callback the policy is known at once: no promise on the hot path.
         const policy = rateLimitFor ? await hostPolicy(key) : keyRateLimits?.[key.ownerType]
         if (!policy) continue
         try {
-          await limiterOf(policy).consume(key.id, 1)
+          const state = await limiterOf(policy).consume(key.id, 1)
+          onTaken?.(key, {
+            limit: policy.limit,
+            windowSeconds: policy.windowSeconds,
+            remaining: Math.max(0, state.remainingPoints),
+            resetSeconds: secondsLeft(state),
+          })
         } catch (spent) {
           if (!isLimiterState(spent)) {
             // Fails open, like the throttle: the key itself was verified.
             onBackendError('rate_limit.consume', spent)
             continue
           }
+          onLimited?.(key)
           const kind = key.ownerType === 'developer' ? 'developer key' : 'API key'
           throw new KeywardError(
             ErrorType.rateLimited,

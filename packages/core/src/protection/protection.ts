@@ -5,7 +5,7 @@ import { clientAddress } from '../http/client-address.js'
 import type { KeywardRequest } from '../http/types.js'
 import type { KeywardEvent } from '../service/events.js'
 import { failureReport } from './failure-report.js'
-import { keyRateLimiter } from './key-rate-limit.js'
+import { type KeyRate, keyRateLimiter } from './key-rate-limit.js'
 import { isLimiterState, type Limiter, type LimiterState, secondsLeft } from './limiter.js'
 import { PROTECTION_DEFAULTS, type ProtectionOptions, type RatedKey } from './options.js'
 
@@ -30,6 +30,8 @@ export interface Protected<A> {
   readonly verify: () => Promise<A>
   /** The keys to rate-limit once verified. */
   readonly keys: (auth: A) => readonly RatedKey[]
+  /** Hears what is left of each key's rate limit once the request took from it. */
+  readonly rated?: (key: RatedKey, rate: KeyRate) => void
 }
 
 /**
@@ -58,6 +60,7 @@ export const BLOCKED_ADDRESSES = 10_000
 export function createProtection(
   options: ProtectionOptions,
   emit: (event: KeywardEvent) => void,
+  onKeyLimited: (key: RatedKey) => void = () => {},
 ): Protection {
   const limit = options.failedAuthLimit ?? PROTECTION_DEFAULTS.failedAuthLimit
   const windowSeconds = options.failedAuthWindowSeconds ?? PROTECTION_DEFAULTS.failedAuthWindowSeconds
@@ -183,7 +186,7 @@ export function createProtection(
       } finally {
         if (address !== undefined && failures) settle(address)
       }
-      if (keyRates) await keyRates.take(work.keys(auth), backendError)
+      if (keyRates) await keyRates.take(work.keys(auth), backendError, work.rated, onKeyLimited)
       return auth
     },
     refusalNow(request) {

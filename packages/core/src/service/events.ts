@@ -1,3 +1,4 @@
+import type { CreditRefill } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyRecord } from '../store/types.js'
 
@@ -15,6 +16,7 @@ export type AuthFailureReason =
   | 'project_not_found'
   | 'ip_not_allowed'
   | 'permission_denied'
+  | 'usage_exceeded'
   | 'store_unavailable'
 
 /**
@@ -29,6 +31,22 @@ export type KeywardEvent =
       readonly keyPrefix: string
       readonly ownerType: KeyKind
       readonly ownerId: string
+    }
+  | {
+      /**
+       * A key's credits were changed (`set`, `add`, `subtract`): the balance before (after any
+       * refill due) and after, for an audit log. Credits spent by requests are not reported.
+       */
+      readonly type: 'key.credits_changed'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly ownerType: KeyKind
+      readonly ownerId: string
+      readonly op: 'set' | 'add' | 'subtract'
+      /** The amount of an `add` or `subtract`, the new balance of a `set` (`null`: unlimited). */
+      readonly amount: number | null
+      readonly before: { readonly remaining: number | null; readonly refill: CreditRefill | null }
+      readonly after: { readonly remaining: number | null; readonly refill: CreditRefill | null }
     }
   | {
       /** A key passed authentication. Only with the option `auditSuccesses`: otherwise never built. */

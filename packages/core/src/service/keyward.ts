@@ -1,10 +1,13 @@
 import type { AuditVerification } from '../audit/chain.js'
 import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
+import type { CreditChange, CreditRefill } from '../credits/model.js'
+import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { clientAddress } from '../http/client-address.js'
+import { routeOf } from '../http/route-of.js'
 import type { KeywardRequest } from '../http/types.js'
 import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from '../key/constants.js'
 import {
@@ -31,19 +34,22 @@ import type {
   KeyRecord,
   KeyStore,
 } from '../store/types.js'
+import type { UsageBucket, UsageOutcome, UsageQuery, UsageRetention } from '../store/usage.js'
 import { AuditRows, auditMethods, type ListAuditOptions, SYSTEM } from './audit.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
+import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
-import { checkOptions, type KeywardOptions } from './options.js'
+import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { boundedExpiry, changedPolicies, newKeyPolicies, type PolicyRules } from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
+import { createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -58,6 +64,14 @@ export interface IssueKeyOptions extends KeyPolicies {
   readonly expiresAt?: Date
   /** The key expires this many days from now, 1 to 3650. */
   readonly expiresInDays?: number
+  /**
+   * An API key's credits: an integer from 0, or `null` (absent) for unlimited. Each request
+   * through a guard costs the route's `cost` (default 1); a key that cannot pay gets 429
+   * `usage_exceeded`.
+   */
+  readonly remaining?: number | null
+  /** How the credits come back (needs `remaining`), or `null` (absent) for never. */
+  readonly refill?: CreditRefill | null
 }
 
 /** Options of {@link Keyward.listKeysPage}. */
@@ -93,6 +107,28 @@ export interface Keyward {
    * ```
    */
   setKeyPolicies(id: string, policies: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null>
+  /**
+   * Changes an API key's credits, atomically in the store: `set` (the balance, `null` for
+   * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
+   * less; nothing changes). They act on the stored balance: credits that processes leased are
+   * spent already from the key's viewpoint. Reports `key.credits_changed` with the balance before
+   * and after. `null` if there is no such key. Throws a `TypeError` when the store does not
+   * implement `changeCredits`.
+   *
+   * @example
+   * ```ts
+   * await keyward.changeCredits(keyId, { op: 'set', remaining: 1000, refill: { amount: 1000, interval: 'monthly', day: 1 } })
+   * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
+   * ```
+   */
+  changeCredits(id: string, change: CreditChange): Promise<KeyRecord | null>
+  /**
+   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
+   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
+   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
+   */
+  spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
+  spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
   /**
    * The client address of a request, as the throttle reads it: the socket's, or the one the
    * `protection.trustedProxy` header names. What IP allowlists are checked against.
@@ -219,6 +255,43 @@ export interface Keyward {
   /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
   flushLastUsed(): Promise<void>
   /**
+   * How long usage counts are kept (option `usage.retention`), or `null` when the service counts
+   * no usage (option `usage: false`, or a store without `recordUsage`).
+   */
+  readonly usageRetention: UsageRetention | null
+  /**
+   * The usage of an owner's keys, summed per bucket, key and outcome (see `KeyStore.readUsage`).
+   * Counts still held in memory are not in it: call {@link Keyward.flushUsage} first to see them.
+   * Throws a `TypeError` when the store does not implement `readUsage`.
+   *
+   * @example
+   * ```ts
+   * const rows = await keyward.readUsage({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
+   * ```
+   */
+  readUsage(query: UsageQuery): Promise<UsageBucket[]>
+  /** Writes the usage counts held in memory now. */
+  flushUsage(): Promise<void>
+  /** What the usage counter holds and has written, for metrics; `null` without usage counts. */
+  usageStats(): UsageCountsStats | null
+  /**
+   * Stops the service's timers, writes what it holds (`lastUsedAt` uses, usage counts) and gives
+   * back the credits this process leased and did not spend. Call it on a clean stop, before
+   * closing the store: then nothing counted is lost. A process killed without it loses the usage
+   * counts of its last flush interval and strands at most one leased block of credits per key
+   * (see the credits guide).
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   server.close()
+   *   await keyward.close()
+   *   await store.close()
+   * })
+   * ```
+   */
+  close(): Promise<void>
+  /**
    * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
    * deactivation: `key.deactivated` for each key it deactivates, `key.leaked` (prefix, owner,
    * `url`, `source`; never the key) for each report of a known key. Reporting a leak again
@@ -292,27 +365,87 @@ export interface Keyward {
     projectId: string | undefined,
     address?: string,
     permissions?: PermissionRule,
+    request?: KeywardRequest,
   ): AuthContext | KeywardError | undefined
+  /**
+   * @internal The verification service's check of an API key (`POST /api/v1/keys/verify`): the
+   * guard's checks, in its order, for a key presented in a body rather than a header, and the
+   * record of the key that passed them. With `developerId`, a key of a project that developer
+   * does not own is refused right after the lookup as an unknown key is (`key_invalid`), before
+   * the project, IP allowlist and permission checks could tell anything about it.
+   */
+  verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord>
   /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
   cacheStats(): VerificationCacheStats | null
   /** @internal Hands an event to the host's `onEvent` hook (the guards report a misplaced guard). */
   report(event: KeywardEvent): void
 }
 
+/** @internal What {@link Keyward.verifyApiKey} checks of an API key besides the guard's format, lookup and state. */
+export interface ApiKeyCheck {
+  /** The key must be one of this project's. */
+  readonly projectId?: string
+  /** The key must carry these permissions. */
+  readonly permissions?: PermissionRule
+  /** The key's project must be owned by this developer, else the key is answered as unknown. */
+  readonly developerId?: string
+}
+
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
+/**
+ * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
+ * for the first lease): the guards spend its credits once every other check passed. A private
+ * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ */
+class MeteredKeyRef implements KeyRef {
+  readonly #balance: number
+  constructor(
+    readonly id: string,
+    readonly keyPrefix: string,
+    balance: number,
+  ) {
+    this.#balance = balance
+  }
+  static balanceOf(key: KeyRef): number | undefined {
+    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  }
+}
+
 // What an API key hands its guard besides its ref: its permissions and metadata.
-const projectAuth = (key: KeyRecord) => ({
-  scope: 'project' as const,
-  projectId: key.ownerId,
-  projectKey: ref(key),
-  permissions: key.permissions ?? null,
-  metadata: key.metadata ?? null,
-})
+const projectAuth = (key: KeyRecord) => {
+  const projectKey =
+    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining)
+  return {
+    scope: 'project' as const,
+    projectId: key.ownerId,
+    projectKey,
+    permissions: key.permissions ?? null,
+    metadata: key.metadata ?? null,
+  }
+}
 
 const settled = Promise.resolve()
+
+// The refusals that usage counts, by the outcome it counts them under (a missing key and an
+// unreachable store are no verification of a key).
+const REFUSAL_OUTCOME: Readonly<Partial<Record<AuthFailureReason, UsageOutcome>>> = {
+  malformed: 'malformed',
+  legacy_prefix: 'malformed',
+  unknown_key: 'unknown',
+  inactive_key: 'inactive',
+  expired_key: 'expired',
+  wrong_type: 'wrong_type',
+  project_mismatch: 'wrong_project',
+  not_project_owner: 'not_project_owner',
+  project_not_found: 'project_not_found',
+  ip_not_allowed: 'ip_not_allowed',
+  permission_denied: 'permission_denied',
+}
+const ACCEPTED = OUTCOME.accepted
+const RATE_LIMITED = OUTCOME.rate_limited
 
 // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
 // Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
@@ -393,6 +526,17 @@ export function createKeyward(options: KeywardOptions): Keyward {
     clock,
   })
   const noteUse = track || listening
+  const usageOptions = usageSettings(options)
+  const counts =
+    usageOptions && store.recordUsage
+      ? createUsageCounts({
+          store: store as Parameters<typeof createUsageCounts>[0]['store'],
+          emit,
+          clock,
+          exactClock: options.now !== undefined,
+          ...usageOptions,
+        })
+      : undefined
   const audit = listening && options.auditSuccesses === true
   // The audit log, when the store keeps one: every write below appends its rows with it.
   const auditRows = new AuditRows(typeof store.appendAudit === 'function', now, options.auditContext)
@@ -423,7 +567,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     reason: AuthFailureReason,
     error: KeywardError,
     record?: KeyRecord,
+    address?: string,
+    request?: KeywardRequest,
   ): KeywardError {
+    if (counts) countRefusal(reason, record, address, request)
     // Without a hook, no event is built: a flood of refusals costs no garbage.
     if (!options.onEvent) return error
     emit({
@@ -436,9 +583,25 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return error
   }
 
+  // Usage counts of a refusal: per key when it names one, else per route and client address.
+  function countRefusal(
+    reason: AuthFailureReason,
+    record: KeyRecord | undefined,
+    address: string | undefined,
+    request: KeywardRequest | undefined,
+  ): void {
+    const outcome = REFUSAL_OUTCOME[reason]
+    if (outcome === undefined || !counts) return
+    if (record) counts.count(record, OUTCOME[outcome])
+    else if (outcome === 'unknown' || outcome === 'malformed') {
+      const from = address ?? (request ? clientAddress(request, trustedProxy) : undefined)
+      counts.refusedUnknown(outcome, request ? routeOf(request) : '', from ?? 'unknown')
+    }
+  }
+
   // The hot path. It is written with one `.then` per step instead of async functions: each
   // async frame costs more than the rest of the verification together (see bench/).
-  function verify(value: string | null | undefined, kind: KeyKind): Promise<KeyRecord> {
+  function verify(value: string | null | undefined, kind: KeyKind, origin?: Credentials): Promise<KeyRecord> {
     if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
       const problem = keyFormatProblem(value, kind, legacy)
       if (problem) {
@@ -448,25 +611,27 @@ export function createKeyward(options: KeywardOptions): Keyward {
             : problem.type === ErrorType.keyLegacyPrefix
               ? 'legacy_prefix'
               : 'malformed'
-        return refused(failed(kind, reason, problem))
+        return refused(failed(kind, reason, problem, undefined, origin?.address, origin?.request))
       }
     }
     const digest = sha256Hex(value as string)
-    return typeof digest === 'string' ? lookup(digest, kind) : digest.then((hash) => lookup(hash, kind))
+    return typeof digest === 'string'
+      ? lookup(digest, kind, origin)
+      : digest.then((hash) => lookup(hash, kind, origin))
   }
 
-  function lookup(hash: string, kind: KeyKind): Promise<KeyRecord> {
+  function lookup(hash: string, kind: KeyKind, origin: Credentials | undefined): Promise<KeyRecord> {
     if (cache) {
       const cached = cache.get(hash)
       // The same checks as after a store lookup: a cached record is checked every time.
-      if (cached !== undefined) return settle(cached, kind)
+      if (cached !== undefined) return settle(cached, kind, origin)
     }
     const version = cache ? cache.version : -1
     return new Promise((resolve, reject) => {
       findKey(hash).then(
         (record) => {
           cache?.fill(version, hash, record)
-          const problem = recordProblem(record, kind)
+          const problem = recordProblem(record, kind, origin?.address, origin?.request)
           if (problem) reject(problem)
           else resolve(record as KeyRecord)
         },
@@ -476,8 +641,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
     })
   }
 
-  function settle(record: KeyRecord | null, kind: KeyKind): Promise<KeyRecord> {
-    const problem = recordProblem(record, kind)
+  function settle(
+    record: KeyRecord | null,
+    kind: KeyKind,
+    origin: Credentials | undefined,
+  ): Promise<KeyRecord> {
+    const problem = recordProblem(record, kind, origin?.address, origin?.request)
     return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
   }
 
@@ -490,7 +659,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   /** The refusal of a looked-up record, or `null` when it passes. */
-  function recordProblem(record: KeyRecord | null, kind: KeyKind): KeywardError | null {
+  function recordProblem(
+    record: KeyRecord | null,
+    kind: KeyKind,
+    address?: string,
+    request?: KeywardRequest,
+  ): KeywardError | null {
     if (record?.active && record.ownerType === kind) {
       // Checked on the record, after the lookup: a record read from the cache expires on time too.
       if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
@@ -503,6 +677,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
         record === null ? 'unknown_key' : 'inactive_key',
         INVALID[kind],
         record ?? undefined,
+        address,
+        request,
       )
     }
     const other = OTHER_KIND[kind]
@@ -600,13 +776,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
     const name = checkName(issueOptions.name)
     const createdAt = now()
+    const credits = newKeyCredits(ownerType, issueOptions.remaining, issueOptions.refill, createdAt)
     const expiresAt = boundedExpiry(rules, ownerType, createdAt, checkExpiry(issueOptions, createdAt), [
       'body',
       issueOptions.expiresInDays === undefined ? 'expires_at' : 'expires_in_days',
     ])
     const policies = newKeyPolicies(rules, ownerType, issueOptions)
     const owner = { type: ownerType, id: ownerId }
-    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies)
+    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies, credits)
     // Registering a developer: "no active key yet" and the issue are one step of the store.
     const limit = registering ? 1 : ownerType === 'developer' ? developerKeyLimit : undefined
     const registered = {
@@ -696,6 +873,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
+    if (counts) counts.count(record, ACCEPTED)
     if (noteUse) usage.used(record)
     if (audit) {
       emit({
@@ -720,6 +898,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     projectId: string | undefined,
     address?: string,
     permissions?: PermissionRule,
+    request?: KeywardRequest,
   ): AuthContext | KeywardError | undefined {
     if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
       return undefined
@@ -728,7 +907,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (typeof digest !== 'string') return undefined
     const record = cache.peek(digest)
     if (record === undefined) return undefined
-    const problem = recordProblem(record, kind)
+    const problem = recordProblem(record, kind, address, request)
     if (problem) return problem
     const key = record as KeyRecord
     if (kind === 'developer') {
@@ -757,10 +936,18 @@ export function createKeyward(options: KeywardOptions): Keyward {
         requirement.projectId,
         credentials.address,
         requirement.permissions,
+        credentials.request,
       )
     }
     if (scope === 'developer' && requirement.projectId === undefined) {
-      return keyNow('developer', credentials.developerKey, undefined)
+      return keyNow(
+        'developer',
+        credentials.developerKey,
+        undefined,
+        undefined,
+        undefined,
+        credentials.request,
+      )
     }
     return undefined
   }
@@ -768,15 +955,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
   function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
     switch (requirement?.scope) {
       case 'project':
-        return verify(credentials.projectKey, 'project').then((key) => {
-          if (requirement.projectId !== undefined) checkProject(key, requirement.projectId)
-          checkAccess(key, credentials.address, requirement.permissions)
-          succeeded(key)
+        return verify(credentials.projectKey, 'project', credentials).then((key) => {
+          checkProjectKey(key, credentials.address, requirement)
           return projectAuth(key)
         })
       case 'developer': {
         const projectId = requirement.projectId
-        return verify(credentials.developerKey, 'developer').then((key) => {
+        return verify(credentials.developerKey, 'developer', credentials).then((key) => {
           if (projectId === undefined) {
             succeeded(key)
             return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
@@ -796,13 +981,40 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
+  // The checks of a verified API key after its lookup: its project, then its access policies.
+  function checkProjectKey(
+    key: KeyRecord,
+    address: string | undefined,
+    check: { readonly projectId?: string; readonly permissions?: PermissionRule | undefined },
+  ): void {
+    if (check.projectId !== undefined) checkProject(key, check.projectId)
+    checkAccess(key, address, check.permissions)
+    succeeded(key)
+  }
+
+  function verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord> {
+    const { developerId } = check
+    return verify(credentials.projectKey, 'project', credentials).then((key) => {
+      if (developerId === undefined) {
+        checkProjectKey(key, credentials.address, check)
+        return key
+      }
+      return projectOwner(key.ownerId).then((owner) => {
+        // Another developer's key tells nothing more than an unknown one, whose answer it gets.
+        if (owner !== developerId) throw failed('project', 'not_project_owner', INVALID.project, key)
+        checkProjectKey(key, credentials.address, check)
+        return key
+      })
+    })
+  }
+
   async function authenticateElevated(
     credentials: Credentials,
     projectId: string,
     permissions: PermissionRule | undefined,
   ) {
-    const developer = await verify(credentials.developerKey, 'developer')
-    const project = await verify(credentials.projectKey, 'project')
+    const developer = await verify(credentials.developerKey, 'developer', credentials)
+    const project = await verify(credentials.projectKey, 'project', credentials)
     checkProject(project, projectId)
     checkAccess(project, credentials.address, permissions)
     await checkOwner(developer, projectId)
@@ -840,15 +1052,46 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   const writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
+
+  const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
+
+  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
+    const balance = MeteredKeyRef.balanceOf(key)
+    if (balance === undefined || cost === 0) return undefined
+    if (atOnce) return spent(key, spender.spendNow(key.id, balance, cost)) ?? null
+    return spender.spend(key.id, balance, cost).then((outcome) => spent(key, outcome))
+  }
+
+  function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
+    if (options.onEvent && outcome instanceof KeywardError) {
+      emit({
+        type: 'auth.failed',
+        reason: 'usage_exceeded',
+        header: KEY_HEADER.project,
+        errorType: outcome.type,
+        keyId: key.id,
+        keyPrefix: key.keyPrefix,
+      })
+    }
+    return outcome
+  }
+
   return {
     store,
     developerKeyLimit,
     legacyDeveloperKeys: legacy,
     hasProjectOwner: ownerLookup !== undefined,
-    protection: options.protection ? createProtection(options.protection, emit) : undefined,
+    protection: options.protection
+      ? createProtection(options.protection, emit, (key) => counts?.move(key, ACCEPTED, RATE_LIMITED))
+      : undefined,
     rotationPeriodDays,
     permissions: rules.declared,
     setKeyPolicies,
+    changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender }),
+    spendCredits: spendCredits as Keyward['spendCredits'],
+    close: async () => {
+      await Promise.all([spender.close(), usage.flush(), counts?.close()])
+    },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
     issueDeveloperKey: (developerId, issueOptions, context) =>
@@ -882,6 +1125,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
     flushLastUsed: () => usage.flush(),
+    usageRetention: usageOptions?.retention ?? null,
+    readUsage: async (query) => {
+      if (!store.readUsage) throw new TypeError('This key store cannot read usage (no `readUsage`).')
+      return storeCall('readUsage', () => store.readUsage!(query))
+    },
+    flushUsage: async () => counts?.flush(),
+    usageStats: () => counts?.stats() ?? null,
     revokeLeakedKeys: leakedKeyRevoker(writes),
     auditing: auditRows.on,
     ...auditMethods({ store, rows: auditRows, storeCall }),
@@ -889,6 +1139,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
     keyNow,
+    verifyApiKey,
     cacheStats: () => cache?.stats() ?? null,
     report: emit,
   }

@@ -39,7 +39,8 @@ export const MAX_GRACE_SECONDS = 7 * 86_400
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/
 
-function checkInteger(value: unknown, min: number, max: number, loc: readonly string[]): number {
+/** @internal An integer from `min` to `max`, else 422 (`int_type`, `greater_than_equal`, `less_than_equal`) at `loc`. */
+export function checkInteger(value: unknown, min: number, max: number, loc: readonly string[]): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw new KeywardError(ErrorType.intType, 'Input should be a valid integer.', loc)
   }

@@ -1,8 +1,10 @@
+import { withCredits } from '../credits/model.js'
 import { sha256Hex } from '../hash/digest.js'
 import { keyPrefix } from '../key/display.js'
 import { generateKey } from '../key/generate.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
+import type { NewKeyCredits } from './credits.js'
 
 /** A newly issued key. `key` is the only copy of the full key: hand it over once, keep it nowhere. */
 export interface IssuedKey {
@@ -17,24 +19,28 @@ export async function mintKey(
   expiresAt: Date | null,
   createdAt: Date,
   policies: KeyPolicies = {},
+  credits: NewKeyCredits = { remaining: null, refill: null, refilledAt: null },
 ): Promise<IssuedKey> {
   const key = generateKey()
   const digest = sha256Hex(key)
-  const record: KeyRecord = {
-    id: crypto.randomUUID(),
-    hash: typeof digest === 'string' ? digest : await digest,
-    keyPrefix: keyPrefix(key),
-    ownerType: owner.type,
-    ownerId: owner.id,
-    name,
-    active: true,
-    createdAt,
-    expiresAt,
-    lastUsedAt: null,
-    replacedBy: null,
-    ipAllowlist: policies.ipAllowlist ?? null,
-    permissions: policies.permissions ?? null,
-    metadata: policies.metadata ?? null,
-  }
+  const record: KeyRecord = withCredits(
+    {
+      id: crypto.randomUUID(),
+      hash: typeof digest === 'string' ? digest : await digest,
+      keyPrefix: keyPrefix(key),
+      ownerType: owner.type,
+      ownerId: owner.id,
+      name,
+      active: true,
+      createdAt,
+      expiresAt,
+      lastUsedAt: null,
+      replacedBy: null,
+      ipAllowlist: policies.ipAllowlist ?? null,
+      permissions: policies.permissions ?? null,
+      metadata: policies.metadata ?? null,
+    },
+    credits,
+  )
   return { key, record }
 }

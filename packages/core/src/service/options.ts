@@ -1,10 +1,22 @@
 import type { AuditContext } from '../audit/types.js'
+import type { CreditOptions } from '../credits/spender.js'
 import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
 import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
+import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../store/usage.js'
 import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
 import { checkOwnerKeyPolicies, type OwnerKeyPolicies } from './policies.js'
+
+/** Options of the service's usage counts (`usage` of {@link KeywardOptions}). */
+export interface UsageOptions {
+  /** How often the counts held in memory are written, in seconds. Default 5: what a crash can lose. */
+  readonly flushIntervalSeconds?: number
+  /** How often old counts are rolled into coarser buckets (in bounded steps), in seconds. Default 600. */
+  readonly compactIntervalSeconds?: number
+  /** How long minute, hour and day counts are kept, in days. Default 7, 90 and 730. */
+  readonly retention?: Partial<UsageRetention>
+}
 
 /** Options of {@link createKeyward}. Checked once, when the service is built. */
 export interface KeywardOptions {
@@ -74,6 +86,19 @@ export interface KeywardOptions {
   readonly permissions?: readonly string[]
   /** Policies per owner type: `{ project: { maxLifetimeDays: 90 } }` (1 to 3650), enforced at creation and roll. */
   readonly keyPolicies?: OwnerKeyPolicies
+  /**
+   * How this process leases the credits of usage-limited API keys: seconds of traffic per lease,
+   * the largest block, how long a key without credits is refused from memory. See `CreditOptions`.
+   */
+  readonly credits?: CreditOptions
+  /**
+   * Count verifications per key, minute and outcome (accepted, and each refusal of a known key;
+   * refusals of unknown or malformed keys per route and client address), in memory, written in
+   * batches every `flushIntervalSeconds` through the store's `recordUsage`. `{}` for the
+   * defaults, `false` for none; default on when the store has `recordUsage`. Call `close()` on a
+   * clean stop: it writes what is counted.
+   */
+  readonly usage?: UsageOptions | false
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -133,6 +158,7 @@ export function checkOptions(options: KeywardOptions): void {
     )
   }
   checkCacheOptions(options)
+  checkUsageOptions(options)
   checkProtectionOptions(options.protection)
   checkOwnerKeyPolicies(options.keyPolicies)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {
@@ -161,5 +187,53 @@ function checkCacheOptions({ cache, store }: KeywardOptions): void {
       'createKeyward: option `cache` needs a store with a change feed (`store.changes`), so that ' +
         'writes by other processes reach the cache; this store has none.',
     )
+  }
+}
+
+function checkUsageOptions({ usage, store }: KeywardOptions): void {
+  if (usage === undefined || usage === false) return
+  if (typeof usage !== 'object' || usage === null) {
+    throw new TypeError('createKeyward: option `usage` must be an object of usage options, or false.')
+  }
+  if (typeof store.recordUsage !== 'function') {
+    throw new TypeError(
+      'createKeyward: option `usage` needs a store with `recordUsage`; this store has none.',
+    )
+  }
+  for (const name of ['flushIntervalSeconds', 'compactIntervalSeconds'] as const) {
+    const value = usage[name]
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      throw new TypeError(
+        `createKeyward: option \`usage.${name}\` must be a positive number, got ${String(value)}.`,
+      )
+    }
+  }
+  const retention = usage.retention ?? {}
+  for (const name of ['minuteDays', 'hourDays', 'dayDays'] as const) {
+    const value = retention[name]
+    if (value !== undefined && !(Number.isInteger(value) && value > 0 && value <= 36_500)) {
+      throw new TypeError(
+        `createKeyward: option \`usage.retention.${name}\` must be an integer from 1 to 36500, got ${String(value)}.`,
+      )
+    }
+  }
+}
+
+/** @internal The usage counts' settings, defaults filled in; `null` when usage is not counted. */
+export function usageSettings(
+  options: KeywardOptions,
+): { flushIntervalMs: number; compactIntervalMs: number; retention: UsageRetention } | null {
+  const { usage, store } = options
+  if (usage === false || (usage === undefined && typeof store.recordUsage !== 'function')) return null
+  const retention = { ...DEFAULT_USAGE_RETENTION, ...usage?.retention }
+  if (!(retention.minuteDays <= retention.hourDays && retention.hourDays <= retention.dayDays)) {
+    throw new TypeError(
+      'createKeyward: option `usage.retention` must keep minutes no longer than hours, and hours no longer than days.',
+    )
+  }
+  return {
+    flushIntervalMs: (usage?.flushIntervalSeconds ?? 5) * 1000,
+    compactIntervalMs: (usage?.compactIntervalSeconds ?? 600) * 1000,
+    retention,
   }
 }

@@ -1,3 +1,4 @@
+import type { KeywardRequest } from '../http/types.js'
 import type { KeyMetadata, PermissionRule } from '../policy/policies.js'
 
 /**
@@ -28,6 +29,11 @@ export interface Credentials {
    * IP allowlist. A key that has an allowlist is refused when it is absent.
    */
   readonly address?: string | undefined
+  /**
+   * The request the keys came with, when there is one (the guards pass it): usage counts a
+   * refusal of an unknown or malformed key by its route and client address. Read only then.
+   */
+  readonly request?: KeywardRequest | undefined
 }
 
 /** A verified key, by id and display prefix. */

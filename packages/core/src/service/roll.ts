@@ -1,4 +1,5 @@
 import type { AuditContext } from '../audit/types.js'
+import { creditState } from '../credits/model.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
@@ -82,11 +83,20 @@ export function rollWith({
     const lifetime = rollLifetime(rules, current)
     const owner = { type: current.ownerType, id: current.ownerId }
     const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
-    const { key, record } = await mintKey(owner, current.name, expiresAt, at, {
-      ipAllowlist: current.ipAllowlist ?? null,
-      permissions: current.permissions ?? null,
-      metadata: current.metadata ?? null,
-    })
+    const { key, record } = await mintKey(
+      owner,
+      current.name,
+      expiresAt,
+      at,
+      {
+        ipAllowlist: current.ipAllowlist ?? null,
+        permissions: current.permissions ?? null,
+        metadata: current.metadata ?? null,
+      },
+      // The new key carries the old one's limit: a roll must not turn a metered key into an
+      // unlimited one. Its balance is the old key's as last stored (see the credits guide).
+      creditState(current),
+    )
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
     // Two rows: the old key rolled (its new expiry, its replacement), the new key issued.
     const isOld = (written: KeyRecord) => written.id === current.id

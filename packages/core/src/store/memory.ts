@@ -8,13 +8,17 @@ import {
   type AuditRecord,
   type AuditWrite,
 } from '../audit/types.js'
+import { type CreditChange, changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
+import { MemoryUsage } from './memory-usage.js'
 import { keyPage } from './page.js'
 import type {
+  CreditChangeResult,
+  CreditLease,
   KeyOwner,
   KeyOwnerSummary,
   KeyPage,
@@ -25,6 +29,7 @@ import type {
   RevokedReason,
   RolledRecords,
 } from './types.js'
+import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usage.js'
 
 /** Options of {@link MemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -82,6 +87,8 @@ export class MemoryKeyStore implements KeyStore {
   readonly #byOwner = new Map<string, KeyRecord[]>()
   // Owners closed by `deactivateOwnerKeys`, by `ownerKey`.
   readonly #closed = new Set<string>()
+  /** The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
+  readonly usage = new MemoryUsage()
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead
@@ -166,6 +173,39 @@ export class MemoryKeyStore implements KeyStore {
     return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 
+  // Nothing awaits between reading the balance and writing it: each call is atomic.
+  async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    const current = this.#records.get(id)
+    if (!current) return null
+    const credits = refilled(creditState(current), now)
+    if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
+    const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+    const remaining = credits.remaining - granted
+    // Not a change the feed reports: the balance is not what a cache holds a key for.
+    this.#write(withCredits(current, { ...credits, remaining }))
+    return { granted, remaining, refill: credits.refill }
+  }
+
+  async returnCredits(id: string, amount: number): Promise<void> {
+    const current = this.#records.get(id)
+    if (current?.remaining == null) return
+    this.#write(withCredits(current, { ...creditState(current), remaining: current.remaining + amount }))
+  }
+
+  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+    const current = this.#records.get(id)
+    if (!current) return null
+    const before = refilled(creditState(current), now)
+    const after = changedCredits(before, change, now)
+    const updated = withCredits(current, after)
+    // Whether the key has a limit is what verifications read: that change goes on the feed.
+    const record =
+      (before.remaining === null) !== (after.remaining === null)
+        ? this.#replace(updated)
+        : this.#write(updated)
+    return { before, record }
+  }
+
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
     const found = new Map<string, KeyRecord>()
     for (const hash of hashes) {
@@ -227,6 +267,18 @@ export class MemoryKeyStore implements KeyStore {
       previous: this.#replace(previous),
       replacement: this.#add(replacement),
     }))
+  }
+
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    this.usage.add(counts)
+  }
+
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.usage.read(query)
+  }
+
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.usage.compact(retention, now, limit)
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {

@@ -6,8 +6,10 @@ import type {
   AuditRecord,
   AuditWrite,
 } from '../audit/types.js'
+import type { CreditChange, CreditRefill, CreditState } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata, KeyPolicies } from '../policy/policies.js'
+import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usage.js'
 
 /**
  * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
@@ -56,6 +58,33 @@ export interface KeyRecord {
   readonly permissions?: readonly string[] | null
   /** A JSON object the host attached to the key, handed to the guards; `null` for none. Never logged. */
   readonly metadata?: KeyMetadata | null
+  /**
+   * The credits an API key has left (an integer of 0 or more), or `null` (absent means `null`)
+   * for unlimited. The stored balance: credits that processes leased are spent already from the
+   * key's viewpoint. A record read from a verification cache may hold an older balance; only
+   * whether it is `null` is used there.
+   */
+  readonly remaining?: number | null
+  /** How the key's credits come back, or `null` for never. */
+  readonly refill?: CreditRefill | null
+  /** The start of the last refill period applied to the balance, or `null`. Written by the store. */
+  readonly refilledAt?: Date | null
+}
+
+/**
+ * What {@link KeyStore.leaseCredits} granted: `granted` credits taken from the balance, and the
+ * balance left (`remaining`, `null` for a key without a limit) with its refill rule.
+ */
+export interface CreditLease {
+  readonly granted: number
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+}
+
+/** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */
+export interface CreditChangeResult {
+  readonly before: CreditState
+  readonly record: KeyRecord
 }
 
 /** Why a key was deactivated, as {@link KeyRecord.revokedReason} keeps it. */
@@ -214,6 +243,44 @@ export interface KeyStore {
    */
   setKeyPolicies?(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null>
   /**
+   * Leases credits of a key to this process, atomically (one conditional write): first applies
+   * the refill due at `now` (`refilled`: once per period, whichever process asks first), then, if
+   * the balance holds at least `need`, takes `min(want, balance)` from it; else takes nothing.
+   * A key without a limit grants `want` and writes nothing. `null` if there is no such key.
+   * Optional, with {@link KeyStore.returnCredits} and {@link KeyStore.changeCredits}: keys with
+   * credits need all three.
+   *
+   * @example
+   * ```ts
+   * const lease = await store.leaseCredits?.(keyId, 100, 3, new Date()) // { granted: 100, remaining: 900, refill: null }
+   * ```
+   */
+  leaseCredits?(id: string, want: number, need: number, now: Date): Promise<CreditLease | null>
+  /**
+   * Gives back credits a process leased and did not spend (at its clean stop), atomically:
+   * the balance grows by `amount`. Nothing for a key without a limit or an unknown id.
+   *
+   * @example
+   * ```ts
+   * await store.returnCredits?.(keyId, 42)
+   * ```
+   */
+  returnCredits?(id: string, amount: number): Promise<void>
+  /**
+   * Changes a key's credits, atomically, after the refill due at `now` (`changedCredits` is the
+   * rule): `set`, `add`, or `subtract`, which throws `creditsTooFewError` (422) when the balance
+   * holds less, and changes nothing. `add` and `subtract` on a key without a limit throw
+   * `creditsUnlimitedError`. A change from unlimited to limited, or back, is a change the feed
+   * reports (verifications must start or stop spending); a change of the balance is not.
+   * `null` if there is no such key.
+   *
+   * @example
+   * ```ts
+   * const { before, record } = (await store.changeCredits?.(keyId, { op: 'add', amount: 500 }, new Date()))!
+   * ```
+   */
+  changeCredits?(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null>
+  /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
    * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`
    * and gives the old record `replacedBy = replacement.id` and `expiresAt` = the earlier of its
@@ -265,6 +332,40 @@ export interface KeyStore {
    * Optional: operators' listings (`keyward developers list`) need it; the service does not.
    */
   listOwners?(type: KeyKind): Promise<KeyOwnerSummary[]>
+  /**
+   * Adds usage counts (per minute, key or route and address, and outcome) to what is stored, in
+   * one statement for the whole batch: a count for a minute already stored adds to it, so that
+   * many processes may write the same minute. Optional: without it, the service counts no usage.
+   *
+   * @example
+   * ```ts
+   * await store.recordUsage?.([{ minute, key: { id, ownerType: 'project', ownerId }, outcome: 'accepted', count: 3, route: '', address: '' }])
+   * ```
+   */
+  recordUsage?(counts: readonly UsageCount[]): Promise<void>
+  /**
+   * The usage of an owner's keys (or of one of them) from `from` to `to`, summed per bucket of
+   * `granularity`, key and outcome, oldest first. Counts not yet rolled into coarser buckets are
+   * summed into them: an hour holds its minutes. Optional: the usage endpoints need it.
+   *
+   * @example
+   * ```ts
+   * const rows = await store.readUsage?.({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
+   * ```
+   */
+  readUsage?(query: UsageQuery): Promise<UsageBucket[]>
+  /**
+   * One bounded step of compaction at `now`: rolls at most `limit` minute counts older than the
+   * minute retention into hours, as many hour counts older than the hour retention into days, and
+   * deletes as many day counts older than the day retention; returns how many rows it touched (0
+   * when nothing is left to do). Totals never change by rolling. Optional.
+   *
+   * @example
+   * ```ts
+   * while ((await store.compactUsage?.(DEFAULT_USAGE_RETENTION, new Date(), 1000)) ?? 0 > 0) {}
+   * ```
+   */
+  compactUsage?(retention: UsageRetention, now: Date, limit: number): Promise<number>
   /**
    * Appends rows to the audit log, chained after its last row (`chainAuditEntries`), and returns
    * them. Appends are serialized, so that the chain never forks. A store that has it is an

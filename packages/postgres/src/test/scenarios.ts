@@ -44,6 +44,9 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         ipAllowlist: ['10.0.0.0/8', '::1'],
         permissions: ['reports:read'],
         metadata: { plan: 'pro', 'quoted "key"': [1, 'two'] },
+        remaining: 5,
+        refill: { amount: 100, interval: 'monthly', day: 31 },
+        refilledAt: new Date('2027-01-31T00:00:00Z'),
       })
       await store.insertKey(developerKey, 10)
       await store.insertKey(projectKey)
@@ -67,6 +70,11 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           ip_allowlist: null,
           permissions: null,
           metadata: null,
+          remaining: null,
+          refill_amount: null,
+          refill_interval: null,
+          refill_day: null,
+          refilled_at: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -75,6 +83,9 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           ip_allowlist: ['10.0.0.0/8', '::1'],
           permissions: ['reports:read'],
           metadata: { plan: 'pro', 'quoted "key"': [1, 'two'] },
+          refill_interval: 'monthly',
+          refill_day: 31,
+          refilled_at: new Date('2027-01-31T00:00:00Z'),
         }),
       ])
       expect(await store.findKeyByHash(projectKey.hash)).toEqual(projectKey)
@@ -200,7 +211,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 8, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -208,7 +219,9 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 4, name: 'closed_owners' },
         { version: 5, name: 'key_pages' },
         { version: 6, name: 'key_policies' },
-        { version: 8, name: 'audit_log' },
+        { version: 7, name: 'credits' },
+        { version: 8, name: 'usage' },
+        { version: 9, name: 'audit_log' },
       ])
     })
   })

@@ -19,7 +19,11 @@ export type Expectation =
   /** A success; `check` inspects the parsed body (and may use the world to verify effects). */
   | {
       readonly status: number
-      readonly check?: (body: JsonBody, world: ConformanceWorld) => void | Promise<void>
+      readonly check?: (
+        body: JsonBody,
+        world: ConformanceWorld,
+        headers: Readonly<Record<string, readonly string[]>>,
+      ) => void | Promise<void>
     }
   /** The HTTP server refuses the request itself with this status: Keyward never runs. */
   | { readonly refusedByServer: number }

@@ -3,12 +3,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpCase } from './case.js'
 import { consoleCases } from './console-cases.js'
 import { credentialCases } from './credential-cases.js'
+import { creditCases } from './credit-cases.js'
 import { endpointCases } from './endpoint-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { verifyCases } from './verify-cases.js'
 import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
 
 /** A running server of one adapter. */
@@ -60,9 +62,10 @@ const COMPARED_HEADERS = [
   'www-authenticate',
   'cache-control',
   'retry-after',
+  'x-credits-remaining',
   'connection',
 ] as const
-const MASKED_FIELDS = new Set(['id', 'key', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
+const MASKED_FIELDS = new Set(['id', 'key', 'key_id', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
 
 /**
  * A success body with its random fields (ids, keys, prefixes, cursors) masked, for comparison
@@ -154,7 +157,8 @@ function comparable(testCase: HttpCase, request: RawRequest, response: RawRespon
 /**
  * The HTTP conformance suite every Keyward adapter runs: real servers on 127.0.0.1, raw
  * requests (duplicate headers, NUL, non-ASCII bytes), every error type of the key checks,
- * every key-management endpoint, and no leak of a presented key in any answer. With several
+ * every key-management endpoint and the verification endpoint, and no leak of a presented key in
+ * any answer. With several
  * adapters, each request goes to all of them and their answers must be identical.
  *
  * @example
@@ -193,6 +197,8 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...endpointCases,
       ...lifecycleCases,
       ...policyCases,
+      ...verifyCases,
+      ...creditCases,
       ...consoleCases,
     ]) {
       it(testCase.name, async () => {
@@ -213,7 +219,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
           }
           if (response.status >= 400) expectNoLeak(response, request)
           else if ('check' in testCase.expect)
-            await testCase.expect.check?.(JSON.parse(response.body), target.world)
+            await testCase.expect.check?.(JSON.parse(response.body), target.world, response.headers)
           target.world.setStoreDown(false)
           answers.push({ adapter: adapter.name, value: comparable(testCase, request, response) })
         }

@@ -4,6 +4,7 @@ import { apiKey, developerKey, ROUTES, unknownKey } from './case.js'
 import type { HttpAdapterHarness, RunningServer } from './conformance.js'
 import { sendChunkedFlood, streamChunkedBody } from './flood-body.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { verify } from './verify-cases.js'
 import { type ConformanceWorld, createConformanceWorld } from './world.js'
 
 /** The protection of the suite's protected world: small limits, a trusted proxy header. */
@@ -17,12 +18,17 @@ interface Step {
   readonly type?: string
   /** The store is asked (true) or not (false). */
   readonly lookup: boolean
+  /** For a verification answered 200: the verdict's `code` (`null` for a valid key) and what is left of the key's rate limit. */
+  readonly verdict?: { readonly code: string | null; readonly rateRemaining?: number }
 }
 
 const from = (address: string) => ['X-Forwarded-For', `198.51.100.250, ${address}`] as const
 const P1 = ROUTES.project('proj-1')
 const ATTACKER = '192.0.2.66'
 const CLIENT = '192.0.2.10'
+const VERIFIER = '192.0.2.20'
+const GUESSER = '192.0.2.77'
+const CALLER = '192.0.2.30'
 
 const STEPS: readonly Step[] = [
   ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
@@ -89,6 +95,51 @@ const STEPS: readonly Step[] = [
   {
     name: 'then a valid key from the same socket address: 429',
     request: (w) => ({ method: 'GET', path: ROUTES.developer, headers: [developerKey(w.keys.d1)] }),
+    status: 429,
+    type: 'rate_limited',
+    lookup: false,
+  },
+  // The verification service: a key refused for the client the caller names in `ip` counts against
+  // that client, as if it had presented the key itself; the caller goes on.
+  ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
+    name: `verify: guess ${i + 1} for one client ip: key_invalid`,
+    request: (w: ConformanceWorld) => verify(w.keys.d2, { key: unknownKey(), ip: GUESSER }, [from(VERIFIER)]),
+    status: 200,
+    lookup: true,
+    verdict: { code: 'key_invalid' },
+  })),
+  {
+    name: 'verify: then a valid key for that client: rate_limited, before the key takes from its rate limit',
+    request: (w) => verify(w.keys.d2, { key: w.keys.p2, ip: GUESSER }, [from(VERIFIER)]),
+    status: 200,
+    lookup: true, // the caller's developer key
+    verdict: { code: 'rate_limited' },
+  },
+  ...Array.from({ length: KEY_LIMIT }, (_, i) => ({
+    name: `verify: the same key for another client, ${i + 1} of its rate limit: valid`,
+    request: (w: ConformanceWorld) => verify(w.keys.d2, { key: w.keys.p2, ip: CLIENT }, [from(VERIFIER)]),
+    status: 200,
+    lookup: true,
+    verdict: { code: null, rateRemaining: KEY_LIMIT - 1 - i },
+  })),
+  {
+    name: "verify: past the key's own rate limit: rate_limited",
+    request: (w) => verify(w.keys.d2, { key: w.keys.p2, ip: CLIENT }, [from(VERIFIER)]),
+    status: 200,
+    lookup: true,
+    verdict: { code: 'rate_limited' },
+  },
+  // Without `ip`, the key's client is the caller: its refused keys count against the caller.
+  ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
+    name: `verify: guess ${i + 1} without ip: key_invalid`,
+    request: (w: ConformanceWorld) => verify(w.keys.d2, { key: unknownKey() }, [from(CALLER)]),
+    status: 200,
+    lookup: true,
+    verdict: { code: 'key_invalid' },
+  })),
+  {
+    name: 'verify: then the caller itself is throttled: 429 before any lookup',
+    request: (w) => verify(w.keys.d2, { key: w.keys.p2 }, [from(CALLER)]),
     status: 429,
     type: 'rate_limited',
     lookup: false,
@@ -161,6 +212,16 @@ export function describeProtection(
               expect(response.headers['cache-control']).toEqual(['no-store'])
             }
             if (step.status === 429) expect(response.headers['retry-after']?.[0]).toMatch(/^\d+$/)
+            if (step.verdict) {
+              const body = JSON.parse(response.body)
+              expect({ step: step.name, code: body.code }).toEqual({
+                step: step.name,
+                code: step.verdict.code,
+              })
+              const remaining = step.verdict.rateRemaining
+              if (remaining !== undefined)
+                expect(body.ratelimit).toMatchObject({ limit: KEY_LIMIT, remaining })
+            }
             answers.push({ adapter: adapter.name, value: comparable(response) })
           }
           for (const answer of answers.slice(1)) {

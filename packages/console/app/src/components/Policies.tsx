@@ -90,7 +90,18 @@ export function PolicyCell({ keyInfo }: { keyInfo: KeyInfo }) {
             <dd class="mono">{JSON.stringify(metadata)}</dd>
           </>
         ) : null}
+        <dt>Credits</dt>
+        <dd class="mono">{creditsText(keyInfo)}</dd>
       </dl>
     </td>
   )
+}
+
+/** An API key's credits in a few words: `1500, refills to 2000 monthly on day 1`, or `unlimited`. */
+function creditsText(keyInfo: KeyInfo): string {
+  if (!('project_id' in keyInfo) || keyInfo.remaining == null) return 'unlimited'
+  const refill = keyInfo.refill
+  if (!refill) return String(keyInfo.remaining)
+  const when = refill.interval === 'daily' ? 'daily' : `monthly on day ${refill.day ?? 1}`
+  return `${keyInfo.remaining}, refills to ${refill.amount} ${when}`
 }

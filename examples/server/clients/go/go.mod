@@ -1,0 +1,3 @@
+module keyward/verify
+
+go 1.19

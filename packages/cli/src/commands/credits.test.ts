@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { EXIT } from '../exit.js'
+import { harness, STORE } from '../test/harness.js'
+
+describe('keyward keys credits', () => {
+  it('creates a key with credits and a refill, lists them, and sets, adds and subtracts', async () => {
+    const cli = harness()
+    const created = await cli.run(
+      'keys',
+      'create',
+      '--project',
+      'proj_1',
+      '--credits',
+      '100',
+      '--refill',
+      '100:monthly:31',
+      '--json',
+      ...STORE,
+    )
+    expect(created.code, created.stderr).toBe(EXIT.ok)
+    const key = JSON.parse(created.stdout)
+    expect(key).toMatchObject({ remaining: 100, refill: { amount: 100, interval: 'monthly', day: 31 } })
+    const listed = await cli.run('keys', 'list', '--project', 'proj_1', ...STORE)
+    expect(listed.stdout).toContain('credits 100')
+    const added = await cli.run('keys', 'credits', key.id, '--add', '50', ...STORE)
+    expect(added).toEqual({ code: EXIT.ok, stdout: `Credits of key ${key.id}: 150.\n`, stderr: '' })
+    const subtracted = await cli.run('keys', 'credits', key.id, '--subtract', '150', '--json', ...STORE)
+    expect(JSON.parse(subtracted.stdout)).toMatchObject({ remaining: 0 })
+    const set = await cli.run('keys', 'credits', key.id, '--set', 'unlimited', ...STORE)
+    expect(set.stdout).toBe(`Credits of key ${key.id}: unlimited.\n`)
+    expect((await cli.keyward().findKey(key.id))?.remaining ?? null).toBeNull()
+  })
+
+  it('refuses a subtraction below zero, bad numbers and a refill day of 32 with a usage error, changing nothing', async () => {
+    const cli = harness()
+    const { record } = await cli.keyward().issueProjectKey('proj_1', { remaining: 10 })
+    const below = await cli.run('keys', 'credits', record.id, '--subtract', '11', ...STORE)
+    expect(below.code).toBe(EXIT.usage)
+    expect(below.stderr).toContain('Cannot subtract 11 credits: the key holds 10.')
+    expect((await cli.run('keys', 'credits', record.id, '--add', '-5', ...STORE)).code).toBe(EXIT.usage)
+    expect(
+      (await cli.run('keys', 'credits', record.id, '--add', '1', '--subtract', '1', ...STORE)).code,
+    ).toBe(EXIT.usage)
+    const day32 = await cli.run(
+      'keys',
+      'credits',
+      record.id,
+      '--set',
+      '5',
+      '--refill',
+      '5:monthly:32',
+      ...STORE,
+    )
+    expect(day32.code).toBe(EXIT.usage)
+    expect((await cli.keyward().findKey(record.id))?.remaining).toBe(10)
+    const unknown = await cli.run('keys', 'credits', crypto.randomUUID(), '--add', '1', ...STORE)
+    expect(unknown.code).toBe(EXIT.failed)
+  })
+})

@@ -1,0 +1,109 @@
+import { checkSchemaDrift, MIGRATIONS, migrate } from '@keyward/postgres'
+import { pgDriver } from '@keyward/postgres/pg'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { harness } from '../test/harness.js'
+
+const PG_URL = process.env.KEYWARD_PG_URL as string
+const LATEST = MIGRATIONS.at(-1)?.version as number
+
+describe('keyward schema sql', () => {
+  it('prints every version of the migrations, in order, for the schema asked for', async () => {
+    const { code, stdout } = await harness().run('schema', 'sql', '--pg-schema', 'billing_keys')
+    expect(code).toBe(0)
+    const headers = [...stdout.matchAll(/^-- Keyward schema version (\d+) \((\w+)\)/gm)].map((m) => [
+      Number(m[1]),
+      m[2],
+    ])
+    expect(headers).toEqual(MIGRATIONS.map((m) => [m.version, m.name]))
+    expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "billing_keys".api_keys')
+    expect(stdout).not.toMatch(/\bkeyward\.api_keys/)
+  })
+
+  it('prints only the versions after --from, and the list as JSON with --json', async () => {
+    const { code, stdout } = await harness().run('schema', 'sql', '--from', String(LATEST - 1), '--json')
+    expect(code).toBe(0)
+    const versions = JSON.parse(stdout) as { version: number; name: string; sql: string }[]
+    expect(versions.map((v) => v.version)).toEqual([LATEST])
+    expect(versions[0]?.sql).toContain(`VALUES (${LATEST}, `)
+    expect((await harness().run('schema', 'sql', '--from', String(LATEST))).stdout).toBe(
+      `-- Nothing after version ${LATEST}, the newest.\n`,
+    )
+  })
+
+  it('refuses a bad schema name and a bad --from as usage errors', async () => {
+    const badSchema = await harness().run('schema', 'sql', '--pg-schema', 'Bad-Name')
+    expect(badSchema.code).toBe(2)
+    expect(badSchema.stderr).toContain('--pg-schema must be a lower-case SQL identifier')
+    const badFrom = await harness().run('schema', 'sql', '--from', String(LATEST + 1))
+    expect(badFrom.code).toBe(2)
+    expect(badFrom.stderr).toContain(`--from must be a schema version from 0 to ${LATEST}`)
+  })
+})
+
+describe.skipIf(!PG_URL)(
+  'keyward schema sql and keyward doctor on PostgreSQL (set KEYWARD_PG_URL to run)',
+  () => {
+    const admin = new pg.Client({ connectionString: PG_URL })
+    const schemas: string[] = []
+    const fresh = () => {
+      const schema = `kw_cli_doctor_${process.pid}_${Date.now().toString(36)}_${schemas.length}`
+      schemas.push(schema)
+      return schema
+    }
+    beforeAll(() => admin.connect())
+    afterAll(async () => {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await admin.end()
+    })
+
+    it('prints SQL that builds the schema migrate() builds: no drift, nothing left to migrate', async () => {
+      const schema = fresh()
+      const { stdout } = await harness().run('schema', 'sql', '--pg-schema', schema)
+      await admin.query(stdout)
+      const driver = pgDriver(admin, { queryTimeoutMs: 30_000 })
+      expect((await checkSchemaDrift(driver, { schema })).drift).toEqual([])
+      expect(await migrate(driver, { schema })).toEqual({ version: LATEST, applied: [] })
+    })
+
+    it('doctor: exits 0 on a schema as the migrations make it, 1 naming a dropped column and a missing index', async () => {
+      const schema = fresh()
+      await migrate(pgDriver(admin, { queryTimeoutMs: 30_000 }), { schema })
+      const cli = harness({ env: { KEYWARD_PG_URL: PG_URL } })
+      const healthy = await cli.run('doctor', '--pg-schema', schema)
+      expect(healthy).toMatchObject({ code: 0, stderr: '' })
+      expect(healthy.stdout).toBe(
+        `Schema ${schema} (version ${LATEST}) is what the migrations of version ${LATEST} create: no drift.\n`,
+      )
+      await admin.query(`ALTER TABLE "${schema}".api_keys DROP COLUMN revoked_reason`)
+      await admin.query(`DROP INDEX "${schema}".api_keys_hash_key`)
+      const drifted = await cli.run('doctor', '--pg-url', PG_URL, '--pg-schema', schema)
+      expect(drifted.code).toBe(1)
+      expect(drifted.stdout.split('\n')).toEqual([
+        `Schema ${schema} (version ${LATEST}; expected ${LATEST}): 2 drifts.`,
+        `  column ${schema}.api_keys.revoked_reason is missing: expected text`,
+        `  index ${schema}.api_keys_hash_key is missing: expected CREATE UNIQUE INDEX api_keys_hash_key ON ${schema}.api_keys USING btree (hash)`,
+        '',
+      ])
+      const json = await cli.run('doctor', '--pg-schema', schema, '--json')
+      expect(json.code).toBe(1)
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        schema,
+        version: LATEST,
+        drift: [
+          { type: 'missing', kind: 'column', object: `${schema}.api_keys.revoked_reason` },
+          { type: 'missing', kind: 'index', object: `${schema}.api_keys_hash_key` },
+        ],
+      })
+    })
+
+    it('doctor: exits 3 when the database cannot be reached, 2 for a PGlite directory', async () => {
+      const down = await harness().run('doctor', '--pg-url', 'postgres://postgres@127.0.0.1:1/none')
+      expect(down.code).toBe(3)
+      expect(down.stderr).toMatch(/^keyward: The database is unavailable: /)
+      const pglite = await harness().run('doctor', '--data-dir', '/var/lib/keyward')
+      expect(pglite.code).toBe(2)
+      expect(pglite.stderr).toContain('keyward doctor checks a PostgreSQL schema')
+    })
+  },
+)

@@ -1,0 +1,118 @@
+import { ErrorType } from '@keyward/core'
+import { checkSchemaDrift, MIGRATIONS, migrationSql } from '@keyward/postgres'
+import { type Command, stringOption } from '../command.js'
+import { CliError, EXIT, usageError } from '../exit.js'
+import { plural } from '../output.js'
+import { resolveStoreLocation, STORE_ENV } from '../store.js'
+
+/** The schema name of `--pg-schema`, else of the environment, else `keyward`; checked as the store checks it. */
+function schemaOption(value: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  const schema = value ?? (env[STORE_ENV.pgSchema] || 'keyward')
+  try {
+    migrationSql(schema)
+  } catch (error) {
+    // "migrationSql: option `schema` must be ..., got ...": the rule is the store's.
+    if (error instanceof TypeError)
+      throw usageError(`--pg-schema ${error.message.replace(/^.*? must /, 'must ')}`)
+    throw error
+  }
+  return schema
+}
+
+/** `keyward schema sql`: the versioned SQL migrations, for the application's own migration tool. */
+export const schemaSqlCommand: Command = {
+  name: 'schema sql',
+  summary: "Print Keyward's SQL migrations, version by version (offline)",
+  description:
+    "Prints the SQL that builds Keyward's tables, version by version, for the schema --pg-schema names: " +
+    'the very statements migrate() runs, each idempotent, each version ending by recording itself in ' +
+    'keyward_migrations (so that migrate() later finds it applied). Put them in migrations of your own ' +
+    '(one file per version), or apply them with psql --single-transaction -f. With --from N, only the ' +
+    'versions after N. With --json, a list of {version, name, sql}. It connects to nothing.',
+  arguments: [],
+  options: [
+    {
+      flags: '--pg-schema <name>',
+      help: `the SQL schema of Keyward's tables (default: $${STORE_ENV.pgSchema}, else keyward)`,
+    },
+    { flags: '--from <version>', help: 'print only the versions after this one (default 0: all)' },
+  ],
+  store: false,
+  exitCodes: '0 printed, 2 usage error',
+  async run(context) {
+    const schema = schemaOption(stringOption(context, 'pg-schema'), context.io.env)
+    const fromText = stringOption(context, 'from') ?? '0'
+    const latest = MIGRATIONS.at(-1)?.version ?? 0
+    const from = Number(fromText)
+    if (!/^\d+$/.test(fromText) || from > latest) {
+      throw usageError(
+        `--from must be a schema version from 0 to ${latest}, got ${JSON.stringify(fromText)}.`,
+      )
+    }
+    const versions = migrationSql(schema).filter((m) => m.version > from)
+    const text = versions
+      .map((m) => `-- Keyward schema version ${m.version} (${m.name}), in the schema ${schema}\n\n${m.sql}`)
+      .join('\n')
+    context.print(text === '' ? `-- Nothing after version ${latest}, the newest.` : text.trimEnd(), versions)
+    return EXIT.ok
+  },
+}
+
+/** `keyward doctor`: the live schema against what the migrations create. */
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: "Compare Keyward's schema in PostgreSQL with what its migrations create",
+  description:
+    "Reads Keyward's schema in the PostgreSQL database (--pg-url, --pg-schema) and compares it with what " +
+    "this version's migrations create: tables, columns (type, NOT NULL, default), constraints, indexes, the " +
+    'change feed trigger and function, and the version recorded in keyward_migrations. It builds the ' +
+    'expected schema with the migrations in a scratch schema, under a savepoint it rolls back (it needs the ' +
+    'right to create a schema), and changes nothing. Prints each drift on its own line; exits 1 on any.',
+  arguments: [],
+  options: [],
+  store: true,
+  exitCodes: '0 no drift, 1 drift found, 2 usage error, 3 database unavailable',
+  async run(context) {
+    const location = resolveStoreLocation(
+      context.values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string },
+      context.io.env,
+    )
+    if (!('pgUrl' in location)) {
+      throw usageError(
+        'keyward doctor checks a PostgreSQL schema: give --pg-url URL (or set KEYWARD_PG_URL).',
+      )
+    }
+    const schema = schemaOption(location.schema, context.io.env)
+    const [{ default: pg }, { pgDriver }] = await Promise.all([import('pg'), import('@keyward/postgres/pg')])
+    const client = new pg.Client({ connectionString: location.pgUrl, connectionTimeoutMillis: 5000 })
+    client.on('error', () => {})
+    try {
+      await client.connect().catch((error: Error) => {
+        throw new CliError(
+          ErrorType.storeUnavailable,
+          `The database is unavailable: ${error.message}`,
+          EXIT.storeUnavailable,
+        )
+      })
+      // Building the scratch schema takes a few dozen statements: more time than one store operation.
+      const report = await checkSchemaDrift(
+        pgDriver(client, { queryTimeoutMs: 30_000, preparedStatements: false }),
+        {
+          schema,
+        },
+      )
+      const version = report.version === null ? 'no version' : `version ${report.version}`
+      const text =
+        report.drift.length === 0
+          ? `Schema ${schema} (${version}) is what the migrations of version ${report.expectedVersion} create: no drift.`
+          : [
+              `Schema ${schema} (${version}; expected ${report.expectedVersion}): ${plural(report.drift.length, 'drift')}.`,
+              ...report.drift.map((drift) => `  ${drift.message}`),
+            ].join('\n')
+      context.print(text, report)
+      return report.drift.length === 0 ? EXIT.ok : EXIT.failed
+    } finally {
+      await client.end().catch(() => {})
+    }
+  },
+}

@@ -1,0 +1,219 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyRecord } from '../store/types.js'
+
+/** The most credits a key holds, and the most one change moves: far below 2^53, so sums stay exact. */
+export const MAX_CREDITS = 1_000_000_000_000
+
+/** The highest cost a route may declare per request. */
+export const MAX_COST = 1000
+
+/**
+ * How a key's credits come back: `amount` every day (at 00:00 UTC), or every month on `day`
+ * (1 to 31, at 00:00 UTC; a day past the month's end means its last day, so 31 is the end of
+ * every month). A refill sets the balance to `amount` when it is below, and leaves a higher
+ * balance as it is (credits added on top are not taken away).
+ *
+ * @example
+ * ```ts
+ * const refill: CreditRefill = { amount: 10_000, interval: 'monthly', day: 1 }
+ * ```
+ */
+export type CreditRefill =
+  | { readonly amount: number; readonly interval: 'daily' }
+  | { readonly amount: number; readonly interval: 'monthly'; readonly day: number }
+
+/**
+ * A change of a key's credits, each applied atomically by the store:
+ * - `set`: the balance becomes `remaining` (`null`: unlimited), and the refill rule `refill` when
+ *   given (`null`: none; absent: unchanged);
+ * - `add`: the balance grows by `amount`;
+ * - `subtract`: the balance shrinks by `amount`, refused (422) when it holds less.
+ *
+ * @example
+ * ```ts
+ * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
+ * ```
+ */
+export type CreditChange =
+  | { readonly op: 'set'; readonly remaining: number | null; readonly refill?: CreditRefill | null }
+  | { readonly op: 'add' | 'subtract'; readonly amount: number }
+
+/** A key's credits as a store keeps them: the balance, the refill rule, the last period refilled. */
+export interface CreditState {
+  /** The stored balance, or `null` for unlimited. Credits leased to processes are spent already. */
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+  /** The start of the last refill period applied, or `null` without a rule. */
+  readonly refilledAt: Date | null
+}
+
+const DAY_MS = 86_400_000
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+
+/** The refill day of a month, clamped to its end, at 00:00 UTC. */
+const monthlyAt = (year: number, month: number, day: number) =>
+  Date.UTC(year, month, Math.min(day, daysIn(year, month)))
+
+/**
+ * The start of the refill period that contains `at`: the last refill time at or before it.
+ *
+ * @example
+ * ```ts
+ * refillPeriodStart({ amount: 5, interval: 'monthly', day: 31 }, new Date('2027-02-28T12:00:00Z'))
+ * // 2027-02-28T00:00:00Z: February's last day stands for the 31st
+ * ```
+ */
+export function refillPeriodStart(refill: CreditRefill, at: Date): Date {
+  const ms = at.getTime()
+  if (refill.interval === 'daily') return new Date(Math.floor(ms / DAY_MS) * DAY_MS)
+  const year = at.getUTCFullYear()
+  const month = at.getUTCMonth()
+  const thisMonth = monthlyAt(year, month, refill.day)
+  return new Date(thisMonth <= ms ? thisMonth : monthlyAt(year, month - 1, refill.day))
+}
+
+/**
+ * When the next refill comes after `at`.
+ *
+ * @example
+ * ```ts
+ * nextRefillAt({ amount: 5, interval: 'daily' }, new Date('2027-01-01T12:00:00Z')) // 2027-01-02T00:00:00Z
+ * ```
+ */
+export function nextRefillAt(refill: CreditRefill, at: Date): Date {
+  if (refill.interval === 'daily') return new Date(refillPeriodStart(refill, at).getTime() + DAY_MS)
+  const start = refillPeriodStart(refill, at)
+  return new Date(monthlyAt(start.getUTCFullYear(), start.getUTCMonth() + 1, refill.day))
+}
+
+/**
+ * The credits after the refill due at `now`, if any: the balance topped up to the rule's amount
+ * once per period, however many times it is asked. Stores apply it in the same atomic write as
+ * the lease or change that follows it, so that a period is refilled once across processes.
+ *
+ * @example
+ * ```ts
+ * const state = refilled(stored, now) // then lease from state.remaining, and store both
+ * ```
+ */
+export function refilled(state: CreditState, now: Date): CreditState {
+  const { remaining, refill, refilledAt } = state
+  if (remaining === null || refill === null) return state
+  const start = refillPeriodStart(refill, now)
+  if (refilledAt !== null && start.getTime() <= refilledAt.getTime()) return state
+  return { remaining: Math.max(remaining, refill.amount), refill, refilledAt: start }
+}
+
+/**
+ * The error a store throws when a subtraction asks for more than the balance holds (422,
+ * nothing changed).
+ *
+ * @example
+ * ```ts
+ * if (balance < amount) throw creditsTooFewError(balance, amount)
+ * ```
+ */
+export function creditsTooFewError(balance: number, amount: number): KeywardError {
+  return new KeywardError(
+    ErrorType.greaterThanEqual,
+    `Cannot subtract ${amount} credits: the key holds ${balance}.`,
+    ['body', 'amount'],
+  )
+}
+
+/**
+ * The error a store throws when an addition would take the balance past {@link MAX_CREDITS}
+ * (422, nothing changed).
+ *
+ * @example
+ * ```ts
+ * if (balance + amount > MAX_CREDITS) throw creditsTooManyError(balance, amount)
+ * ```
+ */
+export function creditsTooManyError(balance: number, amount: number): KeywardError {
+  return new KeywardError(
+    ErrorType.lessThanEqual,
+    `Cannot add ${amount} credits: the key holds ${balance}, and holds at most ${MAX_CREDITS}.`,
+    ['body', 'amount'],
+  )
+}
+
+/**
+ * The error a store throws when `add` or `subtract` names a key without a credit limit (422):
+ * set its credits first.
+ *
+ * @example
+ * ```ts
+ * if (balance === null) throw creditsUnlimitedError()
+ * ```
+ */
+export function creditsUnlimitedError(): KeywardError {
+  return new KeywardError(
+    ErrorType.valueError,
+    'This key has no credit limit: set its credits (op "set") before adding or subtracting.',
+    ['body', 'op'],
+  )
+}
+
+/**
+ * Applies a change to credits as they are now (after the due refill), or throws the store's 422.
+ * The memory store uses it; SQL stores write the same rule in their statement.
+ *
+ * @example
+ * ```ts
+ * const after = changedCredits(refilled(before, now), { op: 'add', amount: 5 }, now)
+ * ```
+ */
+export function changedCredits(current: CreditState, change: CreditChange, now: Date): CreditState {
+  if (change.op === 'set') {
+    const refill =
+      change.remaining === null ? null : change.refill === undefined ? current.refill : change.refill
+    const ruleChanged = change.refill !== undefined || change.remaining === null || current.remaining === null
+    return {
+      remaining: change.remaining,
+      refill,
+      refilledAt: refill === null ? null : ruleChanged ? refillPeriodStart(refill, now) : current.refilledAt,
+    }
+  }
+  if (current.remaining === null) throw creditsUnlimitedError()
+  if (change.op === 'add') {
+    if (current.remaining + change.amount > MAX_CREDITS)
+      throw creditsTooManyError(current.remaining, change.amount)
+    return { ...current, remaining: current.remaining + change.amount }
+  }
+  if (current.remaining < change.amount) throw creditsTooFewError(current.remaining, change.amount)
+  return { ...current, remaining: current.remaining - change.amount }
+}
+
+/**
+ * A record with these credits: a key without a limit carries no credit fields at all (as records
+ * did before credits existed), a metered one carries `remaining`, `refill` and `refilledAt`.
+ *
+ * @example
+ * ```ts
+ * const stored = withCredits(record, { remaining: 100, refill: null, refilledAt: null })
+ * ```
+ */
+export function withCredits(record: KeyRecord, credits: CreditState): KeyRecord {
+  const { remaining: _r, refill: _f, refilledAt: _a, ...rest } = record
+  if (credits.remaining === null) return rest
+  return { ...rest, remaining: credits.remaining, refill: credits.refill, refilledAt: credits.refilledAt }
+}
+
+/**
+ * The credits a record carries (`null`s for a key without a limit).
+ *
+ * @example
+ * ```ts
+ * const { remaining } = creditState(record)
+ * ```
+ */
+export function creditState(record: KeyRecord): CreditState {
+  return {
+    remaining: record.remaining ?? null,
+    refill: record.refill ?? null,
+    refilledAt: record.refilledAt ?? null,
+  }
+}

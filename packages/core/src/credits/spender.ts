@@ -1,0 +1,269 @@
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import { KEY_HEADER } from '../key/format.js'
+import type { KeyStore } from '../store/types.js'
+import { type CreditRefill, nextRefillAt } from './model.js'
+
+/** The response header that carries the credits a key has left. */
+export const CREDITS_HEADER = 'x-credits-remaining'
+
+/**
+ * How a process leases credits (option `credits` of `createKeyward`).
+ *
+ * @example
+ * ```ts
+ * const keyward = createKeyward({ store, credits: { leaseSeconds: 2, maxBlock: 5000 } })
+ * ```
+ */
+export interface CreditOptions {
+  /**
+   * How many seconds of this process's recent spending on a key one lease takes, so that a busy
+   * key costs the store about one write per this many seconds. Default 1.
+   */
+  readonly leaseSeconds?: number
+  /** The most credits one lease takes: what a process killed with `kill -9` can strand. Default 1000. */
+  readonly maxBlock?: number
+  /**
+   * For how long a key found without enough credits is refused from memory before the store is
+   * asked again (a refill due sooner is waited for only until it is due). Default 1000 ms.
+   */
+  readonly recheckMs?: number
+}
+
+/** @internal What a spend answers: the headers of an accepted request, or the refusal. */
+export type SpendOutcome = Readonly<Record<string, string>> | KeywardError
+
+/** The credits of one key in this process. */
+interface Account {
+  readonly id: string
+  /** Leased and not spent, in this process's memory. */
+  block: number
+  /** The stored balance as the last lease left it, or the record's when none was taken yet. */
+  balance: number | null
+  refill: CreditRefill | null
+  /** When the last lease answered (clock ms); 0 before any. */
+  checkedAt: number
+  /** The lease in flight, if any: requests that need credits wait on it. */
+  leasing: Promise<void> | undefined
+  /** The cost of requests waiting for the lease in flight: the next lease asks for them. */
+  demand: number
+  /** Credits spent since the last lease began, and when it began: the recent rate. */
+  spent: number
+  since: number
+  /** The last lease's grant: a new lease starts when the block falls under half of it. */
+  lastGrant: number
+  /** Whether a request waited for a lease since the last one began: the next block doubles. */
+  starved: boolean
+}
+
+/** @internal Leases credits for the guards of one service, and gives back the rest at `close`. */
+export interface CreditSpender {
+  /** The outcome when it is known from memory, else `undefined` (then call `spend`). */
+  spendNow(id: string, balance: number, cost: number): SpendOutcome | undefined
+  spend(id: string, balance: number, cost: number): Promise<SpendOutcome>
+  /** Forgets what this process knows of a key's balance (its block stays): after a change of credits. */
+  forget(id: string): void
+  /** Waits for leases in flight and gives back every unspent block. */
+  close(): Promise<void>
+}
+
+const positive = (value: number | undefined, fallback: number, name: string, integer = false) => {
+  if (value === undefined) return fallback
+  if (
+    typeof value !== 'number' ||
+    !(value > 0) ||
+    !Number.isFinite(value) ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw new TypeError(
+      `createKeyward: option \`credits.${name}\` must be a positive ${integer ? 'integer' : 'number'}.`,
+    )
+  }
+  return value
+}
+
+/** @internal Checks the option `credits` once. */
+export function checkCreditOptions(options: CreditOptions | undefined): Required<CreditOptions> {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new TypeError('createKeyward: option `credits` must be an object, e.g. { leaseSeconds: 1 }.')
+  }
+  return {
+    leaseSeconds: positive(options?.leaseSeconds, 5, 'leaseSeconds'),
+    maxBlock: positive(options?.maxBlock, 1000, 'maxBlock', true),
+    recheckMs: positive(options?.recheckMs, 1000, 'recheckMs'),
+  }
+}
+
+/**
+ * @internal Builds the spender. Credits are spent from a block leased with one conditional
+ * write; the block is sized by the key's recent rate in this process, at most a quarter of the
+ * balance (so that other processes still find credits) and at most `maxBlock`. A new lease
+ * starts in the background when half of the block is left, so a busy key rarely waits.
+ */
+export function createCreditSpender(
+  store: KeyStore,
+  options: Required<CreditOptions>,
+  clock: () => number,
+  storeError: (operation: string, error: unknown) => KeywardError,
+): CreditSpender {
+  const accounts = new Map<string, Account>()
+  let closed = false
+  const { leaseSeconds, maxBlock, recheckMs } = options
+  if (!store.leaseCredits || !store.returnCredits) {
+    const missing = (): never => {
+      throw new TypeError('This key store cannot keep credits (no `leaseCredits` and `returnCredits`).')
+    }
+    return { spendNow: missing, spend: missing, forget: () => {}, close: async () => {} }
+  }
+  const lease = store.leaseCredits.bind(store)
+  const giveBack = store.returnCredits.bind(store)
+
+  const accountOf = (id: string, balance: number): Account => {
+    let account = accounts.get(id)
+    if (!account) {
+      const at = clock()
+      account = {
+        id,
+        block: 0,
+        balance,
+        refill: null,
+        checkedAt: 0,
+        leasing: undefined,
+        demand: 0,
+        spent: 0,
+        since: at,
+        lastGrant: 0,
+        starved: false,
+      }
+      accounts.set(id, account)
+    }
+    return account
+  }
+
+  // A literal key, not CREDITS_HEADER computed: built on every accepted request.
+  const accepted = (account: Account): SpendOutcome => ({
+    'x-credits-remaining': String((account.balance ?? 0) + account.block),
+  })
+
+  function refusal(account: Account, cost: number, now: number): KeywardError {
+    const left = (account.balance ?? 0) + account.block
+    const headers: Record<string, string> = { [CREDITS_HEADER]: String(left) }
+    let when = ''
+    if (account.refill) {
+      const next = nextRefillAt(account.refill, new Date(now))
+      headers['retry-after'] = String(Math.max(1, Math.ceil((next.getTime() - now) / 1000)))
+      when = ` They refill at ${next.toISOString()}.`
+    }
+    return new KeywardError(
+      ErrorType.usageExceeded,
+      `The credits of this API key are spent: this request costs ${cost}, ${left} remain.${when}`,
+      ['header', KEY_HEADER.project],
+      { headers },
+    )
+  }
+
+  // Whether the balance last seen may be trusted at `now`: recent, and no refill due since.
+  const fresh = (account: Account, now: number) =>
+    account.checkedAt > 0 &&
+    now - account.checkedAt < recheckMs &&
+    (account.refill === null || nextRefillAt(account.refill, new Date(account.checkedAt)).getTime() > now)
+
+  function takeLease(account: Account, need: number): Promise<void> {
+    const now = clock()
+    const rate = (account.spent * 1000) / Math.max(1, now - account.since)
+    // The recent rate, and twice the last block when requests had to wait for this one: a key
+    // whose leases cannot keep up with it (a slow commit) gets blocks that do, up to `maxBlock`.
+    let want = Math.max(
+      need + account.demand,
+      Math.ceil(rate * leaseSeconds),
+      account.starved ? account.lastGrant * 2 : 0,
+    )
+    if (account.balance !== null) want = Math.min(want, Math.ceil(account.balance / 4))
+    // What this process holds and what it leases never pass `maxBlock` together (or the one
+    // request's need, when larger): what a crash strands is at most one block.
+    want = closed ? need : Math.max(need, Math.min(want, maxBlock - account.block))
+    account.demand = 0
+    account.starved = false
+    account.spent = 0
+    account.since = now
+    const leasing = lease(account.id, want, need, new Date(now)).then(
+      (granted) => {
+        account.leasing = undefined
+        account.checkedAt = clock()
+        if (granted === null) {
+          account.balance = 0
+          return
+        }
+        account.block += granted.granted
+        account.balance = granted.remaining
+        account.refill = granted.refill
+        account.lastGrant = granted.granted
+      },
+      (error: unknown) => {
+        account.leasing = undefined
+        throw storeError('leaseCredits', error)
+      },
+    )
+    account.leasing = leasing
+    return leasing
+  }
+
+  function spendNow(id: string, balance: number, cost: number): SpendOutcome | undefined {
+    const account = accountOf(id, balance)
+    if (account.block >= cost) {
+      account.block -= cost
+      account.spent += cost
+      if (!account.leasing && !closed && account.block * 2 < account.lastGrant && account.balance !== 0) {
+        // Ahead of need, in the background: a failure here is the next request's to meet.
+        takeLease(account, 1).catch(() => {})
+      }
+      return accepted(account)
+    }
+    const now = clock()
+    if (!account.leasing && fresh(account, now) && account.block + (account.balance ?? 0) < cost) {
+      return refusal(account, cost, now)
+    }
+    return undefined
+  }
+
+  async function spend(id: string, balance: number, cost: number): Promise<SpendOutcome> {
+    for (;;) {
+      const known = spendNow(id, balance, cost)
+      if (known) return known
+      const account = accounts.get(id) as Account
+      account.starved = account.lastGrant > 0
+      if (account.leasing) {
+        account.demand += cost
+        await account.leasing
+        continue
+      }
+      await takeLease(account, cost - account.block)
+      // The lease found too few credits: refused now, whatever `recheckMs` says.
+      if (account.block < cost && account.block + (account.balance ?? 0) < cost) {
+        return refusal(account, cost, clock())
+      }
+    }
+  }
+
+  return {
+    spendNow,
+    spend,
+    forget(id) {
+      const account = accounts.get(id)
+      if (account) account.checkedAt = 0
+    },
+    async close() {
+      closed = true
+      await Promise.allSettled([...accounts.values()].map((account) => account.leasing))
+      const returns: Promise<void>[] = []
+      for (const account of accounts.values()) {
+        if (account.block > 0) {
+          const amount = account.block
+          account.block = 0
+          returns.push(giveBack(account.id, amount))
+        }
+      }
+      await Promise.all(returns)
+    },
+  }
+}

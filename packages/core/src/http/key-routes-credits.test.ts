@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import { world } from '../test/key-routes-world.js'
+
+const API = '/api/v1/projects/p1/api-keys'
+const MONTHLY = { amount: 1000, interval: 'monthly', day: 31 }
+
+describe('key routes: credits of API keys', () => {
+  it('creates an API key with credits and a refill, lists them, and changes them with set, add and subtract', async () => {
+    const { call, d1, keyward } = await world()
+    const created = await call('POST', API, {
+      key: d1,
+      body: JSON.stringify({ remaining: 100, refill: MONTHLY }),
+    })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ remaining: 100, refill: MONTHLY })
+    const credits = `${API}/${created.json.id}/credits`
+    const add = await call('POST', credits, { key: d1, body: JSON.stringify({ op: 'add', amount: 50 }) })
+    expect(add.status).toBe(200)
+    expect(add.json).toMatchObject({ id: created.json.id, remaining: 150, refill: MONTHLY })
+    expect(add.json).not.toHaveProperty('key')
+    const subtract = await call('POST', credits, {
+      key: d1,
+      body: JSON.stringify({ op: 'subtract', amount: 150 }),
+    })
+    expect(subtract.json.remaining).toBe(0)
+    const set = await call('POST', credits, {
+      key: d1,
+      body: JSON.stringify({ op: 'set', amount: 10, refill: { amount: 20, interval: 'daily' } }),
+    })
+    expect(set.json).toMatchObject({ remaining: 10, refill: { amount: 20, interval: 'daily' } })
+    const unlimited = await call('POST', credits, {
+      key: d1,
+      body: JSON.stringify({ op: 'set', amount: null }),
+    })
+    expect(unlimited.json).toMatchObject({ remaining: null, refill: null })
+    const listed = await call('GET', API, { key: d1 })
+    expect(listed.json.keys[0]).toMatchObject({ remaining: null, refill: null })
+    const plain = await call('POST', API, { key: d1 })
+    expect(plain.json).toMatchObject({ remaining: null, refill: null })
+    expect((await keyward.findKey(created.json.id))?.remaining ?? null).toBeNull()
+  })
+
+  it.each([
+    ['a negative amount', { op: 'add', amount: -1 }, ['body', 'amount']],
+    ['a non-integer', { op: 'add', amount: 1.5 }, ['body', 'amount']],
+    ['a string amount', { op: 'subtract', amount: '5' }, ['body', 'amount']],
+    ['a subtraction below zero', { op: 'subtract', amount: 11 }, ['body', 'amount']],
+    ['an unknown op', { op: 'multiply', amount: 2 }, ['body', 'op']],
+    ['no op', { amount: 2 }, ['body', 'op']],
+    [
+      'a refill day of 0',
+      { op: 'set', amount: 5, refill: { amount: 5, interval: 'monthly', day: 0 } },
+      ['body', 'refill'],
+    ],
+    [
+      'a refill day of 32',
+      { op: 'set', amount: 5, refill: { amount: 5, interval: 'monthly', day: 32 } },
+      ['body', 'refill'],
+    ],
+    ['a refill with add', { op: 'add', amount: 5, refill: null }, ['body', 'refill']],
+  ])('answers %s with 422 in the error format and changes nothing', async (_, body, loc) => {
+    const { call, d1 } = await world()
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: 10 }) })
+    const answer = await call('POST', `${API}/${created.json.id}/credits`, {
+      key: d1,
+      body: JSON.stringify(body),
+    })
+    expect(answer.status).toBe(422)
+    expect(answer.headers['cache-control']).toBe('no-store')
+    expect(answer.json.detail[0].loc).toEqual(loc)
+    const listed = await call('GET', API, { key: d1 })
+    expect(listed.json.keys[0]).toMatchObject({ remaining: 10, refill: null })
+  })
+
+  it('refuses bad credits at creation with 422, and another developer with 403', async () => {
+    const { call, d1, d2 } = await world()
+    const negative = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: -5 }) })
+    expect(negative.status).toBe(422)
+    const lonelyRefill = await call('POST', API, { key: d1, body: JSON.stringify({ refill: MONTHLY }) })
+    expect(lonelyRefill.json.detail[0]).toMatchObject({ loc: ['body', 'refill'], type: 'value_error' })
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: 10 }) })
+    const other = await call('POST', `${API}/${created.json.id}/credits`, {
+      key: d2,
+      body: JSON.stringify({ op: 'add', amount: 5 }),
+    })
+    expect(other.status).toBe(403)
+    const unknown = await call('POST', `${API}/${crypto.randomUUID()}/credits`, {
+      key: d1,
+      body: JSON.stringify({ op: 'add', amount: 5 }),
+    })
+    expect(unknown.status).toBe(404)
+  })
+})

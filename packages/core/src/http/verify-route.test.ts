@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest'
+import { hashKey } from '../hash/digest.js'
+import type { KeywardEvent } from '../service/events.js'
+import { createKeyward } from '../service/keyward.js'
+import { MemoryKeyStore } from '../store/memory.js'
+import { createKeyRoutes } from './key-routes.js'
+import type { KeywardRequest } from './types.js'
+
+const TOKEN = 'svc.Verifier-Token_0123456789abcdefghijklmnopqrstuvwxyz'
+
+/** A store whose lookups of one hash fail, as a database that times out on them. */
+class FlakyStore extends MemoryKeyStore {
+  failing: string | undefined
+  override async findKeyByHash(hash: string) {
+    if (hash === this.failing) throw new Error('canceling statement due to statement timeout')
+    return super.findKeyByHash(hash)
+  }
+}
+
+async function service(serviceTokens?: readonly string[]) {
+  const store = new FlakyStore()
+  const events: KeywardEvent[] = []
+  const owners: Record<string, string> = { p1: 'd1', p2: 'd2' }
+  const keyward = createKeyward({
+    store,
+    projectOwner: (id) => owners[id] ?? null,
+    onEvent: (event) => events.push(event),
+  })
+  const route = createKeyRoutes(keyward, serviceTokens ? { verify: { serviceTokens } } : {}).find(
+    (r) => r.path === '/api/v1/keys/verify',
+  )!
+  const d1 = (await keyward.issueDeveloperKey('d1')).key
+  const p1 = (await keyward.issueProjectKey('p1')).key
+  const p2 = (await keyward.issueProjectKey('p2')).key
+  async function call(headers: Record<string, string>, body: unknown) {
+    const request: KeywardRequest = {
+      method: 'POST',
+      url: '/api/v1/keys/verify',
+      params: {},
+      header: (name) => ({ 'content-type': 'application/json', ...headers })[name],
+      body: () => ({ parsed: body }),
+      address: '203.0.113.9',
+    }
+    const response = await route.handle(request)
+    return { status: response.status, json: JSON.parse(response.body) }
+  }
+  return { store, events, call, d1, p1, p2 }
+}
+
+describe('POST /api/v1/keys/verify', () => {
+  it('takes a service token the operator configured as its SHA-256, for keys of any project', async () => {
+    const { call, p1, p2 } = await service([await hashKey('another-token'), await hashKey(TOKEN)])
+    for (const key of [p1, p2]) {
+      const r = await call({ authorization: `Bearer ${TOKEN}` }, { key })
+      expect([r.status, r.json.valid, r.json.owner.id]).toEqual([200, true, key === p1 ? 'p1' : 'p2'])
+    }
+    const wrong = await call({ authorization: `Bearer ${TOKEN}x` }, { key: p1 })
+    expect([wrong.status, wrong.json.detail[0].type]).toEqual([401, 'token_invalid'])
+  })
+
+  it('prefers the developer key when both are sent: its own projects only', async () => {
+    const { call, d1, p2 } = await service([await hashKey(TOKEN)])
+    const r = await call({ 'x-developer-key': d1, authorization: `Bearer ${TOKEN}` }, { key: p2 })
+    expect([r.status, r.json.valid, r.json.code]).toEqual([200, false, 'key_invalid'])
+  })
+
+  it('takes no bearer token without service tokens: 401 key_missing', async () => {
+    const { call, p1 } = await service()
+    const r = await call({ authorization: `Bearer ${TOKEN}` }, { key: p1 })
+    expect([r.status, r.json.detail[0].type, r.json.detail[0].loc]).toEqual([
+      401,
+      'key_missing',
+      ['header', 'x-developer-key'],
+    ])
+  })
+
+  it('refuses service tokens that are not SHA-256 digests, naming the option', async () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
+    for (const serviceTokens of [[TOKEN], [(await hashKey(TOKEN)).toUpperCase()], 'abc']) {
+      expect(() =>
+        createKeyRoutes(keyward, { verify: { serviceTokens: serviceTokens as string[] } }),
+      ).toThrow('option `verify.serviceTokens` must be an array of SHA-256 digests')
+    }
+  })
+
+  it("reports another developer's key to the hook as not_project_owner, and answers it as unknown", async () => {
+    const { call, events, d1, p2 } = await service()
+    const r = await call({ 'x-developer-key': d1 }, { key: p2 })
+    expect(r.json).toMatchObject({ valid: false, code: 'key_invalid', key_id: null })
+    expect(events.at(-1)).toMatchObject({
+      type: 'auth.failed',
+      reason: 'not_project_owner',
+      errorType: 'key_invalid',
+    })
+  })
+
+  it('answers a store outage during the verification 503, never a verdict', async () => {
+    const { call, store, d1, p1 } = await service()
+    store.failing = await hashKey(p1)
+    const r = await call({ 'x-developer-key': d1 }, { key: p1 })
+    expect([r.status, r.json.detail[0].type]).toEqual([503, 'store_unavailable'])
+  })
+
+  it('is not mounted with verify: false', () => {
+    const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
+    const paths = createKeyRoutes(keyward, { verify: false }).map((r) => r.path)
+    expect(paths).not.toContain('/api/v1/keys/verify')
+  })
+})

@@ -1,0 +1,237 @@
+import { isKeywardError, KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import { sha256Hex } from '../hash/digest.js'
+import { KEY_HEADER } from '../key/format.js'
+import { VERIFY_CODES, VerifyKeyBodySchema } from '../openapi/schemas.js'
+import { checkBody } from '../openapi/validate.js'
+import { parseIp } from '../policy/ip.js'
+import { checkPermissions } from '../policy/policies.js'
+import type { KeyRate } from '../protection/key-rate-limit.js'
+import type { RatedKey } from '../protection/options.js'
+import type { ApiKeyCheck, Keyward } from '../service/keyward.js'
+import type { DeveloperAuth } from '../service/requirements.js'
+import type { KeyRecord } from '../store/types.js'
+import { readJsonObjectBody } from './body.js'
+import { bearerGuard, developerGuard } from './guards.js'
+import { errorResponse, jsonResponse } from './response.js'
+import type { BearerAuth, Guard, KeywardRequest, KeywardResponse } from './types.js'
+
+/**
+ * Options of the verification endpoint, `POST /api/v1/keys/verify` (option `verify` of
+ * `createKeyRoutes`).
+ *
+ * @example
+ * ```ts
+ * // The SHA-256 of each service token, hex: `printf %s "$TOKEN" | sha256sum`.
+ * createKeyRoutes(keyward, { verify: { serviceTokens: [process.env.VERIFY_TOKEN_SHA256!] } })
+ * ```
+ */
+export interface VerifyRouteOptions {
+  /**
+   * Service credentials: the SHA-256 digests (64 hex characters) of bearer tokens that may call
+   * the endpoint with `Authorization: Bearer <token>`, to verify API keys of any project. Only
+   * the digests are kept, and a presented token's digest is compared with each in constant time.
+   * Default none: the endpoint takes developer keys only, for keys of their own projects.
+   */
+  readonly serviceTokens?: readonly string[]
+}
+
+/**
+ * What the endpoint answers: a verdict on the key, and what a valid key carries (snake_case, as
+ * on the wire). A refused key has every field `null` but `valid` and `code`.
+ *
+ * @example
+ * ```ts
+ * const result: VerifyKeyResult = await (await fetch(`${base}/api/v1/keys/verify`, init)).json()
+ * if (!result.valid) refuse(result.code) // 'key_invalid', 'ip_not_allowed', ...
+ * ```
+ */
+export interface VerifyKeyResult {
+  readonly valid: boolean
+  /** The refusal's error type (`key_invalid`, `ip_not_allowed`, ...), `null` when valid. */
+  readonly code: ErrorType | null
+  readonly key_id: string | null
+  readonly owner: { readonly type: 'project'; readonly id: string } | null
+  readonly permissions: readonly string[] | null
+  readonly metadata: Readonly<Record<string, unknown>> | null
+  /** The key's credits left; `null` for a key without credits. */
+  readonly remaining: number | null
+  readonly expires_at: string | null
+  readonly ratelimit: {
+    readonly limit: number
+    readonly window_seconds: number
+    readonly remaining: number
+    readonly reset_seconds: number
+  } | null
+}
+
+type Caller = DeveloperAuth | BearerAuth<'service'>
+
+const DIGEST = /^[0-9a-f]{64}$/
+const VERDICTS: ReadonlySet<string> = new Set(VERIFY_CODES)
+const NO_STORE = { 'cache-control': 'no-store' }
+
+/** A refusal: nothing about the key, whatever made it fail. Built once per code. */
+const REFUSALS = new Map<string, string>(
+  VERIFY_CODES.map((code) => [
+    code,
+    JSON.stringify({
+      valid: false,
+      code,
+      key_id: null,
+      owner: null,
+      permissions: null,
+      metadata: null,
+      remaining: null,
+      expires_at: null,
+      ratelimit: null,
+    } satisfies VerifyKeyResult),
+  ]),
+)
+
+function checkServiceTokens(value: unknown): readonly string[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some((digest) => typeof digest !== 'string' || !DIGEST.test(digest))) {
+    throw new TypeError(
+      'createKeyRoutes: option `verify.serviceTokens` must be an array of SHA-256 digests, 64 lower-case hex ' +
+        'characters each (printf %s "$TOKEN" | sha256sum), never the tokens themselves.',
+    )
+  }
+  return [...value]
+}
+
+// Every character of both, whatever differs first: the time says nothing of where they differ.
+function sameDigest(a: string, b: string): boolean {
+  let difference = a.length ^ b.length
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i % b.length)
+  return difference === 0
+}
+
+/** The request as the throttle sees the client that presented the key: at `ip`, when the caller tells it. */
+const clientAt = (request: KeywardRequest, ip: string | undefined): KeywardRequest =>
+  ip === undefined
+    ? request
+    : { method: request.method, url: request.url, params: {}, header: () => undefined, address: ip }
+
+const ratedKey = (record: KeyRecord): RatedKey[] => [
+  { id: record.id, keyPrefix: record.keyPrefix, ownerType: 'project', ownerId: record.ownerId },
+]
+
+/**
+ * @internal `POST /api/v1/keys/verify`: verification as a service, for programs that cannot run
+ * Keyward in process. It answers whether an API key would pass the guard of an API key, with the
+ * guard's checks and refusals (as `valid: false` and `code`), and what a valid key carries. The
+ * caller authenticates with a developer key (for keys of its own projects: any other key is
+ * answered as an unknown one) or a service token; never with the key being verified.
+ */
+export function createVerifyRoute(
+  keyward: Keyward,
+  options: VerifyRouteOptions,
+  bodyLimit: number,
+): {
+  readonly method: 'POST'
+  readonly path: string
+  handle(request: KeywardRequest): Promise<KeywardResponse>
+} {
+  const tokens = checkServiceTokens(options.serviceTokens)
+  const developer = developerGuard(keyward) as Guard<Caller>
+  const isServiceToken = async (token: string): Promise<'service' | null> => {
+    const digest = await sha256Hex(token)
+    let found = false
+    for (const known of tokens) found = sameDigest(digest, known) || found
+    return found ? 'service' : null
+  }
+  const service =
+    tokens.length > 0 ? (bearerGuard({ verify: isServiceToken, keyward }) as Guard<Caller>) : undefined
+  // A service token only when the server has some, and the request sends no developer key.
+  const callerGuard = (request: KeywardRequest) =>
+    service &&
+    request.header(KEY_HEADER.developer) === undefined &&
+    request.header('authorization') !== undefined
+      ? service
+      : developer
+  const { protection } = keyward
+
+  // The checks the body asks for; 422 for a permission the server does not declare, an address that is none.
+  function checkOf(value: { project_id?: string; permissions?: unknown }, caller: Caller): ApiKeyCheck {
+    const permissions = checkPermissions(value.permissions, keyward.permissions, ['body', 'permissions'])
+    return {
+      ...(value.project_id === undefined ? {} : { projectId: value.project_id }),
+      ...(permissions && permissions.length > 0 ? { permissions: { allOf: permissions } } : {}),
+      ...(caller.scope === 'developer' ? { developerId: caller.developerId } : {}),
+    }
+  }
+
+  function addressOf(ip: string | undefined): string | undefined {
+    if (ip === undefined || parseIp(ip) !== null) return ip
+    throw new KeywardError(ErrorType.ipInvalid, 'Input should be an IPv4 or IPv6 address.', ['body', 'ip'])
+  }
+
+  async function verdict(request: KeywardRequest, key: string, ip: string | undefined, check: ApiKeyCheck) {
+    let rate: KeyRate | undefined
+    const verify = () => keyward.verifyApiKey({ projectKey: key, address: ip }, check)
+    try {
+      // Through the guards' protection: a throttled client address is refused before any lookup,
+      // a refused key counts against it, and the key's own rate limit takes this request.
+      const record = protection
+        ? await protection.run({
+            request: clientAt(request, ip),
+            presented: { [KEY_HEADER.project]: key },
+            verify,
+            keys: ratedKey,
+            rated: (_, taken) => {
+              rate = taken
+            },
+          })
+        : await verify()
+      // Credits plug in here: spend `cost` from the key's credits (a refusal is the verdict
+      // `usage_exceeded`), and answer what is left as `remaining`. Until then, keys have none.
+      return jsonResponse(200, validResult(record, rate), NO_STORE)
+    } catch (error) {
+      if (!isKeywardError(error) || !VERDICTS.has(error.type)) throw error
+      return { status: 200, headers: REFUSED_HEADERS, body: REFUSALS.get(error.type)! }
+    }
+  }
+
+  return {
+    method: 'POST',
+    path: '/api/v1/keys/verify',
+    async handle(request) {
+      const caller = await callerGuard(request)(request)
+      if (!caller.ok) return caller.response
+      try {
+        const body = checkBody(
+          VerifyKeyBodySchema,
+          (await readJsonObjectBody(request, { limit: bodyLimit }))?.value,
+        )
+        const check = checkOf(body, caller.auth)
+        return await verdict(request, body.key, addressOf(body.ip), check)
+      } catch (error) {
+        return errorResponse(error)
+      }
+    },
+  }
+}
+
+const REFUSED_HEADERS = jsonResponse(200, null, NO_STORE).headers
+
+function validResult(record: KeyRecord, rate: KeyRate | undefined): VerifyKeyResult {
+  return {
+    valid: true,
+    code: null,
+    key_id: record.id,
+    owner: { type: 'project', id: record.ownerId },
+    permissions: record.permissions ?? null,
+    metadata: record.metadata ?? null,
+    remaining: null,
+    expires_at: record.expiresAt ? record.expiresAt.toISOString() : null,
+    ratelimit: rate
+      ? {
+          limit: rate.limit,
+          window_seconds: rate.windowSeconds,
+          remaining: rate.remaining,
+          reset_seconds: rate.resetSeconds,
+        }
+      : null,
+  }
+}

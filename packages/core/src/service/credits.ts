@@ -1,0 +1,94 @@
+import { checkCreditChange, checkNewCredits } from '../credits/checks.js'
+import { type CreditChange, type CreditRefill, refillPeriodStart } from '../credits/model.js'
+import type { CreditSpender } from '../credits/spender.js'
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
+import type { KeyKind } from '../key/format.js'
+import type { KeyRecord, KeyStore } from '../store/types.js'
+import type { KeywardEvent } from './events.js'
+
+/** The credit fields of a new key's record. */
+export interface NewKeyCredits {
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+  readonly refilledAt: Date | null
+}
+
+/**
+ * @internal The credits of a new key, checked (422 at `["body", "remaining"]` or `["body",
+ * "refill", ...]`). API keys only. The first refill comes at the first period boundary after
+ * the creation.
+ */
+export function newKeyCredits(
+  kind: KeyKind,
+  remaining: unknown,
+  refill: unknown,
+  createdAt: Date,
+): NewKeyCredits {
+  const credits = checkNewCredits(remaining, refill)
+  if (kind === 'developer' && credits.remaining !== null) {
+    throw new KeywardError(
+      ErrorType.valueError,
+      'Credits are a limit of API keys: a developer key carries none.',
+      ['body', 'remaining'],
+    )
+  }
+  return {
+    ...credits,
+    refilledAt: credits.refill ? refillPeriodStart(credits.refill, createdAt) : null,
+  }
+}
+
+/** @internal What the service's change of credits needs. */
+export interface CreditChangerDeps {
+  readonly store: KeyStore
+  readonly storeCall: <T>(operation: string, run: () => Promise<T>) => Promise<T>
+  readonly now: () => Date
+  readonly emit: (event: KeywardEvent) => void
+  readonly wrote: (hash: string) => void
+  readonly spender: CreditSpender
+}
+
+/** @internal The service's `changeCredits`: checks the change, applies it atomically in the store, reports it. */
+export function creditChanger(deps: CreditChangerDeps) {
+  const { store, storeCall, now, emit, wrote, spender } = deps
+  return async function changeCredits(id: string, given: CreditChange): Promise<KeyRecord | null> {
+    if (!store.changeCredits) {
+      throw new TypeError("This key store cannot change a key's credits (no `changeCredits`).")
+    }
+    // The same checks, and the same 422s, as the HTTP body: `amount` names the set balance too.
+    const change = checkCreditChange(
+      given?.op === 'set'
+        ? {
+            op: 'set',
+            amount: given.remaining,
+            ...(given.refill === undefined ? {} : { refill: given.refill }),
+          }
+        : given,
+    )
+    const current = await storeCall('findKeyById', () => store.findKeyById(id))
+    if (!current) return null
+    if (current.ownerType !== 'project')
+      newKeyCredits('developer', change.op === 'set' ? change.remaining : 1, null, now())
+    const changed = await storeCall('changeCredits', () => store.changeCredits!(id, change, now())).finally(
+      () => {
+        wrote(current.hash)
+        spender.forget(id)
+      },
+    )
+    if (!changed) return null
+    const { before, record } = changed
+    emit({
+      type: 'key.credits_changed',
+      keyId: record.id,
+      keyPrefix: record.keyPrefix,
+      ownerType: record.ownerType,
+      ownerId: record.ownerId,
+      op: change.op,
+      amount: change.op === 'set' ? change.remaining : change.amount,
+      before: { remaining: before.remaining, refill: before.refill },
+      after: { remaining: record.remaining ?? null, refill: record.refill ?? null },
+    })
+    return record
+  }
+}

@@ -1,0 +1,98 @@
+// Drift between the live schema and what Keyward's migrations create, on a real PostgreSQL:
+// a dropped column, a missing index, a changed default, an object of the application's, an old
+// version. The expected side comes from the migrations, so a new version is covered as it lands.
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkSchemaDrift } from './doctor.js'
+import { applyMigrations, migrate } from './migrate.js'
+import { pgDriver } from './pg.js'
+import { MIGRATIONS } from './schema.js'
+import { PG_URL, uniqueSchema } from './test/harness.js'
+
+describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (needs KEYWARD_PG_URL)', () => {
+  const admin = new pg.Client({ connectionString: PG_URL })
+  const driver = pgDriver(admin, { queryTimeoutMs: 30_000 })
+  const schemas: string[] = []
+  const fresh = async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await migrate(driver, { schema })
+    return schema
+  }
+  beforeAll(() => admin.connect())
+  afterAll(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await admin.end()
+  })
+
+  it('finds no drift in a schema the migrations made, and leaves no scratch schema behind', async () => {
+    const schema = await fresh()
+    const report = await checkSchemaDrift(driver, { schema })
+    expect(report).toEqual({
+      schema,
+      version: MIGRATIONS.at(-1)?.version,
+      expectedVersion: MIGRATIONS.at(-1)?.version,
+      drift: [],
+    })
+    const { rows } = await admin.query(
+      `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'keyward_doctor_%'`,
+    )
+    expect(rows).toEqual([])
+  })
+
+  it('names a dropped column and a missing index, each plainly', async () => {
+    const schema = await fresh()
+    await admin.query(`ALTER TABLE "${schema}".api_keys DROP COLUMN last_used_at`)
+    await admin.query(`DROP INDEX "${schema}".api_keys_project_page_idx`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => d.message)).toEqual([
+      `column ${schema}.api_keys.last_used_at is missing: expected timestamp with time zone`,
+      `index ${schema}.api_keys_project_page_idx is missing: expected CREATE INDEX api_keys_project_page_idx ` +
+        `ON ${schema}.api_keys USING btree (project_id, created_at DESC, id DESC) WHERE (project_id IS NOT NULL)`,
+    ])
+    expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual([
+      ['missing', 'column', `${schema}.api_keys.last_used_at`],
+      ['missing', 'index', `${schema}.api_keys_project_page_idx`],
+    ])
+  })
+
+  it('names a changed column, a changed index, an extra column, and a dropped trigger', async () => {
+    const schema = await fresh()
+    await admin.query(`ALTER TABLE "${schema}".api_keys ALTER COLUMN active DROP DEFAULT`)
+    await admin.query(`ALTER TABLE "${schema}".api_keys ADD COLUMN tenant text`)
+    await admin.query(`DROP INDEX "${schema}".api_keys_hash_key`)
+    await admin.query(`CREATE INDEX api_keys_hash_key ON "${schema}".api_keys (hash)`)
+    await admin.query(`DROP TRIGGER api_keys_notify_change ON "${schema}".api_keys`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => d.message)).toEqual([
+      `column ${schema}.api_keys.active differs: expected boolean NOT NULL DEFAULT true, found boolean NOT NULL`,
+      `index ${schema}.api_keys_hash_key differs: expected CREATE UNIQUE INDEX api_keys_hash_key ON ${schema}.api_keys ` +
+        `USING btree (hash), found CREATE INDEX api_keys_hash_key ON ${schema}.api_keys USING btree (hash)`,
+      expect.stringMatching(
+        new RegExp(
+          `^trigger ${schema}\\.api_keys\\.api_keys_notify_change is missing: expected CREATE TRIGGER`,
+        ),
+      ),
+      `column ${schema}.api_keys.tenant is not in Keyward's schema: text`,
+    ])
+  })
+
+  it('names an old version and a schema that was never migrated', async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    const old = await checkSchemaDrift(driver, { schema })
+    const previous = MIGRATIONS.at(-2)?.version
+    expect(old.version).toBe(previous)
+    expect(old.drift[0]?.message).toBe(
+      `schema ${schema} is at version ${previous}; this @keyward/postgres expects ${MIGRATIONS.at(-1)?.version}: ` +
+        'run migrate() or apply `keyward schema sql`',
+    )
+    // What the last version adds is named too.
+    expect(old.drift.length).toBeGreaterThan(1)
+    const empty = await checkSchemaDrift(driver, { schema: `${schema}_none` })
+    expect(empty.drift.map((d) => d.message)).toEqual([
+      `schema ${schema}_none holds none of Keyward's tables: run migrate() or apply \`keyward schema sql\``,
+    ])
+  })
+})
