@@ -117,8 +117,6 @@ describe('openApiDocument', () => {
       [true, false, false, true],
       [false, true, true, true],
       [true, true, false, false],
-      [false, true, true],
-      [true, true, false],
     ] as const) {
       const keyward = audit ? auditing : silent
       const routes = createKeyRoutes(keyward, {
