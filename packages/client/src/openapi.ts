@@ -976,7 +976,7 @@ export interface components {
             readonly project_id?: string;
             /** Permissions the key must all carry (`permission_denied` otherwise), among those the server declares. */
             readonly permissions?: readonly string[];
-            /** Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`). */
+            /** Credits this request spends of a key that has credits, as a route's `cost` does: 0 to 1000, default 1. A key without enough is refused (`usage_exceeded`); a key without credits spends nothing. */
             readonly cost?: number;
             /** The address of the client that presented the key: checked against the key's IP allowlist, and where failed verifications are counted. Without it, a key with an allowlist is refused (`ip_not_allowed`), and failures count against the caller's own address. */
             readonly ip?: string;
@@ -985,7 +985,7 @@ export interface components {
             /** Whether the key passed every check. */
             readonly valid: boolean;
             /** Why the key was refused: the error type the guard of an API key answers, e.g. `key_invalid`; `null` when valid. */
-            readonly code: ("key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "project_mismatch" | "ip_not_allowed" | "permission_denied" | "rate_limited") | null;
+            readonly code: ("key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "project_mismatch" | "ip_not_allowed" | "permission_denied" | "rate_limited" | "usage_exceeded") | null;
             /** The key record's id; `null` when refused. */
             readonly key_id: string | null;
             /** Whose key it is; `null` when refused. */
@@ -1000,7 +1000,7 @@ export interface components {
             readonly metadata: {
                 readonly [key: string]: unknown;
             } | null;
-            /** The key's credits left after this request; `null` for a key without credits (for now, every key). */
+            /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0. */
             readonly remaining: number | null;
             /** When the key stops working; `null` for never, or when refused. */
             readonly expires_at: string | null;

@@ -91,6 +91,25 @@ describe('guards: credits', () => {
     if (!noCredits.ok) expect(Number(noCredits.response.headers['retry-after'])).toBeGreaterThan(0)
   })
 
+  it('counts a request its credits refuse as usage_exceeded, not accepted', async () => {
+    const { keyward } = world()
+    const { key, record } = await keyward.issueProjectKey('p1', { remaining: 2 })
+    const guard = projectGuard(keyward)
+    const answers = []
+    for (let i = 0; i < 5; i++) answers.push(await typeOf(guard, request(key)))
+    expect(answers).toEqual(['ok', 'ok', 'usage_exceeded', 'usage_exceeded', 'usage_exceeded'])
+    await keyward.close()
+    const rows = await keyward.readUsage({
+      owner: { type: 'project', id: 'p1' },
+      granularity: 'day',
+      from: new Date(Date.now() - 86_400_000),
+      to: new Date(Date.now() + 86_400_000),
+    })
+    const total = (outcome: string) =>
+      rows.filter((r) => r.keyId === record.id && r.outcome === outcome).reduce((n, r) => n + r.count, 0)
+    expect([total('accepted'), total('usage_exceeded')]).toEqual([2, 3])
+  })
+
   it('a key without credits, and a cost of 0, spend nothing and carry no header', async () => {
     const { keyward } = world()
     const plain = await keyward.issueProjectKey('p1')

@@ -44,10 +44,25 @@ async function service(serviceTokens?: readonly string[]) {
     const response = await route.handle(request)
     return { status: response.status, json: JSON.parse(response.body) }
   }
-  return { store, events, call, d1, p1, p2 }
+  return { store, events, call, keyward, d1, p1, p2 }
 }
 
 describe('POST /api/v1/keys/verify', () => {
+  it("spends a key's credits by `cost` as a guard does, last, and answers what is left", async () => {
+    const { call, keyward, d1 } = await service()
+    const { key, record } = await keyward.issueProjectKey('p1', { remaining: 5 })
+    const verify = async (body: object) => (await call({ 'x-developer-key': d1 }, { key, ...body })).json
+    expect(await verify({ cost: 3 })).toMatchObject({ valid: true, remaining: 2 })
+    expect(await verify({})).toMatchObject({ valid: true, remaining: 1 })
+    expect(await verify({ cost: 0 })).toMatchObject({ valid: true, remaining: null })
+    // Refused for another reason first: it spends nothing.
+    expect(await verify({ project_id: 'p2' })).toMatchObject({ valid: false, code: 'project_mismatch' })
+    expect(await verify({ cost: 2 })).toMatchObject({ valid: false, code: 'usage_exceeded', remaining: null })
+    expect(await verify({ cost: 1 })).toMatchObject({ valid: true, remaining: 0 })
+    await keyward.close()
+    expect((await keyward.findKey(record.id))?.remaining).toBe(0)
+  })
+
   it('takes a service token the operator configured as its SHA-256, for keys of any project', async () => {
     const { call, p1, p2 } = await service([await hashKey('another-token'), await hashKey(TOKEN)])
     for (const key of [p1, p2]) {

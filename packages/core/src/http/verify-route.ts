@@ -1,3 +1,4 @@
+import { CREDITS_HEADER } from '../credits/spender.js'
 import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
@@ -167,7 +168,13 @@ export function createVerifyRoute(
     throw new KeywardError(ErrorType.ipInvalid, 'Input should be an IPv4 or IPv6 address.', ['body', 'ip'])
   }
 
-  async function verdict(request: KeywardRequest, key: string, ip: string | undefined, check: ApiKeyCheck) {
+  async function verdict(
+    request: KeywardRequest,
+    key: string,
+    ip: string | undefined,
+    check: ApiKeyCheck,
+    cost: number,
+  ) {
     let rate: KeyRate | undefined
     const verify = () => keyward.verifyApiKey({ projectKey: key, address: ip }, check)
     try {
@@ -184,9 +191,13 @@ export function createVerifyRoute(
             },
           })
         : await verify()
-      // Credits plug in here: spend `cost` from the key's credits (a refusal is the verdict
-      // `usage_exceeded`), and answer what is left as `remaining`. Until then, keys have none.
-      return jsonResponse(200, validResult(record, rate), NO_STORE)
+      // The credits are the last check, as in the guards: a key refused for any other reason
+      // spends nothing. A refusal is the verdict `usage_exceeded`.
+      const metered = cost === 0 ? undefined : keyward.creditRef(record)
+      const spent = metered && (await keyward.spendCredits(metered, cost))
+      if (isKeywardError(spent)) throw spent
+      const remaining = spent ? Number(spent[CREDITS_HEADER]) : null
+      return jsonResponse(200, validResult(record, rate, remaining), NO_STORE)
     } catch (error) {
       if (!isKeywardError(error) || !VERDICTS.has(error.type)) throw error
       return { status: 200, headers: REFUSED_HEADERS, body: REFUSALS.get(error.type)! }
@@ -205,7 +216,7 @@ export function createVerifyRoute(
           (await readJsonObjectBody(request, { limit: bodyLimit }))?.value,
         )
         const check = checkOf(body, caller.auth)
-        return await verdict(request, body.key, addressOf(body.ip), check)
+        return await verdict(request, body.key, addressOf(body.ip), check, body.cost ?? 1)
       } catch (error) {
         return errorResponse(error)
       }
@@ -215,7 +226,11 @@ export function createVerifyRoute(
 
 const REFUSED_HEADERS = jsonResponse(200, null, NO_STORE).headers
 
-function validResult(record: KeyRecord, rate: KeyRate | undefined): VerifyKeyResult {
+function validResult(
+  record: KeyRecord,
+  rate: KeyRate | undefined,
+  remaining: number | null,
+): VerifyKeyResult {
   return {
     valid: true,
     code: null,
@@ -223,7 +238,7 @@ function validResult(record: KeyRecord, rate: KeyRate | undefined): VerifyKeyRes
     owner: { type: 'project', id: record.ownerId },
     permissions: record.permissions ?? null,
     metadata: record.metadata ?? null,
-    remaining: null,
+    remaining,
     expires_at: record.expiresAt ? record.expiresAt.toISOString() : null,
     ratelimit: rate
       ? {

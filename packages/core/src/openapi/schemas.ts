@@ -408,6 +408,7 @@ export const VERIFY_CODES = [
   ErrorType.ipNotAllowed,
   ErrorType.permissionDenied,
   ErrorType.rateLimited,
+  ErrorType.usageExceeded,
 ] as const satisfies readonly ErrorType[]
 
 /** The body of `POST /api/v1/keys/verify`. */
@@ -432,7 +433,8 @@ export const VerifyKeyBodySchema = Type.Object(
         minimum: 0,
         maximum: 1000,
         description:
-          'Credits this request costs the key. Accepted; credits are not counted yet (`remaining` is `null`).',
+          "Credits this request spends of a key that has credits, as a route's `cost` does: 0 to 1000, default 1. " +
+          'A key without enough is refused (`usage_exceeded`); a key without credits spends nothing.',
       }),
     ),
     ip: Type.Optional(
@@ -468,7 +470,7 @@ export const VerifyKeyResultSchema = Type.Object({
   metadata,
   remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description:
-      "The key's credits left after this request; `null` for a key without credits (for now, every key).",
+      "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0.",
   }),
   expires_at: Type.Union([timestamp('When the key stops working.'), Type.Null()], {
     description: 'When the key stops working; `null` for never, or when refused.',

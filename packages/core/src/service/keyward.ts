@@ -49,7 +49,7 @@ import { boundedExpiry, changedPolicies, newKeyPolicies, type PolicyRules } from
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
-import { createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
+import { type CountedKey, createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -127,6 +127,11 @@ export interface Keyward {
    * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
    * `now`, only what memory decides: `null` when the store must be asked (then call it without).
    */
+  /**
+   * @internal The ref of an API key with credits, to spend them with {@link Keyward.spendCredits};
+   * `undefined` for a key without credits.
+   */
+  creditRef(record: KeyRecord): KeyRef | undefined
   spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
   spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
   /**
@@ -402,22 +407,31 @@ const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.k
  */
 class MeteredKeyRef implements KeyRef {
   readonly #balance: number
+  // Its project: a refusal of its credits moves its usage count from accepted.
+  readonly #projectId: string
   constructor(
     readonly id: string,
     readonly keyPrefix: string,
     balance: number,
+    projectId: string,
   ) {
     this.#balance = balance
+    this.#projectId = projectId
   }
   static balanceOf(key: KeyRef): number | undefined {
     return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  }
+  static counted(key: KeyRef): CountedKey | undefined {
+    return #projectId in key
+      ? { id: key.id, ownerType: 'project', ownerId: (key as MeteredKeyRef).#projectId }
+      : undefined
   }
 }
 
 // What an API key hands its guard besides its ref: its permissions and metadata.
 const projectAuth = (key: KeyRecord) => {
   const projectKey =
-    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining)
+    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining, key.ownerId)
   return {
     scope: 'project' as const,
     projectId: key.ownerId,
@@ -446,6 +460,7 @@ const REFUSAL_OUTCOME: Readonly<Partial<Record<AuthFailureReason, UsageOutcome>>
 }
 const ACCEPTED = OUTCOME.accepted
 const RATE_LIMITED = OUTCOME.rate_limited
+const USAGE_EXCEEDED = OUTCOME.usage_exceeded
 
 // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
 // Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
@@ -1063,7 +1078,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
-    if (options.onEvent && outcome instanceof KeywardError) {
+    if (!(outcome instanceof KeywardError)) return outcome
+    // Counted as accepted when it was verified: its credits refused it after all.
+    const counted = MeteredKeyRef.counted(key)
+    if (counts && counted) counts.move(counted, ACCEPTED, USAGE_EXCEEDED)
+    if (options.onEvent) {
       emit({
         type: 'auth.failed',
         reason: 'usage_exceeded',
@@ -1088,6 +1107,10 @@ export function createKeyward(options: KeywardOptions): Keyward {
     permissions: rules.declared,
     setKeyPolicies,
     changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender }),
+    creditRef: (record) => {
+      const { projectKey } = projectAuth(record)
+      return MeteredKeyRef.balanceOf(projectKey) === undefined ? undefined : projectKey
+    },
     spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
       await Promise.all([spender.close(), usage.flush(), counts?.close()])
