@@ -78,7 +78,7 @@ function time(found: Partial<Record<Name, string[]>>, name: 'from' | 'to'): Date
  * `from` and `to` (RFC 3339 times; default the last 24 hours up to now), `key_id` (a UUID). Throws
  * a 422 {@link KeywardError} at `["query", name]`: an unknown granularity, a time that is not one,
  * `from` not before `to`, a `from` older than what the granularity keeps (`retention`), a range of
- * more than {@link MAX_USAGE_BUCKETS} buckets.
+ * more than `MAX_USAGE_BUCKETS` (1,440) buckets.
  *
  * @example
  * ```ts

@@ -123,16 +123,17 @@ export interface Keyward {
    */
   changeCredits(id: string, change: CreditChange): Promise<KeyRecord | null>
   /**
-   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
-   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
-   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
-   */
-  /**
    * @internal The ref of an API key with credits, to spend them with {@link Keyward.spendCredits};
    * `undefined` for a key without credits.
    */
   creditRef(record: KeyRecord): KeyRef | undefined
+  /**
+   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
+   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
+   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
+   */
   spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
+  /** @internal Spends `cost` credits, asking the store when memory cannot decide. */
   spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
   /**
    * The client address of a request, as the throttle reads it: the socket's, or the one the

@@ -87,7 +87,7 @@ export class MemoryKeyStore implements KeyStore {
   readonly #byOwner = new Map<string, KeyRecord[]>()
   // Owners closed by `deactivateOwnerKeys`, by `ownerKey`.
   readonly #closed = new Set<string>()
-  /** The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
+  /** @internal The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
   readonly usage = new MemoryUsage()
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.

@@ -369,7 +369,7 @@ export interface KeyStore {
   /**
    * Appends rows to the audit log, chained after its last row (`chainAuditEntries`), and returns
    * them. Appends are serialized, so that the chain never forks. A store that has it is an
-   * auditing store: every write method above then takes an `audit` argument ({@link AuditWrite})
+   * auditing store: every write method above then takes an `audit` argument (`AuditWrite`)
    * and appends its rows in the same transaction as the write, so that neither commits without
    * the other. The log is append-only: rows are never updated or deleted. Optional: without it,
    * nothing is audited.
