@@ -46,7 +46,7 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
          INSERT INTO ${log} (${COLUMNS})
          SELECT r.seq, r.at, r.action, r.actor, r.client_address, r.request_id, r.developer_id, r.project_id,
            r.target->>'type', r.target->>'id', r.before, r.after, r.previous_hash, r.hash
-         FROM jsonb_to_recordset($1::jsonb) AS r (seq bigint, at timestamptz, action text, actor jsonb,
+         FROM jsonb_to_recordset($1::text::jsonb) AS r (seq bigint, at timestamptz, action text, actor jsonb,
            client_address text, request_id text, developer_id text, project_id text, target jsonb,
            before jsonb, after jsonb, previous_hash text, hash text)
          RETURNING seq
