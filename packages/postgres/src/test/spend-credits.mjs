@@ -11,8 +11,10 @@ import { apiKeyGuard, createKeyward } from '@keyward/core'
 import { createPgKeyStore } from '../../dist/pg.js'
 
 const { url, schema, key, preparedStatements = true } = JSON.parse(process.argv[2])
+// Three connections each: eight processes stay well within PostgreSQL's 100 connections while
+// other test files run beside them (with eight each, the server refused connections).
 const store = await createPgKeyStore(
-  { connectionString: url, poolConfig: { max: 8 } },
+  { connectionString: url, poolConfig: { max: 3 } },
   { schema, preparedStatements, queryTimeoutMs: 30_000 },
 )
 let clock = null
