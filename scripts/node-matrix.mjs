@@ -1,5 +1,6 @@
 // The runtime matrix. Node 22 and 24 (the `node@22` / `node@24` packages of the npm registry)
-// run the test suites of every package (packages/*: the code users run on them); the examples'
+// run the test suites of every package (packages/*: the code users run on them), but for the
+// database conformance suites listed in ONCE_ON_NODE_20; the examples'
 // suites (the reference server, the framework examples, the console in a browser) run on Node 20,
 // in `pnpm test`. Bun and Deno (their `bun` / `deno` npm packages) run the test suites
 // of core and of the Hono and fetch adapters (vitest itself on that runtime, its workers too, which
@@ -35,8 +36,17 @@ const RUNTIMES = {
 // their test suites, which Bun and Deno run.
 const EVERY_RUNTIME = ['@keyward/core', '@keyward/hono', '@keyward/fetch']
 const EVERY_RUNTIME_TESTS = ['packages/core/src', 'packages/hono/src', 'packages/fetch/src']
-// What every Node.js version runs: the packages' suites.
+// What every Node.js version runs: the packages' suites, except those that repeat the store's
+// conformance against the database server through other drivers, a pooler or several processes.
+// What they check is the SQL and the server, the same on every Node.js version: they run once, on
+// Node 20, in `pnpm test`.
 const EVERY_NODE_TESTS = ['packages/']
+const ONCE_ON_NODE_20 = [
+  'packages/postgres/src/app-drivers.test.ts',
+  'packages/postgres/src/credits.test.ts',
+  'packages/postgres/src/pgbouncer.test.ts',
+  'packages/cli/src/store.test.ts',
+]
 
 const { values } = parseArgs({
   options: {
@@ -65,7 +75,7 @@ function install(id, runtime) {
  * (default: the whole suite); returns what passed. KEYWARD_TEST_RUNTIME names the runtime to the
  * suite, whose runtime test fails if the tests ran anywhere else.
  */
-function runSuite(id, bin, { args = [], files = [] } = {}) {
+function runSuite(id, bin, { args = [], files = [], exclude = [] } = {}) {
   const report = join(tempDir('matrix-report'), 'report.json')
   const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
   const path = `${dirname(bin)}${delimiter}${process.env.PATH}`
@@ -80,6 +90,7 @@ function runSuite(id, bin, { args = [], files = [] } = {}) {
         vitest,
         'run',
         ...files,
+        ...exclude.map((file) => `--exclude=${file}`),
         '--reporter=default',
         '--reporter=json',
         `--outputFile.json=${report}`,
@@ -95,7 +106,9 @@ function runSuite(id, bin, { args = [], files = [] } = {}) {
     }
     rmSync(dirname(report), { recursive: true, force: true })
   }
-  const what = files.length === 0 ? 'test suite' : `test suites of ${files.join(', ')}`
+  const what =
+    (files.length === 0 ? 'test suite' : `test suites of ${files.join(', ')}`) +
+    (exclude.length === 0 ? '' : ` (but ${exclude.length} files, which run on Node 20 only)`)
   return `${what}: ${passed} tests pass${skipped > 0 ? `, ${skipped} skipped` : ''}`
 }
 
@@ -129,8 +142,9 @@ await script('test:matrix', () => {
       continue
     }
     let result
-    if (runtime.job === 'suite') result = runSuite(id, installed.bin, { files: EVERY_NODE_TESTS })
-    else {
+    if (runtime.job === 'suite') {
+      result = runSuite(id, installed.bin, { files: EVERY_NODE_TESTS, exclude: ONCE_ON_NODE_20 })
+    } else {
       const suites = runSuite(id, installed.bin, { args: runtime.vitest, files: EVERY_RUNTIME_TESTS })
       if (!consumer) {
         const packages = publicPackages()

@@ -66,7 +66,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 5 })
     pool.on('error', () => {})
     return {
-      driver: pgDriver(pool, { queryTimeoutMs: 30_000 }),
+      driver: pgDriver(pool, { queryTimeoutMs: 120_000 }),
       async inTransaction(schema, body) {
         const client = await pool.connect()
         try {
@@ -82,7 +82,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
     const client = new pg.Client({ connectionString: PG_URL })
     await client.connect()
     return {
-      driver: pgDriver(client, { queryTimeoutMs: 30_000 }),
+      driver: pgDriver(client, { queryTimeoutMs: 120_000 }),
       inTransaction: (schema, body) => pgTransaction(client, schema, body),
       close: () => client.end(),
     }
@@ -90,7 +90,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
   'postgres.js': async () => {
     const sql = postgres(PG_URL as string, { max: 5, onnotice: () => {} })
     return {
-      driver: postgresJsDriver(sql, { queryTimeoutMs: 30_000 }),
+      driver: postgresJsDriver(sql, { queryTimeoutMs: 120_000 }),
       inTransaction: (schema, body) =>
         sql.begin((tx) =>
           body(
@@ -106,7 +106,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
     pool.on('error', () => {})
     const db = drizzlePg(pool)
     return {
-      driver: drizzleDriver(db, { queryTimeoutMs: 30_000 }),
+      driver: drizzleDriver(db, { queryTimeoutMs: 120_000 }),
       inTransaction: (schema, body) =>
         db.transaction((tx) =>
           body(drizzleDriver(tx), (id) => tx.insert(projectsOf(schema)).values({ id, name: 'Demo' })),
@@ -119,7 +119,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
     const sql = postgres(PG_URL as string, { max: 5, onnotice: () => {} })
     const db = drizzlePostgresJs(sql)
     return {
-      driver: drizzleDriver(db, { queryTimeoutMs: 30_000 }),
+      driver: drizzleDriver(db, { queryTimeoutMs: 120_000 }),
       inTransaction: (schema, body) =>
         db.transaction((tx) =>
           body(drizzleDriver(tx), (id) => tx.insert(projectsOf(schema)).values({ id, name: 'Demo' })),
@@ -132,7 +132,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
     pool.on('error', () => {})
     const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) })
     return {
-      driver: kyselyDriver(db, { queryTimeoutMs: 30_000 }),
+      driver: kyselyDriver(db, { queryTimeoutMs: 120_000 }),
       inTransaction: (schema, body) =>
         db
           .transaction()

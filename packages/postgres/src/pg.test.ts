@@ -77,7 +77,7 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   runSchemaUpgrade('PostgreSQL', async () => {
     const client = new pg.Client({ connectionString: PG_URL })
     await client.connect()
-    return { driver: pgDriver(client, { queryTimeoutMs: 30_000 }), close: () => client.end() }
+    return { driver: pgDriver(client, { queryTimeoutMs: 120_000 }), close: () => client.end() }
   })
 
   describe('PostgresKeyStore on one pg Client', () => {
@@ -96,7 +96,7 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
         clients.push(client)
         // One connection serves the 1,000-creation race one query at a time: on a loaded machine the
         // last ones wait longer than the default timeout, which bounds the wait as well as the query.
-        const driver = pgDriver(client, { queryTimeoutMs: 30_000 })
+        const driver = pgDriver(client, { queryTimeoutMs: 120_000 })
         return { ...harness, store: new PostgresKeyStore(driver, { schema: harness.schema }) }
       },
     })
@@ -119,7 +119,7 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
         const pool = new pg.Pool({ connectionString: PG_URL, max: 5 })
         pools.push(pool)
         return createKeyward({
-          store: new PostgresKeyStore(pgDriver(pool, { queryTimeoutMs: 30_000 }), { schema }),
+          store: new PostgresKeyStore(pgDriver(pool, { queryTimeoutMs: 120_000 }), { schema }),
         })
       })
     }
@@ -129,7 +129,7 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
       const drivers = Array.from({ length: 5 }, () => {
         const pool = new pg.Pool({ connectionString: PG_URL, max: 1 })
         pools.push(pool)
-        return pgDriver(pool, { queryTimeoutMs: 30_000 })
+        return pgDriver(pool, { queryTimeoutMs: 120_000 })
       })
       const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
       open.push(await pgHarness({ schema, migrate: false }))
@@ -144,7 +144,7 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
       const drivers = Array.from({ length: 5 }, () => {
         const pool = new pg.Pool({ connectionString: PG_URL, max: 1 })
         pools.push(pool)
-        return pgDriver(pool, { queryTimeoutMs: 30_000 })
+        return pgDriver(pool, { queryTimeoutMs: 120_000 })
       })
       try {
         const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))

@@ -48,7 +48,7 @@ export const pgliteDatabase = () => {
 export async function pgliteHarness(): Promise<Harness> {
   const db = await pgliteDatabase()
   const schema = uniqueSchema()
-  const store = await createPGliteKeyStore({ db }, { schema, queryTimeoutMs: 30_000 })
+  const store = await createPGliteKeyStore({ db }, { schema, queryTimeoutMs: 120_000 })
   return harness(store, pgliteDriver(db), async () => {
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)
   })
@@ -63,7 +63,7 @@ export async function pgHarness(
   const schema = options.schema ?? uniqueSchema()
   const store = await createPgKeyStore(
     { connectionString: through ?? url, poolConfig: { max: max ?? 20 } },
-    { queryTimeoutMs: 30_000, ...storeOptions, schema },
+    { queryTimeoutMs: 120_000, ...storeOptions, schema },
   )
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
