@@ -33,7 +33,6 @@ import {
   type UsageCount,
   type UsageQuery,
   type UsageRetention,
-  withCredits,
 } from '@keyward/core'
 import {
   type AuditStatements,
@@ -162,12 +161,17 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-const toRecord = (row: KeyRow): KeyRecord =>
-  withCredits(plainRecord(row), {
-    remaining: row.remaining === null ? null : Number(row.remaining),
+// A key without a limit carries no credit fields; a metered one gets them on its fresh record, in
+// one order, so that every record of a kind shares one hidden class (the verification reads them).
+const toRecord = (row: KeyRow): KeyRecord => {
+  const record = plainRecord(row)
+  if (row.remaining === null) return record
+  return Object.assign(record, {
+    remaining: Number(row.remaining),
     refill: refillOf(row),
     refilledAt: row.refilled_at,
   })
+}
 
 const plainRecord = (row: KeyRow): KeyRecord => ({
   id: row.id,
