@@ -153,6 +153,12 @@ export type AuditWrite = (written: readonly KeyRecord[]) => readonly AuditEntry[
  * The audit rows of a change of a key's credits (`changeCredits`): the store calls it with the
  * credits before the change, as it read them under its lock (after a due refill), and the record
  * after, and appends its rows in the same transaction. A throw rolls the change back.
+ *
+ * @example
+ * ```ts
+ * // In a store's changeCredits, inside its transaction, after the write:
+ * if (audit) await appendInTransaction(tx, audit({ before, record }))
+ * ```
  */
 export type CreditAuditWrite = (changed: CreditChangeResult) => readonly AuditEntry[]
 
