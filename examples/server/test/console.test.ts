@@ -214,6 +214,62 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     expect(await listed()).toBeNull()
   })
 
+  it("changes an API key's credits from the page: the new balance shown, and the API's; a refusal in plain words", async () => {
+    const keys = `/api/v1/projects/${projectId}/api-keys`
+    const asDeveloper = { 'x-developer-key': developerKey, 'content-type': 'application/json' }
+    const created = await api(keys, {
+      method: 'POST',
+      headers: asDeveloper,
+      body: JSON.stringify({ name: 'metered', remaining: 100 }),
+    })
+    expect(created.status).toBe(201)
+    const { id } = await created.json()
+    const balance = async () => {
+      const listed = (await (await api(keys, { headers: asDeveloper })).json()).keys as {
+        id: string
+        remaining: number | null
+      }[]
+      return listed.find((key) => key.id === id)!.remaining
+    }
+    await page.reload()
+    const row = page.locator('tr', { hasText: 'metered' })
+    await expect.poll(() => row.textContent()).toContain('Credits100')
+
+    await page.getByRole('button', { name: 'Change the credits of metered' }).click()
+    await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Add credits' })
+    await page.getByLabel('Credits', { exact: true }).fill('50')
+    await record('credits')
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await page.getByRole('status').filter({ hasText: 'Credits of' }).waitFor()
+    expect(await page.getByRole('status').textContent()).toMatch(/^Credits of ak_.{5}\.\.\.: 150\.$/)
+    await expect.poll(() => row.textContent()).toContain('Credits150')
+    expect(await balance()).toBe(150)
+
+    // A subtraction below zero: the server's refusal, in the dialog, and nothing changes.
+    await page.getByRole('button', { name: 'Change the credits of metered' }).click()
+    await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Subtract credits' })
+    await page.getByLabel('Credits', { exact: true }).fill('1000')
+    await page.getByRole('button', { name: 'Subtract', exact: true }).click()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Cannot subtract 1000 credits: the key holds 150.' })
+      .waitFor()
+    // A refill day out of range names its field.
+    await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Set the balance' })
+    await page.getByLabel('New balance').fill('500')
+    await page.getByLabel('Refill rule').selectOption({ label: 'Monthly, on a day of the month' })
+    await page.getByLabel('Refill up to (credits)').fill('500')
+    await page.getByLabel(/^Day of the month/).fill('32')
+    await page.getByRole('button', { name: 'Set balance', exact: true }).click()
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Refill day: Input should be less than or equal to 31.' })
+      .waitFor()
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    expect(await balance()).toBe(150)
+    expect(await row.textContent()).toContain('Credits150')
+  })
+
   it('deletes a project only once its name is typed, and its keys stop working', async () => {
     const created = await api('/api/v1/projects', {
       method: 'POST',
@@ -271,6 +327,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     )
     expect(rows.some((row) => row.includes('Key revoked') && row.includes(prefix))).toBe(true)
     expect(rows.some((row) => row.includes('Signed in to the console'))).toBe(true)
+    expect(rows.some((row) => row.includes('Credits changed: 100 → 150') && row.includes(prefix))).toBe(true)
     expect(rows.at(-1)).toContain('Developer registered')
     expect(rows.join('\n')).not.toContain(developerKey)
     await record('audit')

@@ -28,6 +28,7 @@ export {
   auditRecordFromJson,
   auditRecordToJson,
   auditRowHash,
+  type CreditAuditWrite,
   canonicalJson,
   chainAuditEntries,
   verifyAuditChain,

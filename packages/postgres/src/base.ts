@@ -5,6 +5,7 @@ import {
   type AuditQuery,
   type AuditRecord,
   type AuditWrite,
+  type CreditAuditWrite,
   type CreditChange,
   type CreditChangeResult,
   type CreditLease,
@@ -499,8 +500,14 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   // Rare (an operator's change): a transaction with the row locked, the rule computed by core's
-  // `refilled` and `changedCredits`, then one write. A refused change writes nothing.
-  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+  // `refilled` and `changedCredits`, then one write, and its audit rows in the same transaction.
+  // A refused change, or a failed append, writes nothing.
+  async changeCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: CreditAuditWrite,
+  ): Promise<CreditChangeResult | null> {
     if (!UUID.test(id)) return null
     const changed = this.#db.transaction(async (tx) => {
       const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
@@ -508,7 +515,9 @@ export class PostgresKeyStore implements KeyStore {
       const before = refilled(creditState(current), now)
       const after = changedCredits(before, change, now)
       const record = firstRecord(await run(tx, this.#sql.writeCredits, [id, ...creditValues(after)]))
-      return record && { before, record }
+      if (!record) return null
+      if (audit) await appendAuditIn(tx, this.#auditSql, audit({ before, record }))
+      return { before, record }
     })
     return changed.then((result) => {
       if (result) this.#wrote(result.record)

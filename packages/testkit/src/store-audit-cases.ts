@@ -1,4 +1,4 @@
-import { type AuditContext, type AuditWrite, createKeyward } from '@keyward/core'
+import { type AuditContext, type AuditWrite, type CreditAuditWrite, createKeyward } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
 import { recordFor } from './store-record.js'
@@ -10,6 +10,9 @@ const NOT_AUDITING = 'the store keeps no audit log (appendAudit is optional)'
 
 // An audit that cannot be written: the fault between a change and its audit row.
 const failing: AuditWrite = () => {
+  throw new Error('injected: the audit row cannot be written')
+}
+const failingCredits: CreditAuditWrite = () => {
   throw new Error('injected: the audit row cannot be written')
 }
 
@@ -141,6 +144,21 @@ export function auditCases(make: () => Promise<StoreHarness>): void {
     await refused(() =>
       store.rollKey(kept.id, replacement, new Date(Date.now() + 60_000), new Date(), failing),
     )
+    if (store.changeCredits) {
+      await refused(() =>
+        store.changeCredits!(kept.id, { op: 'set', remaining: 5 }, new Date(), failingCredits),
+      )
+      const metered = await store.insertKey({
+        ...(await recordFor(undefined, 'project', owner)),
+        remaining: 10,
+        refill: null,
+        refilledAt: null,
+      })
+      await refused(() =>
+        store.changeCredits!(metered.id, { op: 'add', amount: 5 }, new Date(), failingCredits),
+      )
+      expect(await store.findKeyById(metered.id)).toEqual(metered)
+    }
     await refused(() => store.deactivateKeys([kept.id], 'leaked', failing))
     if (store.deactivateOwnerKeys) {
       await refused(() => store.deactivateOwnerKeys!({ type: 'project', id: owner }, failing))
@@ -150,6 +168,72 @@ export function auditCases(make: () => Promise<StoreHarness>): void {
     // The owner was not closed: it still gets keys.
     await store.insertKey(await recordFor(undefined, 'project', owner))
     expect(await store.auditChainHead()).toEqual(head)
+  })
+
+  it("records each change of a key's credits: the actor, the balance before and after, the refill when it changed", async (context) => {
+    const harness = await make()
+    const { store } = harness
+    if (!store.appendAudit || !store.changeCredits) return context.skip(NOT_AUDITING)
+    const developerId = uniqueOwner('dev')
+    const projectId = uniqueOwner('proj')
+    const keyward = createKeyward({ store, projectOwner: (id) => (id === projectId ? developerId : null) })
+    const by: AuditContext = {
+      actor: { type: 'developer', developerId, keyPrefix: 'ak_Cr3d1' },
+      clientAddress: '198.51.100.7',
+      requestId: 'req-credits-1',
+    }
+    const issued = await keyward.issueProjectKey(projectId, { remaining: 10 }, by)
+    const id = issued.record.id
+    const prefix = issued.record.keyPrefix
+    const monthly = { amount: 500, interval: 'monthly', day: 1 } as const
+    await keyward.changeCredits(id, { op: 'add', amount: 5 }, by)
+    await keyward.changeCredits(id, { op: 'subtract', amount: 3 }, by)
+    await keyward.changeCredits(id, { op: 'set', remaining: 100, refill: monthly }, by)
+    await keyward.changeCredits(id, { op: 'set', remaining: null }) // by the system
+    // A refused change (below zero) appends nothing.
+    const head = await store.auditChainHead!()
+    await keyward.changeCredits(id, { op: 'set', remaining: 1 }, by)
+    await expect(keyward.changeCredits(id, { op: 'subtract', amount: 2 }, by)).rejects.toMatchObject({
+      status: 422,
+    })
+    expect((await store.auditChainHead!()).seq).toBe(head.seq + 1)
+
+    const { records } = await keyward.listAudit(developerId, { projectId, limit: 20 })
+    const rows = records.filter((row) => row.action === 'key.credits_changed').reverse()
+    const common = { targetType: 'key', targetId: id, developerId, projectId }
+    expect(rows.map(({ actor, before, after }) => ({ actor, before, after }))).toEqual([
+      {
+        actor: by.actor,
+        before: { key_prefix: prefix, remaining: 10 },
+        after: { key_prefix: prefix, remaining: 15, op: 'add', amount: 5 },
+      },
+      {
+        actor: by.actor,
+        before: { key_prefix: prefix, remaining: 15 },
+        after: { key_prefix: prefix, remaining: 12, op: 'subtract', amount: 3 },
+      },
+      {
+        actor: by.actor,
+        before: { key_prefix: prefix, remaining: 12, refill: null },
+        after: { key_prefix: prefix, remaining: 100, refill: monthly, op: 'set', amount: 100 },
+      },
+      {
+        actor: { type: 'system' },
+        before: { key_prefix: prefix, remaining: 100, refill: monthly },
+        after: { key_prefix: prefix, remaining: null, refill: null, op: 'set', amount: null },
+      },
+      {
+        actor: by.actor,
+        before: { key_prefix: prefix, remaining: null },
+        after: { key_prefix: prefix, remaining: 1, op: 'set', amount: 1 },
+      },
+    ])
+    for (const row of rows) expect(row).toMatchObject(common)
+    expect(rows[0]).toMatchObject({ clientAddress: '198.51.100.7', requestId: 'req-credits-1' })
+    const text = JSON.stringify([rows, (await harness.readRawAudit?.()) ?? []])
+    expect(text).not.toContain(issued.key.slice(8))
+    expect(text).not.toContain(issued.record.hash)
+    expect(await keyward.verifyAudit()).toMatchObject({ ok: true })
   })
 
   it('concurrent writes append one chain: every seq once, in order, each row linked to the one before', async (context) => {

@@ -74,6 +74,47 @@ describeBackends('the audit log (%s)', (backend) => {
     expect([bad.status, bad.body.detail[0].type]).toEqual([422, 'less_than_equal'])
   })
 
+  it("records a change of a key's credits by the developer, and rolls it back when its row fails", async () => {
+    const { projectId } = await t.project('Metered')
+    const keys = `/api/v1/projects/${projectId}/api-keys`
+    const created = await t.call('POST', keys, { headers: dev(), body: { remaining: 10 } })
+    expect(created.status).toBe(201)
+    const credits = `${keys}/${created.body.id}/credits`
+    const added = await t.call('POST', credits, {
+      headers: dev({ 'x-request-id': 'credits-1' }),
+      body: { op: 'add', amount: 5 },
+      address: '198.51.100.21',
+    })
+    expect([added.status, added.body.remaining]).toEqual([200, 15])
+    const [row] = (await audit(`?project_id=${projectId}`)).filter((e) => e.action === 'key.credits_changed')
+    const prefix = created.body.key_prefix
+    expect(row).toMatchObject({
+      actor: { type: 'developer', developer_id: t.developerId, key_prefix: t.developerKey.slice(0, 8) },
+      client_address: '198.51.100.21',
+      request_id: 'credits-1',
+      target: { type: 'key', id: created.body.id },
+      before: { key_prefix: prefix, remaining: 10 },
+      after: { key_prefix: prefix, remaining: 15, op: 'add', amount: 5 },
+    })
+
+    const schema = `"${t.store.schema}"`
+    await t.store.query(`CREATE FUNCTION ${schema}.fail_credits_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'key.credits_changed' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
+    await t.store.query(`CREATE TRIGGER fail_credits_audit BEFORE INSERT ON ${schema}.audit_log
+      FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_credits_audit()`)
+    try {
+      const refused = await t.call('POST', credits, { headers: dev(), body: { op: 'set', amount: 1000 } })
+      expect([refused.status, refused.body.detail[0].type]).toEqual([503, 'store_unavailable'])
+    } finally {
+      await t.store.query(`DROP TRIGGER fail_credits_audit ON ${schema}.audit_log`)
+    }
+    const listed = await t.call('GET', keys, { headers: dev() })
+    expect(listed.body.keys.find((k: Json) => k.id === created.body.id)).toMatchObject({ remaining: 15 })
+    const rows = (await audit(`?project_id=${projectId}`)).filter((e) => e.action === 'key.credits_changed')
+    expect(rows).toHaveLength(1)
+    expect(await createKeyward({ store: t.store }).verifyAudit()).toMatchObject({ ok: true })
+  })
+
   it('a project deletion whose audit row fails is rolled back: the project and its keys stay', async () => {
     const { projectId, apiKey } = await t.project('Kept')
     const schema = `"${t.store.schema}"`

@@ -56,4 +56,25 @@ describe('keyward keys credits', () => {
     const unknown = await cli.run('keys', 'credits', crypto.randomUUID(), '--add', '1', ...STORE)
     expect(unknown.code).toBe(EXIT.failed)
   })
+
+  it('records each change as an audit row by the operator, shown by keyward audit list', async () => {
+    const cli = harness({ env: { KEYWARD_OPERATOR: 'alice' } })
+    const { record } = await cli.keyward().issueProjectKey('proj_1', { remaining: 10 })
+    expect((await cli.run('keys', 'credits', record.id, '--add', '5', ...STORE)).code).toBe(EXIT.ok)
+    expect((await cli.run('keys', 'credits', record.id, '--subtract', '99', ...STORE)).code).toBe(EXIT.usage)
+    const listed = await cli.run('audit', 'list', '--json', ...STORE)
+    const rows = JSON.parse(listed.stdout).entries.filter(
+      (e: { action: string }) => e.action === 'key.credits_changed',
+    )
+    expect(rows).toEqual([
+      expect.objectContaining({
+        actor: { type: 'operator', name: 'alice' },
+        target: { type: 'key', id: record.id },
+        before: { key_prefix: record.keyPrefix, remaining: 10 },
+        after: { key_prefix: record.keyPrefix, remaining: 15, op: 'add', amount: 5 },
+      }),
+    ])
+    const text = await cli.run('audit', 'list', ...STORE)
+    expect(text.stdout.split('\n')[1]).toContain('key.credits_changed')
+  })
 })

@@ -3,6 +3,7 @@
 import {
   type ApiKeyInfo,
   type AuditEntry,
+  type ChangeCreditsBody,
   type CreateApiKeyBody,
   type CreatedApiKey,
   type CreatedDeveloperKey,
@@ -15,7 +16,15 @@ import {
   type SetKeyExpiryBody,
 } from '@keyward/client'
 
-export type { ApiKeyInfo, AuditEntry, CreatedApiKey, CreatedDeveloperKey, DeveloperKeyInfo, Project }
+export type {
+  ApiKeyInfo,
+  AuditEntry,
+  ChangeCreditsBody,
+  CreatedApiKey,
+  CreatedDeveloperKey,
+  DeveloperKeyInfo,
+  Project,
+}
 
 /** A key as lists show it, of either kind. */
 export type KeyInfo = (ApiKeyInfo | DeveloperKeyInfo) & { revoked_reason?: string | null }
@@ -38,12 +47,13 @@ export interface Page<T> {
   readonly next: string | null
 }
 
-/** A refusal of the server: its status, `type` and message. */
+/** A refusal of the server: its status, `type`, message, and where the error is (`loc`). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly type: string,
     message: string,
+    readonly loc: readonly (string | number)[] = [],
   ) {
     super(message)
   }
@@ -64,6 +74,7 @@ function refusal(failure: unknown): ApiError {
           failure.status,
           failure.detail[0]?.type ?? 'http_error',
           failure.detail[0]?.msg ?? failure.message,
+          failure.detail[0]?.loc ?? [],
         )
       : failure instanceof ApiError
         ? failure
@@ -146,6 +157,8 @@ export interface KeyCalls {
   activate(keyId: string): Promise<KeyInfo>
   roll(keyId: string, graceSeconds: number): Promise<RolledKey>
   setExpiry(keyId: string, body: ExpiryBody): Promise<KeyInfo>
+  /** Sets, adds to or subtracts from an API key's credits (API keys only). */
+  changeCredits?(keyId: string, body: ChangeCreditsBody): Promise<KeyInfo>
 }
 
 const creation = (name: string, expiresInDays?: number) => ({
@@ -178,6 +191,7 @@ export const projectKeys = (projectId: string): KeyCalls => ({
   activate: (keyId) => call(() => client.apiKeys.activate(projectId, keyId)),
   roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),
   setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
+  changeCredits: (keyId, body) => call(() => client.apiKeys.changeCredits(projectId, keyId, body)),
 })
 
 /** The signed-in developer's audit log, newest first. */

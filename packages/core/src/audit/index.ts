@@ -24,4 +24,5 @@ export {
   type AuditTargetType,
   type AuditValues,
   type AuditWrite,
+  type CreditAuditWrite,
 } from './types.js'

@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../store/types.js'
+import type { CreditChangeResult, KeyRecord } from '../store/types.js'
 
 /**
  * Who made a change the audit log records: a developer (through the API or the console, named by
@@ -61,6 +61,7 @@ export type AuditAction =
   | 'key.activated'
   | 'key.expiry_set'
   | 'key.policies_set'
+  | 'key.credits_changed'
   | 'project.created'
   | 'project.deleted'
   | 'developer.registered'
@@ -76,6 +77,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'key.activated',
   'key.expiry_set',
   'key.policies_set',
+  'key.credits_changed',
   'project.created',
   'project.deleted',
   'developer.registered',
@@ -146,6 +148,19 @@ export interface AuditChainHead {
  * cannot commit without them. A throw rolls the change back.
  */
 export type AuditWrite = (written: readonly KeyRecord[]) => readonly AuditEntry[]
+
+/**
+ * The audit rows of a change of a key's credits (`changeCredits`): the store calls it with the
+ * credits before the change, as it read them under its lock (after a due refill), and the record
+ * after, and appends its rows in the same transaction. A throw rolls the change back.
+ *
+ * @example
+ * ```ts
+ * // In a store's changeCredits, inside its transaction, after the write:
+ * if (audit) await appendInTransaction(tx, audit({ before, record }))
+ * ```
+ */
+export type CreditAuditWrite = (changed: CreditChangeResult) => readonly AuditEntry[]
 
 /** What {@link KeyStore.listAudit} is asked for: one developer's rows, newest first. */
 export interface AuditQuery {

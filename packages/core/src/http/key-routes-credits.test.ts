@@ -50,13 +50,34 @@ describe('key routes: credits of API keys', () => {
     [
       'a refill day of 0',
       { op: 'set', amount: 5, refill: { amount: 5, interval: 'monthly', day: 0 } },
-      ['body', 'refill'],
+      ['body', 'refill', 'day'],
     ],
     [
       'a refill day of 32',
       { op: 'set', amount: 5, refill: { amount: 5, interval: 'monthly', day: 32 } },
-      ['body', 'refill'],
+      ['body', 'refill', 'day'],
     ],
+    [
+      'a refill amount of 0',
+      { op: 'set', amount: 5, refill: { amount: 0, interval: 'daily' } },
+      ['body', 'refill', 'amount'],
+    ],
+    [
+      'an unknown refill interval',
+      { op: 'set', amount: 5, refill: { amount: 5, interval: 'weekly' } },
+      ['body', 'refill', 'interval'],
+    ],
+    [
+      'a refill without interval',
+      { op: 'set', amount: 5, refill: { amount: 5 } },
+      ['body', 'refill', 'interval'],
+    ],
+    [
+      'a daily refill with a day',
+      { op: 'set', amount: 5, refill: { amount: 5, interval: 'daily', day: 3 } },
+      ['body', 'refill', 'day'],
+    ],
+    ['a refill that is no object', { op: 'set', amount: 5, refill: 'monthly' }, ['body', 'refill']],
     ['a refill with add', { op: 'add', amount: 5, refill: null }, ['body', 'refill']],
   ])('answers %s with 422 in the error format and changes nothing', async (_, body, loc) => {
     const { call, d1 } = await world()
@@ -70,6 +91,56 @@ describe('key routes: credits of API keys', () => {
     expect(answer.json.detail[0].loc).toEqual(loc)
     const listed = await call('GET', API, { key: d1 })
     expect(listed.json.keys[0]).toMatchObject({ remaining: 10, refill: null })
+  })
+
+  it.each([
+    ['a day of 0', { amount: 5, interval: 'monthly', day: 0 }, 'day', 'greater_than_equal'],
+    ['a day of 32', { amount: 5, interval: 'monthly', day: 32 }, 'day', 'less_than_equal'],
+    ['a day of 1.5', { amount: 5, interval: 'monthly', day: 1.5 }, 'day', 'int_type'],
+    ['an amount of 0', { amount: 0, interval: 'daily' }, 'amount', 'greater_than_equal'],
+    ['no amount', { interval: 'daily' }, 'amount', 'missing'],
+    ['an unknown interval', { amount: 5, interval: 'hourly' }, 'interval', 'value_error'],
+  ])('locates a refill with %s at its field, at creation and in a change', async (_, refill, field, type) => {
+    const { call, d1 } = await world()
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: 5, refill }) })
+    expect([created.status, created.json.detail]).toEqual([
+      422,
+      [{ loc: ['body', 'refill', field], msg: expect.any(String), type }],
+    ])
+    const plain = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: 5 }) })
+    const changed = await call('POST', `${API}/${plain.json.id}/credits`, {
+      key: d1,
+      body: JSON.stringify({ op: 'set', amount: 7, refill }),
+    })
+    expect([changed.status, changed.json.detail[0].loc, changed.json.detail[0].type]).toEqual([
+      422,
+      ['body', 'refill', field],
+      type,
+    ])
+    const listed = await call('GET', API, { key: d1 })
+    expect(listed.json.keys).toHaveLength(1) // the refused creation made no key
+    expect(listed.json.keys[0]).toMatchObject({ remaining: 5, refill: null })
+  })
+
+  it('names the choices of an unknown op or interval in plain words', async () => {
+    const { call, d1 } = await world()
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ remaining: 5 }) })
+    const credits = `${API}/${created.json.id}/credits`
+    const op = await call('POST', credits, { key: d1, body: JSON.stringify({ op: 'multiply', amount: 2 }) })
+    expect(op.json.detail[0]).toEqual({
+      loc: ['body', 'op'],
+      msg: 'Input should be "set", "add" or "subtract".',
+      type: 'value_error',
+    })
+    const interval = await call('POST', credits, {
+      key: d1,
+      body: JSON.stringify({ op: 'set', amount: 5, refill: { amount: 5, interval: 'weekly' } }),
+    })
+    expect(interval.json.detail[0]).toEqual({
+      loc: ['body', 'refill', 'interval'],
+      msg: 'Input should be "daily" or "monthly".',
+      type: 'value_error',
+    })
   })
 
   it('refuses bad credits at creation with 422, and another developer with 403', async () => {

@@ -269,12 +269,12 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   }
 
   // One atomic change of an API key's credits: the body checked (422 names the field), then the
-  // service's change (a subtraction below zero is 422 too, and changes nothing).
-  async function changeCredits(request: KeywardRequest, ownerId: string) {
-    const record = await ownKey(request, 'project', ownerId)
+  // service's change (a subtraction below zero is 422 too, and changes nothing) with its audit row.
+  async function changeCredits(request: KeywardRequest, auth: DeveloperAuth) {
+    const record = await ownKey(request, 'project', auth.projectId!)
     const value = checkBody(ChangeCreditsBodySchema, await body(request))
     const change = checkCreditChange(value)
-    const updated = await keyward.changeCredits(record.id, change)
+    const updated = await keyward.changeCredits(record.id, change, auditContext(keyward, request, auth))
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
   }
@@ -363,9 +363,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       listPage(request, { type: 'project', id: auth.projectId! }),
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
-    route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, (request, auth) =>
-      changeCredits(request, auth.projectId!),
-    ),
+    route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   // Mounted when the service counts usage and its store can read it back.

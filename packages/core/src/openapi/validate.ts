@@ -56,12 +56,40 @@ function nullableMember(schema: TSchema): TSchema | undefined {
   return members.find((member) => member.type !== 'null')
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+// The strings of a union of string literals (`Type.Union([Type.Literal('a'), ...])`), else `undefined`.
+function literalsOf(schema: TSchema): readonly string[] | undefined {
+  const members = schema.anyOf as TSchema[] | undefined
+  if (!members?.every((member) => typeof member.const === 'string')) return undefined
+  return members.map((member) => member.const as string)
+}
+
+// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+function choices(values: readonly string[]): string {
+  const quoted = values.map((value) => `"${value}"`)
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`
+}
+
 function checkField(schema: TSchema, value: unknown, loc: readonly string[]): void {
   if (checkNameField(schema, value, loc)) return
   const member = nullableMember(schema)
   if (member) {
     if (value !== null) checkField(member, value, loc)
     return
+  }
+  // An object's fields are checked as a body's are, each error located at its own field
+  // (`["body", "refill", "day"]`, not `["body", "refill"]`).
+  if (schema.type === 'object' && schema.properties && isObject(value)) {
+    checkBody(schema as TObject, value, loc)
+    return
+  }
+  // One of a few strings (`"daily"` or `"monthly"`): the error names them.
+  const literals = literalsOf(schema)
+  if (literals) {
+    if (literals.includes(value as string)) return
+    throw new KeywardError(ErrorType.valueError, `Input should be ${choices(literals)}.`, loc)
   }
   // A list's entries are the key service's to check: it locates a faulty one by its index.
   if (schema.type === 'array') {

@@ -8,7 +8,9 @@ import type {
   AuditRecord,
   AuditValues,
   AuditWrite,
+  CreditAuditWrite,
 } from '../audit/types.js'
+import type { CreditChange } from '../credits/model.js'
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 
@@ -111,6 +113,50 @@ export class AuditRows {
         return [entry]
       }),
     ]
+  }
+
+  /**
+   * The row of a change of a key's credits (`key.credits_changed`): `remaining` before and after
+   * (before: as the store read it under its lock, after a due refill), `refill` too when it
+   * changed, and the change asked for (`op`, `amount`). `undefined` when the store does not audit.
+   */
+  credits(
+    change: CreditChange,
+    context: AuditContext | undefined,
+    developerOf: (record: KeyRecord) => string | null,
+  ): CreditAuditWrite | undefined {
+    if (!this.on) return undefined
+    const at = this.now()
+    const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
+    const asked =
+      change.op === 'set' ? { op: 'set', amount: change.remaining } : { op: change.op, amount: change.amount }
+    return ({ before, record }) => {
+      const after = { remaining: record.remaining ?? null, refill: record.refill ?? null }
+      const refillChanged = canonicalJson(before.refill) !== canonicalJson(after.refill)
+      const entry = this.event(
+        {
+          action: 'key.credits_changed',
+          targetType: 'key',
+          targetId: record.id,
+          developerId: developerOf(record),
+          projectId: record.ownerType === 'project' ? record.ownerId : null,
+          before: {
+            key_prefix: record.keyPrefix,
+            remaining: before.remaining,
+            ...(refillChanged ? { refill: before.refill } : {}),
+          },
+          after: {
+            key_prefix: record.keyPrefix,
+            remaining: after.remaining,
+            ...(refillChanged ? { refill: after.refill } : {}),
+            ...asked,
+          },
+        },
+        context,
+        at,
+      )
+      return [...alongside, entry]
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/types.js'
 import { checkCreditChange, checkNewCredits } from '../credits/checks.js'
 import { type CreditChange, type CreditRefill, refillPeriodStart } from '../credits/model.js'
 import type { CreditSpender } from '../credits/spender.js'
@@ -5,6 +6,7 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
+import type { AuditRows } from './audit.js'
 import type { KeywardEvent } from './events.js'
 
 /** The credit fields of a new key's record. */
@@ -47,12 +49,23 @@ export interface CreditChangerDeps {
   readonly emit: (event: KeywardEvent) => void
   readonly wrote: (hash: string) => void
   readonly spender: CreditSpender
+  readonly auditRows: AuditRows
+  readonly developersOf: (
+    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
+  ) => Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null>
 }
 
-/** @internal The service's `changeCredits`: checks the change, applies it atomically in the store, reports it. */
+/**
+ * @internal The service's `changeCredits`: checks the change, applies it atomically in the store
+ * with its audit row, reports it.
+ */
 export function creditChanger(deps: CreditChangerDeps) {
-  const { store, storeCall, now, emit, wrote, spender } = deps
-  return async function changeCredits(id: string, given: CreditChange): Promise<KeyRecord | null> {
+  const { store, storeCall, now, emit, wrote, spender, auditRows, developersOf } = deps
+  return async function changeCredits(
+    id: string,
+    given: CreditChange,
+    context?: AuditContext,
+  ): Promise<KeyRecord | null> {
     if (!store.changeCredits) {
       throw new TypeError("This key store cannot change a key's credits (no `changeCredits`).")
     }
@@ -70,12 +83,13 @@ export function creditChanger(deps: CreditChangerDeps) {
     if (!current) return null
     if (current.ownerType !== 'project')
       newKeyCredits('developer', change.op === 'set' ? change.remaining : 1, null, now())
-    const changed = await storeCall('changeCredits', () => store.changeCredits!(id, change, now())).finally(
-      () => {
-        wrote(current.hash)
-        spender.forget(id)
-      },
-    )
+    const audited = auditRows.credits(change, context, await developersOf([current]))
+    const changed = await storeCall('changeCredits', () =>
+      store.changeCredits!(id, change, now(), audited),
+    ).finally(() => {
+      wrote(current.hash)
+      spender.forget(id)
+    })
     if (!changed) return null
     const { before, record } = changed
     emit({

@@ -112,8 +112,9 @@ export interface Keyward {
    * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
    * less; nothing changes). They act on the stored balance: credits that processes leased are
    * spent already from the key's viewpoint. Reports `key.credits_changed` with the balance before
-   * and after. `null` if there is no such key. Throws a `TypeError` when the store does not
-   * implement `changeCredits`.
+   * and after, and, with an auditing store, appends the audit row `key.credits_changed` (by
+   * `context`) in the same transaction. `null` if there is no such key. Throws a `TypeError` when
+   * the store does not implement `changeCredits`.
    *
    * @example
    * ```ts
@@ -121,7 +122,7 @@ export interface Keyward {
    * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
    * ```
    */
-  changeCredits(id: string, change: CreditChange): Promise<KeyRecord | null>
+  changeCredits(id: string, change: CreditChange, context?: AuditContext): Promise<KeyRecord | null>
   /**
    * @internal The ref of an API key with credits, to spend them with {@link Keyward.spendCredits};
    * `undefined` for a key without credits.
@@ -1107,7 +1108,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     rotationPeriodDays,
     permissions: rules.declared,
     setKeyPolicies,
-    changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender }),
+    changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender, auditRows, developersOf }),
     creditRef: (record) => {
       const { projectKey } = projectAuth(record)
       return MeteredKeyRef.balanceOf(projectKey) === undefined ? undefined : projectKey

@@ -7,6 +7,7 @@ import {
   type AuditQuery,
   type AuditRecord,
   type AuditWrite,
+  type CreditAuditWrite,
 } from '../audit/types.js'
 import { type CreditChange, changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
@@ -192,17 +193,26 @@ export class MemoryKeyStore implements KeyStore {
     this.#write(withCredits(current, { ...creditState(current), remaining: current.remaining + amount }))
   }
 
-  async changeCredits(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null> {
+  // Nothing awaits between reading the balance and writing it; the audit rows are built before
+  // the write (a throw writes nothing) and queued at once, as `#commit` does.
+  async changeCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: CreditAuditWrite,
+  ): Promise<CreditChangeResult | null> {
     const current = this.#records.get(id)
     if (!current) return null
     const before = refilled(creditState(current), now)
     const after = changedCredits(before, change, now)
     const updated = withCredits(current, after)
+    const entries = audit?.({ before, record: complete(updated) }) ?? []
     // Whether the key has a limit is what verifications read: that change goes on the feed.
     const record =
       (before.remaining === null) !== (after.remaining === null)
         ? this.#replace(updated)
         : this.#write(updated)
+    if (entries.length > 0) await this.appendAudit(entries)
     return { before, record }
   }
 

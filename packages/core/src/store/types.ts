@@ -5,6 +5,7 @@ import type {
   AuditQuery,
   AuditRecord,
   AuditWrite,
+  CreditAuditWrite,
 } from '../audit/types.js'
 import type { CreditChange, CreditRefill, CreditState } from '../credits/model.js'
 import type { KeyKind } from '../key/format.js'
@@ -272,14 +273,20 @@ export interface KeyStore {
    * holds less, and changes nothing. `add` and `subtract` on a key without a limit throw
    * `creditsUnlimitedError`. A change from unlimited to limited, or back, is a change the feed
    * reports (verifications must start or stop spending); a change of the balance is not.
-   * `null` if there is no such key.
+   * `null` if there is no such key. With `audit` (an auditing store), its rows are appended in
+   * the same transaction: a failed append changes nothing.
    *
    * @example
    * ```ts
    * const { before, record } = (await store.changeCredits?.(keyId, { op: 'add', amount: 500 }, new Date()))!
    * ```
    */
-  changeCredits?(id: string, change: CreditChange, now: Date): Promise<CreditChangeResult | null>
+  changeCredits?(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: CreditAuditWrite,
+  ): Promise<CreditChangeResult | null>
   /**
    * Rolls a key, atomically: only if the record `id` still counts against the limit at `now`
    * (`countsAgainstLimit`) and has the owner of `replacement`, inserts `replacement`

@@ -9,6 +9,21 @@ const withCredits =
     return get(ROUTES.project('proj-1'), apiKey(key))
   }
 
+/** A change of the credits of a new API key of proj-1 holding 10 credits. */
+const changeOf = (body: unknown) => async (w: ConformanceWorld) => {
+  const { record } = await w.keyward.issueProjectKey('proj-1', { remaining: 10 })
+  return post(`${API_KEYS('proj-1')}/${record.id}/credits`, w.keys.d1, JSON.stringify(body))
+}
+
+// A faulty field of a refill rule, where it is given, and the error that names it.
+const REFILL_ERRORS: readonly [string, Record<string, unknown>, string, string][] = [
+  ['a day of 0', { amount: 5, interval: 'monthly', day: 0 }, 'day', 'greater_than_equal'],
+  ['a day of 32', { amount: 5, interval: 'monthly', day: 32 }, 'day', 'less_than_equal'],
+  ['an amount of 0', { amount: 0, interval: 'daily' }, 'amount', 'greater_than_equal'],
+  ['an unknown interval', { amount: 5, interval: 'weekly' }, 'interval', 'value_error'],
+  ['no interval', { amount: 5 }, 'interval', 'missing'],
+]
+
 /** Credits of API keys on every adapter: the guard spends them last, and says what is left. */
 export const creditCases: readonly HttpCase[] = [
   {
@@ -53,4 +68,16 @@ export const creditCases: readonly HttpCase[] = [
       'Cannot subtract 4 credits: the key holds 3.',
     ),
   },
+  ...REFILL_ERRORS.flatMap(([what, refill, field, type]): HttpCase[] => [
+    {
+      name: `credits: a refill with ${what} is 422 at its field, at creation`,
+      request: (w) => post(API_KEYS('proj-1'), w.keys.d1, JSON.stringify({ remaining: 5, refill })),
+      expect: error(422, type, ['body', 'refill', field]),
+    },
+    {
+      name: `credits: a refill with ${what} is 422 at its field, in POST api-keys/{key_id}/credits`,
+      request: changeOf({ op: 'set', amount: 5, refill }),
+      expect: error(422, type, ['body', 'refill', field]),
+    },
+  ]),
 ]

@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'preact/hooks'
 import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo } from '../api'
 import { keyStatus, when } from '../format'
+import { CreditsDialog, creditsText } from './Credits'
 import { Dialog, DialogButtons } from './Dialog'
 import { IssuedKey } from './IssuedKey'
 import { Message } from './Message'
@@ -15,7 +16,7 @@ const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
   { seconds: 30 * 86_400, label: '30 days' },
 ]
 
-type Action = { kind: 'roll' | 'expiry'; key: KeyInfo } | undefined
+type Action = { kind: 'roll' | 'expiry' | 'credits'; key: KeyInfo } | undefined
 
 /** What a refusal means to the reader: the server's message, or a plainer one for known cases. */
 function explain(error: unknown, limitMessage: string): string {
@@ -31,7 +32,7 @@ function instantOf(local: string): string | null {
 
 /**
  * The keys of one owner: a paged table, creation with the new key shown once, and revoke,
- * re-activate, roll and expiry on each key.
+ * re-activate, roll and expiry on each key; credits on each API key (with `calls.changeCredits`).
  */
 export function KeyManager({
   calls,
@@ -196,6 +197,16 @@ export function KeyManager({
                           Expiry…
                         </button>
                       ) : null}
+                      {key.active && calls.changeCredits && 'project_id' in key ? (
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Change the credits of ${label}`}
+                          onClick={() => setAction({ kind: 'credits', key })}
+                        >
+                          Credits…
+                        </button>
+                      ) : null}
                     </div>
                   </td>
                 </tr>
@@ -242,6 +253,18 @@ export function KeyManager({
               )
             })
           }
+        />
+      ) : null}
+      {action?.kind === 'credits' && calls.changeCredits ? (
+        <CreditsDialog
+          keyInfo={action.key}
+          change={(body) => calls.changeCredits!(action.key.id, body)}
+          onClose={() => setAction(undefined)}
+          onChanged={(updated) => {
+            replace(updated)
+            setAction(undefined)
+            setInfo(`Credits of ${updated.display}: ${creditsText(updated)}.`)
+          }}
         />
       ) : null}
     </div>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { ApiError, type KeyInfo, type KeyPolicies } from '../api'
+import { creditsText } from './Credits'
 
 /** Entries of a list typed as text: one per line or comma-separated, blanks dropped. */
 const entries = (text: string) =>
@@ -95,13 +96,4 @@ export function PolicyCell({ keyInfo }: { keyInfo: KeyInfo }) {
       </dl>
     </td>
   )
-}
-
-/** An API key's credits in a few words: `1500, refills to 2000 monthly on day 1`, or `unlimited`. */
-function creditsText(keyInfo: KeyInfo): string {
-  if (!('project_id' in keyInfo) || keyInfo.remaining == null) return 'unlimited'
-  const refill = keyInfo.refill
-  if (!refill) return String(keyInfo.remaining)
-  const when = refill.interval === 'daily' ? 'daily' : `monthly on day ${refill.day ?? 1}`
-  return `${keyInfo.remaining}, refills to ${refill.amount} ${when}`
 }

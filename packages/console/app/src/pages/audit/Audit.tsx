@@ -13,11 +13,22 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'key.activated': 'Key re-activated',
   'key.expiry_set': 'Expiry set',
   'key.policies_set': 'Policies changed',
+  'key.credits_changed': 'Credits changed',
   'project.created': 'Project created',
   'project.deleted': 'Project deleted',
   'developer.registered': 'Developer registered',
   'console.signed_in': 'Signed in to the console',
   'console.signed_out': 'Signed out of the console',
+}
+
+// A balance as a row keeps it: a number, or `null` for unlimited.
+const balance = (value: unknown) => (typeof value === 'number' ? value.toLocaleString('en-US') : 'unlimited')
+
+/** What a row's action says, with a change of credits' balance before and after. */
+function action(entry: AuditEntry): string {
+  const words = ACTIONS[entry.action] ?? entry.action
+  if (entry.action !== 'key.credits_changed' || !entry.before || !entry.after) return words
+  return `${words}: ${balance(entry.before.remaining)} → ${balance(entry.after.remaining)}`
 }
 
 /** Who made a change: a developer by the prefix of their key, or the operator, a scan, the system. */
@@ -79,7 +90,7 @@ export function Audit() {
                 <td data-label="When">
                   <time dateTime={entry.at}>{when(entry.at)}</time>
                 </td>
-                <td data-label="Action">{ACTIONS[entry.action] ?? entry.action}</td>
+                <td data-label="Action">{action(entry)}</td>
                 <td data-label="Actor" class="mono">
                   {actor(entry)}
                 </td>
