@@ -13,6 +13,7 @@ import {
   type RolledApiKey,
   type RolledDeveloperKey,
   type SetKeyExpiryBody,
+  type UpdateApiKeyBody,
 } from '@keyward/client'
 
 export type { ApiKeyInfo, AuditEntry, CreatedApiKey, CreatedDeveloperKey, DeveloperKeyInfo, Project }
@@ -138,6 +139,9 @@ export type ExpiryBody = SetKeyExpiryBody
 /** An API key's access policies, as creation takes them. */
 export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
 
+/** A change of an API key's access policies: a field left out stays, `null` removes it. */
+export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
+
 /** The calls of one kind of key. */
 export interface KeyCalls {
   list(cursor: string | null): Promise<Page<KeyInfo>>
@@ -146,6 +150,8 @@ export interface KeyCalls {
   activate(keyId: string): Promise<KeyInfo>
   roll(keyId: string, graceSeconds: number): Promise<RolledKey>
   setExpiry(keyId: string, body: ExpiryBody): Promise<KeyInfo>
+  /** Changes an API key's access policies (API keys only). */
+  updatePolicies?(keyId: string, change: PolicyChange): Promise<KeyInfo>
 }
 
 const creation = (name: string, expiresInDays?: number) => ({
@@ -178,6 +184,7 @@ export const projectKeys = (projectId: string): KeyCalls => ({
   activate: (keyId) => call(() => client.apiKeys.activate(projectId, keyId)),
   roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),
   setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
+  updatePolicies: (keyId, change) => call(() => client.apiKeys.update(projectId, keyId, change)),
 })
 
 /** The signed-in developer's audit log, newest first. */
