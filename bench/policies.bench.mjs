@@ -26,6 +26,11 @@ const v4Last = Array.from({ length: 256 }, (_, i) => `10.99.${i}.7`)
 const v4None = Array.from({ length: 256 }, (_, i) => `11.99.${i}.7`)
 const v4MappedLast = v4Last.map((address) => `::ffff:${address}`)
 const v6Out = Array.from({ length: 256 }, (_, i) => `2001:db9:${i.toString(16)}::1`)
+// The longest an address is: an IPv6 address in full form, 39 characters, outside every entry.
+const v6FullOut = Array.from(
+  { length: 256 },
+  (_, i) => `2001:0db9:${i.toString(16).padStart(4, '0')}:0000:0000:0000:0000:0001`,
+)
 const lastPermission = { allOf: [permissions[49]] }
 const threePermissions = { allOf: [permissions[0], permissions[25], permissions[49]] }
 const anyLast = { anyOf: ['resource49:action'] }
@@ -52,6 +57,10 @@ const results = await measure([
     fn: (i) => check(v4Key.record, v4MappedLast[i & 255]),
   },
   { name: 'IP, 100 IPv6 ranges, no match (full scan)', fn: (i) => check(v6Key.record, v6Out[i & 255]) },
+  {
+    name: 'IP, 100 IPv6 ranges, full-form 39-character client, no match',
+    fn: (i) => check(v6Key.record, v6FullOut[i & 255]),
+  },
   {
     name: 'IP, 50 + 50 mixed, IPv4-mapped client, no match',
     fn: (i) => check(mixedKey.record, v4Mapped[i & 255]),

@@ -29,6 +29,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   let page: Page
   let developerKey: string
   let base: string
+  /** The key created with access policies, whose policies are edited after. */
+  let fencedKey: string
   const violations = new Map<string, string[]>()
   const cspErrors: string[] = []
 
@@ -177,6 +179,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByLabel(/^Metadata/).fill('{"plan": "pro"}')
     await page.getByRole('button', { name: 'Create API key' }).click()
     const key = await shownKey()
+    fencedKey = key
     await page.getByRole('button', { name: 'I have stored it' }).click()
     const row = page.locator('tr', { hasText: 'fenced' })
     await expect.poll(() => row.textContent()).toContain('198.51.100.0/24, 2001:db8::/32')
@@ -193,6 +196,53 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByLabel(/^IP allowlist/).fill('10.0.0.1/8')
     await page.getByRole('button', { name: 'Create API key' }).click()
     await page.getByRole('alert').filter({ hasText: 'host bits are set' }).waitFor()
+  })
+
+  it("edits a key's policies after its creation: only what is edited changes, and the server applies it", async () => {
+    const row = page.locator('tr', { hasText: 'fenced' })
+    const listed = async () => {
+      const response = await api(`/api/v1/projects/${projectId}/api-keys`, {
+        headers: { 'x-developer-key': developerKey },
+      })
+      const keys = (await response.json()).keys as { name: string; [field: string]: unknown }[]
+      return keys.find((key) => key.name === 'fenced')!
+    }
+    const before = await listed()
+    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    const dialog = page.getByRole('dialog', { name: /^Policies of / })
+    // The fields hold the key's policies.
+    expect(await dialog.getByLabel(/^IP allowlist/).inputValue()).toBe('198.51.100.0/24\n2001:db8::/32')
+    expect(await dialog.getByLabel(/^Permissions/).inputValue()).toBe('generations:write')
+    expect(await dialog.getByLabel(/^Metadata/).inputValue()).toBe('{"plan":"pro"}')
+    await record('key-policies-edit')
+    // The test talks to the server from loopback: an allowlist of it admits the key.
+    await dialog.getByLabel(/^IP allowlist/).fill('127.0.0.0/8\n::1')
+    await dialog.getByLabel(/^Metadata/).fill('')
+    await dialog.getByRole('button', { name: 'Save policies' }).click()
+    await page.getByRole('status').filter({ hasText: 'Updated the policies of' }).waitFor()
+    await expect.poll(() => row.textContent()).toContain('127.0.0.0/8, ::1')
+    expect(await row.textContent()).not.toContain('{"plan":"pro"}')
+    expect(await listed()).toEqual({
+      ...before,
+      ip_allowlist: ['127.0.0.0/8', '::1'],
+      metadata: null,
+      permissions: ['generations:write'], // not edited: kept
+    })
+    const admitted = await accessToken(projectId, fencedKey)
+    expect(admitted.status).toBe(201)
+
+    // Emptying the permissions gives every permission; a bad entry is refused, changing nothing.
+    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    await dialog.getByLabel(/^Permissions/).fill('')
+    await dialog.getByRole('button', { name: 'Save policies' }).click()
+    await page.getByRole('status').filter({ hasText: 'Updated the policies of' }).waitFor()
+    expect((await listed()).permissions).toBeNull()
+    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    await dialog.getByLabel(/^IP allowlist/).fill('10.0.0.1/8')
+    await dialog.getByRole('button', { name: 'Save policies' }).click()
+    await page.getByText(/host bits are set/).waitFor()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await listed()).ip_allowlist).toEqual(['127.0.0.0/8', '::1'])
   })
 
   it("sets and clears a key's expiry from the page", async () => {

@@ -135,7 +135,10 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Create a generation in the token's project; the body is any JSON object. */
+        /**
+         * Create a generation in the token's project; the body is any JSON object.
+         * Requires the permission `generations:write` of the API key that obtained the token, checked at each request against its current permissions and IP allowlist: a key without it is answered 403 `permission_denied`.
+         */
         readonly post: operations["createGeneration"];
         readonly delete?: never;
         readonly options?: never;
@@ -153,7 +156,10 @@ export interface paths {
         readonly get?: never;
         readonly put?: never;
         readonly post?: never;
-        /** Delete a generation of the token's project. */
+        /**
+         * Delete a generation of the token's project.
+         * Requires the permission `generations:delete` of the API key that obtained the token, checked at each request against its current permissions and IP allowlist: a key without it is answered 403 `permission_denied`.
+         */
         readonly delete: operations["deleteGeneration"];
         readonly options?: never;
         readonly head?: never;

@@ -211,15 +211,19 @@ export const requireProject = (
 
 /**
  * Requires an active API key (`X-API-Key`) on a route without a project in its path: of any
- * project, or with `project` of that one. `req.keyward.projectId` says whose key it is.
+ * project, or with `project` of that one. `req.keyward.projectId` says whose key it is. `M`
+ * types the key's metadata (`req.keyward.metadata`): a promise you make, not a check.
  *
  * @example
  * ```ts
  * app.get('/reports', requireKey(keyward), (req, res) => res.json({ project: req.keyward.projectId }))
+ * app.get('/plan', requireKey<{ plan: string }>(keyward), (req, res) => res.json(req.keyward.metadata?.plan))
  * ```
  */
-export const requireKey = (keyward: Keyward, options?: ApiKeyGuardOptions): KeywardMiddleware<ProjectAuth> =>
-  protect<ProjectAuth>(apiKeyGuard(keyward, options))
+export const requireKey = <M extends KeyMetadata = KeyMetadata>(
+  keyward: Keyward,
+  options?: ApiKeyGuardOptions,
+): KeywardMiddleware<ProjectAuth<M>> => protect<ProjectAuth<M>>(apiKeyGuard<M>(keyward, options))
 
 /**
  * {@link requireProject} with the key's metadata typed `M` (`req.keyward.metadata`). The type is
@@ -238,16 +242,17 @@ export const requireProjectWithMetadata = <M extends KeyMetadata>(
 
 /**
  * Requires both keys: the owner's developer key and an API key of the request's `:project_id`.
+ * `M` types the API key's metadata (`req.keyward.metadata`).
  *
  * @example
  * ```ts
  * app.delete('/api/v1/projects/:project_id', requireElevated(keyward), handler)
  * ```
  */
-export const requireElevated = (
+export const requireElevated = <M extends KeyMetadata = KeyMetadata>(
   keyward: Keyward,
   options?: ProjectGuardOptions,
-): KeywardMiddleware<ElevatedAuth> => protect<ElevatedAuth>(elevatedGuard(keyward, options))
+): KeywardMiddleware<ElevatedAuth<M>> => protect<ElevatedAuth<M>>(elevatedGuard<M>(keyward, options))
 
 /**
  * Requires `Authorization: Bearer <token>`, verified by your `verify`.

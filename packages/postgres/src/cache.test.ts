@@ -63,6 +63,51 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     await until(async () => (await outcome(b, key)) === 'accepted', 15_000)
   })
 
+  it('strict revocation: once setKeyPolicies narrowing a key returns in one service, another refuses it at once', async () => {
+    const schema = uniqueSchema()
+    // Two processes' services: a pool, a change feed with fences, a cache of their own each.
+    const strict = async () => {
+      const store = await createPgKeyStore(
+        { connectionString: PG_URL as string, poolConfig: { max: 3 } },
+        { schema, strictRevocation: { boundMs: 250 }, changeFeed: { reconnectMinMs: 20 } },
+      )
+      stores.push(store)
+      return createKeyward({ store, cache: {}, permissions: ['reports:read', 'reports:write'] })
+    }
+    const a = await strict()
+    const b = await strict()
+    const { key, record } = await a.issueProjectKey('proj-1', {
+      permissions: ['reports:read', 'reports:write'],
+    })
+    const needing = (permission: string, address = '203.0.113.9') =>
+      b.authenticate({ projectKey: key, address }, { ...project, permissions: { allOf: [permission] } }).then(
+        () => 'accepted',
+        (error: { type: string }) => error.type,
+      )
+    // b caches the key (arranging may wait; what follows the change may not).
+    await until(
+      async () => (await needing('reports:write')) === 'accepted' && b.cacheStats()?.entries === 1,
+      15_000,
+    )
+    const { hits } = b.cacheStats()!
+    expect(await needing('reports:write')).toBe('accepted')
+    expect(b.cacheStats()?.hits).toBe(hits + 1) // from b's cache
+
+    await a.setKeyPolicies(record.id, { permissions: ['reports:read'] })
+    // Right after the acknowledgement, with no waiting: b heard it, or reads the primary.
+    expect(await needing('reports:write')).toBe(ErrorType.permissionDenied)
+    expect(await needing('reports:read')).toBe('accepted')
+
+    // A narrower IP allowlist is acknowledged the same way.
+    await until(
+      async () => (await needing('reports:read')) === 'accepted' && b.cacheStats()?.entries === 1,
+      15_000,
+    )
+    await a.setKeyPolicies(record.id, { ipAllowlist: ['198.51.100.0/24'] })
+    expect(await needing('reports:read')).toBe(ErrorType.ipNotAllowed)
+    expect(await needing('reports:read', '198.51.100.7')).toBe('accepted')
+  })
+
   it('a key rolled with no grace, or revoked as leaked, in one service is refused by another through the feed', async () => {
     const schema = uniqueSchema()
     const a = await service(schema)

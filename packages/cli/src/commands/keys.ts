@@ -18,6 +18,7 @@ import {
 import { type Command, type CommandContext, idArgument, ownerOption, stringOption } from '../command.js'
 import { CliError, EXIT, type ExitCode, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
+import { namingMaxLifetime, serviceOptions } from './policies.js'
 
 const OWNER_LABEL = { developer: 'developer', project: 'project' } as const
 
@@ -135,7 +136,8 @@ export const expireCommand: Command = {
     'Sets the expiry of the key with this id, a developer key or an API key: --at a time (ISO 8601 ' +
     'with an offset, e.g. 2027-01-31T00:00:00Z, in the future), --in-days N (1 to 3650), or --never. ' +
     'Every server process refuses the key once it has expired, as after a revocation. A rolled key ' +
-    'keeps the end of its grace window (key_rolled), and an expired key stays expired (key_expired).',
+    'keeps the end of its grace window (key_rolled), and an expired key stays expired (key_expired). ' +
+    "With KEYWARD_MAX_API_KEY_LIFETIME_DAYS set, an API key's expiry (from its creation) must be within it.",
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [
     { flags: '--at <time>', help: 'when the key expires: ISO 8601 with an offset, in the future' },
@@ -149,15 +151,17 @@ export const expireCommand: Command = {
     const change = expiryChange(context)
     return context.withKeyward(async (keyward) => {
       const updated = await keyward.setKeyExpiry(keyId, change).catch((error: unknown) => {
-        // The time was checked as the API checks it: what is left of a 422 is the option's fault.
-        if (isKeywardError(error) && error.status === 422) throw usageError(error.msg)
+        // The time was checked as the API checks it: what is left of a 422 is the option's fault
+        // (or beyond the maximum lifetime of KEYWARD_MAX_API_KEY_LIFETIME_DAYS, which it names).
+        const refused = namingMaxLifetime(error)
+        if (isKeywardError(refused) && refused.status === 422) throw usageError(refused.msg)
         throw error
       })
       if (!updated) throw new CliError('not_found', `No key with id ${printable(keyId)}.`, EXIT.failed)
       const when = updated.expiresAt ? `expires ${timestamp(updated.expiresAt)}` : 'never expires'
       context.print(`Key ${updated.id} (${describe(updated)}) ${when}.`, listed(keyward, updated))
       return EXIT.ok
-    })
+    }, serviceOptions(context))
   },
 }
 
@@ -243,7 +247,9 @@ export const rollCommand: Command = {
   description:
     'Issues a new key for the same owner, with the same name and lifetime, and prints it in full, this ' +
     'once. The old key keeps working for the grace window (default 86400 seconds, at most 604800; 0 stops ' +
-    "it at once), then expires. Watch the old key's USED time in keyward keys list, then revoke it.",
+    "it at once), then expires. Watch the old key's USED time in keyward keys list, then revoke it. " +
+    "An API key's permissions must be among KEYWARD_PERMISSIONS and its lifetime within " +
+    'KEYWARD_MAX_API_KEY_LIFETIME_DAYS (when set), as the server has them.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [
     { flags: '--grace-seconds <n>', help: 'how long the old key keeps working, 0 to 604800 (default 86400)' },
@@ -259,8 +265,16 @@ export const rollCommand: Command = {
     }
     return context.withKeyward(async (keyward) => {
       const current = await keyward.findKey(keyId)
+      // The roll checks the key's permissions against the declared ones and its lifetime
+      // against the maximum: both as the server has them (KEYWARD_PERMISSIONS,
+      // KEYWARD_MAX_API_KEY_LIFETIME_DAYS).
       const rolled =
-        current && (await keyward.rollKey(keyId, grace === undefined ? {} : { graceSeconds: Number(grace) }))
+        current &&
+        (await keyward
+          .rollKey(keyId, grace === undefined ? {} : { graceSeconds: Number(grace) })
+          .catch((error: unknown) => {
+            throw namingMaxLifetime(error)
+          }))
       if (!current || !rolled)
         throw new CliError('not_found', `No key with id ${printable(keyId)}.`, EXIT.failed)
       const until = rolled.previous.expiresAt ? timestamp(rolled.previous.expiresAt) : '-'
@@ -277,6 +291,6 @@ export const rollCommand: Command = {
         { ...rolledKeyToJson(rolled), notice: ROLL_NOTICE },
       )
       return EXIT.ok
-    })
+    }, serviceOptions(context))
   },
 }

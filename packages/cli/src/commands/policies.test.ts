@@ -1,3 +1,4 @@
+import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '../exit.js'
 import { harness, STORE } from '../test/harness.js'
@@ -142,5 +143,98 @@ describe('keyward keys update', () => {
     ])
     const both = await cli.run('keys', 'update', record.id, '--any-ip', '--ip', '::1', ...STORE)
     expect(both.code).toBe(EXIT.usage)
+  })
+})
+
+describe('keyward keys roll of an API key with permissions', () => {
+  it('rolls it under the declared permissions (KEYWARD_PERMISSIONS), keeping them', async () => {
+    const cli = harness({ env: DECLARED })
+    const keyward = createKeyward({
+      store: new MemoryKeyStore({ records: cli.records, auditLog: cli.auditLog }),
+      permissions: ['reports:read', 'reports:write'],
+    })
+    const { record } = await keyward.issueProjectKey('proj_1', { permissions: ['reports:read'] })
+    const rolled = await cli.run('keys', 'roll', record.id, '--grace-seconds', '0', '--json', ...STORE)
+    expect(rolled.code, rolled.stderr).toBe(EXIT.ok)
+    const next = await cli.keyward().findKey(JSON.parse(rolled.stdout).id)
+    expect(next?.permissions).toEqual(['reports:read'])
+  })
+
+  it('refuses it when the host no longer declares a permission it carries (exit 1, permission_unknown)', async () => {
+    const cli = harness({ env: { KEYWARD_PERMISSIONS: 'reports:write' } })
+    const keyward = createKeyward({
+      store: new MemoryKeyStore({ records: cli.records, auditLog: cli.auditLog }),
+      permissions: ['reports:read'],
+    })
+    const { record } = await keyward.issueProjectKey('proj_1', { permissions: ['reports:read'] })
+    const rolled = await cli.run('keys', 'roll', record.id, '--json', ...STORE)
+    expect([rolled.code, JSON.parse(rolled.stderr).detail[0].type]).toEqual([
+      EXIT.failed,
+      'permission_unknown',
+    ])
+    expect(cli.records.size).toBe(1)
+  })
+})
+
+describe('the maximum lifetime of API keys (KEYWARD_MAX_API_KEY_LIFETIME_DAYS)', () => {
+  const MAX = { KEYWARD_MAX_API_KEY_LIFETIME_DAYS: '30' }
+  const DAY_MS = 86_400_000
+
+  it('keys create: a key without --in-days gets the maximum; one beyond it is a usage error naming the variable', async () => {
+    const cli = harness({ env: MAX })
+    const created = await cli.run('keys', 'create', '--project', 'proj_1', '--json', ...STORE)
+    expect(created.code, created.stderr).toBe(EXIT.ok)
+    const { created_at, expires_at } = JSON.parse(created.stdout)
+    expect(Date.parse(expires_at) - Date.parse(created_at)).toBe(30 * DAY_MS)
+    const within = await cli.run('keys', 'create', '--project', 'proj_1', '--in-days', '30', ...STORE)
+    expect(within.code, within.stderr).toBe(EXIT.ok)
+
+    const beyond = await cli.run('keys', 'create', '--project', 'proj_1', '--in-days', '31', ...STORE)
+    expect(beyond.code).toBe(EXIT.usage)
+    expect(beyond.stderr).toBe(
+      'keyward: --in-days: API keys live at most 30 days here: give an earlier expiry. (KEYWARD_MAX_API_KEY_LIFETIME_DAYS)\n',
+    )
+    expect(cli.records.size).toBe(2)
+  })
+
+  it('keys expire: refuses an expiry beyond the maximum, or none, changing nothing', async () => {
+    const cli = harness({ env: MAX })
+    const { record } = await cli.keyward().issueProjectKey('proj_1', { expiresInDays: 10 })
+    for (const option of [['--in-days', '31'], ['--never']]) {
+      const refused = await cli.run('keys', 'expire', record.id, ...option, '--json', ...STORE)
+      expect(refused.code).toBe(EXIT.usage)
+      expect(JSON.parse(refused.stderr).detail[0].msg).toContain('(KEYWARD_MAX_API_KEY_LIFETIME_DAYS)')
+    }
+    expect((await cli.keyward().findKey(record.id))?.expiresAt).toEqual(record.expiresAt)
+    const within = await cli.run('keys', 'expire', record.id, '--in-days', '20', ...STORE)
+    expect(within.code, within.stderr).toBe(EXIT.ok)
+  })
+
+  it('keys roll: refuses a key that lives longer than the maximum (exit 1, lifetime_exceeded); a key without an expiry rolls to one of the maximum', async () => {
+    const cli = harness({ env: MAX })
+    const long = await cli.keyward().issueProjectKey('proj_1', { expiresInDays: 60 })
+    const refused = await cli.run('keys', 'roll', long.record.id, '--json', ...STORE)
+    expect(JSON.parse(refused.stderr).detail[0]).toMatchObject({
+      type: 'lifetime_exceeded',
+      msg: expect.stringContaining('(KEYWARD_MAX_API_KEY_LIFETIME_DAYS)'),
+    })
+    expect(refused.code).toBe(EXIT.failed)
+    expect((await cli.keyward().findKey(long.record.id))?.active).toBe(true)
+
+    const forever = await cli.keyward().issueProjectKey('proj_1')
+    const rolled = await cli.run('keys', 'roll', forever.record.id, '--json', ...STORE)
+    expect(rolled.code, rolled.stderr).toBe(EXIT.ok)
+    const next = await cli.keyward().findKey(JSON.parse(rolled.stdout).id)
+    expect(next!.expiresAt!.getTime() - next!.createdAt.getTime()).toBe(30 * DAY_MS)
+  })
+
+  it.each(['0', '3651', '30d', '-1'])('a value of %j is a usage error naming the variable', async (value) => {
+    const cli = harness({ env: { KEYWARD_MAX_API_KEY_LIFETIME_DAYS: value } })
+    const result = await cli.run('keys', 'create', '--project', 'proj_1', ...STORE)
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toContain(
+      'KEYWARD_MAX_API_KEY_LIFETIME_DAYS must be a whole number of days, 1 to 3650',
+    )
+    expect(cli.records.size).toBe(0)
   })
 })

@@ -1,4 +1,13 @@
-import { type CreditRefill, isKeywardError, type KeyPolicies, type Keyward, keyToJson } from '@keyward/core'
+import {
+  type CreditRefill,
+  ErrorType,
+  isKeywardError,
+  type KeyPolicies,
+  type Keyward,
+  KeywardError,
+  type KeywardOptions,
+  keyToJson,
+} from '@keyward/core'
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { printable } from '../output.js'
@@ -6,6 +15,9 @@ import { creditsOption, refillOption } from './credits.js'
 
 /** The environment variable that names the permissions the host declares, comma-separated. */
 export const PERMISSIONS_ENV = 'KEYWARD_PERMISSIONS'
+
+/** The environment variable that gives the longest an API key may live, in days (as the reference server reads it). */
+export const MAX_LIFETIME_ENV = 'KEYWARD_MAX_API_KEY_LIFETIME_DAYS'
 
 const POLICY_OPTIONS = [
   {
@@ -84,13 +96,46 @@ async function asUsage<T>(run: () => Promise<T>): Promise<T> {
     return await run()
   } catch (error) {
     if (!isKeywardError(error) || error.status !== 422) throw error
-    const option = OPTION_OF[error.loc[1] ?? ''] ?? 'an option'
-    const index = error.loc[2] === undefined ? '' : ` (value ${Number(error.loc[2]) + 1})`
-    throw usageError(`${option}${index}: ${error.msg}`)
+    const refused = namingMaxLifetime(error) as KeywardError
+    const option = OPTION_OF[refused.loc[1] ?? ''] ?? 'an option'
+    const index = refused.loc[2] === undefined ? '' : ` (value ${Number(refused.loc[2]) + 1})`
+    throw usageError(`${option}${index}: ${refused.msg}`)
   }
 }
 
-const serviceOptions = (context: CommandContext) => ({ permissions: declared(context) })
+// The maximum lifetime of API keys, from the environment as the server reads it; unset: none.
+function maxLifetimeDays(context: CommandContext): number | undefined {
+  const text = context.io.env[MAX_LIFETIME_ENV]?.trim()
+  if (text === undefined || text === '') return undefined
+  const days = /^\d{1,4}$/.test(text) ? Number(text) : Number.NaN
+  if (!(days >= 1 && days <= 3650)) {
+    throw usageError(`${MAX_LIFETIME_ENV} must be a whole number of days, 1 to 3650, got ${printable(text)}.`)
+  }
+  return days
+}
+
+/**
+ * @internal The key service's policies as the host's server has them: the permissions it
+ * declares (`KEYWARD_PERMISSIONS`) and the maximum lifetime of API keys
+ * (`KEYWARD_MAX_API_KEY_LIFETIME_DAYS`). Every command that creates a key or changes its
+ * policies, expiry or keys passes them, so the CLI refuses what the server would.
+ */
+export function serviceOptions(context: CommandContext): Omit<KeywardOptions, 'store'> {
+  const days = maxLifetimeDays(context)
+  return {
+    permissions: declared(context),
+    ...(days === undefined ? {} : { keyPolicies: { project: { maxLifetimeDays: days } } }),
+  }
+}
+
+/**
+ * @internal A `lifetime_exceeded` refusal names the variable that set the maximum, so an
+ * operator knows where it comes from; any other error passes unchanged.
+ */
+export function namingMaxLifetime(error: unknown): unknown {
+  if (!isKeywardError(error) || error.type !== ErrorType.lifetimeExceeded) return error
+  return new KeywardError(error.type, `${error.msg} (${MAX_LIFETIME_ENV})`, error.loc, { cause: error })
+}
 
 const NOT_SHOWN_AGAIN = 'This key will not be shown again: store it now, e.g. as SERVICE_PROJECT_KEY.'
 
@@ -102,7 +147,8 @@ export const createCommand: Command = {
     'Issues an API key of the project and prints it in full, this once. --ip (repeatable) limits the ' +
     'addresses it may be used from; --permission (repeatable) gives it only these permissions, among ' +
     `those the host declares in ${PERMISSIONS_ENV} (comma-separated; without --permission the key ` +
-    'has every permission); --metadata attaches a JSON object handed to the server with the key.',
+    'has every permission); --metadata attaches a JSON object handed to the server with the key. ' +
+    `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server.`,
   arguments: [],
   options: [
     { flags: '--project <id>', help: 'the project the key belongs to' },

@@ -14,6 +14,7 @@ import {
   type RolledApiKey,
   type RolledDeveloperKey,
   type SetKeyExpiryBody,
+  type UpdateApiKeyBody,
 } from '@keyward/client'
 
 export type {
@@ -149,6 +150,9 @@ export type ExpiryBody = SetKeyExpiryBody
 /** An API key's access policies, as creation takes them. */
 export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
 
+/** A change of an API key's access policies: a field left out stays, `null` removes it. */
+export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
+
 /** The calls of one kind of key. */
 export interface KeyCalls {
   list(cursor: string | null): Promise<Page<KeyInfo>>
@@ -159,6 +163,8 @@ export interface KeyCalls {
   setExpiry(keyId: string, body: ExpiryBody): Promise<KeyInfo>
   /** Sets, adds to or subtracts from an API key's credits (API keys only). */
   changeCredits?(keyId: string, body: ChangeCreditsBody): Promise<KeyInfo>
+  /** Changes an API key's access policies (API keys only). */
+  updatePolicies?(keyId: string, change: PolicyChange): Promise<KeyInfo>
 }
 
 const creation = (name: string, expiresInDays?: number) => ({
@@ -192,6 +198,7 @@ export const projectKeys = (projectId: string): KeyCalls => ({
   roll: (keyId, grace) => call(() => client.apiKeys.roll(projectId, keyId, { grace_seconds: grace })),
   setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
   changeCredits: (keyId, body) => call(() => client.apiKeys.changeCredits(projectId, keyId, body)),
+  updatePolicies: (keyId, change) => call(() => client.apiKeys.update(projectId, keyId, change)),
 })
 
 /** The signed-in developer's audit log, newest first. */

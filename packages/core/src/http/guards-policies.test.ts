@@ -1,5 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { describe, expect, expectTypeOf, it } from 'vitest'
+import type { AuditRecord } from '../audit/types.js'
 import type { ProtectionOptions } from '../protection/options.js'
 import type { KeywardEvent } from '../service/events.js'
 import { createKeyward } from '../service/keyward.js'
@@ -242,5 +243,32 @@ describe('key service: policies', () => {
     })
     expect(JSON.stringify(events)).not.toContain('do-not-log')
     expect(await keyward.setKeyPolicies(crypto.randomUUID(), { metadata: null })).toBeNull()
+  })
+
+  it('records in the audit log that metadata was set or changed, and its size, never its content', async () => {
+    const auditLog: AuditRecord[] = []
+    const keyward = createKeyward({ store: new MemoryKeyStore({ auditLog }), permissions: PERMISSIONS })
+    const { record } = await keyward.issueProjectKey('p1', { metadata: { secret: 'do-not-log' } })
+    await keyward.setKeyPolicies(record.id, { metadata: { secret: 'do-not-lxg' } })
+    await keyward.setKeyPolicies(record.id, { permissions: ['reports:read'] })
+    const rolled = await keyward.rollKey(record.id)
+    await keyward.setKeyPolicies(rolled!.record.id, { metadata: null })
+
+    expect(JSON.stringify(auditLog)).not.toContain('do-not-l')
+    const rows = auditLog.map((row) => [row.action, row.before?.metadata, row.after?.metadata])
+    expect(rows).toEqual([
+      ['key.issued', undefined, { redacted: true, bytes: 23 }],
+      // A change of content is a row of the log, though of the same size.
+      ['key.policies_set', { redacted: true, bytes: 23 }, { redacted: true, bytes: 23 }],
+      ['key.policies_set', undefined, undefined],
+      ...rows.slice(3, -1),
+      ['key.policies_set', { redacted: true, bytes: 23 }, null],
+    ])
+    expect(rows.slice(3, -1).some(([action]) => action === 'key.rolled')).toBe(true)
+    for (const [, before, after] of rows.slice(3, -1)) {
+      for (const value of [before, after]) {
+        if (value !== undefined) expect(value).toEqual({ redacted: true, bytes: 23 })
+      }
+    }
   })
 })

@@ -79,6 +79,22 @@ describe('key routes: access policies of API keys', () => {
     expect((await call('GET', API, { key: d1 })).json.keys).toEqual([])
   })
 
+  it('accepts an IP allowlist of exactly 100 entries, at creation and by PATCH (101 is too_long)', async () => {
+    const { call, d1 } = await world({ service, bodyLimit: 16_384 })
+    const hundred = Array.from({ length: 100 }, (_, i) => (i % 2 ? `10.0.${i}.0/24` : `2001:db8:${i}::/48`))
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ ip_allowlist: hundred }) })
+    expect([created.status, created.json.ip_allowlist]).toEqual([201, hundred])
+    const path = `${API}/${created.json.id}`
+    const reversed = [...hundred].reverse()
+    const patched = await call('PATCH', path, { key: d1, body: JSON.stringify({ ip_allowlist: reversed }) })
+    expect([patched.status, patched.json.ip_allowlist]).toEqual([200, reversed])
+    const over = await call('PATCH', path, {
+      key: d1,
+      body: JSON.stringify({ ip_allowlist: [...hundred, '192.0.2.1'] }),
+    })
+    expect(over.json.detail[0]).toMatchObject({ loc: ['body', 'ip_allowlist'], type: 'too_long' })
+  })
+
   it('names the permission that is not declared, and accepts metadata of exactly 4 KB', async () => {
     const { call, d1 } = await world({ service, bodyLimit: 16_384 })
     const refused = await call('POST', API, { key: d1, body: '{"permissions":["admin:all"]}' })

@@ -150,6 +150,19 @@ describe('openApiDocument', () => {
     }
   })
 
+  it('names the permission each generation operation requires, and its refusal', () => {
+    const paths = openApiDocument().paths as Json
+    const generations = '/api/v1/generation/generations-v2'
+    for (const [operation, permission] of [
+      [paths[generations].post, 'generations:write'],
+      [paths[`${generations}/{generation_id}`].delete, 'generations:delete'],
+    ] as const) {
+      expect(operation.description).toContain(`the permission \`${permission}\``)
+      expect(operation.description).toContain('403 `permission_denied`')
+      expect(Object.keys(operation.responses)).toContain('403')
+    }
+  })
+
   it('is plain JSON: what JSON.stringify writes reads back the same', () => {
     const document = openApiDocument()
     expect(JSON.parse(JSON.stringify(document))).toEqual(document)

@@ -189,6 +189,7 @@ function operationObject(op: ApiOperation) {
   return {
     operationId: op.operationId,
     summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
     security: credential.security,
     ...(names.length > 0 ? { parameters: names.map((name) => ref('parameters', name)) } : {}),

@@ -18,6 +18,8 @@ export interface ApiOperation {
   readonly path: string
   readonly operationId: string
   readonly summary: string
+  /** More than the summary: what the operation requires besides its credential. */
+  readonly description?: string
   readonly tag:
     | 'Developer keys'
     | 'Projects'
@@ -186,6 +188,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: GEN,
     operationId: 'createGeneration',
     summary: "Create a generation in the token's project; the body is any JSON object.",
+    description:
+      'Requires the permission `generations:write` of the API key that obtained the token, checked at ' +
+      'each request against its current permissions and IP allowlist: a key without it is answered ' +
+      '403 `permission_denied`.',
     tag: 'Generations',
     credential: 'bearer',
     body: { schema: 'GenerationBody', required: false },
@@ -198,6 +204,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: `${GEN}/{generation_id}`,
     operationId: 'deleteGeneration',
     summary: "Delete a generation of the token's project.",
+    description:
+      'Requires the permission `generations:delete` of the API key that obtained the token, checked at ' +
+      'each request against its current permissions and IP allowlist: a key without it is answered ' +
+      '403 `permission_denied`.',
     tag: 'Generations',
     credential: 'bearer',
     success: { status: 200, schema: 'Deleted' },

@@ -17,7 +17,9 @@ import type { KeyRecord, KeyStore } from '../store/types.js'
 /** @internal The context of a write that names none. */
 export const SYSTEM: AuditContext = { actor: { type: 'system' } }
 
-// A key's fields as the audit log names them: never its hash, only its 8-character prefix.
+const utf8 = new TextEncoder()
+
+// A key's fields as compared between two versions of it: never its hash, only its 8-character prefix.
 const keyFields = (record: KeyRecord): AuditValues => ({
   key_prefix: record.keyPrefix,
   name: record.name,
@@ -29,6 +31,18 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   permissions: record.permissions ?? null,
   metadata: record.metadata ?? null,
 })
+
+/**
+ * The fields as the audit log keeps them: a key's metadata is data of the host's (a
+ * customer id, a plan), and the append-only log never deletes, so it says that the key had
+ * metadata and its size, never its content: `{"redacted": true, "bytes": N}` (N the UTF-8 size
+ * of its canonical JSON), or `null` for none.
+ */
+function auditedFields(values: AuditValues): AuditValues {
+  if (!('metadata' in values) || values.metadata === null || values.metadata === undefined) return values
+  const bytes = utf8.encode(canonicalJson(values.metadata)).length
+  return { ...values, metadata: { redacted: true, bytes } }
+}
 
 // The fields that differ, before and after (compared as canonical JSON: a database may reorder
 // the members of a JSON column).
@@ -101,9 +115,10 @@ export class AuditRows {
             targetId: record.id,
             developerId: developerOf(record),
             projectId: record.ownerType === 'project' ? record.ownerId : null,
-            before: diff ? { key_prefix: record.keyPrefix, ...diff.before } : null,
+            // Compared with the metadata, kept without it.
+            before: diff ? auditedFields({ key_prefix: record.keyPrefix, ...diff.before }) : null,
             after: {
-              ...(diff ? { key_prefix: record.keyPrefix, ...diff.after } : keyFields(record)),
+              ...auditedFields(diff ? { key_prefix: record.keyPrefix, ...diff.after } : keyFields(record)),
               ...extra?.(record),
             },
           },

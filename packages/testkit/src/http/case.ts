@@ -33,6 +33,12 @@ export interface HttpCase {
   readonly name: string
   /** The legacy `dk_` policy of the world it runs in. Default `reject`. */
   readonly policy?: LegacyDeveloperKeyPolicy
+  /**
+   * Runs in a world (legacy policy `reject`) whose API keys live at most
+   * `CONFORMANCE_MAX_LIFETIME_DAYS` days, as under the reference server's
+   * `KEYWARD_MAX_API_KEY_LIFETIME_DAYS`.
+   */
+  readonly maxLifetime?: boolean
   readonly request: (world: ConformanceWorld) => RawRequest | Promise<RawRequest>
   readonly expect: Expectation
 }

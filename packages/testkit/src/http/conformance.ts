@@ -11,7 +11,12 @@ import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { verifyCases } from './verify-cases.js'
-import { type ConformanceApp, type ConformanceWorld, createConformanceWorld } from './world.js'
+import {
+  CONFORMANCE_MAX_LIFETIME_DAYS,
+  type ConformanceApp,
+  type ConformanceWorld,
+  createConformanceWorld,
+} from './world.js'
 
 /** A running server of one adapter. */
 export interface RunningServer {
@@ -172,7 +177,8 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
 
   describe(`HTTP adapter conformance: ${names}`, () => {
     const targets = new Map<string, Target>()
-    const key = (adapter: string, policy: LegacyDeveloperKeyPolicy) => `${adapter}/${policy}`
+    // A world per adapter and legacy policy, and one whose API keys have a maximum lifetime.
+    const key = (adapter: string, world: LegacyDeveloperKeyPolicy | 'max-lifetime') => `${adapter}/${world}`
     // Every answer of a documented operation must match Keyward's OpenAPI document.
     const checker = responseChecker()
     const checked = new Set<string>()
@@ -183,6 +189,13 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
           const world = await createConformanceWorld(policy)
           targets.set(key(adapter.name, policy), { world, server: await adapter.listen(world.app) })
         }
+        const bounded = await createConformanceWorld('reject', undefined, undefined, {
+          project: { maxLifetimeDays: CONFORMANCE_MAX_LIFETIME_DAYS },
+        })
+        targets.set(key(adapter.name, 'max-lifetime'), {
+          world: bounded,
+          server: await adapter.listen(bounded.app),
+        })
       }
     })
     afterAll(async () => {
@@ -204,7 +217,9 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
         for (const adapter of adapters) {
-          const target = targets.get(key(adapter.name, testCase.policy ?? 'reject'))!
+          const target = targets.get(
+            key(adapter.name, testCase.maxLifetime ? 'max-lifetime' : (testCase.policy ?? 'reject')),
+          )!
           const request = await testCase.request(target.world)
           const eventsBefore = target.world.events.length
           const response = await sendRaw(target.server.origin, request)

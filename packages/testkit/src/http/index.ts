@@ -9,6 +9,7 @@ export { type FloodOutcome, sendChunkedFlood, streamChunkedBody } from './flood-
 export { type ResponseCheck, type ResponseChecker, responseChecker } from './openapi-check.js'
 export { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 export {
+  CONFORMANCE_MAX_LIFETIME_DAYS,
   CONFORMANCE_NOW,
   CONFORMANCE_TOKEN,
   type ConformanceApp,

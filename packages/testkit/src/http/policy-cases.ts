@@ -1,6 +1,12 @@
+import { createKeyward } from '@keyward/core'
 import { apiKey, error, get, type HttpCase, ROUTES } from './case.js'
 import { API_KEYS, assert, patch, post } from './endpoint-cases.js'
-import type { ConformanceWorld } from './world.js'
+import {
+  CONFORMANCE_MAX_LIFETIME_DAYS,
+  CONFORMANCE_NOW,
+  CONFORMANCE_PERMISSIONS,
+  type ConformanceWorld,
+} from './world.js'
 
 // The servers listen on 127.0.0.1: a client of the suite comes from there (or ::ffff:127.0.0.1 on
 // a dual-stack socket), so an allowlist of loopback admits it and any other refuses it.
@@ -127,4 +133,101 @@ export const policyCases: readonly HttpCase[] = [
         ),
     },
   },
+  ...lifetimeCases(),
 ]
+
+// The maximum lifetime of API keys (`keyPolicies: { project: { maxLifetimeDays: 30 } }`), in a
+// world that has it: at creation, at a change of expiry and at a roll.
+function lifetimeCases(): HttpCase[] {
+  const max = CONFORMANCE_MAX_LIFETIME_DAYS
+  const inDays = (days: number) => new Date(CONFORMANCE_NOW.getTime() + days * 86_400_000).toISOString()
+  const tooLong = `API keys live at most ${max} days here: give an earlier expiry.`
+  // A key of proj-1 that lives longer than the maximum: issued before the maximum was set.
+  const longLived = (w: ConformanceWorld) =>
+    createKeyward({
+      store: w.keyward.store,
+      now: () => CONFORMANCE_NOW,
+      permissions: CONFORMANCE_PERMISSIONS,
+    })
+      .issueProjectKey('proj-1', { expiresInDays: max * 2 })
+      .then(({ record }) => record)
+  return [
+    {
+      name: 'max lifetime: POST api-keys without an expiry gets the maximum',
+      maxLifetime: true,
+      request: (w) => post(API_KEYS('proj-1'), w.keys.d1, '{"name":"bounded"}'),
+      expect: {
+        status: 201,
+        check: (body) => assert(body.expires_at === inDays(max), `expires in ${max} days`, body),
+      },
+    },
+    {
+      name: 'max lifetime: POST api-keys with expires_in_days beyond it is 422 lifetime_exceeded',
+      maxLifetime: true,
+      request: (w) => post(API_KEYS('proj-1'), w.keys.d1, `{"expires_in_days":${max + 1}}`),
+      expect: error(422, 'lifetime_exceeded', ['body', 'expires_in_days'], tooLong),
+    },
+    {
+      name: 'max lifetime: POST api-keys with expires_at beyond it is 422 lifetime_exceeded',
+      maxLifetime: true,
+      request: (w) => post(API_KEYS('proj-1'), w.keys.d1, `{"expires_at":"${inDays(max + 1)}"}`),
+      expect: error(422, 'lifetime_exceeded', ['body', 'expires_at'], tooLong),
+    },
+    {
+      name: 'max lifetime: PATCH api-keys/{key_id} with an expiry beyond it (from creation) is 422 lifetime_exceeded',
+      maxLifetime: true,
+      request: async (w) => {
+        const { record } = await w.keyward.issueProjectKey('proj-1', { expiresInDays: 10 })
+        return patch(`${API_KEYS('proj-1')}/${record.id}`, w.keys.d1, `{"expires_in_days":${max + 1}}`)
+      },
+      expect: error(422, 'lifetime_exceeded', ['body', 'expires_in_days'], tooLong),
+    },
+    {
+      name: 'max lifetime: PATCH api-keys/{key_id} with expires_at null is 422 lifetime_exceeded',
+      maxLifetime: true,
+      request: async (w) => {
+        const { record } = await w.keyward.issueProjectKey('proj-1', { expiresInDays: 10 })
+        return patch(`${API_KEYS('proj-1')}/${record.id}`, w.keys.d1, '{"expires_at":null}')
+      },
+      expect: error(
+        422,
+        'lifetime_exceeded',
+        ['body', 'expires_at'],
+        'Keys of this owner type have a maximum lifetime here: give an expiry, not null.',
+      ),
+    },
+    {
+      name: 'max lifetime: PATCH api-keys/{key_id} within it sets the expiry',
+      maxLifetime: true,
+      request: async (w) => {
+        const { record } = await w.keyward.issueProjectKey('proj-1', { expiresInDays: 10 })
+        return patch(`${API_KEYS('proj-1')}/${record.id}`, w.keys.d1, `{"expires_in_days":${max}}`)
+      },
+      expect: {
+        status: 200,
+        check: (body) => assert(body.expires_at === inDays(max), `expires in ${max} days`, body),
+      },
+    },
+    {
+      name: 'max lifetime: POST api-keys/{key_id}/roll of a key that lives longer is 422 lifetime_exceeded',
+      maxLifetime: true,
+      request: async (w) => {
+        const record = await longLived(w)
+        return post(`${API_KEYS('proj-1')}/${record.id}/roll`, w.keys.d1, '{"grace_seconds":0}')
+      },
+      expect: error(422, 'lifetime_exceeded', ['path', 'key_id'], tooLong),
+    },
+    {
+      name: 'max lifetime: POST api-keys/{key_id}/roll within it gives the new key the same lifetime',
+      maxLifetime: true,
+      request: async (w) => {
+        const { record } = await w.keyward.issueProjectKey('proj-1', { expiresInDays: 10 })
+        return post(`${API_KEYS('proj-1')}/${record.id}/roll`, w.keys.d1, '{"grace_seconds":0}')
+      },
+      expect: {
+        status: 201,
+        check: (body) => assert(body.expires_at === inDays(10), 'expires in 10 days', body),
+      },
+    },
+  ]
+}

@@ -8,6 +8,7 @@ import {
   type LegacyDeveloperKeyPolicy,
   type ListProjects,
   MemoryKeyStore,
+  type OwnerKeyPolicies,
   type ProjectRecord,
   type ProtectionOptions,
   type VerificationCacheOptions,
@@ -29,6 +30,13 @@ export const CONFORMANCE_NOW = new Date('2025-06-01T12:00:00.000Z')
 
 /** The permissions every world declares; `GET /conformance/projects/:project_id/permitted` requires `reports:read`. */
 export const CONFORMANCE_PERMISSIONS = ['reports:read', 'reports:write']
+
+/**
+ * The maximum lifetime of API keys, in days, in the worlds of the cases that ask for it
+ * (`keyPolicies: { project: { maxLifetimeDays: 30 } }`, as the reference server's
+ * `KEYWARD_MAX_API_KEY_LIFETIME_DAYS=30`).
+ */
+export const CONFORMANCE_MAX_LIFETIME_DAYS = 30
 
 /** A valid bearer token of `proj-1` for the conformance verifier. */
 export const CONFORMANCE_TOKEN = 'tok.proj-1_~+/=='
@@ -63,7 +71,8 @@ export interface ConformanceWorld {
 /**
  * Builds a world. Every adapter gets its own, with the same ids, so error bodies match byte for
  * byte. With `protection`, its service throttles failed verifications and rate-limits keys; with
- * `cache`, it keeps a verification cache.
+ * `cache`, it keeps a verification cache; with `keyPolicies`, its owner types have a maximum
+ * lifetime (the world's own keys are issued under it).
  *
  * @example
  * ```ts
@@ -75,6 +84,7 @@ export async function createConformanceWorld(
   legacy: LegacyDeveloperKeyPolicy,
   protection?: ProtectionOptions,
   cache?: VerificationCacheOptions,
+  keyPolicies?: OwnerKeyPolicies,
 ): Promise<ConformanceWorld> {
   const store = new SwitchableStore()
   const events: KeywardEvent[] = []
@@ -88,6 +98,7 @@ export async function createConformanceWorld(
     permissions: CONFORMANCE_PERMISSIONS,
     ...(protection ? { protection } : {}),
     ...(cache ? { cache } : {}),
+    ...(keyPolicies ? { keyPolicies } : {}),
   })
   for (const [id, developerId] of [
     ['proj-1', 'dev-1'],

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo } from '../api'
+import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, type PolicyChange } from '../api'
 import { keyStatus, when } from '../format'
 import { CreditsDialog, creditsText } from './Credits'
 import { Dialog, DialogButtons } from './Dialog'
@@ -16,7 +16,7 @@ const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
   { seconds: 30 * 86_400, label: '30 days' },
 ]
 
-type Action = { kind: 'roll' | 'expiry' | 'credits'; key: KeyInfo } | undefined
+type Action = { kind: 'roll' | 'expiry' | 'credits' | 'policies'; key: KeyInfo } | undefined
 
 /** What a refusal means to the reader: the server's message, or a plainer one for known cases. */
 function explain(error: unknown, limitMessage: string): string {
@@ -32,7 +32,8 @@ function instantOf(local: string): string | null {
 
 /**
  * The keys of one owner: a paged table, creation with the new key shown once, and revoke,
- * re-activate, roll and expiry on each key; credits on each API key (with `calls.changeCredits`).
+ * re-activate, roll and expiry on each key; credits (with `calls.changeCredits`) and access policies
+ * (with `calls.updatePolicies`) on each API key.
  */
 export function KeyManager({
   calls,
@@ -45,7 +46,7 @@ export function KeyManager({
   noun: string
   limitMessage: string
   currentPrefix?: string
-  /** Whether keys have access policies (API keys): set at creation, shown in the table. */
+  /** Whether keys have access policies (API keys): set at creation, shown in the table, edited. */
   policies?: boolean
 }) {
   const policyFields = usePolicyFields()
@@ -207,6 +208,16 @@ export function KeyManager({
                           Credits…
                         </button>
                       ) : null}
+                      {key.active && policies && calls.updatePolicies ? (
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Edit the policies of ${label}`}
+                          onClick={() => setAction({ kind: 'policies', key })}
+                        >
+                          Policies…
+                        </button>
+                      ) : null}
                     </div>
                   </td>
                 </tr>
@@ -267,7 +278,69 @@ export function KeyManager({
           }}
         />
       ) : null}
+      {action?.kind === 'policies' && calls.updatePolicies ? (
+        <PoliciesDialog
+          keyInfo={action.key}
+          onClose={() => setAction(undefined)}
+          onSave={(change) =>
+            finish(async (key) => {
+              if (Object.keys(change).length === 0) {
+                setInfo(`The policies of ${key.display} are unchanged.`)
+                return
+              }
+              replace(await calls.updatePolicies!(key.id, change))
+              setInfo(`Updated the policies of ${key.display}.`)
+            })
+          }
+          onInvalid={failed}
+        />
+      ) : null}
     </div>
+  )
+}
+
+/**
+ * Edits an API key's IP allowlist, permissions and metadata; only the fields edited are sent.
+ * A refusal of the server shows on the page and the dialog stays open.
+ */
+function PoliciesDialog({
+  keyInfo,
+  onClose,
+  onSave,
+  onInvalid,
+}: {
+  keyInfo: KeyInfo
+  onClose: () => void
+  onSave: (change: PolicyChange) => void
+  onInvalid: (failure: unknown) => void
+}) {
+  const fields = usePolicyFields('edit-key', keyInfo)
+  return (
+    <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault()
+          let change: PolicyChange
+          try {
+            change = fields.changed()
+          } catch (failure) {
+            onInvalid(failure)
+            return
+          }
+          onSave(change)
+        }}
+      >
+        <p>
+          Every server process applies a narrower list or fewer permissions as it applies a revocation. Clear
+          a field to remove its policy.
+        </p>
+        {fields.inputs}
+        <DialogButtons onCancel={onClose}>
+          <button type="submit">Save policies</button>
+        </DialogButtons>
+      </form>
+    </Dialog>
   )
 }
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError, type KeyInfo, type KeyPolicies } from '../api'
+import { ApiError, type KeyInfo, type KeyPolicies, type PolicyChange } from '../api'
 import { creditsText } from './Credits'
 
 /** Entries of a list typed as text: one per line or comma-separated, blanks dropped. */
@@ -9,28 +9,51 @@ const entries = (text: string) =>
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '')
 
+/** An API key's policies as the text of the fields: one entry a line, permissions comma-separated. */
+function policyTexts(keyInfo: KeyInfo | undefined) {
+  if (!keyInfo || !('project_id' in keyInfo)) return { ips: '', permissions: '', metadata: '' }
+  return {
+    ips: keyInfo.ip_allowlist?.join('\n') ?? '',
+    permissions: keyInfo.permissions?.join(', ') ?? '',
+    metadata: keyInfo.metadata ? JSON.stringify(keyInfo.metadata) : '',
+  }
+}
+
 /**
- * The optional policies of a new API key: an IP allowlist, permissions and metadata, as text
- * fields. `read()` gives the body's fields, or throws a 422 for metadata that is not JSON; the
- * server checks the rest and its refusal names the faulty entry.
+ * The policies of an API key as text fields: an IP allowlist, permissions and metadata, those of
+ * `initial` to edit a key's, else empty for a new one. `read()` gives a new key's fields (the
+ * empty ones left out), `changed()` the change of `initial`'s (only the fields edited; an emptied
+ * one is `null`: anywhere, every permission, no metadata). Both throw a 422 for metadata that is
+ * not JSON; the server checks the rest and its refusal names the faulty entry.
  */
-export function usePolicyFields() {
-  const [ips, setIps] = useState('')
-  const [permissions, setPermissions] = useState('')
-  const [metadata, setMetadata] = useState('')
-  const read = (): KeyPolicies => {
-    let parsed: unknown
-    if (metadata.trim() !== '') {
-      try {
-        parsed = JSON.parse(metadata)
-      } catch {
-        throw new ApiError(422, 'json_invalid', 'Metadata should be a JSON object, e.g. {"plan": "pro"}.')
-      }
+export function usePolicyFields(idPrefix = 'new-key', initial?: KeyInfo) {
+  const start = policyTexts(initial)
+  const [ips, setIps] = useState(start.ips)
+  const [permissions, setPermissions] = useState(start.permissions)
+  const [metadata, setMetadata] = useState(start.metadata)
+  const parsedMetadata = (): KeyPolicies['metadata'] | undefined => {
+    if (metadata.trim() === '') return undefined
+    try {
+      return JSON.parse(metadata)
+    } catch {
+      throw new ApiError(422, 'json_invalid', 'Metadata should be a JSON object, e.g. {"plan": "pro"}.')
     }
+  }
+  const read = (): KeyPolicies => {
+    const parsed = parsedMetadata()
     return {
       ...(entries(ips).length > 0 ? { ip_allowlist: entries(ips) } : {}),
       ...(entries(permissions).length > 0 ? { permissions: entries(permissions) } : {}),
-      ...(parsed === undefined ? {} : { metadata: parsed as KeyPolicies['metadata'] }),
+      ...(parsed === undefined ? {} : { metadata: parsed }),
+    }
+  }
+  const changed = (): PolicyChange => {
+    const parsed = parsedMetadata()
+    const listOrNull = (text: string) => (entries(text).length > 0 ? entries(text) : null)
+    return {
+      ...(ips !== start.ips ? { ip_allowlist: listOrNull(ips) } : {}),
+      ...(permissions !== start.permissions ? { permissions: listOrNull(permissions) } : {}),
+      ...(metadata !== start.metadata ? { metadata: parsed ?? null } : {}),
     }
   }
   const clear = () => {
@@ -38,40 +61,43 @@ export function usePolicyFields() {
     setPermissions('')
     setMetadata('')
   }
+  const inputs = (
+    <div class="stack">
+      <label for={`${idPrefix}-ips`}>
+        IP allowlist: addresses or CIDR ranges, one per line (empty: anywhere)
+      </label>
+      <textarea
+        id={`${idPrefix}-ips`}
+        rows={2}
+        value={ips}
+        onInput={(event) => setIps(event.currentTarget.value)}
+        placeholder="203.0.113.0/24"
+      />
+      <label for={`${idPrefix}-permissions`}>Permissions, comma-separated (empty: every permission)</label>
+      <input
+        id={`${idPrefix}-permissions`}
+        value={permissions}
+        onInput={(event) => setPermissions(event.currentTarget.value)}
+        placeholder="generations:write"
+      />
+      <label for={`${idPrefix}-metadata`}>Metadata: a JSON object of at most 4 KB</label>
+      <textarea
+        id={`${idPrefix}-metadata`}
+        rows={2}
+        class="mono"
+        value={metadata}
+        onInput={(event) => setMetadata(event.currentTarget.value)}
+        placeholder='{"plan": "pro"}'
+      />
+    </div>
+  )
   const fields = (
     <details class="policies">
       <summary>Access policies (optional)</summary>
-      <div class="stack">
-        <label for="new-key-ips">
-          IP allowlist: addresses or CIDR ranges, one per line (empty: anywhere)
-        </label>
-        <textarea
-          id="new-key-ips"
-          rows={2}
-          value={ips}
-          onInput={(event) => setIps(event.currentTarget.value)}
-          placeholder="203.0.113.0/24"
-        />
-        <label for="new-key-permissions">Permissions, comma-separated (empty: every permission)</label>
-        <input
-          id="new-key-permissions"
-          value={permissions}
-          onInput={(event) => setPermissions(event.currentTarget.value)}
-          placeholder="generations:write"
-        />
-        <label for="new-key-metadata">Metadata: a JSON object of at most 4 KB</label>
-        <textarea
-          id="new-key-metadata"
-          rows={2}
-          class="mono"
-          value={metadata}
-          onInput={(event) => setMetadata(event.currentTarget.value)}
-          placeholder='{"plan": "pro"}'
-        />
-      </div>
+      {inputs}
     </details>
   )
-  return { fields, read, clear }
+  return { fields, inputs, read, changed, clear }
 }
 
 /** An API key's policies in its row of the table: allowlist, permissions, metadata. */
