@@ -9,8 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { PostgresKeyStore } from './base.js'
 import { ChangeFeedLateError, RevocationUnconfirmedError } from './fences.js'
 import { createPgKeyStore, type PgChangeFeed, pgChangeFeed } from './pg.js'
-import { relayNames } from './redis-relay.js'
+import { RELAY_APPLICATION, relayNames } from './redis-relay.js'
 import { PG_URL, uniqueSchema } from './test/harness.js'
+import { commits, holds, watch } from './test/relay-checks.js'
 import { TcpProxy } from './test/tcp-proxy.js'
 
 const REDIS_URL = process.env.KEYWARD_REDIS_URL
@@ -26,38 +27,6 @@ const until = async (what: string, check: () => boolean | Promise<boolean>, time
 let prefixes = 0
 const uniquePrefix = () => `kw_test_relay:${process.pid}:${Date.now().toString(36)}:${prefixes++}`
 const change = (schema: string, hash: string) => JSON.stringify({ schema, hash, id: 'key_1' })
-
-/**
- * The order of events in this process. A feed of the relay may miss a change when the relay's
- * leader changes, but it then resets (reports `disconnected`, and its cache forgets everything)
- * before it counts as fresh again: it holds a revocation if it heard it, or reset after the
- * revocation's commit returned (the writer's own store reports the change then).
- */
-let clock = 0
-export interface Watched {
-  readonly heard: Set<string>
-  /** When the feed last reported `disconnected`. */
-  lastReset: number
-}
-export const watch = (feed: PgChangeFeed): Watched => {
-  const watched: Watched = { heard: new Set(), lastReset: -1 }
-  feed.subscribe((event) => {
-    if (event.type === 'changed') watched.heard.add(event.hash)
-    if (event.type === 'disconnected') watched.lastReset = ++clock
-  })
-  return watched
-}
-/** When each change was committed, as the writer's store reports it. */
-export const commits = (feed: PgChangeFeed): Map<string, number> => {
-  const committed = new Map<string, number>()
-  feed.subscribe((event) => {
-    if (event.type === 'changed' && !committed.has(event.hash)) committed.set(event.hash, ++clock)
-  })
-  return committed
-}
-/** Whether a feed that counts as fresh now would refuse the key of `hash` (from its cache too). */
-export const holds = (feed: PgChangeFeed, watched: Watched, hash: string, committed: Map<string, number>) =>
-  !feed.connected || watched.heard.has(hash) || watched.lastReset > committed.get(hash)!
 
 describe.skipIf(!PG_URL || !REDIS_URL)('the Redis relay', () => {
   let admin: Redis
@@ -287,6 +256,31 @@ describe.skipIf(!PG_URL || !REDIS_URL)('the Redis relay', () => {
         }
       }
       expect(members.filter((m) => m.feed.connected).length).toBeGreaterThan(0)
+    })
+
+    it("a leader's new connection (a new session) resets every feed, so a change committed in between cannot be missed", async () => {
+      const prefix = uniquePrefix()
+      prefixesMade.push(prefix)
+      const writerStore = await storeOn(prefix)
+      const writer = createKeyward({ store: writerStore })
+      const committed = commits(writerStore.changes as PgChangeFeed)
+      const members = [await feedOn(prefix), await feedOn(prefix)]
+      const feeds = [...members.map((m) => m.feed), writerStore.changes as PgChangeFeed]
+      await until('every feed to be fresh', () => feeds.every((feed) => feed.connected))
+      for (let i = 0; i < 10; i++) {
+        const { record } = await writer.issueProjectKey('relay')
+        await until('the fleet to be fresh', () => members.every((m) => m.feed.connected))
+        // The leader's LISTEN connection ends; it opens another within milliseconds, well inside the
+        // bound, while the revocation commits: the old connection may never deliver it.
+        const ended = adminPg.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+          [RELAY_APPLICATION],
+        )
+        await writer.deactivateKey(record.id)
+        await ended
+        for (const member of members)
+          expect(holds(member.feed, member.watched, record.hash, committed)).toBe(true)
+      }
     })
 
     it('a stalled leader: the fleet goes stale, another takes the lease once it expires, revocations hold', async () => {

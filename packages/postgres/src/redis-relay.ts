@@ -49,6 +49,9 @@ const RELEASE =
 // waiting for the WAL flush (nothing of it must survive a crash).
 const FENCE = "SELECT pg_notify($1, $2), set_config('synchronous_commit', 'off', true)"
 
+/** The `application_name` of the leader's LISTEN connection, unless `clientConfig` names another. */
+export const RELAY_APPLICATION = 'keyward relay'
+
 /** What the relay reports to its feed. */
 export interface RelayHooks {
   /** A change notification's payload, relayed verbatim. */
@@ -103,6 +106,8 @@ export class RedisRelay {
   #subscriber: RelayRedisClient | undefined
   /** Bumped on every reset: epoch reads made before it prove nothing. */
   #generation = 0
+  /** Bumped when a subscription is lost: its confirmation, if it comes late, means nothing. */
+  #subscription = 0
   #subscribed = false
   /** Relay sessions seen on the current subscription since its last reset (oldest first). */
   #sessions: string[] = []
@@ -158,14 +163,16 @@ export class RedisRelay {
     this.#leader = undefined
     this.#subscribed = false
     this.#generation++
+    this.#subscription++
     this.#subscriber?.disconnect()
     this.#command?.disconnect()
   }
 
   #subscribe(subscriber: RelayRedisClient): void {
-    const generation = this.#generation
+    // Not the reads' generation: the first message may be handled before this confirmation is.
+    const subscription = this.#subscription
     subscriber.subscribe(this.#s.names.channel).then(() => {
-      if (this.#closed || generation !== this.#generation) return
+      if (this.#closed || subscription !== this.#subscription) return
       this.#subscribed = true
       this.#read()
     }, noop)
@@ -175,6 +182,7 @@ export class RedisRelay {
   #lost(error: unknown): void {
     const was = this.#subscribed
     this.#subscribed = false
+    this.#subscription++
     this.#reset()
     if (was || this.#sessions.length > 0) this.#s.hooks.reset(error)
     this.#sessions = []
@@ -395,7 +403,12 @@ class RelaySession {
       publisher.on('error', noop)
       publisher.on('close', () => void this.end())
       await publisher.connect()
-      const client = new pg.Client({ keepAlive: true, ...this.s.pgConfig })
+      // Named, so that operators (and tests) can tell the relay's one connection on the primary.
+      const client = new pg.Client({
+        keepAlive: true,
+        application_name: RELAY_APPLICATION,
+        ...this.s.pgConfig,
+      })
       this.#client = client
       this.#ask = serially(client)
       client.on('error', () => void this.end())
