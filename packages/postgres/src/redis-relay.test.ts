@@ -28,6 +28,32 @@ let prefixes = 0
 const uniquePrefix = () => `kw_test_relay:${process.pid}:${Date.now().toString(36)}:${prefixes++}`
 const change = (schema: string, hash: string) => JSON.stringify({ schema, hash, id: 'key_1' })
 
+describe('the Redis relay: options', () => {
+  it('refuses, naming the option, a relay without a bound, without Redis or with a URL of another scheme', () => {
+    const base = { connectionString: 'postgres://u@db/keys', freshnessSource: 'redis' } as const
+    expect(() => pgChangeFeed({ ...base, redis: { url: 'redis://cache:6379' } })).toThrow(
+      new TypeError(
+        "pgChangeFeed: `freshnessSource: 'redis'` needs option `freshnessBoundMs` (strict revocation).",
+      ),
+    )
+    expect(() => pgChangeFeed({ ...base, freshnessBoundMs: 250 })).toThrow(
+      new TypeError("pgChangeFeed: `freshnessSource: 'redis'` needs option `redis` ({ url } or { client })."),
+    )
+    expect(() =>
+      pgChangeFeed({ ...base, freshnessBoundMs: 250, redis: { url: 'http://cache:6379' } }),
+    ).toThrow(new TypeError('pgChangeFeed: option `redis.url` must be a redis:// or rediss:// URL.'))
+    expect(() => pgChangeFeed({ ...base, freshnessBoundMs: 250, redis: { client: {} as never } })).toThrow(
+      new TypeError('pgChangeFeed: option `redis.client` must be an ioredis client.'),
+    )
+    expect(() =>
+      pgChangeFeed({ ...base, freshnessBoundMs: 250, redis: { url: 'redis://cache:6379', prefix: '' } }),
+    ).toThrow(new TypeError('pgChangeFeed: option `redis.prefix` must be a non-empty string.'))
+    expect(() => pgChangeFeed({ ...base, freshnessSource: 'gossip' as never })).toThrow(
+      "pgChangeFeed: option `freshnessSource` must be 'beacon', 'fences' or 'redis', got gossip.",
+    )
+  })
+})
+
 describe.skipIf(!PG_URL || !REDIS_URL)('the Redis relay', () => {
   let admin: Redis
   const cleanups: (() => Promise<unknown>)[] = []

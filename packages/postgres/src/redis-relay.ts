@@ -90,7 +90,7 @@ const noop = () => {}
  * @internal One process's side of the relay: a receiver always, the leader while it holds the lease.
  *
  * Receiver: it subscribes to the relay's channel; once the subscription is confirmed, it reads the
- * epoch (GET) every period, noting the time e on its clock (`fences.sent()`) before the read, which
+ * epoch (GET) once a period (half a period after each heartbeat, or every period while none comes), noting the time e on its clock (`fences.sent()`) before the read, which
  * answers g. A heartbeat of epoch E > g on the subscription comes from a round whose INCR ran after
  * that read, so after e: every change committed before e was published on the channel before that
  * heartbeat (see the leader), and reached this subscription before it, so `fences.received(n)`
@@ -120,6 +120,8 @@ export class RedisRelay {
   #heardAt = Number.NEGATIVE_INFINITY
   #triedLeadAt = Number.NEGATIVE_INFINITY
   #timer: ReturnType<typeof setInterval> | undefined
+  /** The read scheduled after the latest heartbeat. */
+  #next: ReturnType<typeof setTimeout> | undefined
   #leader: RelayLeader | undefined
   #closed = false
 
@@ -159,6 +161,7 @@ export class RedisRelay {
   async close(): Promise<void> {
     this.#closed = true
     clearInterval(this.#timer)
+    clearTimeout(this.#next)
     await this.#leader?.stop()
     this.#leader = undefined
     this.#subscribed = false
@@ -218,6 +221,18 @@ export class RedisRelay {
     if (kind !== 'h' || !Number.isSafeInteger(epoch)) return
     this.#heardAt = this.#now()
     if (epoch > this.#latest) this.#latest = epoch
+    // Heartbeats come every period: read half a period after one, before the next round's INCR,
+    // so that the next heartbeat covers a read about half a period old.
+    if (this.#next === undefined) {
+      this.#next = setTimeout(
+        () => {
+          this.#next = undefined
+          this.#read()
+        },
+        Math.floor(this.#s.everyMs / 2),
+      )
+      this.#next.unref?.()
+    }
     let covered: number | undefined
     while (this.#reads.length > 0 && this.#reads[0]!.epoch < epoch) covered = this.#reads.shift()!.n
     if (covered !== undefined) this.#s.hooks.evidence(this.#s.fences.received(covered))
@@ -254,9 +269,10 @@ export class RedisRelay {
 
   #tick(): void {
     if (this.#closed) return
-    this.#read()
-    // No heartbeat for two periods: perhaps no leader. Try the lease (at most once per four periods).
+    // While heartbeats come, each one schedules the next read; without them, read every period.
     const now = this.#now()
+    if (now - this.#heardAt > this.#s.everyMs) this.#read()
+    // No heartbeat for two periods: perhaps no leader. Try the lease (at most once per four periods).
     const missing = now - this.#heardAt > 2 * this.#s.everyMs
     if (missing && !this.#leader && now - this.#triedLeadAt >= 4 * this.#s.everyMs) {
       this.#triedLeadAt = now
@@ -403,6 +419,7 @@ class RelaySession {
       publisher.on('error', noop)
       publisher.on('close', () => void this.end())
       await publisher.connect()
+      if (this.#ended) return
       // Named, so that operators (and tests) can tell the relay's one connection on the primary.
       const client = new pg.Client({
         keepAlive: true,
@@ -420,7 +437,11 @@ class RelaySession {
       await this.end()
       return
     }
-    if (this.#ended) return
+    // Ended while it connected (its publisher was lost): the client made since is closed too.
+    if (this.#ended) {
+      await this.#client?.end().catch(noop)
+      return
+    }
     this.running = true
     this.#timer = setInterval(() => this.#next(), this.s.everyMs)
     this.#timer.unref?.()

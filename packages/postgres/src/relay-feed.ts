@@ -85,14 +85,16 @@ function connections(
   if (typeof redis.url !== 'string' || !/^rediss?:\/\//.test(redis.url)) {
     throw new TypeError(`${who}: option \`redis.url\` must be a redis:// or rediss:// URL.`)
   }
-  let loaded: Promise<new (url: string, options: Record<string, unknown>) => RelayRedisClient> | undefined
+  type RedisClass = new (url: string, options: Record<string, unknown>) => RelayRedisClient
+  let loaded: Promise<RedisClass> | undefined
   return async (override) => {
     loaded ??= import('ioredis').then(
-      (module) =>
-        ((module as { Redis?: unknown }).Redis ?? module.default) as new (
-          url: string,
-          options: Record<string, unknown>,
-        ) => RelayRedisClient,
+      (module) => ((module as { Redis?: unknown }).Redis ?? module.default) as RedisClass,
+      () => {
+        throw new Error(
+          `${who}: \`freshnessSource: 'redis'\` with \`redis: { url }\` needs the package ioredis (npm install ioredis).`,
+        )
+      },
     )
     const Redis = await loaded
     return new Redis(redis.url, { ...redis.options, ...common, ...override })
