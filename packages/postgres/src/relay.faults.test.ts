@@ -3,12 +3,12 @@
 // feeds with no PostgreSQL connection of their own, one leader: a child process (to be stopped with
 // SIGSTOP, or killed with SIGKILL) or a feed of this process. After every acknowledged revocation,
 // each feed that counts as fresh has heard it or has reset since its commit (its cache forgot
-// everything), while the fleet runs steadily, while the leader is stalled and when it is killed,
+// everything; and a reader's verification cache refuses the key), while the fleet runs steadily, while the leader is stalled and when it is killed,
 // when Redis drops every connection of the fleet, and across a restart of PostgreSQL. Timing is
 // never asserted: waits are polls with generous deadlines.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createKeyward, type Keyward } from '@keyward/core'
+import { createKeyward, ErrorType, type Keyward } from '@keyward/core'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -212,7 +212,33 @@ describe.skipIf(missing)(`a fleet on the Redis relay${missing ? ` (skipped: ${mi
 
   it('a killed leader (SIGKILL): another leads once the lease expires; revocations hold meanwhile', async () => {
     const { fleet, leader } = await fleetOf(20)
-    await revokeAndCheck(fleet, 6, () => leader!.child.kill('SIGKILL'))
+    // A reader with a verification cache on the relay, holding a key in its cache.
+    const readerStore = await createPgKeyStore(
+      { connectionString: cluster.primary.url, poolConfig: { max: 1 } },
+      {
+        schema,
+        strictRevocation: { boundMs: BOUND_MS },
+        changeFeed: { freshnessSource: 'redis', redis: { url: REDIS_URL!, prefix: fleet.prefix } },
+        migrate: false,
+        queryTimeoutMs: 10_000,
+      },
+    )
+    cleanups.push(() => readerStore.close())
+    const reader = createKeyward({ store: readerStore, cache: {} })
+    const { key, record } = await fleet.writer.issueProjectKey('fleet')
+    const verify = () =>
+      reader.authenticate({ projectKey: key }, { scope: 'project', projectId: 'fleet' }).then(
+        () => 'accepted',
+        (error: { type?: string }) => error.type ?? String(error),
+      )
+    await until(
+      'the reader to cache the key',
+      async () => (await verify()) === 'accepted' && reader.cacheStats()!.entries > 0,
+    )
+    leader!.child.kill('SIGKILL')
+    await fleet.writer.deactivateKey(record.id)
+    expect(await verify()).toBe(ErrorType.keyInvalid)
+    await revokeAndCheck(fleet, 6)
     await until('a new leader', () => fleet.feeds().some((feed) => feed.leading))
     await until('the fleet to be fresh again', () => freshShare(fleet) > 0.95, 60_000)
     const shares = await revokeAndCheck(fleet, 4)
