@@ -3,9 +3,10 @@
 // feeds with no PostgreSQL connection of their own, one leader: a child process (to be stopped with
 // SIGSTOP, or killed with SIGKILL) or a feed of this process. After every acknowledged revocation,
 // each feed that counts as fresh has heard it or has reset since its commit (its cache forgot
-// everything; and a reader's verification cache refuses the key), while the fleet runs steadily, while the leader is stalled and when it is killed,
-// when Redis drops every connection of the fleet, and across a restart of PostgreSQL. Timing is
-// never asserted: waits are polls with generous deadlines.
+// everything), and a reader's verification cache refuses the key, while the fleet runs steadily,
+// while the leader is stalled and when it is killed, when Redis drops every connection of the
+// fleet, and across a restart of PostgreSQL. Timing is never asserted: waits are polls with
+// generous deadlines.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createKeyward, ErrorType, type Keyward } from '@keyward/core'
