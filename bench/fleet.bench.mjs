@@ -6,7 +6,7 @@
 // - how much of the time the feeds count as fresh (sampled every 10 ms, every feed);
 // - the write p50 and p99, without and with the fleet;
 // - notifications committed on the primary per second, notifications delivered to the fleet per
-//   second, the fleet's queries per second, and its connections;
+//   second, the fleet's queries per second, and its connections on the primary (the relay's leader's included);
 // - revocation to refusal: from the start of each revocation until each feed refuses the key
 //   (it heard the change, or counts as stale, so its cache would be bypassed), p99 over all.
 //
@@ -14,9 +14,13 @@
 // other machines. FLEET_BENCH_NICE=10 runs it at a lower CPU priority.
 //
 // FLEET_BENCH_MODE=before,after (the default) runs both freshness sources in one run: `before`
-// is every process fencing itself (`freshnessSource: 'fences'`), `after` the shared beacon.
+// is every process fencing itself (`freshnessSource: 'fences'`), `after` the shared beacon;
+// `relay` is the Redis relay (`freshnessSource: 'redis'`, on KEYWARD_REDIS_URL, default
+// redis://127.0.0.1:6379): one leader listens on the primary and the feeds only subscribe. Redis
+// commands sent and messages delivered are counted too.
 // FLEET_BENCH_N (default 25,100,300,500) and FLEET_BENCH_SECONDS (default 8) size the run.
 import { fork } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createKeyward } from '@keyward/core'
@@ -32,11 +36,18 @@ const SECONDS = Number(process.env.FLEET_BENCH_SECONDS ?? 8)
 const WRITE_EVERY_MS = 5
 const REVOKE_EVERY_MS = 400
 const SCHEMA = 'kw_bench_fleet'
-const sourceOf = { before: 'fences', after: 'beacon' }
+const sourceOf = { before: 'fences', after: 'beacon', relay: 'redis' }
+const REDIS_URL = process.env.KEYWARD_REDIS_URL || 'redis://127.0.0.1:6379'
+/** The relay's keys, one prefix per run and size. */
+const relayPrefix = (n) => `keyward_bench_fleet:${process.env.FLEET_BENCH_RUN ?? process.pid}:${n}`
+const feedOptions = (mode, n) =>
+  mode === 'relay'
+    ? { freshnessSource: 'redis', redis: { url: REDIS_URL, prefix: relayPrefix(n) } }
+    : { freshnessSource: sourceOf[mode] }
 
 // What every pg client of a process sends and hears: notifications committed (a fence or a
 // beacon is one `pg_notify` statement), notifications delivered, and queries.
-const counts = { notify: 0, delivered: 0, queries: 0 }
+const counts = { notify: 0, delivered: 0, queries: 0, redisCommands: 0, redisMessages: 0 }
 const { query, emit } = pg.Client.prototype
 pg.Client.prototype.query = function (config, ...rest) {
   counts.queries++
@@ -47,6 +58,25 @@ pg.Client.prototype.query = function (config, ...rest) {
 pg.Client.prototype.emit = function (name, ...rest) {
   if (name === 'notification') counts.delivered++
   return emit.call(this, name, ...rest)
+}
+// The ioredis the package loads (an optional peer dependency of it), when there is one.
+const Redis = (() => {
+  try {
+    return createRequire(fileURLToPath(import.meta.resolve('@keyward/postgres/pg')))('ioredis').Redis
+  } catch {
+    return undefined
+  }
+})()
+if (Redis) {
+  const { sendCommand, emit: redisEmit } = Redis.prototype
+  Redis.prototype.sendCommand = function (...args) {
+    counts.redisCommands++
+    return sendCommand.apply(this, args)
+  }
+  Redis.prototype.emit = function (name, ...rest) {
+    if (name === 'message') counts.redisMessages++
+    return redisEmit.call(this, name, ...rest)
+  }
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -63,7 +93,7 @@ async function fleet({ n, mode, url }) {
       connectionString: url,
       schema: SCHEMA,
       freshnessBoundMs: BOUND_MS,
-      freshnessSource: sourceOf[mode],
+      ...feedOptions(mode, n),
       clientConfig: { application_name: 'fleet' },
     }),
   )
@@ -145,7 +175,7 @@ async function main() {
     return
   }
   for (const mode of MODES) {
-    if (!sourceOf[mode]) throw new Error(`FLEET_BENCH_MODE: expected before and/or after, got ${mode}`)
+    if (!sourceOf[mode]) throw new Error(`FLEET_BENCH_MODE: expected before, after or relay, got ${mode}`)
   }
   const cluster = await ReplicaCluster.start({
     standby: false,
@@ -170,6 +200,12 @@ async function main() {
   } finally {
     await admin.end()
     await cluster.destroy()
+    if (MODES.includes('relay') && Redis) {
+      const redis = new Redis(REDIS_URL)
+      for (const n of SIZES)
+        await redis.del(`${relayPrefix(n)}:relay-leader`, `${relayPrefix(n)}:relay-epoch`)
+      await redis.quit()
+    }
   }
   table(
     [
@@ -182,6 +218,8 @@ async function main() {
       'delivered/s',
       'fleet queries/s',
       'fleet connections',
+      'Redis commands/s',
+      'Redis messages/s',
       'revocation to refusal p99 (max), ms',
       'revocations',
     ],
@@ -192,7 +230,9 @@ async function main() {
       `bound ${BOUND_MS} ms; one row written every ${WRITE_EVERY_MS} ms for ${SECONDS} s without, then with, ` +
       `the fleet; a revocation every ${REVOKE_EVERY_MS} ms. before: every feed fences itself every quarter ` +
       'of the bound; after: one beacon for the database every third of the bound, a probe per feed per beacon, ' +
-      'fences only to acknowledge a revocation.',
+      'fences only to acknowledge a revocation; relay: one leader (a Redis lease) listens on the primary and ' +
+      'relays the changes and a heartbeat every quarter of the bound through Redis, each feed reads the epoch ' +
+      'every quarter of the bound (on a Redis on this machine).',
   )
 }
 
@@ -218,7 +258,11 @@ async function writeLoad(pool, seconds) {
 async function runFleet(admin, url, n, mode) {
   const baseline = await writeLoad(admin, SECONDS)
   const child = fork(fileURLToPath(import.meta.url), {
-    env: { ...process.env, FLEET_BENCH_CHILD: JSON.stringify({ n, mode, url }) },
+    env: {
+      ...process.env,
+      FLEET_BENCH_RUN: String(process.pid),
+      FLEET_BENCH_CHILD: JSON.stringify({ n, mode, url }),
+    },
     stdio: 'inherit',
   })
   if (process.env.FLEET_BENCH_NICE) setPriority(child.pid, Number(process.env.FLEET_BENCH_NICE))
@@ -242,7 +286,7 @@ async function runFleet(admin, url, n, mode) {
     {
       schema: SCHEMA,
       strictRevocation: { boundMs: BOUND_MS },
-      changeFeed: { freshnessSource: sourceOf[mode] },
+      changeFeed: feedOptions(mode, n),
       queryTimeoutMs: 10_000,
     },
   )
@@ -276,7 +320,7 @@ async function runFleet(admin, url, n, mode) {
     const { made, failed } = await revoking
     const [{ connections }] = (
       await admin.query(
-        "SELECT count(*)::int AS connections FROM pg_stat_activity WHERE application_name = 'fleet'",
+        "SELECT count(*)::int AS connections FROM pg_stat_activity WHERE application_name IN ('fleet', 'keyward relay')",
       )
     ).rows
     child.send({ type: 'stop' })
@@ -293,6 +337,8 @@ async function runFleet(admin, url, n, mode) {
       notify: rate('notify'),
       delivered: rate('delivered'),
       queries: rate('queries') - withFleet.length / seconds,
+      redisCommands: rate('redisCommands'),
+      redisMessages: rate('redisMessages'),
       connections,
       refusals: result.refusals,
       unheard: result.unheard,
@@ -322,6 +368,8 @@ function row(r) {
     Math.round(r.delivered),
     Math.round(r.queries),
     r.connections,
+    Math.round(r.redisCommands),
+    Math.round(r.redisMessages),
     `${ms(pct(r.refusals, 99))} (${ms(Math.max(...r.refusals))})`,
     `${r.made}${r.failed ? `, ${r.failed} unconfirmed` : ''}${r.unheard ? `, ${r.unheard} refusals missing` : ''}`,
   ]

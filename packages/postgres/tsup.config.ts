@@ -32,7 +32,7 @@ export default packageBuild({
   ],
   // One copy of the shared code in CJS too, so `PostgresKeyStore` is one class for every entry point.
   splitting: true,
-  external: ['pg', '@electric-sql/pglite', 'postgres', 'drizzle-orm', 'kysely'],
+  external: ['pg', '@electric-sql/pglite', 'postgres', 'drizzle-orm', 'kysely', 'ioredis'],
   esbuildPlugins: [rawText],
   // Ship the schema as files too, for those who apply it with their own tooling.
   onSuccess: async () => {

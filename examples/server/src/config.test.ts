@@ -49,6 +49,7 @@ describe('readConfig', () => {
       KEYWARD_TOKEN_TTL: '60',
       KEYWARD_FAILED_AUTH_PER_MINUTE: '0',
       KEYWARD_REDIS_URL: 'redis://cache:6379/2',
+      KEYWARD_FEED_FRESHNESS: 'redis',
       KEYWARD_TRUSTED_PROXY: 'X-Forwarded-For:2',
       KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
       KEYWARD_CONSOLE_IDLE_MINUTES: '5',
@@ -78,6 +79,7 @@ describe('readConfig', () => {
       secretScanningKeysUrl: 'http://127.0.0.1:8080/keys',
       failedAuthPerMinute: 0,
       redisUrl: 'redis://cache:6379/2',
+      feedFreshness: 'redis',
       trustedProxy: { header: 'x-forwarded-for', hops: 2 },
       consoleIdleMinutes: 5,
       shutdownTimeoutMs: 20_000,
@@ -197,6 +199,39 @@ describe('readConfig', () => {
     )
     expect(readConfig({ KEYWARD_REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380')
     expect(readConfig({ KEYWARD_PG_URL: 'postgresql://u@db/keys' }).pgUrl).toBe('postgresql://u@db/keys')
+  })
+
+  it("takes the change feed's freshness from fences, the beacon or a Redis relay, under strict revocation only", () => {
+    const pgUrl = 'postgres://u@db/keys'
+    expect(readConfig({ KEYWARD_PG_URL: pgUrl }).feedFreshness).toBeUndefined()
+    expect(readConfig({ KEYWARD_PG_URL: pgUrl, KEYWARD_FEED_FRESHNESS: 'beacon' }).feedFreshness).toBe(
+      'beacon',
+    )
+    const relay = {
+      KEYWARD_PG_URL: pgUrl,
+      KEYWARD_FEED_FRESHNESS: 'redis',
+      KEYWARD_REDIS_URL: 'redis://cache:6379',
+    }
+    expect(readConfig(relay)).toMatchObject({ feedFreshness: 'redis', redisUrl: 'redis://cache:6379' })
+    expect(
+      readConfig({ ...relay, KEYWARD_CACHE: 'off', KEYWARD_REVOCATION_BOUND_MS: '500' }).feedFreshness,
+    ).toBe('redis')
+    expect(() => readConfig({ ...relay, KEYWARD_FEED_FRESHNESS: 'gossip' })).toThrow(
+      new ConfigError('KEYWARD_FEED_FRESHNESS must be fences, beacon or redis, got "gossip".'),
+    )
+    expect(() => readConfig({ ...relay, KEYWARD_REDIS_URL: '' })).toThrow(
+      new ConfigError(
+        'KEYWARD_FEED_FRESHNESS=redis relays the change feed through Redis: set KEYWARD_REDIS_URL too (such as redis://127.0.0.1:6379).',
+      ),
+    )
+    const notStrict =
+      'KEYWARD_FEED_FRESHNESS=redis is for strict revocation on PostgreSQL: it needs KEYWARD_PG_URL, and ' +
+      'KEYWARD_REVOCATION_BOUND_MS not off (with KEYWARD_CACHE=off and no replicas, set a bound).'
+    expect(() => readConfig({ ...relay, KEYWARD_REVOCATION_BOUND_MS: 'off' })).toThrow(
+      new ConfigError(notStrict),
+    )
+    expect(() => readConfig({ ...relay, KEYWARD_CACHE: 'off' })).toThrow(new ConfigError(notStrict))
+    expect(() => readConfig({ ...relay, KEYWARD_PG_URL: '' })).toThrow(new ConfigError(notStrict))
   })
 
   it('behind a transaction pooler (prepared statements off), asks for a direct URL for the change feed', () => {

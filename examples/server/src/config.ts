@@ -47,8 +47,18 @@ export interface ServerConfig {
    * minute before the address is answered 429. Default 100; `0` turns throttling off.
    */
   readonly failedAuthPerMinute: number
-  /** `KEYWARD_REDIS_URL`: the throttle's counters in Redis, shared by all processes, when set. */
+  /**
+   * `KEYWARD_REDIS_URL`: the throttle's counters in Redis, shared by all processes, when set (and
+   * the change feed's relay with `KEYWARD_FEED_FRESHNESS=redis`).
+   */
   readonly redisUrl: string | undefined
+  /**
+   * `KEYWARD_FEED_FRESHNESS`: where strict revocation's change feed takes its evidence of
+   * freshness on PostgreSQL: `fences` (each process, the default), `beacon` (one beacon for the
+   * database) or `redis` (a relay through `KEYWARD_REDIS_URL`: one process listens on the primary,
+   * the others need no connection of their own for the feed).
+   */
+  readonly feedFreshness: 'fences' | 'beacon' | 'redis' | undefined
   /**
    * `KEYWARD_TRUSTED_PROXY`: `header` or `header:hops` (e.g. `x-forwarded-for:1`): the client
    * address is read from that header, as written by that many proxies. Unset: the socket's address.
@@ -171,6 +181,21 @@ function replicaUrls(env: NodeJS.ProcessEnv, pgUrl: string | undefined): string[
   return urls
 }
 
+const FRESHNESS_SOURCES = ['fences', 'beacon', 'redis'] as const
+
+/** `KEYWARD_FEED_FRESHNESS`: one of {@link FRESHNESS_SOURCES}, or unset. */
+function feedFreshnessSetting(env: NodeJS.ProcessEnv): ServerConfig['feedFreshness'] {
+  const raw = env.KEYWARD_FEED_FRESHNESS
+  if (raw === undefined || raw === '') return undefined
+  const found = FRESHNESS_SOURCES.find((source) => source === raw)
+  if (!found) {
+    throw new ConfigError(
+      `KEYWARD_FEED_FRESHNESS must be fences, beacon or redis, got ${JSON.stringify(raw)}.`,
+    )
+  }
+  return found
+}
+
 /** `KEYWARD_REVOCATION_BOUND_MS`: the bound, `off`, or unset. */
 function revocationBound(env: NodeJS.ProcessEnv): number | 'off' | undefined {
   const raw = env.KEYWARD_REVOCATION_BOUND_MS
@@ -245,6 +270,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         'connection to the primary for the change feed, or KEYWARD_CACHE=off.',
     )
   }
+  const feedFreshness = feedFreshnessSetting(env)
+  const redisUrl = redisUrlSetting(env)
+  if (feedFreshness !== undefined) {
+    // The same default as the store's: strict revocation with the cache or replicas, or a bound.
+    const strictOn = revocationBoundMs === undefined ? cache || pgReplicaUrls.length > 0 : strict
+    if (!pgUrl || !strictOn) {
+      throw new ConfigError(
+        `KEYWARD_FEED_FRESHNESS=${feedFreshness} is for strict revocation on PostgreSQL: it needs ` +
+          'KEYWARD_PG_URL, and KEYWARD_REVOCATION_BOUND_MS not off (with KEYWARD_CACHE=off and no ' +
+          'replicas, set a bound).',
+      )
+    }
+    if (feedFreshness === 'redis' && redisUrl === undefined) {
+      throw new ConfigError(
+        `KEYWARD_FEED_FRESHNESS=redis relays the change feed through Redis: set KEYWARD_REDIS_URL too (such as ${REDIS_URL_EXAMPLE}).`,
+      )
+    }
+  }
   const requestTimeoutMs = integerSetting(env, 'KEYWARD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000)
   return {
     host: env.HOST || '127.0.0.1',
@@ -266,7 +309,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       0,
       1_000_000,
     ),
-    redisUrl: redisUrlSetting(env),
+    redisUrl,
+    feedFreshness,
     trustedProxy: trustedProxySetting(env),
     secretScanningKeysUrl,
     consoleIdleMinutes:

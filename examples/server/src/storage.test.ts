@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Redis } from 'ioredis'
 import { describe, expect, it, vi } from 'vitest'
 import { readConfig, type ServerConfig } from './config.js'
 import { APP_SCHEMA } from './db/schema.js'
@@ -66,6 +67,31 @@ describe('whether verifications see every revocation at once (verificationsCurre
         expect(await current({ revocationBoundMs: 250 })).toBe(true)
         expect(await current({ cache: false })).toBe(true)
         expect(await current({ cache: false, revocationBoundMs: 'off' })).toBe(true)
+        // The change feed relayed through Redis, when there is one to run it on.
+        if (process.env.KEYWARD_REDIS_URL) {
+          const settings = readConfig({
+            KEYWARD_PG_URL: database.url,
+            KEYWARD_REDIS_URL: process.env.KEYWARD_REDIS_URL,
+            KEYWARD_FEED_FRESHNESS: 'redis',
+          })
+          const { store, description } = await openStorage(settings)
+          try {
+            expect(description).toContain('the change feed relayed through Redis')
+            const feed = store.changes as unknown as { connected: boolean; leading: boolean }
+            const deadline = Date.now() + 20_000
+            while (!feed.connected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+            expect(feed.connected).toBe(true)
+            expect(feed.leading).toBe(true)
+          } finally {
+            await store.close()
+            // The relay's keys for this database (its name is in their prefix).
+            const redis = new Redis(process.env.KEYWARD_REDIS_URL)
+            const database_ = new URL(database.url).pathname
+            const keys = await redis.keys(`keyward:*${database_}:*`)
+            if (keys.length > 0) await redis.del(...keys)
+            await redis.quit()
+          }
+        }
       } finally {
         await database.drop()
       }

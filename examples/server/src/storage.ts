@@ -44,7 +44,8 @@ export async function openStorage(
     | 'cache'
     | 'dataDir'
     | 'keywardSchema'
-  >,
+  > &
+    Partial<Pick<ServerConfig, 'feedFreshness' | 'redisUrl'>>,
   onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
@@ -55,8 +56,11 @@ export async function openStorage(
   const strictRevocation =
     bound === undefined ? config.cache || replicas.length > 0 : bound !== 'off' && { boundMs: bound }
   // The cache, the replicas and strict revocation need the change feed; PGlite has one in process.
+  const freshness = config.feedFreshness
   const changeFeed = (config.cache || replicas.length > 0 || strictRevocation !== false) && {
     connectionString: config.pgListenUrl ?? config.pgUrl,
+    ...(freshness === undefined ? {} : { freshnessSource: freshness }),
+    ...(freshness === 'redis' && config.redisUrl ? { redis: { url: config.redisUrl } } : {}),
   }
   // Named prepared statements through a transaction pooler fail at random: refuse at start.
   if (config.pgUrl && config.pgPreparedStatements) await checkNotBehindPooler(config.pgUrl)
@@ -80,10 +84,11 @@ export async function openStorage(
     throw error
   }
   const readingFrom = replicas.length > 0 ? `, keys read from ${replicas.length} replica(s)` : ''
+  const relayed = freshness === 'redis' ? ', the change feed relayed through Redis' : ''
   const strictly =
     strictRevocation === false
       ? ''
-      : `; strict revocation: a revocation answers ${strictRevocation === true ? DEFAULT_REVOCATION_BOUND_MS : strictRevocation.boundMs} ms after its commit`
+      : `; strict revocation: a revocation answers ${strictRevocation === true ? DEFAULT_REVOCATION_BOUND_MS : strictRevocation.boundMs} ms after its commit${relayed}`
   return {
     store,
     description: config.pgUrl

@@ -94,7 +94,7 @@ describe.skipIf(!PG_URL)('the change feed on PostgreSQL (set KEYWARD_PG_URL to r
     )
     expect(() =>
       pgChangeFeed({ connectionString: 'postgres://x', freshnessSource: 'gossip' as 'beacon' }),
-    ).toThrow("pgChangeFeed: option `freshnessSource` must be 'beacon' or 'fences', got gossip.")
+    ).toThrow("pgChangeFeed: option `freshnessSource` must be 'beacon', 'fences' or 'redis', got gossip.")
   })
   feedScenarios('PostgreSQL', () =>
     createPgKeyStore({ connectionString: PG_URL as string }, { schema: uniqueSchema(), changeFeed: true }),

@@ -4,6 +4,7 @@ import { DEFAULT_SCHEMA } from './base.js'
 import { changeOf } from './feed-payload.js'
 import { ChangeFeedLateError, FeedFences } from './fences.js'
 import { BEACON_CHANNEL, BEACON_FENCE, BeaconSession, type SerialQuery, serially } from './pg-beacon.js'
+import { type PgChangeFeedRedis, relayFeed } from './relay-feed.js'
 import { CHANGE_CHANNEL } from './schema.js'
 import { checkSchema } from './statements.js'
 
@@ -57,8 +58,15 @@ export interface PgChangeFeedOptions {
    *   fleet size on a quiet machine): each feed sends itself a fence every B/4 and is fresh from the latest one
    *   that came back. PostgreSQL wakes every listener of the database for each notification,
    *   so the primary's work grows with the square of the processes: a few dozen at most.
+   * - `'redis'`: the feed has no PostgreSQL connection of its own. One process at a time (the
+   *   holder of a lease in Redis) listens on the primary and relays the changes on a Redis
+   *   channel, with a heartbeat every B/4 whose epoch (a Redis counter) proves how far it has
+   *   relayed; every feed subscribes to that channel and reads the epoch every B/4. Needs
+   *   `redis` and `freshnessBoundMs`. See the Postgres guide, "The Redis relay".
    */
-  readonly freshnessSource?: 'beacon' | 'fences'
+  readonly freshnessSource?: 'beacon' | 'fences' | 'redis'
+  /** The Redis of `freshnessSource: 'redis'`: `{ url }` or `{ client }` (an ioredis client). */
+  readonly redis?: PgChangeFeedRedis
 }
 
 /**
@@ -79,7 +87,10 @@ export interface PgChangeFeed extends KeyChangeHub {
   close(): Promise<void>
   /** @internal The fences of strict revocation, with `freshnessBoundMs`. */
   readonly fences?: FeedFences
-  /** Whether this feed's connection holds the beacon's lock and sends it (`freshnessSource: 'beacon'`). */
+  /**
+   * Whether this feed sends the beacon (`freshnessSource: 'beacon'`: its connection holds the
+   * beacon's lock) or relays the change feed (`'redis'`: it holds the relay's lease).
+   */
   readonly leading: boolean
 }
 
@@ -143,10 +154,26 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       ? undefined
       : positive(who, 'freshnessBoundMs', options.freshnessBoundMs, 0)
   const source = options.freshnessSource ?? 'fences'
-  if (source !== 'beacon' && source !== 'fences') {
+  if (source !== 'beacon' && source !== 'fences' && source !== 'redis') {
     throw new TypeError(
-      `${who}: option \`freshnessSource\` must be 'beacon' or 'fences', got ${String(source)}.`,
+      `${who}: option \`freshnessSource\` must be 'beacon', 'fences' or 'redis', got ${String(source)}.`,
     )
+  }
+  if (source === 'redis') {
+    if (boundMs === undefined) {
+      throw new TypeError(
+        `${who}: \`freshnessSource: 'redis'\` needs option \`freshnessBoundMs\` (strict revocation).`,
+      )
+    }
+    return relayFeed({
+      who,
+      connectionString: options.connectionString,
+      clientConfig: options.clientConfig,
+      schema,
+      boundMs,
+      heartbeatMs,
+      redis: options.redis,
+    }) as PgChangeFeed
   }
   const beacon = boundMs !== undefined && source === 'beacon'
 

@@ -26,6 +26,8 @@ import { explainPoolerError } from './pooler.js'
 export type { ClientDriverOptions } from './client-driver.js'
 export { type PgChangeFeed, type PgChangeFeedOptions, pgChangeFeed } from './pg-feed.js'
 export { ClientGivenUpError } from './pg-lease.js'
+export type { RelayRedisClient } from './redis-relay.js'
+export type { PgChangeFeedRedis } from './relay-feed.js'
 
 /** Options of {@link pgDriver}. */
 export interface PgDriverOptions {
