@@ -43,10 +43,11 @@ const closers = []
 const timing = []
 // Stores on which last_used_at tracking on is compared against off, after the other cases.
 const trackingStores = []
-// The floor reads the columns a key record is made of, as the store's lookup does (schema version 6:
-// the policies and the reason of a revocation too); fewer would measure the width of the row.
+// The floor reads the columns a key record is made of, as the store's lookup does (schema version 7:
+// the policies, the credits and the reason of a revocation too); fewer would measure the width of
+// the row.
 const COLUMNS =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, revoked_reason'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, revoked_reason'
 
 /**
  * Runs `op` like {@link throughput}, and also returns the CPU time of this process per
