@@ -208,6 +208,29 @@ describe('guards: credits', () => {
 })
 
 describe('changeCredits', () => {
+  it('is followed at once by the process that made it: a set drops its block, an add or subtract keeps it, the header says the stored balance', async () => {
+    const { keyward } = world({ cache: true })
+    const { key, record } = await keyward.issueProjectKey('p1', { remaining: 2_000 })
+    const guard = projectGuard(keyward, { cost: 5 })
+    const headerOf = async () => {
+      const result = await guard(request(key))
+      return result.ok
+        ? result.headers?.['x-credits-remaining']
+        : JSON.parse(result.response.body).detail[0].type
+    }
+    // The first request leases a block of this process's own.
+    expect(await headerOf()).toBe('1995')
+    expect(await balanceOf(keyward, record.id)).toBeLessThan(1_995)
+    await keyward.changeCredits(record.id, { op: 'set', remaining: 7, refill: null })
+    expect(await headerOf()).toBe('2')
+    expect(await headerOf()).toBe('usage_exceeded')
+    await keyward.changeCredits(record.id, { op: 'add', amount: 100 })
+    expect(await headerOf()).toBe('97')
+    expect(await headerOf()).toBe('92')
+    await keyward.changeCredits(record.id, { op: 'set', remaining: null })
+    expect(await headerOf()).toBe(undefined)
+  })
+
   it('sets, adds and subtracts; bad input is 422 and changes nothing; each change is an event with before and after', async () => {
     const { keyward, events } = world()
     const { key, record } = await keyward.issueProjectKey('p1', { remaining: 10 })

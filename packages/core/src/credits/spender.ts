@@ -63,6 +63,18 @@ export interface CreditSpender {
   spend(id: string, balance: number, cost: number): Promise<SpendOutcome>
   /** Forgets what this process knows of a key's balance (its block stays): after a change of credits. */
   forget(id: string): void
+  /**
+   * A change of credits this process made, with the balance and rule it left in the store. A `set`
+   * is the key's balance from now on in this process: its block is dropped (what it held was spent
+   * from the key's viewpoint, and the set replaces that balance). An `add` or a `subtract` keeps
+   * the block, and the balance this process knows is the stored one.
+   */
+  changed(
+    id: string,
+    op: 'set' | 'add' | 'subtract',
+    remaining: number | null,
+    refill: CreditRefill | null,
+  ): void
   /** Waits for leases in flight and gives back every unspent block. */
   close(): Promise<void>
 }
@@ -113,7 +125,7 @@ export function createCreditSpender(
     const missing = (): never => {
       throw new TypeError('This key store cannot keep credits (no `leaseCredits` and `returnCredits`).')
     }
-    return { spendNow: missing, spend: missing, forget: () => {}, close: async () => {} }
+    return { spendNow: missing, spend: missing, forget: () => {}, changed: () => {}, close: async () => {} }
   }
   const lease = store.leaseCredits.bind(store)
   const giveBack = store.returnCredits.bind(store)
@@ -251,6 +263,22 @@ export function createCreditSpender(
     forget(id) {
       const account = accounts.get(id)
       if (account) account.checkedAt = 0
+    },
+    changed(id, op, remaining, refill) {
+      const account = accounts.get(id)
+      if (!account) return
+      if (remaining === null) {
+        // Unlimited now: nothing of this key is counted here any more.
+        accounts.delete(id)
+        return
+      }
+      if (op === 'set') {
+        account.block = 0
+        account.lastGrant = 0
+      }
+      account.balance = remaining
+      account.refill = refill
+      account.checkedAt = clock()
     },
     async close() {
       closed = true

@@ -92,6 +92,8 @@ export function creditChanger(deps: CreditChangerDeps) {
     })
     if (!changed) return null
     const { before, record } = changed
+    // This process's spending follows its own change at once (other processes' blocks: see the guide).
+    spender.changed(id, change.op, record.remaining ?? null, record.refill ?? null)
     emit({
       type: 'key.credits_changed',
       keyId: record.id,
