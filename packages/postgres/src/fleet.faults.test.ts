@@ -17,18 +17,11 @@ const BEACON = { freshnessSource: 'beacon' } as const
 import { BEACON_CHANNEL, BEACON_LOCK_CLASS } from './pg-beacon.js'
 import { uniqueSchema } from './test/harness.js'
 import { TcpProxy } from './test/tcp-proxy.js'
+import { sleep, until } from './test/until.js'
 
 const FLEET = 100
 const BOUND_MS = 250
 const missing = replicaClusterUnavailable()
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`)
-    await sleep(25)
-  }
-}
 
 interface Member {
   readonly feed: PgChangeFeed

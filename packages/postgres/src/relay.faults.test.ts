@@ -19,20 +19,13 @@ import { createPgKeyStore, type PgChangeFeed, pgChangeFeed } from './pg.js'
 import { relayNames } from './redis-relay.js'
 import { uniqueSchema } from './test/harness.js'
 import { commits, holds, type Watched, watch } from './test/relay-checks.js'
+import { sleep, until } from './test/until.js'
 
 const REDIS_URL = process.env.KEYWARD_REDIS_URL
 const FLEET = 100
 const BOUND_MS = 250
 const MEMBER = fileURLToPath(new URL('./test/relay-member.mjs', import.meta.url))
 const missing = replicaClusterUnavailable() ?? (REDIS_URL ? undefined : 'KEYWARD_REDIS_URL is not set')
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`)
-    await sleep(25)
-  }
-}
 
 interface Fleet {
   readonly prefix: string
