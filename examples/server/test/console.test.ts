@@ -458,6 +458,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     })
     const sessionKey = (await created.json()).key as string
     await signIn(sessionKey)
+    // The projects page loads its list after its heading shows: on a loaded machine that request
+    // could come after the revocation below, and end the session before the click this test makes.
+    await page.waitForLoadState('networkidle')
     const cookie = await cookieHeader()
     const mine = (await (await withSession(cookie)).json()).keys.find(
       (key: { name: string }) => key.name === 'session',
