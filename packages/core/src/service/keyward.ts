@@ -644,18 +644,17 @@ export function createKeyward(options: KeywardOptions): Keyward {
       if (cached !== undefined) return settle(cached, kind, origin)
     }
     const version = cache ? cache.version : -1
-    return new Promise((resolve, reject) => {
-      findKey(hash).then(
-        (record) => {
-          cache?.fill(version, hash, record)
-          const problem = recordProblem(record, kind, origin?.address, origin?.request)
-          if (problem) reject(problem)
-          else resolve(record as KeyRecord)
-        },
-        (error: unknown) =>
-          reject(failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))),
-      )
-    })
+    return findKey(hash).then(
+      (record) => {
+        cache?.fill(version, hash, record)
+        const problem = recordProblem(record, kind, origin?.address, origin?.request)
+        if (problem) throw problem
+        return record as KeyRecord
+      },
+      (error: unknown) => {
+        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
+      },
+    )
   }
 
   function settle(
