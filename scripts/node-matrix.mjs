@@ -8,6 +8,7 @@
 // against the packed tarballs, and print which SHA-256 path core takes by default. Runtimes are installed
 // once into a cache outside the repository (KEYWARD_RUNTIMES_DIR, default ~/.cache/keyward-runtimes).
 // Usage: node scripts/node-matrix.mjs [--only node22,node24,bun,deno] [--refresh]  (build first)
+// `--install` only installs the runtimes into the cache (CI does it while it builds and tests).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
@@ -52,6 +53,7 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string', default: Object.keys(RUNTIMES).join(',') },
     refresh: { type: 'boolean', default: false },
+    install: { type: 'boolean', default: false },
   },
 })
 const cache = process.env.KEYWARD_RUNTIMES_DIR ?? join(homedir(), '.cache', 'keyward-runtimes')
@@ -121,6 +123,22 @@ function runOnRuntime(runtime, bin, version, consumer) {
   }).trim()
   console.log(digest)
   return `fixtures ${consumer.fixtures.join(', ')} pass as ESM and CommonJS; ${digest}`
+}
+
+if (values.install) {
+  await script('test:matrix --install', () => {
+    for (const id of values.only.split(',').filter(Boolean)) {
+      if (!RUNTIMES[id]) throw new CommandError(`Unknown runtime: ${id}.`)
+      try {
+        const { version } = install(id, RUNTIMES[id])
+        console.log(`${RUNTIMES[id].label} ${version}`)
+      } catch (error) {
+        // An optional runtime that does not install is reported by the run itself.
+        if (!(error instanceof CommandError) || !RUNTIMES[id].optional) throw error
+      }
+    }
+  })
+  process.exit(0)
 }
 
 await script('test:matrix', () => {
