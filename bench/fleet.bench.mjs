@@ -10,18 +10,26 @@
 // - revocation to refusal: from the start of each revocation until each feed refuses the key
 //   (it heard the change, or counts as stale, so its cache would be bypassed), p99 over all.
 //
-// The fleet shares this machine's cores with the primary and the writes; in production it runs on
-// other machines. FLEET_BENCH_NICE=10 runs it at a lower CPU priority.
+// In production the fleet runs on machines of its own. Here it shares the machine with the primary,
+// so by default (where `taskset` is, on 2 cores or more) the cores are split as machines would be:
+// the primary and the writes on the first half, the fleet and its Redis (a private one, when
+// `redis-server` is installed) on the other half; the no-fleet figures are measured on the same
+// split. FLEET_BENCH_PIN=0 shares every core between all of them; FLEET_BENCH_NICE=10 runs the
+// fleet at a lower CPU priority.
 //
 // FLEET_BENCH_MODE=before,after (the default) runs both freshness sources in one run: `before`
 // is every process fencing itself (`freshnessSource: 'fences'`), `after` the shared beacon;
 // `relay` is the Redis relay (`freshnessSource: 'redis'`, on KEYWARD_REDIS_URL, default
 // redis://127.0.0.1:6379): one leader listens on the primary and the feeds only subscribe. Redis
 // commands sent and messages delivered are counted too.
-// FLEET_BENCH_N (default 25,100,300,500) and FLEET_BENCH_SECONDS (default 8) size the run.
-import { fork } from 'node:child_process'
+// FLEET_BENCH_N (default 25,100,300,500) and FLEET_BENCH_SECONDS (default 30: a p99 of 6,000 writes;
+// with 8 s, 1,600, it moved by as much as the fleet did) size the run.
+import { execFileSync, fork, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { setPriority } from 'node:os'
+import { createServer } from 'node:net'
+import { availableParallelism, setPriority } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKeyward } from '@keyward/core'
 import { createPgKeyStore, pgChangeFeed } from '@keyward/postgres/pg'
@@ -32,12 +40,28 @@ import { table } from './harness.mjs'
 const BOUND_MS = 250
 const SIZES = (process.env.FLEET_BENCH_N ?? '25,100,300,500').split(',').map(Number)
 const MODES = (process.env.FLEET_BENCH_MODE ?? 'before,after').split(',')
-const SECONDS = Number(process.env.FLEET_BENCH_SECONDS ?? 8)
+const SECONDS = Number(process.env.FLEET_BENCH_SECONDS ?? 30)
 const WRITE_EVERY_MS = 5
 const REVOKE_EVERY_MS = 400
 const SCHEMA = 'kw_bench_fleet'
 const sourceOf = { before: 'fences', after: 'beacon', relay: 'redis' }
-const REDIS_URL = process.env.KEYWARD_REDIS_URL || 'redis://127.0.0.1:6379'
+let REDIS_URL = process.env.KEYWARD_REDIS_URL || 'redis://127.0.0.1:6379'
+/** The cores of each side (taskset's lists), or undefined when they are not split. */
+const PIN = (() => {
+  const cores = availableParallelism()
+  if (process.env.FLEET_BENCH_PIN === '0' || cores < 2) return undefined
+  if (spawnSync('taskset', ['-V']).status !== 0) return undefined
+  const half = Math.floor(cores / 2)
+  const range = (first, last) => (first === last ? `${first}` : `${first}-${last}`)
+  return { primary: range(0, half - 1), fleet: range(half, cores - 1) }
+})()
+/** Moves a process and its threads to `cpus`, and its children with `children`. */
+function pin(pid, cpus, { children = false } = {}) {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' })
+  if (!children) return
+  const found = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n')
+  for (const child of found.filter(Boolean)) pin(Number(child), cpus)
+}
 /** The relay's keys, one prefix per run and size. */
 const relayPrefix = (n) => `keyward_bench_fleet:${process.env.FLEET_BENCH_RUN ?? process.pid}:${n}`
 const feedOptions = (mode, n) =>
@@ -160,7 +184,9 @@ async function fleet({ n, mode, url }) {
       const used = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v - before[k]]))
       const cpu = process.cpuUsage(before.cpu)
       used.cpu = (cpu.user + cpu.system) / 10 / (performance.now() - before.at)
-      process.send({ type: 'result', fresh: fresh / samples, refusals, unheard, counts: used })
+      await new Promise((sent) =>
+        process.send({ type: 'result', fresh: fresh / samples, refusals, unheard, counts: used }, sent),
+      )
       for (let i = 0; i < n; i += 50) await Promise.all(feeds.slice(i, i + 50).map((feed) => feed.close()))
       process.disconnect()
     }
@@ -182,6 +208,26 @@ async function main() {
     settings: ['max_connections = 700', 'shared_buffers = 128MB'],
   })
   const url = cluster.primary.url
+  let redisServer
+  if (PIN) {
+    // The postmaster and the processes it started; the backends it forks later inherit it.
+    const postmaster = Number(
+      readFileSync(join(cluster.primary.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+    )
+    pin(postmaster, PIN.primary, { children: true })
+    pin(process.pid, PIN.primary)
+    if (MODES.includes('relay') && spawnSync('redis-server', ['--version']).status === 0) {
+      const port = await freePort()
+      redisServer = spawn(
+        'taskset',
+        ['-c', PIN.fleet, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      )
+      REDIS_URL = `redis://127.0.0.1:${port}`
+      process.env.KEYWARD_REDIS_URL = REDIS_URL // the fleet's process reads it
+      await waitForRedis(REDIS_URL)
+    }
+  }
   const admin = new pg.Pool({ connectionString: url, max: 4 })
   admin.on('error', () => {})
   const rows = []
@@ -189,9 +235,9 @@ async function main() {
     await admin.query('CREATE TABLE fleet_bench (id int PRIMARY KEY, n bigint NOT NULL)')
     await admin.query('INSERT INTO fleet_bench VALUES (1, 0)')
     await writeLoad(admin, 2) // warm-up
-    // Each mode over every size, the shared beacon first: the primary takes a while to recover
-    // from a large fleet fencing itself.
-    for (const mode of [...MODES].sort()) {
+    // Each mode over every size, the fences last: the primary takes a while to recover from a
+    // large fleet fencing itself.
+    for (const mode of [...MODES].sort((a, b) => (a === 'before') - (b === 'before') || a.localeCompare(b))) {
       for (const n of SIZES) {
         rows.push(row(await runFleet(admin, url, n, mode)))
         console.error(`fleet: ${n} ${mode} done`)
@@ -200,7 +246,8 @@ async function main() {
   } finally {
     await admin.end()
     await cluster.destroy()
-    if (MODES.includes('relay') && Redis) {
+    if (redisServer) redisServer.kill()
+    else if (MODES.includes('relay') && Redis) {
       const redis = new Redis(REDIS_URL)
       for (const n of SIZES)
         await redis.del(`${relayPrefix(n)}:relay-leader`, `${relayPrefix(n)}:relay-epoch`)
@@ -232,7 +279,10 @@ async function main() {
       'of the bound; after: one beacon for the database every third of the bound, a probe per feed per beacon, ' +
       'fences only to acknowledge a revocation; relay: one leader (a Redis lease) listens on the primary and ' +
       'relays the changes and a heartbeat every quarter of the bound through Redis, each feed reads the epoch ' +
-      'every quarter of the bound (on a Redis on this machine).',
+      'every quarter of the bound (on a Redis on this machine). ' +
+      (PIN
+        ? `Cores split: the primary and the writes on CPU ${PIN.primary}, the fleet and its Redis on CPU ${PIN.fleet}.`
+        : 'Cores shared by all.'),
   )
 }
 
@@ -265,6 +315,7 @@ async function runFleet(admin, url, n, mode) {
     },
     stdio: 'inherit',
   })
+  if (PIN) pin(child.pid, PIN.fleet)
   if (process.env.FLEET_BENCH_NICE) setPriority(child.pid, Number(process.env.FLEET_BENCH_NICE))
   const messages = []
   const waiters = []
@@ -278,7 +329,10 @@ async function runFleet(admin, url, n, mode) {
       const found = messages.findIndex((m) => m.type === type)
       if (found >= 0) return resolve(messages.splice(found, 1)[0])
       waiters.push({ type, resolve })
-      child.once('exit', () => reject(new Error(`the fleet exited before ${type}`)))
+      // 'close', not 'exit': a large last message may still be on its way when the process exits.
+      child.once('close', (code, signal) =>
+        reject(new Error(`the fleet exited (${signal ?? code}) before ${type}`)),
+      )
     })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   const writerStore = await createPgKeyStore(
@@ -373,4 +427,34 @@ function row(r) {
     `${ms(pct(r.refusals, 99))} (${ms(Math.max(...r.refusals))})`,
     `${r.made}${r.failed ? `, ${r.failed} unconfirmed` : ''}${r.unheard ? `, ${r.unheard} refusals missing` : ''}`,
   ]
+}
+
+/** A port free on this machine now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+/** Resolves once a Redis answers at `url` (10 s at most). */
+async function waitForRedis(url) {
+  const deadline = performance.now() + 10_000
+  for (;;) {
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    redis.on('error', () => {})
+    try {
+      await redis.connect()
+      await redis.ping()
+      return
+    } catch (error) {
+      if (performance.now() > deadline) throw error
+      await sleep(50)
+    } finally {
+      redis.disconnect()
+    }
+  }
 }
