@@ -14,6 +14,19 @@ describeBackends('the audit log (%s)', (backend) => {
   afterAll(() => t.close())
 
   const dev = (extra: Record<string, string> = {}) => ({ 'x-developer-key': t.developerKey, ...extra })
+  /** Runs `fn` while every insert of an audit row of `action` fails (an injected trigger). */
+  const withFailingAudit = async (action: string, fn: () => Promise<void>) => {
+    const schema = `"${t.store.schema}"`
+    await t.store.query(`CREATE OR REPLACE FUNCTION ${schema}.fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = '${action}' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
+    await t.store.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON ${schema}.audit_log
+      FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_audit()`)
+    try {
+      await fn()
+    } finally {
+      await t.store.query(`DROP TRIGGER fail_audit ON ${schema}.audit_log`)
+    }
+  }
   const audit = async (query = '') => {
     const answer = await t.call('GET', `/api/v1/audit${query}`, { headers: dev() })
     expect(answer.status).toBe(200)
@@ -97,17 +110,10 @@ describeBackends('the audit log (%s)', (backend) => {
       after: { key_prefix: prefix, remaining: 15, op: 'add', amount: 5 },
     })
 
-    const schema = `"${t.store.schema}"`
-    await t.store.query(`CREATE FUNCTION ${schema}.fail_credits_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.action = 'key.credits_changed' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
-    await t.store.query(`CREATE TRIGGER fail_credits_audit BEFORE INSERT ON ${schema}.audit_log
-      FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_credits_audit()`)
-    try {
+    await withFailingAudit('key.credits_changed', async () => {
       const refused = await t.call('POST', credits, { headers: dev(), body: { op: 'set', amount: 1000 } })
       expect([refused.status, refused.body.detail[0].type]).toEqual([503, 'store_unavailable'])
-    } finally {
-      await t.store.query(`DROP TRIGGER fail_credits_audit ON ${schema}.audit_log`)
-    }
+    })
     const listed = await t.call('GET', keys, { headers: dev() })
     expect(listed.body.keys.find((k: Json) => k.id === created.body.id)).toMatchObject({ remaining: 15 })
     const rows = (await audit(`?project_id=${projectId}`)).filter((e) => e.action === 'key.credits_changed')
@@ -117,19 +123,12 @@ describeBackends('the audit log (%s)', (backend) => {
 
   it('a project deletion whose audit row fails is rolled back: the project and its keys stay', async () => {
     const { projectId, apiKey } = await t.project('Kept')
-    const schema = `"${t.store.schema}"`
-    await t.store.query(`CREATE FUNCTION ${schema}.fail_project_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.action = 'project.deleted' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
-    await t.store.query(`CREATE TRIGGER fail_project_audit BEFORE INSERT ON ${schema}.audit_log
-      FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_project_audit()`)
-    try {
+    await withFailingAudit('project.deleted', async () => {
       const refused = await t.call('DELETE', `/api/v1/projects/${projectId}`, {
         headers: dev({ 'x-api-key': apiKey }),
       })
       expect([refused.status, refused.body.detail[0].type]).toEqual([503, 'store_unavailable'])
-    } finally {
-      await t.store.query(`DROP TRIGGER fail_project_audit ON ${schema}.audit_log`)
-    }
+    })
     expect(await t.store.query('SELECT name FROM app.projects WHERE id = $1', [projectId])).toEqual([
       { name: 'Kept' },
     ])
