@@ -4,6 +4,7 @@
 import type pg from 'pg'
 import { QueryTimeoutError, type SqlRow } from './driver.js'
 import { cancelStatement } from './pg-cancel.js'
+import { runStatement } from './pg-statement.js'
 
 type Done<T> = (error: unknown, value?: T) => void
 
@@ -201,7 +202,7 @@ export function leased<T>(
       if (text.startsWith('BEGIN')) open = true
       const commits = !open || text === COMMIT
       running = { commits }
-      lease.client.query({ text, values: values as unknown[] | undefined, name }, (error, result) => {
+      runStatement(lease.client, text, values, name, (error, rows) => {
         running = undefined
         if (text === COMMIT || text === ROLLBACK) open = false
         if (text === COMMIT && !error) committed = true
@@ -211,7 +212,7 @@ export function leased<T>(
         if (expired && commits && error && !survivable(error)) {
           return done(new QueryTimeoutError(timeoutMs, 'unknown'))
         }
-        done(error, result?.rows)
+        done(error, rows)
       })
     }
     acquire((error, acquired) => {
