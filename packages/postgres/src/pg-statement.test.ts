@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { SqlRow } from './driver.js'
 import { runStatement } from './pg-statement.js'
 import { PG_URL, uniqueSchema } from './test/harness.js'
@@ -12,6 +12,17 @@ const run = (client: pg.ClientBase, text: string, values?: unknown[], name?: str
 // node-postgres' own answer to the same statement, to compare with.
 const own = async (client: pg.ClientBase, text: string, values?: unknown[]) =>
   (await client.query({ text, values })).rows
+
+// What `client.query` is given, call by call.
+function submissions(client: pg.ClientBase): unknown[] {
+  const submitted: unknown[] = []
+  const query = client.query.bind(client)
+  client.query = ((config: unknown, ...rest: unknown[]) => {
+    submitted.push(config)
+    return (query as (...args: unknown[]) => unknown)(config, ...rest)
+  }) as typeof client.query
+  return submitted
+}
 
 describe.skipIf(!PG_URL)('runStatement on node-postgres (needs KEYWARD_PG_URL)', () => {
   const schema = uniqueSchema()
@@ -154,14 +165,32 @@ describe.skipIf(!PG_URL)('runStatement on node-postgres (needs KEYWARD_PG_URL)',
     expect(await run(binary, text, [1], 'binary_of')).toEqual(await own(binary, text, [1]))
   })
 
+  it("goes through node-postgres' own query before 8.15, whose pg.utils is missing", async () => {
+    const module = pg as unknown as { utils?: unknown }
+    const utils = module.utils
+    delete module.utils
+    try {
+      vi.resetModules()
+      const older = await import('./pg-statement.js')
+      const other = await connect()
+      const submitted = submissions(other)
+      const text = `SELECT * FROM ${table} WHERE n >= $1 ORDER BY 1`
+      const rows = await new Promise((resolve, reject) =>
+        older.runStatement(other, text, [1], 'kinds_older', (error, result) =>
+          error ? reject(error) : resolve(result),
+        ),
+      )
+      expect(submitted[0]).toEqual({ text, values: [1], name: 'kinds_older' })
+      expect(rows).toEqual(await own(client, text, [1]))
+    } finally {
+      module.utils = utils
+      vi.resetModules()
+    }
+  })
+
   it("runs statements without parameters or name, several in one, through node-postgres' own query", async () => {
     const other = await connect()
-    const submitted: unknown[] = []
-    const query = other.query.bind(other)
-    other.query = ((config: unknown, ...rest: unknown[]) => {
-      submitted.push(config)
-      return (query as (...args: unknown[]) => unknown)(config, ...rest)
-    }) as typeof other.query
+    const submitted = submissions(other)
     expect(await run(other, 'SELECT $1::int AS one', [1])).toEqual([{ one: 1 }])
     expect(submitted[0]).not.toBeInstanceOf(pg.Query)
     expect(submitted[0]).toHaveProperty('submit')

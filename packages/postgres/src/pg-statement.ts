@@ -52,8 +52,10 @@ interface Shape {
   readonly empty: SqlRow
 }
 
-const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils
-  .prepareValue
+// How node-postgres turns a parameter into text (dates, arrays, objects, buffers): exported as
+// `pg.utils` since node-postgres 8.15. Without it, statements go through `client.query`.
+const prepareValue = (pg as unknown as { utils?: { prepareValue?(value: unknown): unknown } }).utils
+  ?.prepareValue
 
 // Per connection: the shape of each statement it has run, by name (or text, when unnamed).
 const shapes = new WeakMap<pg.ClientBase, Map<string, Shape>>()
@@ -130,7 +132,7 @@ class Statement {
           ...(name ? { statement: name } : {}),
           values: this.values,
           binary: this.binary,
-          valueMapper: prepareValue,
+          valueMapper: prepareValue as (value: unknown) => unknown,
         })
       } catch (thrown) {
         const error = thrown instanceof Error ? thrown : new Error(String(thrown))
@@ -226,20 +228,23 @@ class Statement {
   }
 }
 
-/** Whether `client` is node-postgres' JavaScript client (not pg-native), outside pipeline mode. */
+/**
+ * Whether `client` is node-postgres' JavaScript client (not pg-native), of version 8.15 or
+ * later, outside pipeline mode.
+ */
 const submits = (client: pg.ClientBase) => {
   const { connection, pipeline } = client as unknown as {
     connection?: Partial<Connection>
     pipeline?: boolean
   }
-  return !pipeline && typeof connection?.parsedStatements === 'object'
+  return prepareValue !== undefined && !pipeline && typeof connection?.parsedStatements === 'object'
 }
 
 /**
  * @internal Runs one statement on `client` and calls `done` with its rows, as
  * `client.query({ text, values, name }, callback)` would: a statement with parameters or a
- * name goes through {@link Statement}, anything else (BEGIN, COMMIT, several statements in
- * one) through node-postgres' own query.
+ * name goes through {@link Statement}; anything else (BEGIN, COMMIT, several statements in
+ * one), and everything on node-postgres before 8.15, through node-postgres' own query.
  */
 export function runStatement(
   client: pg.ClientBase,
