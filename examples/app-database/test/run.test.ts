@@ -9,7 +9,7 @@ const PG_URL = process.env.KEYWARD_PG_URL
 const dir = fileURLToPath(new URL('..', import.meta.url))
 const schema = `kw_example_${process.pid}_${Date.now().toString(36)}`
 
-describe.skipIf(!PG_URL)('the application database example (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('the application database example (set KEYWARD_PG_URL to run)', () => {
   afterAll(async () => {
     const admin = new pg.Client({ connectionString: PG_URL })
     await admin.connect()

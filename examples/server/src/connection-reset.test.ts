@@ -8,7 +8,7 @@ import { openTestApp, type TestApp } from './test/harness.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-describe.skipIf(!PG_URL)('connections reset on PostgreSQL (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('connections reset on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   let t: TestApp | undefined
   let admin: pg.Client | undefined
   afterEach(async () => {

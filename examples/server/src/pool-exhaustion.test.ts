@@ -10,7 +10,7 @@ const REQUESTS = 500
 // 3 s and 1 s to settle: far below this, however loaded the machine.
 const ANSWER_BOUND_MS = 20_000
 
-describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('pool exhaustion on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   let t: TestApp | undefined
   let locker: pg.Client | undefined
   let watcher: pg.Client | undefined

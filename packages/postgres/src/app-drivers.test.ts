@@ -148,7 +148,7 @@ const CLIENTS: Record<string, () => Promise<AppClient>> = {
 
 class Abandoned extends Error {}
 
-describe.skipIf(!PG_URL)("the store on the application's client (needs KEYWARD_PG_URL)", () => {
+describe.skipIf(!PG_URL)("the store on the application's client (set KEYWARD_PG_URL to run)", () => {
   const admin = new pg.Client({ connectionString: PG_URL })
   const schema = uniqueSchema()
   // Verifies beside the application, on a pool of its own.
@@ -255,7 +255,7 @@ describe.skipIf(!PG_URL)("the store on the application's client (needs KEYWARD_P
 
 // The whole contract of a key store, on each library's top-level handle (transactions of
 // Keyward's own, concurrent ones among them), each test on a fresh schema.
-describe.skipIf(!PG_URL)("KeyStore conformance on the application's client (needs KEYWARD_PG_URL)", () => {
+describe.skipIf(!PG_URL)("conformance on the application's client (set KEYWARD_PG_URL to run)", () => {
   for (const name of ['postgres.js', 'Drizzle on node-postgres', 'Drizzle on postgres.js', 'Kysely']) {
     let client: AppClient
     beforeAll(async () => {
@@ -281,7 +281,7 @@ describe.skipIf(!PG_URL)("KeyStore conformance on the application's client (need
   }
 })
 
-describe.skipIf(!PG_URL)("timeouts on the application's client (needs KEYWARD_PG_URL)", () => {
+describe.skipIf(!PG_URL)("timeouts on the application's client (set KEYWARD_PG_URL to run)", () => {
   const TIMEOUT_MS = 300
   let sql: postgres.Sql
   let pool: pg.Pool

@@ -9,7 +9,7 @@ import { pgDriver } from './pg.js'
 import { MIGRATIONS } from './schema.js'
 import { PG_URL, uniqueSchema } from './test/harness.js'
 
-describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   const admin = new pg.Client({ connectionString: PG_URL })
   const driver = pgDriver(admin, { queryTimeoutMs: 30_000 })
   const schemas: string[] = []

@@ -34,7 +34,7 @@ describe('the Drizzle tables', () => {
 })
 
 describe.skipIf(!PG_URL)(
-  'drizzle-kit on the Drizzle tables, against the migrations (needs KEYWARD_PG_URL)',
+  'drizzle-kit on the Drizzle tables, against the migrations (set KEYWARD_PG_URL to run)',
   () => {
     const admin = new pg.Client({ connectionString: PG_URL })
     const migrated = uniqueSchema()

@@ -16,7 +16,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-describe.skipIf(!PG_URL)('deleting an owner across processes on PostgreSQL (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('deleting an owner across processes (set KEYWARD_PG_URL to run)', () => {
   const stores: PostgresKeyStore[] = []
   afterEach(async () => {
     const [first] = stores

@@ -24,7 +24,7 @@ function submissions(client: pg.ClientBase): unknown[] {
   return submitted
 }
 
-describe.skipIf(!PG_URL)('runStatement on node-postgres (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('runStatement on node-postgres (set KEYWARD_PG_URL to run)', () => {
   const schema = uniqueSchema()
   const table = `"${schema}".kinds`
   const clients: pg.Client[] = []

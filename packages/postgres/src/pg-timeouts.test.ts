@@ -10,7 +10,7 @@ import { type Harness, PG_URL, pgHarness } from './test/harness.js'
 
 const TIMEOUT_MS = 300
 
-describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   const cleanup: Array<() => Promise<unknown>> = []
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})

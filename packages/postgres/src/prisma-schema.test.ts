@@ -107,7 +107,7 @@ describe('the Prisma fragment', () => {
   it.skip('prisma migrate diff creates the same tables (needs the Prisma schema engine download)', () => {})
 })
 
-describe.skipIf(!PG_URL)('the Prisma fragment against the migrations (needs KEYWARD_PG_URL)', () => {
+describe.skipIf(!PG_URL)('the Prisma fragment against the migrations (set KEYWARD_PG_URL to run)', () => {
   const admin = new pg.Client({ connectionString: PG_URL })
   const schema = uniqueSchema()
   beforeAll(async () => {

@@ -54,7 +54,10 @@ describe('the Redis relay: options', () => {
   })
 })
 
-describe.skipIf(!PG_URL || !REDIS_URL)('the Redis relay', () => {
+// Named with both markers, so that CI's summary counts it for each service.
+const SUITE = 'the Redis relay (set KEYWARD_PG_URL to run) (set KEYWARD_REDIS_URL to run)'
+
+describe.skipIf(!PG_URL || !REDIS_URL)(SUITE, () => {
   let admin: Redis
   const cleanups: (() => Promise<unknown>)[] = []
   const prefixesMade: string[] = []

@@ -218,7 +218,7 @@ function raceSuite(name: string, rounds: number, delayMs: number, makeWorld: () 
 }
 
 describe.skipIf(!PG_URL)(
-  'project deletion racing creations on PostgreSQL, two server instances, two pools (needs KEYWARD_PG_URL)',
+  'project deletion racing creations on PostgreSQL, two server instances, two pools (set KEYWARD_PG_URL to run)',
   () => raceSuite('PostgreSQL', 50, 1, () => pgWorld()),
 )
 
