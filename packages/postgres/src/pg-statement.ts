@@ -26,7 +26,7 @@ interface Field {
 interface Connection {
   readonly stream: { cork?(): void; uncork?(): void }
   readonly parsedStatements: Record<string, string | undefined>
-  // node-postgres 8.12 and later: named statements sent but not yet confirmed.
+  // node-postgres 8.23 and later: named statements sent but not yet confirmed.
   readonly submittedNamedStatements?: Record<string, string | undefined>
   parse(query: { text: string; name?: string }): void
   bind(config: {
@@ -56,6 +56,8 @@ interface Shape {
 // `pg.utils` since node-postgres 8.15. Without it, statements go through `client.query`.
 const prepareValue = (pg as unknown as { utils?: { prepareValue?(value: unknown): unknown } }).utils
   ?.prepareValue
+
+const asError = (thrown: unknown) => (thrown instanceof Error ? thrown : new Error(String(thrown)))
 
 // Per connection: the shape of each statement it has run, by name (or text, when unnamed).
 const shapes = new WeakMap<pg.ClientBase, Map<string, Shape>>()
@@ -135,11 +137,10 @@ class Statement {
           valueMapper: prepareValue as (value: unknown) => unknown,
         })
       } catch (thrown) {
-        const error = thrown instanceof Error ? thrown : new Error(String(thrown))
         // A value that cannot be sent: nothing runs. A statement parsed just now stays parsed,
         // as the connection will record it.
         connection.sync()
-        this.#finish(error)
+        this.#finish(asError(thrown))
         return null
       }
       connection.describe({ type: 'P', name: '' })
@@ -184,9 +185,8 @@ class Statement {
               )
       }
     } catch (thrown) {
-      const error = thrown instanceof Error ? thrown : new Error(String(thrown))
       // Reported once the server is done with the statement, as node-postgres does.
-      this.#failure = error
+      this.#failure = asError(thrown)
       return
     }
     this.#rows.push(row)
