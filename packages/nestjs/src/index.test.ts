@@ -1,4 +1,4 @@
-import type { Keyward, ProjectAuth } from '@keyward/core'
+import type { CreateProject, Keyward, ProjectAuth } from '@keyward/core'
 import { createConformanceWorld } from '@keyward/testkit'
 import {
   Controller,
@@ -100,6 +100,65 @@ describe('@keyward/nestjs', () => {
       expect([created.status, (await created.json()).name]).toEqual([201, 'parsed by Nest'])
     })
 
+    it(`${platform}: one module builds an app three times in a process, each app on its own options`, async () => {
+      // The usual e2e pattern: the module is declared once, and each test builds, uses and closes
+      // an app of it. Each build here gets a new service; the second also mounts project creation.
+      let world = await createConformanceWorld('reject')
+      let createProject: CreateProject | undefined
+      @Module({
+        imports: [
+          KeywardModule.forRootAsync({ useFactory: () => ({ keyward: world.keyward, createProject }) }),
+        ],
+        controllers: [OrdersController],
+        providers: [Projects],
+      })
+      class AppModule {}
+      let previous: string | undefined
+      for (const build of [1, 2, 3]) {
+        world = await createConformanceWorld('reject')
+        createProject = build === 2 ? world.app.createProject : undefined
+        const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter()
+        const app = await NestFactory.create(AppModule, adapter, { logger: false, abortOnError: false })
+        await app.init()
+        await app.listen(0, '127.0.0.1')
+        const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1')
+        const post = (path: string, key: string, body: object) =>
+          fetch(`${origin}${path}`, {
+            method: 'POST',
+            headers: { 'X-Developer-Key': key, 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        const created = await post('/api/v1/auth/developer-keys', world.keys.d1, { name: `build ${build}` })
+        expect([created.status, created.headers.get('cache-control'), (await created.json()).name]).toEqual([
+          201,
+          'no-store',
+          `build ${build}`,
+        ])
+        const orders = await fetch(`${origin}/api/v1/projects/proj-1/orders`, {
+          headers: { 'X-API-Key': world.keys.p1 },
+        })
+        expect([orders.status, await orders.json()]).toEqual([
+          200,
+          { projectId: 'proj-1', service: 'function' },
+        ])
+        if (previous !== undefined) {
+          // The key of the build before is unknown to this one's service.
+          const stale = await post('/api/v1/auth/developer-keys', previous, {})
+          expect([stale.status, (await stale.json()).detail[0].type]).toEqual([401, 'key_invalid'])
+        }
+        const project = await post('/api/v1/projects', world.keys.d1, { name: 'Made' })
+        const answer = await project.json()
+        if (build === 2) expect([project.status, answer.project.name]).toEqual([201, 'Made'])
+        else
+          expect([project.status, answer]).toEqual([
+            404,
+            { detail: [{ loc: [], msg: 'Not found.', type: 'not_found' }] },
+          ])
+        previous = world.keys.d1
+        await app.close()
+      }
+    })
+
     it(`${platform}: every 404 answers in the format; other errors are Nest's`, async () => {
       const { keyward } = await createConformanceWorld('reject')
       @Module({
@@ -124,3 +183,4 @@ describe('@keyward/nestjs', () => {
     })
   }
 })
+

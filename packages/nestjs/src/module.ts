@@ -59,23 +59,43 @@ const METHODS = {
   DELETE: RequestMethod.DELETE,
 } as const
 
+type RouteHandler = (request: unknown, response: unknown) => Promise<void>
+const HANDLERS = Symbol('keyward:key-routes')
+
 // The key routes' controller, one class per module. Its routes are those of `createKeyRoutes`
 // for the resolved options, so it adds them to its own prototype when Nest builds it, before Nest
-// maps the routes of controllers (`forRootAsync`'s options are only known then).
+// maps the routes of controllers (`forRootAsync`'s options are only known then). One module may
+// be built by several apps in a process (an e2e test's `beforeEach`): a method calls the handler
+// of the instance it is called on, and a build whose routes differ from the last one's replaces
+// the methods, in its routes' order.
 function keyRoutesController(): Type {
   @Controller()
   class KeywardKeyRoutesController {
+    readonly [HANDLERS] = new Map<string, RouteHandler>()
+
     constructor(
       @Inject(KEYWARD_OPTIONS) options: KeywardModuleOptions,
       @Inject(HttpAdapterHost) host: HttpAdapterHost,
     ) {
-      const prototype = Object.getPrototypeOf(this)
-      for (const [i, route] of createKeyRoutes(options.keyward, options).entries()) {
-        const name = `${route.method} ${route.path} #${i}`
+      const routes = createKeyRoutes(options.keyward, options)
+      const names = routes.map((route, i) => `${route.method} ${route.path} #${i}`)
+      for (const [i, route] of routes.entries()) {
+        this[HANDLERS].set(names[i]!, async (request, response) => {
+          send(host.httpAdapter, response, await route.handle(toKeywardRequest(request)))
+        })
+      }
+      const prototype = KeywardKeyRoutesController.prototype as unknown as Record<string, unknown>
+      const mapped = Object.getOwnPropertyNames(prototype).filter((name) => name !== 'constructor')
+      if (mapped.join('\n') === names.join('\n')) return
+      for (const name of mapped) delete prototype[name]
+      for (const [i, route] of routes.entries()) {
+        const name = names[i]!
         const descriptor = {
-          value: async (request: unknown, response: unknown) => {
-            send(host.httpAdapter, response, await route.handle(toKeywardRequest(request)))
+          value(this: KeywardKeyRoutesController, request: unknown, response: unknown) {
+            return this[HANDLERS].get(name)!(request, response)
           },
+          configurable: true,
+          writable: true,
         }
         Object.defineProperty(prototype, name, descriptor)
         Req()(prototype, name, 0)
