@@ -184,3 +184,22 @@ describe('@keyward/nestjs', () => {
   }
 })
 
+// The NestJS matrix (scripts/nestjs-matrix.mjs) names the major it runs the suite on; the suite
+// proves that Nest's packages are of that major.
+const major = process.env.KEYWARD_NESTJS_MAJOR
+describe.skipIf(major === undefined)('the NestJS of the matrix (KEYWARD_NESTJS_MAJOR, set by it)', () => {
+  it(`runs this suite: ${major ?? 'none named outside the matrix'}`, async () => {
+    const versions = await Promise.all([
+      import('@nestjs/common/package.json', { with: { type: 'json' } }),
+      import('@nestjs/core/package.json', { with: { type: 'json' } }),
+      import('@nestjs/platform-express/package.json', { with: { type: 'json' } }),
+      import('@nestjs/platform-fastify/package.json', { with: { type: 'json' } }),
+    ])
+    expect(versions.map(({ default: manifest }) => manifest.version.split('.')[0])).toEqual([
+      major,
+      major,
+      major,
+      major,
+    ])
+  })
+})
