@@ -7,7 +7,7 @@
 //   or the module its app is built around), word for word, and every later block compiles when
 //   appended to it.
 // Both compile against the built packages, as a reader's app would.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
@@ -83,10 +83,17 @@ function appended(main: string, block: string): string {
   return `${imports.join('')}${main}\n// --- from the guide ---\n${body}`
 }
 
-/** Type errors of `files` (path to source) compiled with the example's tsconfig. */
-export function typeErrors(exampleDir: string, files: ReadonlyMap<string, string>): string[] {
+/**
+ * Type errors of `files` (path to source) compiled with the example's tsconfig, or with `tsconfig`
+ * (the content of a `tsconfig.json`, as if in the example's folder).
+ */
+export function typeErrors(
+  exampleDir: string,
+  files: ReadonlyMap<string, string>,
+  tsconfig?: object,
+): string[] {
   const configPath = `${exampleDir}/tsconfig.json`
-  const config = ts.readConfigFile(configPath, ts.sys.readFile)
+  const config = tsconfig ? { config: tsconfig } : ts.readConfigFile(configPath, ts.sys.readFile)
   // Compiled once, in memory: no incremental build information (Next.js's tsconfig asks for it).
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, exampleDir).options
   const options = { ...parsed, noEmit: true, incremental: false }
@@ -141,6 +148,70 @@ export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 
   })
 }
 
+/** The packages a guide's `npm install` lines install: `{ name, dev }` (`-D`: a dev dependency). */
+function installed(markdown: string): { name: string; dev: boolean }[] {
+  return blocksOf(markdown, 'sh').flatMap((block) =>
+    [...block.matchAll(/^npm install (.*)$/gm)].flatMap(([, args = '']) => {
+      const words = args.replace(/#.*/, '').trim().split(/\s+/)
+      const dev = words.includes('-D') || words.includes('--save-dev')
+      return words.filter((w) => !w.startsWith('-')).map((w) => ({ name: w.replace(/(.)@.*$/, '$1'), dev }))
+    }),
+  )
+}
+
+/** The packages a program imports (`node:` modules, relative paths and `@/` aliases aside). */
+function importedPackages(source: string): Set<string> {
+  const specifiers = [...source.matchAll(/^import\s+(?:[^'";]*?\s+from\s+)?'([^']+)'/gm)].map((m) => m[1]!)
+  return new Set(
+    specifiers
+      .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !s.startsWith('@/'))
+      .map((s) =>
+        s
+          .split('/')
+          .slice(0, s.startsWith('@') ? 2 : 1)
+          .join('/'),
+      ),
+  )
+}
+
+/** Whether a package the example depends on ships its own types (else a reader needs `@types/...`). */
+function hasOwnTypes(exampleDir: string, name: string): boolean {
+  const dir = `${exampleDir}/node_modules/${name}`
+  const manifest = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'))
+  return Boolean(
+    manifest.types ||
+      manifest.typings ||
+      existsSync(`${dir}/index.d.ts`) ||
+      JSON.stringify(manifest.exports ?? {}).includes('"types"'),
+  )
+}
+
+/**
+ * A guide's setup against its program: its install lines name every package the program imports
+ * (and `@types/...` of those without types of their own), and `tsx` as a dev dependency when the
+ * guide runs the program with `npx tsx` (without it, npx asks before downloading, and stops where
+ * nobody can answer).
+ */
+function setupProblems(markdown: string, program: string, exampleDir: string): string[] {
+  const packages = installed(markdown)
+  const has = (name: string) => packages.some((p) => p.name === name)
+  const problems = [...importedPackages(program)].flatMap((name) => {
+    if (!has(name)) return [`${name} is imported but not installed`]
+    const types = `@types/${name.replace(/^@(.*)\//, '$1__')}`
+    return hasOwnTypes(exampleDir, name) || has(types) ? [] : [`${types} is not installed`]
+  })
+  if (/npx tsx /.test(markdown) && !packages.some((p) => p.name === 'tsx' && p.dev)) {
+    problems.push('tsx runs the program but is not installed as a dev dependency')
+  }
+  return problems
+}
+
+/** The compiler options of the guide's `tsconfig.json` (a `json` block with `compilerOptions`), if it gives one. */
+function guideTsconfig(markdown: string): object | undefined {
+  const block = blocksOf(markdown, 'json').find((b) => b.includes('"compilerOptions"'))
+  return block === undefined ? undefined : (JSON.parse(block) as object)
+}
+
 /**
  * Checks a guide that builds one program (see the top of this file) against the example in
  * `exampleDir`, whose main file is `mainFile` (default `src/main.ts`).
@@ -174,5 +245,18 @@ export function programGuideTest(name: string, guide: URL, exampleDir: URL, main
       )
       expect(typeErrors(dir, files)).toEqual([])
     }, 120_000) // a whole program's type check, on a loaded machine
+
+    it('installs what the program imports, and the tsx that runs it, on its install lines', () => {
+      expect(setupProblems(markdown, [main, ...variants].join('\n'), dir)).toEqual([])
+    })
+
+    const tsconfig = guideTsconfig(markdown)
+    it.skipIf(tsconfig === undefined)(
+      "compiles with the guide's own tsconfig.json",
+      () => {
+        expect(typeErrors(dir, new Map([[mainPath, main]]), tsconfig)).toEqual([])
+      },
+      120_000,
+    )
   })
 }
