@@ -26,6 +26,8 @@ export interface SmokeOptions {
   readonly command?: readonly string[]
   /** How long its build may take, in ms. Default 60 s. */
   readonly buildTimeout?: number
+  /** Variables of its environment besides `PORT` (the NestJS example's `PLATFORM`). */
+  readonly env?: Readonly<Record<string, string>>
   /** On SIGTERM it closes and exits with code 0, rather than being ended by the signal. */
   readonly exitsOnSigterm?: boolean
   /** It serves the administrative console at /console/ (`@keyward/console`). Default `true`. */
@@ -41,11 +43,12 @@ export interface SmokeOptions {
 async function start(
   dir: string,
   command: readonly string[],
+  env: Readonly<Record<string, string>>,
   child: (process: ChildProcess) => void,
 ): Promise<Started> {
   const example = spawn(process.execPath, command, {
     cwd: dir,
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child(example)
@@ -86,7 +89,7 @@ export function smokeTest(name: string, dir: URL, options: SmokeOptions = {}): v
       const cwd = fileURLToPath(dir)
       const build = spawnSync('pnpm', ['run', 'build'], { cwd, encoding: 'utf8' })
       expect(build.status, `${build.stdout}${build.stderr}`).toBe(0)
-      started = await start(cwd, command, (child) => (example = child))
+      started = await start(cwd, command, options.env ?? {}, (child) => (example = child))
     }, buildTimeout + 30_000)
     afterAll(() => {
       if (example?.exitCode === null) example.kill()

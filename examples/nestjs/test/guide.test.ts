@@ -1,6 +1,6 @@
-import { guideTest } from '../../guide.js'
+import { programGuideTest } from '../../guide.js'
 
-guideTest(
+programGuideTest(
   'nestjs',
   new URL('../../../docs/frameworks/nestjs.md', import.meta.url),
   new URL('..', import.meta.url),
