@@ -6,7 +6,11 @@
 // - otherwise (`guideTest`): its first TypeScript block is the example's main file (src/main.ts,
 //   or the module its app is built around), word for word, and every later block compiles when
 //   appended to it.
-// Both compile against the built packages, as a reader's app would.
+// - or, for an app of several files (`filesGuideTest`, the Next.js app of the fetch guide): each
+//   block names its file on its first line; a block of a file the example has is that file word
+//   for word, and a block of a new file, or one `in place of` a file, compiles as that file of the
+//   example on its own (so it imports what it uses, as a pasted file must).
+// All compile against the built packages, as a reader's app would.
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
@@ -127,7 +131,6 @@ export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 
   const blocks = blocksOf(readFileSync(guide, 'utf8'))
   const mainPath = `${dir}/${mainFile}`
   const main = readFileSync(mainPath, 'utf8')
-  const beside = mainPath.slice(0, mainPath.lastIndexOf('/'))
 
   describe(`the ${name} guide`, () => {
     it(`shows the example's ${mainFile}, word for word, as its first TypeScript block`, () => {
@@ -138,13 +141,47 @@ export function guideTest(name: string, guide: URL, exampleDir: URL, mainFile = 
       for (const block of blocks.slice(1)) expect(block.split('\n')[0]).toMatch(/^\/\/ \S/)
     })
 
-    it('has TypeScript blocks that compile, each appended to the example', () => {
-      expect(blocks.length).toBeGreaterThan(1)
-      const files = new Map(
-        blocks.slice(1).map((block, i) => [`${beside}/guide-block-${i + 2}.ts`, appended(main, block)]),
-      )
-      expect(typeErrors(dir, files)).toEqual([])
-    }, 120_000) // a whole program's type check, on a loaded machine
+    itCompilesAppended('has later TypeScript blocks that compile, each appended to the example', {
+      blocks: blocks.slice(1),
+      dir,
+      mainPath,
+      name: (i) => `guide-block-${i + 2}`,
+    })
+  })
+}
+
+/** The check, named `title`, that `blocks` each compile appended to the example's main file. */
+function itCompilesAppended(
+  title: string,
+  {
+    blocks,
+    dir,
+    mainPath,
+    name,
+  }: { blocks: readonly string[]; dir: string; mainPath: string; name: (i: number) => string },
+): void {
+  const main = readFileSync(mainPath, 'utf8')
+  const beside = mainPath.slice(0, mainPath.lastIndexOf('/'))
+  it(title, () => {
+    expect(blocks.length).toBeGreaterThan(0)
+    const files = new Map(blocks.map((block, i) => [`${beside}/${name(i)}.ts`, appended(main, block)]))
+    expect(typeErrors(dir, files)).toEqual([])
+  }, 120_000) // a whole program's type check, on a loaded machine
+}
+
+/**
+ * Checks a page whose TypeScript blocks build on the program of a framework guide (the example in
+ * `exampleDir`, main file `mainFile`): each compiles appended to it.
+ */
+export function appendedGuideTest(name: string, page: URL, exampleDir: URL, mainFile = 'src/main.ts'): void {
+  const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
+  describe(`the ${name} page, on the program of the guide`, () => {
+    itCompilesAppended('has TypeScript blocks that compile, each appended to the program', {
+      blocks: blocksOf(readFileSync(page, 'utf8')),
+      dir,
+      mainPath: `${dir}/${mainFile}`,
+      name: (i) => `page-block-${i + 1}`,
+    })
   })
 }
 
@@ -223,7 +260,6 @@ export function programGuideTest(name: string, guide: URL, exampleDir: URL, main
   const variants = blocksOf(markdown, 'ts variant')
   const mainPath = `${dir}/${mainFile}`
   const main = readFileSync(mainPath, 'utf8')
-  const beside = mainPath.slice(0, mainPath.lastIndexOf('/'))
 
   describe(`the ${name} guide, one program`, () => {
     it(`gives ${mainFile} when its blocks are pasted in order, one after the other`, () => {
@@ -239,12 +275,12 @@ export function programGuideTest(name: string, guide: URL, exampleDir: URL, main
       }
     })
 
-    it('has alternatives that compile in the program', () => {
-      const files = new Map(
-        variants.map((block, i) => [`${beside}/guide-variant-${i + 1}.ts`, appended(main, block)]),
-      )
-      expect(typeErrors(dir, files)).toEqual([])
-    }, 120_000) // a whole program's type check, on a loaded machine
+    itCompilesAppended('has alternatives that compile in the program', {
+      blocks: variants,
+      dir,
+      mainPath,
+      name: (i) => `guide-variant-${i + 1}`,
+    })
 
     it('installs what the program imports, and the tsx that runs it, on its install lines', () => {
       expect(setupProblems(markdown, [main, ...variants].join('\n'), dir)).toEqual([])
@@ -258,5 +294,44 @@ export function programGuideTest(name: string, guide: URL, exampleDir: URL, main
       },
       120_000,
     )
+  })
+}
+
+/**
+ * Checks a guide of an app of several files (see the top of this file) against the example in
+ * `exampleDir`.
+ */
+export function filesGuideTest(name: string, guide: URL, exampleDir: URL): void {
+  const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
+  const markdown = readFileSync(guide, 'utf8')
+  const blocks = blocksOf(markdown).map((block) => {
+    const first = block.split('\n')[0] ?? ''
+    const path = /^\/\/ ([\w@.[\]/-]+\.ts)\b/.exec(first)?.[1]
+    return { block, first, path, replaces: /in place of/i.test(first) }
+  })
+  const own = blocks.filter((b) => b.path && !b.replaces && existsSync(`${dir}/${b.path}`))
+  const added = blocks.filter((b) => b.path && !own.includes(b))
+
+  describe(`the ${name} guide, one app of files`, () => {
+    it('names the file of each block on its first line', () => {
+      expect(blocks.filter((b) => b.path === undefined).map((b) => b.first)).toEqual([])
+    })
+
+    it("shows the example's files word for word", () => {
+      expect(own.length).toBeGreaterThan(1)
+      for (const { block, path } of own) expect(block, path).toBe(readFileSync(`${dir}/${path}`, 'utf8'))
+    })
+
+    it('has files to add or replace that compile, each on its own, in the example', () => {
+      expect(added.length).toBeGreaterThan(0)
+      const files = new Map(
+        added.map(({ block, path }, i) => [`${dir}/${path!.replace(/\.ts$/, '')}.guide-${i + 1}.ts`, block]),
+      )
+      expect(typeErrors(dir, files)).toEqual([])
+    }, 120_000) // a whole program's type check, on a loaded machine
+
+    it('installs what its files import, on its install lines', () => {
+      expect(setupProblems(markdown, blocks.map((b) => b.block).join('\n'), dir)).toEqual([])
+    })
   })
 }

@@ -1,3 +1,4 @@
+// instrumentation.ts, beside app/ (Next.js runs it at start).
 // Runs once when the server starts: issues the first keys and prints them once. A real app
 // registers developers with the CLI (`keyward developers register`).
 export async function register() {

@@ -1,7 +1,14 @@
-import { programGuideTest } from '../../guide.js'
+import { appendedGuideTest, programGuideTest } from '../../guide.js'
 
 programGuideTest(
   'express',
   new URL('../../../docs/frameworks/express.md', import.meta.url),
+  new URL('..', import.meta.url),
+)
+
+// The credits page builds on this guide's program.
+appendedGuideTest(
+  'credits',
+  new URL('../../../docs/credits.md', import.meta.url),
   new URL('..', import.meta.url),
 )

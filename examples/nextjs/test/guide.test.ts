@@ -1,8 +1,7 @@
-import { guideTest } from '../../guide.js'
+import { filesGuideTest } from '../../guide.js'
 
-guideTest(
+filesGuideTest(
   'fetch (Next.js)',
   new URL('../../../docs/frameworks/fetch.md', import.meta.url),
   new URL('..', import.meta.url),
-  'lib/keyward.ts',
 )

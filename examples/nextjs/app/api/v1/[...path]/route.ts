@@ -1,3 +1,4 @@
+// app/api/v1/[...path]/route.ts
 import { keywardHandler } from '@keyward/fetch'
 import { keyward } from '@/lib/keyward'
 

@@ -1,3 +1,4 @@
+// app/api/v1/projects/[project_id]/hello/route.ts
 import { requireProject } from '@keyward/fetch'
 import { keyward } from '@/lib/keyward'
 
