@@ -31,6 +31,19 @@ export function packPackages(packages, outDir) {
   })
 }
 
+/** The files in a tarball, without npm's `package/` folder. */
+export function tarballFiles(tarball) {
+  return run('tar', ['-tzf', tarball], { capture: true, quiet: true })
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.replace(/^package\//, ''))
+}
+
+/** The package.json inside a tarball: what npm users really get. */
+export function packedManifest(tarball) {
+  return JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], { capture: true, quiet: true }))
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { out: { type: 'string' } } })
   await script('pack', () => {
