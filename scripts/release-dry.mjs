@@ -1,12 +1,17 @@
 // A release without publishing: copies the working tree (tracked files and new, unignored ones,
 // so pending changesets count) to a temporary folder, installs it offline, applies the pending
-// changesets there (`changeset version`), builds, and packs every public package. The tarballs
-// and the new CHANGELOG.md files land in the output folder; the working tree is not touched.
+// changesets there (`changeset version`), builds, and packs every public package. The release
+// must bump by what the changesets ask (a minor is no major because of a peer), and its tarballs
+// must pass the manifest check and the consumer test. The tarballs and the new CHANGELOG.md files
+// land in the output folder; the working tree is not touched.
 // Usage: node scripts/release-dry.mjs [--out DIR]
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import semver from 'semver'
+import { packedProblems } from './check-packages.mjs'
 import { CommandError, run, script, tempDir } from './lib/commands.mjs'
+import { prepareConsumer, runFixtures } from './lib/consumer.mjs'
 import { publicPackages, ROOT } from './lib/workspace.mjs'
 import { packPackages } from './pack.mjs'
 
@@ -27,6 +32,27 @@ function copyWorkingTree(target) {
   return files.length
 }
 
+const BUMPS = ['patch', 'minor', 'major']
+
+/**
+ * The bump the pending changesets in `root` ask for the public packages (`before`: name ->
+ * version): the largest type any of them names in its front matter, or undefined when none does.
+ */
+function askedBump(root, before) {
+  const folder = join(root, '.changeset')
+  const types = readdirSync(folder)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .flatMap((file) => {
+      const front = readFileSync(join(folder, file), 'utf8').match(/^---\r?\n([\s\S]*?)\r?\n---/)
+      return (front?.[1] ?? '')
+        .split(/\r?\n/)
+        .map((line) => line.match(/^\s*["']?([^"']+)["']?\s*:\s*(\w+)\s*$/))
+    })
+    .filter((entry) => entry && before.has(entry[1]))
+    .map((entry) => BUMPS.indexOf(entry[2]))
+  return types.length > 0 ? BUMPS[Math.max(...types)] : undefined
+}
+
 await script('release:dry', () => {
   const outDir = values.out ? resolve(values.out) : tempDir('release-dry')
   const copy = tempDir('release-tree')
@@ -34,15 +60,29 @@ await script('release:dry', () => {
   const before = new Map(publicPackages(copy).map((pkg) => [pkg.name, pkg.version]))
 
   run('pnpm', ['install', '--offline', '--frozen-lockfile', '--reporter=silent'], { cwd: copy })
+  const asked = askedBump(copy, before)
   run('pnpm', ['exec', 'changeset', 'version'], { cwd: copy })
-  run('pnpm', ['build'], { cwd: copy })
 
   const packages = publicPackages(copy)
   const versions = new Set(packages.map((pkg) => pkg.version))
   if (versions.size > 1) {
     throw new CommandError(`The fixed group should give one version, got ${[...versions].join(', ')}.`)
   }
+  const wrong = packages.filter((pkg) => asked && pkg.version !== semver.inc(before.get(pkg.name), asked))
+  if (wrong.length > 0) {
+    const got = wrong.map((pkg) => `${pkg.name} ${before.get(pkg.name)} -> ${pkg.version}`)
+    throw new CommandError(`The changesets ask for a ${asked} release, but:\n  ${got.join('\n  ')}`)
+  }
+  run('pnpm', ['build'], { cwd: copy })
   const packed = packPackages(packages, join(outDir, 'tarballs'))
+  const problems = packedProblems(packed).flatMap(({ pkg, problems }) =>
+    problems.map((problem) => `${pkg.name}: ${problem}`),
+  )
+  if (problems.length > 0) throw new CommandError(`Packed manifests:\n  ${problems.join('\n  ')}`)
+  console.log('\nThe consumer test, on these tarballs:')
+  const consumer = prepareConsumer(packages, packed)
+  runFixtures(consumer, 'node')
+  rmSync(consumer.project, { recursive: true, force: true })
   console.log('\n| package | version | changelog |\n| --- | --- | --- |')
   for (const { pkg } of packed) {
     const changelog = join(pkg.dir, 'CHANGELOG.md')
