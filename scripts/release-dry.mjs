@@ -4,7 +4,9 @@
 // must bump by what the changesets ask (a minor is no major because of a peer), and its tarballs
 // must pass the manifest check and the consumer test. The tarballs and the new CHANGELOG.md files
 // land in the output folder; the working tree is not touched.
-// Usage: node scripts/release-dry.mjs [--out DIR]
+// A changeset that says `major` fails it unless `--allow-major` is given: until the API is
+// declared stable, breaking changes are minor (0.x), and a stray major would make 1.0.0.
+// Usage: node scripts/release-dry.mjs [--out DIR] [--allow-major]
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -15,7 +17,9 @@ import { prepareConsumer, runFixtures } from './lib/consumer.mjs'
 import { publicPackages, ROOT } from './lib/workspace.mjs'
 import { packPackages } from './pack.mjs'
 
-const { values } = parseArgs({ options: { out: { type: 'string' } } })
+const { values } = parseArgs({
+  options: { out: { type: 'string' }, 'allow-major': { type: 'boolean', default: false } },
+})
 
 /** Copies the files git knows of (tracked, or new and not ignored) from the repository to `target`. */
 function copyWorkingTree(target) {
@@ -59,8 +63,14 @@ await script('release:dry', () => {
   console.log(`copied ${copyWorkingTree(copy)} files to ${copy}\n`)
   const before = new Map(publicPackages(copy).map((pkg) => [pkg.name, pkg.version]))
 
-  run('pnpm', ['install', '--offline', '--frozen-lockfile', '--reporter=silent'], { cwd: copy })
   const asked = askedBump(copy, before)
+  if (asked === 'major' && !values['allow-major']) {
+    const major = semver.inc([...before.values()][0], 'major')
+    throw new CommandError(
+      `A pending changeset says major, which would make ${major} of every package: make it minor, or pass --allow-major for a deliberate major release.`,
+    )
+  }
+  run('pnpm', ['install', '--offline', '--frozen-lockfile', '--reporter=silent'], { cwd: copy })
   run('pnpm', ['exec', 'changeset', 'version'], { cwd: copy })
 
   const packages = publicPackages(copy)
