@@ -6,25 +6,17 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CommandError, run, script, tempDir } from './lib/commands.mjs'
 import { publicPackages, ROOT } from './lib/workspace.mjs'
-import { packPackages } from './pack.mjs'
+import { packedManifest, packPackages, tarballFiles } from './pack.mjs'
 
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name)
 
-/** The files in a tarball, without npm's `package/` folder. */
-function tarballFiles(tarball) {
-  return run('tar', ['-tzf', tarball], { capture: true, quiet: true })
-    .split('\n')
-    .filter(Boolean)
-    .map((path) => path.replace(/^package\//, ''))
-}
-
-/** The package.json inside a tarball: what npm users really get. */
-function packedManifest(tarball) {
-  return JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], { capture: true, quiet: true }))
-}
-
-/** Every problem of a packed manifest against Keyward's package shape, as sentences. */
-export function manifestProblems(manifest, files, folder, repositoryUrl) {
+/**
+ * Every problem of a packed manifest against Keyward's package shape, as sentences. `versions`
+ * maps each public package's name to the version packed with it: a dependency on one of them must
+ * be the caret range of that version (what `workspace:^` packs to), never an exact pin that
+ * leaves a user with two copies of core.
+ */
+export function manifestProblems(manifest, files, folder, repositoryUrl, versions = new Map()) {
   const problems = []
   const need = (ok, text) => {
     if (!ok) problems.push(text)
@@ -60,7 +52,12 @@ export function manifestProblems(manifest, files, folder, repositoryUrl) {
   }
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
     for (const [dep, range] of Object.entries(manifest[field] ?? {})) {
-      need(!String(range).startsWith('workspace:'), `${field}.${dep} is still "${range}"`)
+      const version = versions.get(dep)
+      if (String(range).startsWith('workspace:')) problems.push(`${field}.${dep} is still "${range}"`)
+      else if (version !== undefined && range !== `^${version}`)
+        problems.push(
+          `${field}.${dep} is "${range}", not "^${version}" (write "workspace:^" in package.json)`,
+        )
     }
   }
   return problems
@@ -72,20 +69,32 @@ function attwProfile(manifest) {
   return targets.every(([, target]) => target?.require !== undefined) ? 'strict' : 'esm-only'
 }
 
-function checkPackages() {
-  const packages = publicPackages()
-  const outDir = tempDir('check-packs')
-  const packed = packPackages(packages, outDir)
-  const repositoryUrl = packages[0]?.manifest.repository?.url
-  const failures = []
-  for (const { pkg, tarball } of packed) {
-    console.log(`\n## ${pkg.name}`)
-    const problems = manifestProblems(
+/**
+ * The manifest problems of each packed package (`[{ pkg, tarball }]`, all of one release), as
+ * `[{ pkg, tarball, problems }]`.
+ */
+export function packedProblems(packed) {
+  const repositoryUrl = packed[0]?.pkg.manifest.repository?.url
+  const versions = new Map(packed.map(({ pkg }) => [pkg.name, pkg.version]))
+  return packed.map(({ pkg, tarball }) => ({
+    pkg,
+    tarball,
+    problems: manifestProblems(
       packedManifest(tarball),
       tarballFiles(tarball),
       pkg.folder,
       repositoryUrl,
-    )
+      versions,
+    ),
+  }))
+}
+
+function checkPackages() {
+  const outDir = tempDir('check-packs')
+  const packed = packPackages(publicPackages(), outDir)
+  const failures = []
+  for (const { pkg, tarball, problems } of packedProblems(packed)) {
+    console.log(`\n## ${pkg.name}`)
     for (const problem of problems) console.log(`manifest: ${problem}`)
     if (problems.length === 0) console.log('manifest: ok')
     else failures.push(`${pkg.name}: manifest`)

@@ -1,11 +1,13 @@
-// Packs every public package with `pnpm pack` (which turns `workspace:*` into real versions),
-// as npm would publish it. Usage: node scripts/pack.mjs [--out DIR]   (build first: pnpm build)
-import { existsSync, mkdirSync } from 'node:fs'
+// Packs every public package with `pnpm pack` (which turns `workspace:^` into `^` and the
+// version), as npm would publish it, into packs/ (ignored by git) or DIR; the tarballs of an
+// earlier run there are removed first, so `npm install DIR/*.tgz` installs one release.
+// Usage: node scripts/pack.mjs [--out DIR]   (build first: pnpm build)
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { CommandError, run, script, tempDir } from './lib/commands.mjs'
-import { publicPackages } from './lib/workspace.mjs'
+import { CommandError, run, script } from './lib/commands.mjs'
+import { publicPackages, ROOT } from './lib/workspace.mjs'
 
 /**
  * Packs `packages` into `outDir` and returns `[{ pkg, tarball }]` in the same order.
@@ -31,11 +33,30 @@ export function packPackages(packages, outDir) {
   })
 }
 
+/** The files in a tarball, without npm's `package/` folder. */
+export function tarballFiles(tarball) {
+  return run('tar', ['-tzf', tarball], { capture: true, quiet: true })
+    .split('\n')
+    .filter(Boolean)
+    .map((path) => path.replace(/^package\//, ''))
+}
+
+/** The package.json inside a tarball: what npm users really get. */
+export function packedManifest(tarball) {
+  return JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], { capture: true, quiet: true }))
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { out: { type: 'string' } } })
   await script('pack', () => {
-    const outDir = values.out ? resolve(values.out) : tempDir('packs')
+    const outDir = resolve(values.out ?? join(ROOT, 'packs'))
+    console.log(`packing into ${outDir}\n`)
+    const earlier = existsSync(outDir)
+      ? readdirSync(outDir).filter((file) => /^keyward-.*\.tgz$/.test(file))
+      : []
+    for (const file of earlier) rmSync(join(outDir, file))
+    if (earlier.length > 0) console.log(`removed ${earlier.length} tarball(s) of an earlier run`)
     packPackages(publicPackages(), outDir)
-    console.log(`\ntarballs in ${outDir}`)
+    console.log(`\ntarballs in ${outDir}; try them in a fresh app: npm install ${outDir}/*.tgz`)
   })
 }

@@ -2,10 +2,11 @@
 // installed with plain npm, as a user would, and the fixtures of scripts/consumer/ are compiled.
 // The consumer test runs it on Node; the runtime matrix runs the same outputs on Bun and Deno.
 import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { packPackages } from '../pack.mjs'
-import { run, seconds, tempDir } from './commands.mjs'
-import { ROOT } from './workspace.mjs'
+import { dirname, join } from 'node:path'
+import semver from 'semver'
+import { packedManifest, packPackages } from '../pack.mjs'
+import { CommandError, run, seconds, tempDir } from './commands.mjs'
+import { ROOT, readJson } from './workspace.mjs'
 
 const TYPESCRIPT = 'typescript@5.9.3'
 const NODE_TYPES = '@types/node@20'
@@ -38,6 +39,65 @@ function peerSpecs(packages) {
     }
   }
   return [...specs]
+}
+
+/**
+ * Every dependency of a packed package (`[{ pkg, tarball }]`) on a Keyward package that the
+ * tarballs cannot satisfy, as sentences: npm would fetch it from the registry, which has another
+ * release or none, and the test would prove nothing about this one.
+ */
+export function unresolvableDependencies(packed) {
+  const manifests = packed.map(({ tarball }) => packedManifest(tarball))
+  const versions = new Map(manifests.map((manifest) => [manifest.name, manifest.version]))
+  const problems = []
+  for (const manifest of manifests) {
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies']) {
+      for (const [dep, range] of Object.entries(manifest[field] ?? {})) {
+        if (!dep.startsWith('@keyward/')) continue
+        const version = versions.get(dep)
+        if (version === undefined) {
+          // An optional peer that is not packed is not installed either.
+          if (field === 'peerDependencies' && manifest.peerDependenciesMeta?.[dep]?.optional) continue
+          problems.push(
+            `${manifest.name}@${manifest.version}: ${field}.${dep} "${range}": no tarball of ${dep}`,
+          )
+        } else if (semver.validRange(range) === null || !semver.satisfies(version, range)) {
+          problems.push(
+            `${manifest.name}@${manifest.version}: ${field}.${dep} "${range}" is not met by the tarball of ${dep}@${version}`,
+          )
+        }
+      }
+    }
+  }
+  return problems
+}
+
+/**
+ * Every Keyward package in a consumer project's package-lock.json that npm did not take from a
+ * tarball at the top of node_modules (a copy from the registry, or a second copy nested in a
+ * package), as sentences.
+ */
+function foreignInstalls(project) {
+  const lock = readJson(join(project, 'package-lock.json'))
+  return Object.entries(lock.packages ?? {})
+    .filter(([path]) => /(^|\/)node_modules\/@keyward\/[^/]+$/.test(path))
+    .filter(
+      ([path, entry]) =>
+        !/^node_modules\/@keyward\/[^/]+$/.test(path) || !entry.resolved?.startsWith('file:'),
+    )
+    .map(
+      ([path, entry]) =>
+        `${path}@${entry.version} came from ${entry.resolved ?? 'a link'}, not from a tarball`,
+    )
+}
+
+/** The folders above `dir` whose node_modules Node.js would search: none may exist. */
+function enclosingNodeModules(dir) {
+  const found = []
+  for (let parent = dirname(dir); ; parent = dirname(parent)) {
+    if (existsSync(join(parent, 'node_modules'))) found.push(join(parent, 'node_modules'))
+    if (dirname(parent) === parent) return found
+  }
 }
 
 /** Whether a package has no CommonJS entry (its exports have no require condition). */
@@ -86,22 +146,36 @@ function writeJson(path, value) {
 }
 
 /**
- * Packs `packages`, installs them in a new consumer project and compiles the fixtures:
+ * Packs `packages` (or takes them `packed` already: `[{ pkg, tarball }]`), installs the tarballs
+ * with plain npm in a new consumer project and compiles the fixtures:
  * scripts/consumer/FOLDER.ts for each packed package that has one, and the smoke fixture, with
  * the support file they share (scripts/consumer/support/fixture.ts).
  * Each fixture is written as NAME.mts and NAME.cts (compiled under node16 to out/NAME.mjs and
  * out/NAME.cjs) and as NAME.ts (typechecked under bundler). Returns `{ project, fixtures }`.
+ * Fails when a dependency on a Keyward package is not met by the tarballs, or when npm installed a
+ * Keyward package from anywhere else.
  */
-export function prepareConsumer(packages) {
+export function prepareConsumer(packages, packed) {
   const project = tempDir('consumer')
+  const around = enclosingNodeModules(project)
+  if (around.length > 0) {
+    throw new CommandError(`The consumer project ${project} would also resolve from ${around.join(', ')}.`)
+  }
   let start = performance.now()
-  const tarballs = packPackages(packages, join(project, 'tarballs')).map(({ tarball }) => tarball)
+  packed ??= packPackages(packages, join(project, 'tarballs'))
+  const tarballs = packed.map(({ tarball }) => tarball)
   console.log(`packed ${tarballs.length} package(s) in ${seconds(start)}\n`)
+  const unresolvable = unresolvableDependencies(packed)
+  if (unresolvable.length > 0) {
+    throw new CommandError(`Dependencies the tarballs do not meet:\n  ${unresolvable.join('\n  ')}`)
+  }
 
   start = performance.now()
   run('npm', ['init', '-y'], { cwd: project, capture: true })
   const install = ['install', '--no-audit', '--no-fund', '--loglevel=error']
   run('npm', [...install, ...tarballs, ...peerSpecs(packages)], { cwd: project })
+  const foreign = foreignInstalls(project)
+  if (foreign.length > 0) throw new CommandError(`Installed from elsewhere:\n  ${foreign.join('\n  ')}`)
   console.log(`installed in ${seconds(start)}\n`)
 
   const own = packages.filter((pkg) => existsSync(join(FIXTURES, `${pkg.folder}.ts`)))
