@@ -620,7 +620,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return error
   }
 
-  // Usage counts of a refusal: per key when it names one, else per route and client address.
+  // Usage counts of a refusal: per key when it names one, else per route and the address of the
+  // request (a request's own, not an address it names for the allowlist).
   function countRefusal(
     reason: AuthFailureReason,
     record: KeyRecord | undefined,
@@ -631,7 +632,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (outcome === undefined || !counts) return
     if (record) counts.count(record, OUTCOME[outcome])
     else if (outcome === 'unknown' || outcome === 'malformed') {
-      const from = address ?? (request ? clientAddress(request, trustedProxy) : undefined)
+      const from = request ? clientAddress(request, trustedProxy) : address
       counts.refusedUnknown(outcome, request ? routeOf(request) : '', from ?? 'unknown')
     }
   }
