@@ -113,11 +113,25 @@ describe("errors of Node's HTTP layer, in the error format", () => {
       417,
       'expectation_failed',
     ],
+    // What Node's parser lets through but no route can take: answered here, not with an empty 400.
+    [
+      'a Host with user info',
+      'GET /healthz HTTP/1.1\r\nHost: user@127.0.0.1\r\n\r\n',
+      400,
+      'request_invalid',
+    ],
+    ['a Host with a space', 'GET /healthz HTTP/1.1\r\nHost: exa mple\r\n\r\n', 400, 'request_invalid'],
+    ['a backslash in the path', 'GET /api\\v1/audit HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request_invalid'],
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request_invalid'],
+    // Node hands CONNECT to no route, and closed the connection without a word.
+    ['CONNECT', 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', 405, 'method_not_allowed'],
   ])(
     '%s: %i %s',
     async (_name, request, status, type) => {
+      // Read until the server closes: a connection it keeps open fails the test by its timeout.
       const answer = await raw(request)
       expect(answer.status).toBe(status)
+      expect(answer.headers.connection).toBe('close')
       expect(answer.headers['cache-control']).toBe('no-store')
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
       expect(detailOf(answer)).toEqual([{ loc: expect.any(Array), msg: expect.any(String), type }])

@@ -8,12 +8,15 @@ import {
 import { Server as NetServer, type Socket } from 'node:net'
 import {
   answerClientError,
+  answerConnect,
+  clientErrorResponse,
   ErrorType,
   errorResponse,
   expectationFailedResponse,
   KeywardError,
   type KeywardResponse,
   lingeringClose,
+  requestTargetProblem,
 } from '@keyward/core'
 import type { ServerConfig } from '../config.js'
 
@@ -39,7 +42,9 @@ const tooManyConnections = () =>
  * headers within `headersTimeoutMs` (both answered 408 `request_timeout`), at most
  * `connectionsPerAddress` connections at once from one socket address (the connections past it
  * have their request answered 429 `rate_limited` and are closed), and every error of Node's HTTP
- * layer (400, 408, 417, 431) answered in the specification's error format.
+ * layer (400, 408, 417, 431) answered in the specification's error format, as are a request its
+ * parser lets through that no route can take (a Host with user info or a space, a backslash in
+ * the path, `OPTIONS *`: 400) and `CONNECT` (405), each closing its connection.
  */
 export function createBoundedServer(bounds: HttpBounds, listener: RequestListener): Server {
   const overCap = new WeakSet<Socket>()
@@ -53,14 +58,18 @@ export function createBoundedServer(bounds: HttpBounds, listener: RequestListene
     (req: IncomingMessage, res: ServerResponse) => {
       // While the server stops, each connection closes after its answer.
       if (draining.has(server)) res.setHeader('connection', 'close')
-      if (overCap.has(req.socket)) write(res, tooManyConnections())
-      else listener(req, res)
+      if (overCap.has(req.socket)) return write(res, tooManyConnections())
+      // A Host or a target that Node's parser let through and no route can take: 400, closing.
+      const problem = requestTargetProblem(req.url ?? '', req.headers.host)
+      if (problem) return write(res, clientErrorResponse({ code: problem }))
+      listener(req, res)
     },
   )
   // A body refused past its limit (413) is read and thrown away for a while before the
   // connection closes, so that a client still sending it reads the answer.
   lingeringClose(server)
   server.on('clientError', answerClientError)
+  server.on('connect', answerConnect)
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
     write(res, expectationFailedResponse()),
   )
