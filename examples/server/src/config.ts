@@ -89,6 +89,12 @@ export interface ServerConfig {
    */
   readonly connectionsPerAddress: number
   /**
+   * `KEYWARD_MAX_CONNECTIONS`: the most connections open at once in all; past it the oldest idle
+   * connection is closed to make room. `0` for no bound. Unset: 90% of the process's limit of open
+   * file descriptors (read at start on Linux; no bound where it cannot be read).
+   */
+  readonly maxConnections: number | undefined
+  /**
    * `KEYWARD_MAX_API_KEY_LIFETIME_DAYS`: the longest an API key may live, 1 to 3650 days; a key
    * created without an expiry gets it, a longer one is refused (422 `lifetime_exceeded`). Unset: none.
    */
@@ -328,6 +334,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       requestTimeoutMs,
     ),
     connectionsPerAddress: integerSetting(env, 'KEYWARD_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    maxConnections: env.KEYWARD_MAX_CONNECTIONS
+      ? integerSetting(env, 'KEYWARD_MAX_CONNECTIONS', 0, 0, 10_000_000)
+      : undefined,
     usageFlushSeconds: integerSetting(env, 'KEYWARD_USAGE_FLUSH_SECONDS', 5, 1, 60),
     metricsPort: env.KEYWARD_METRICS_PORT
       ? integerSetting(env, 'KEYWARD_METRICS_PORT', 0, 0, 65535)

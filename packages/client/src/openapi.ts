@@ -984,7 +984,7 @@ export interface components {
             readonly permissions?: readonly string[];
             /** Credits this request spends of a key that has credits, as a route's `cost` does: 0 to 1000, default 1. A key without enough is refused (`usage_exceeded`); a key without credits spends nothing. */
             readonly cost?: number;
-            /** The address of the client that presented the key: checked against the key's IP allowlist, and where failed verifications are counted. Without it, a key with an allowlist is refused (`ip_not_allowed`), and failures count against the caller's own address. */
+            /** The address of the client that presented the key, checked against the key's IP allowlist and used for nothing else. Without it, a key with an allowlist is refused (`ip_not_allowed`). Failed verifications count against the caller (its own address and its credential), never against `ip`. */
             readonly ip?: string;
         };
         readonly VerifyKeyResult: {

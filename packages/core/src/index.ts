@@ -83,6 +83,7 @@ export { hashKey } from './hash/digest.js'
 export {
   type ApiKeyGuardOptions,
   answerClientError,
+  answerConnect,
   apiKeyGuard,
   auditContext,
   type BearerAuth,
@@ -151,6 +152,7 @@ export {
   readPageQuery,
   readUsageQuery,
   requestId,
+  requestTargetProblem,
   revokedReason,
   rolledKeyToJson,
   STORE_RETRY_AFTER_SECONDS,

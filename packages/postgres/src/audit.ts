@@ -23,6 +23,8 @@ export interface AuditStatements {
 type AuditRow = Omit<AuditRowJson, 'seq' | 'at' | 'target'> & {
   seq: string | number
   at: Date
+  /** The microseconds of `at` past its millisecond, which a `Date` cannot hold. */
+  at_us: number
   target_type: string
   target_id: string
 }
@@ -31,6 +33,8 @@ type ChainRow = { seq: string | number; hash: string; start_seq: string | number
 
 const COLUMNS =
   'seq, at, action, actor, client_address, request_id, developer_id, project_id, target_type, target_id, before, after, previous_hash, hash'
+// What a row is read with: `at` to the microsecond, so that its hash covers all of it.
+const READ_COLUMNS = `${COLUMNS}, (extract(microseconds FROM at)::bigint % 1000)::int AS at_us`
 
 /** @internal The audit log's statements for `schema`, named under `prefix`. */
 export function auditStatements(schema: string, prefix: string): AuditStatements {
@@ -57,21 +61,29 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
     chainHead: named('audit_head', `SELECT seq, hash, start_seq, start_hash FROM ${chain} WHERE id = 1`),
     list: named(
       'audit_list',
-      `SELECT ${COLUMNS} FROM ${log}
+      `SELECT ${READ_COLUMNS} FROM ${log}
        WHERE developer_id = $1::text AND ($2::text IS NULL OR project_id = $2::text)
          AND ($3::bigint IS NULL OR seq < $3::bigint)
        ORDER BY seq DESC LIMIT $4`,
     ),
-    read: named('audit_read', `SELECT ${COLUMNS} FROM ${log} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`),
+    read: named(
+      'audit_read',
+      `SELECT ${READ_COLUMNS} FROM ${log} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`,
+    ),
   }
 }
 
-// A row as the API's form has it (the target as one object; seq a number, at a time).
-const toAuditRecord = ({ seq, at, target_type, target_id, ...rest }: AuditRow): AuditRecord =>
+// A row as the API's form has it (the target as one object; seq a number, at a time), exactly as
+// stored: `at` in ISO 8601 with milliseconds, as the library writes it, or with microseconds when
+// the column holds a time finer than that.
+const toAuditRecord = ({ seq, at, at_us, target_type, target_id, ...rest }: AuditRow): AuditRecord =>
   auditRecordFromJson({
     ...rest,
     seq: Number(seq),
-    at: at.toISOString(),
+    at:
+      Number(at_us) === 0
+        ? at.toISOString()
+        : `${at.toISOString().slice(0, -1)}${String(at_us).padStart(3, '0')}Z`,
     target: { type: target_type, id: target_id },
   })
 

@@ -150,13 +150,55 @@ describeBackends('generations (%s)', (backend) => {
     }
   })
 
-  it('ends the tokens of a revoked API key at once', async () => {
+  it('ends the tokens of a key that is revoked, expired, or rolled without grace, at once', async () => {
     const dev = { 'x-developer-key': t.developerKey }
-    const extra = await t.call('POST', `/api/v1/projects/${projectId}/api-keys`, { headers: dev })
-    const headers = { authorization: `Bearer ${await t.token(projectId, extra.body.key)}` }
+    const keys = `/api/v1/projects/${projectId}/api-keys`
+    const withToken = async () => {
+      const key = await t.call('POST', keys, { headers: dev, body: { expires_in_days: 30 } })
+      const headers = { authorization: `Bearer ${await t.token(projectId, key.body.key)}` }
+      expect((await create({}, headers)).status).toBe(201)
+      return { id: key.body.id as string, headers }
+    }
+    const refusal = {
+      detail: [
+        {
+          loc: ['header', 'authorization'],
+          msg: 'The access token is not valid: it is unknown or expired.',
+          type: 'token_invalid',
+        },
+      ],
+    }
+    const refusedAfter = async (end: (id: string) => Promise<unknown>) => {
+      const { id, headers } = await withToken()
+      await end(id)
+      for (const answer of [
+        await create({}, headers),
+        await t.call('DELETE', `${GENERATIONS}/${crypto.randomUUID()}`, { headers }),
+      ]) {
+        expect([answer.status, answer.body, answer.headers.get('cache-control')]).toEqual([
+          401,
+          refusal,
+          'no-store',
+        ])
+      }
+    }
+
+    await refusedAfter((id) => t.call('DELETE', `${keys}/${id}`, { headers: dev }))
+    // Its expiry passed: the key's own verification refuses it, and so do its tokens.
+    await refusedAfter((id) =>
+      t.store.query(`UPDATE keyward.api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        id,
+      ]),
+    )
+    await refusedAfter(async (id) => {
+      const rolled = await t.call('POST', `${keys}/${id}/roll`, { headers: dev, body: { grace_seconds: 0 } })
+      expect(rolled.status).toBe(201)
+    })
+
+    // Within a roll's grace window, the old key's tokens work on, as the key does.
+    const { id, headers } = await withToken()
+    const rolled = await t.call('POST', `${keys}/${id}/roll`, { headers: dev, body: { grace_seconds: 3600 } })
+    expect(rolled.status).toBe(201)
     expect((await create({}, headers)).status).toBe(201)
-    await t.call('DELETE', `/api/v1/projects/${projectId}/api-keys/${extra.body.id}`, { headers: dev })
-    const refused = await create({}, headers)
-    expect([refused.status, refused.body.detail[0].type]).toEqual([401, 'token_invalid'])
   })
 })

@@ -16,8 +16,9 @@ const GENERATION_LOC = ['path', 'generation_id'] as const
 export function generationRoutes({ store, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
   // A valid signature is not enough: the project must still exist (404 when it was deleted:
   // the token proves its holder had access to it), and the API key that obtained the token
-  // must still be active (revoking a key ends its tokens at once). The key's policies hold for
-  // its tokens as they are now: its IP allowlist, and the permission of the route.
+  // must still pass the guards' check of its state: active and unexpired (revoking a key,
+  // its expiry, or the end of a roll's grace window ends its tokens at once). The key's
+  // policies hold for its tokens as they are now: its IP allowlist, and the permission of the route.
   const requireToken = (permission: (typeof SERVER_PERMISSIONS)[number]) =>
     requireBearer<AccessClaims>({
       verify: async (token, request) => {
@@ -29,7 +30,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
         // the project too.
         const owner = await database('projects.owner', () => projectOwner(store, claims.projectId))
         if (owner === null) throw projectNotFound(claims.projectId)
-        if (!key?.active || key.ownerType !== 'project' || key.ownerId !== claims.projectId) return null
+        if (!keyward.keyUsable(key, 'project') || key.ownerId !== claims.projectId) return null
         const refusal = keyward.keyAccessProblem(key, keyward.clientAddress(request), { allOf: [permission] })
         if (refusal) throw refusal
         return claims

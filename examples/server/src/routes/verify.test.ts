@@ -88,22 +88,97 @@ describeBackends('POST /api/v1/keys/verify (%s)', (backend) => {
     expect([wrong.status, wrong.body.detail[0].type]).toEqual([401, 'token_invalid'])
   })
 
-  it("counts refused keys against the ip the caller names, and the caller's own address without one", async () => {
-    const { apiKey } = await t.project('Throttled')
+  // The error of a throttled caller: the usual format, never a verdict.
+  const expectThrottled = (answer: Awaited<ReturnType<typeof asDeveloper>>, msg: RegExp) => {
+    expect([answer.status, answer.headers.get('cache-control'), answer.headers.get('retry-after')]).toEqual([
+      429,
+      'no-store',
+      expect.stringMatching(/^[1-9][0-9]*$/),
+    ])
+    expect(answer.body).toEqual({
+      detail: [{ loc: [], msg: expect.stringMatching(msg), type: 'rate_limited' }],
+    })
+  }
+
+  it('counts refused keys against the caller’s own address, whatever ip it names', async () => {
+    const developerKey = await t.developer(`dev-spoofer-${backend}`)
+    const { apiKey } = await t.project('Spoofed', developerKey)
+    // A new ip with every call escapes nothing: the failures are the caller's.
     for (let i = 0; i < 3; i++) {
-      expect(
-        (await asDeveloper({ key: unknownKey, ip: '198.51.100.9' }, undefined, '192.0.2.70')).body.code,
-      ).toBe('key_invalid')
+      const answer = await asDeveloper(
+        { key: unknownKey, ip: `198.51.100.${i + 1}` },
+        developerKey,
+        '192.0.2.70',
+      )
+      expect([answer.status, answer.body.valid, answer.body.code]).toEqual([200, false, 'key_invalid'])
     }
-    // That client is throttled; the caller is not.
-    expect((await asDeveloper({ key: apiKey, ip: '198.51.100.9' }, undefined, '192.0.2.70')).body.code).toBe(
-      'rate_limited',
+    expectThrottled(
+      await asDeveloper({ key: apiKey, ip: '198.51.100.99' }, developerKey, '192.0.2.70'),
+      /^Too many failed authentications from this address: try again in \d+ seconds\.$/,
     )
-    expect(
-      (await asDeveloper({ key: apiKey, ip: '198.51.100.10' }, undefined, '192.0.2.70')).body.valid,
-    ).toBe(true)
-    for (let i = 0; i < 3; i++) await asDeveloper({ key: unknownKey }, undefined, '192.0.2.71')
-    const caller = await asDeveloper({ key: apiKey }, undefined, '192.0.2.71')
-    expect([caller.status, caller.body.detail[0].type]).toEqual([429, 'rate_limited'])
+  })
+
+  it('never throttles the address a caller names in ip: it only meets the key’s allowlist', async () => {
+    const attackerKey = await t.developer(`dev-attacker-${backend}`)
+    for (let i = 0; i < 10; i++) {
+      await asDeveloper({ key: unknownKey, ip: '127.0.0.23' }, attackerKey, '192.0.2.80')
+    }
+    expectThrottled(
+      await asDeveloper({ key: unknownKey, ip: '127.0.0.23' }, attackerKey, '192.0.2.80'),
+      /from this address/,
+    )
+    // Another developer, at the address the attacker named, is not throttled there.
+    const victimKey = await t.developer(`dev-victim-${backend}`)
+    const victim = await t.project('Victim', victimKey)
+    const fromThere = await asDeveloper({ key: victim.apiKey, ip: '127.0.0.23' }, victimKey, '127.0.0.23')
+    expect([fromThere.status, fromThere.body.valid]).toEqual([200, true])
+    const listed = await t.call('GET', `/api/v1/projects/${victim.projectId}/api-keys`, {
+      headers: { 'x-developer-key': victimKey },
+      address: '127.0.0.23',
+    })
+    expect(listed.status).toBe(200)
+    const guarded = await t.call('POST', `/api/v1/projects/${victim.projectId}/access-tokens`, {
+      headers: { 'x-api-key': victim.apiKey },
+      address: '127.0.0.23',
+    })
+    expect(guarded.status).toBe(201)
+  })
+
+  it('counts refused keys against the caller’s credential too, from any address', async () => {
+    const developerKey = await t.developer(`dev-roaming-${backend}`)
+    const { apiKey } = await t.project('Roaming', developerKey)
+    for (let i = 0; i < 3; i++) {
+      const answer = await asDeveloper({ key: unknownKey }, developerKey, `192.0.2.${90 + i}`)
+      expect(answer.body.code).toBe('key_invalid')
+    }
+    expectThrottled(
+      await asDeveloper({ key: apiKey }, developerKey, '192.0.2.99'),
+      /^Too many failed verifications with this credential: try again in \d+ seconds\.$/,
+    )
+    // Its key is not refused elsewhere, and another caller verifies the same key.
+    const other = await t.call('POST', VERIFY, {
+      headers: { authorization: `Bearer ${SERVICE_TOKEN}` },
+      body: { key: apiKey },
+      address: '192.0.2.99',
+    })
+    expect([other.status, other.body.valid]).toEqual([200, true])
+
+    // A service token the same way.
+    for (let i = 0; i < 3; i++) {
+      const answer = await t.call('POST', VERIFY, {
+        headers: { authorization: `Bearer ${SERVICE_TOKEN}` },
+        body: { key: unknownKey },
+        address: `192.0.2.${100 + i}`,
+      })
+      expect(answer.body.code).toBe('key_invalid')
+    }
+    expectThrottled(
+      await t.call('POST', VERIFY, {
+        headers: { authorization: `Bearer ${SERVICE_TOKEN}` },
+        body: { key: apiKey },
+        address: '192.0.2.110',
+      }),
+      /with this credential/,
+    )
   })
 })

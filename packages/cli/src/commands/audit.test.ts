@@ -1,4 +1,4 @@
-import { auditRowHash } from '@keyward/core'
+import { type AuditActor, auditRowHash } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '../exit.js'
 import { harness, STORE } from '../test/harness.js'
@@ -62,6 +62,26 @@ describe('keyward audit', () => {
     expect(cli.auditLog.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6])
     broken = await cli.run('audit', 'verify', '--json', ...STORE)
     expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, problem: { seq: 4 } })
+  })
+
+  it('verify finds an actor given an extra field, or a type it does not know (exit 1)', async () => {
+    const cli = harness()
+    await cli.keyward().registerDeveloper('dev_1', {}, { actor: { type: 'operator', name: 'alice' } })
+    expect((await cli.run('audit', 'verify', ...STORE)).code).toBe(EXIT.ok)
+    const [first] = cli.auditLog
+    // Neither is an actor the library writes: edits of the stored row.
+    const edited: unknown[] = [
+      { type: 'operator', name: 'alice', on_behalf_of: 'mallory' },
+      { type: 'intruder' },
+    ]
+    for (const actor of edited as AuditActor[]) {
+      cli.auditLog[0] = { ...first!, actor }
+      const broken = await cli.run('audit', 'verify', ...STORE)
+      expect([broken.code, broken.stdout]).toEqual([
+        EXIT.failed,
+        'The audit log is broken: Row 1 was changed: its content does not give its hash.\n',
+      ])
+    }
   })
 
   it('export --ndjson writes every row, oldest first, each verifiable by its hash alone', async () => {

@@ -30,11 +30,41 @@ export interface AuditRowJson {
   readonly hash: string
 }
 
-/** The actor in the API's form. */
+// An actor's fields as a row may hold them: the library writes only those of `AuditActor`, but a
+// row read back keeps whatever was stored, so that its hash covers all of it.
+type ActorFields = { readonly type: string; readonly [field: string]: unknown }
+
+/**
+ * The actor in the API's form: the fields of a developer renamed (`developer_id`, `key_prefix`),
+ * every other field as it is. The exact inverse of {@link actorFromJson}.
+ */
 function actorToJson(actor: AuditActor): AuditRowJson['actor'] {
+  const { developerId, keyPrefix, ...rest } = actor as ActorFields
+  return {
+    ...rest,
+    ...(developerId === undefined ? {} : { developer_id: developerId }),
+    ...(keyPrefix === undefined ? {} : { key_prefix: keyPrefix }),
+  } as AuditRowJson['actor']
+}
+
+/**
+ * The actor from its API form, as a store keeps it, with nothing left out: a type the library
+ * does not write, or a field it does not know, stays (and is hashed) as it was stored.
+ */
+function actorFromJson(json: AuditRowJson['actor']): AuditActor {
+  const { developer_id: developerId, key_prefix: keyPrefix, ...rest } = json as ActorFields
+  return {
+    ...rest,
+    ...(developerId === undefined ? {} : { developerId }),
+    ...(keyPrefix === undefined ? {} : { keyPrefix }),
+  } as AuditActor
+}
+
+/** The fields of an actor the library writes: what a host passes is stored in this form. */
+function writtenActor(actor: AuditActor): AuditActor {
   switch (actor.type) {
     case 'developer':
-      return { type: 'developer', developer_id: actor.developerId, key_prefix: actor.keyPrefix }
+      return { type: 'developer', developerId: actor.developerId, keyPrefix: actor.keyPrefix }
     case 'operator':
       return actor.name === undefined ? { type: 'operator' } : { type: 'operator', name: actor.name }
     default:
@@ -42,22 +72,14 @@ function actorToJson(actor: AuditActor): AuditRowJson['actor'] {
   }
 }
 
-/** The actor from its API form (as a store keeps it). */
-function actorFromJson(json: AuditRowJson['actor']): AuditActor {
-  switch (json.type) {
-    case 'developer':
-      return { type: 'developer', developerId: json.developer_id ?? '', keyPrefix: json.key_prefix ?? '' }
-    case 'operator':
-      return json.name === undefined ? { type: 'operator' } : { type: 'operator', name: json.name }
-    case 'secret_scanning':
-      return { type: 'secret_scanning' }
-    default:
-      return { type: 'system' }
-  }
-}
+// The stored `at` of a record read from its API form, when it is finer than the millisecond a
+// `Date` holds (the library writes whole milliseconds; a database column may hold microseconds).
+const storedAt = new WeakMap<AuditRecord, string>()
 
 /**
- * An audit row in the API's form, the form its hash is computed over.
+ * An audit row in the API's form, the form its hash is computed over. A record read with
+ * {@link auditRecordFromJson} gives back exactly what was read: the actor with all its fields, and
+ * `at` to the microsecond when it had one.
  *
  * @example
  * ```ts
@@ -67,7 +89,7 @@ function actorFromJson(json: AuditRowJson['actor']): AuditActor {
 export function auditRecordToJson(record: AuditRecord): AuditRowJson {
   return {
     seq: record.seq,
-    at: record.at.toISOString(),
+    at: storedAt.get(record) ?? record.at.toISOString(),
     action: record.action,
     actor: actorToJson(record.actor),
     client_address: record.clientAddress,
@@ -83,7 +105,9 @@ export function auditRecordToJson(record: AuditRecord): AuditRowJson {
 }
 
 /**
- * An audit row from its API form: what a store reads back, or a line of an export.
+ * An audit row from its API form: what a store reads back, or a line of an export. Nothing of it
+ * is normalised away: {@link auditRecordToJson} gives the same JSON back, so a row's hash is
+ * checked against exactly what was stored or exported.
  *
  * @example
  * ```ts
@@ -91,7 +115,7 @@ export function auditRecordToJson(record: AuditRecord): AuditRowJson {
  * ```
  */
 export function auditRecordFromJson(row: AuditRowJson): AuditRecord {
-  return {
+  const record: AuditRecord = {
     seq: row.seq,
     at: new Date(row.at),
     action: row.action as AuditRecord['action'],
@@ -107,6 +131,8 @@ export function auditRecordFromJson(row: AuditRowJson): AuditRecord {
     previousHash: row.previous_hash,
     hash: row.hash,
   }
+  if (Number.isNaN(record.at.getTime()) || record.at.toISOString() !== row.at) storedAt.set(record, row.at)
+  return record
 }
 
 /**
@@ -165,7 +191,7 @@ export async function chainAuditEntries(
   const records: AuditRecord[] = []
   for (const entry of entries) {
     seq += 1
-    const unhashed = { ...entry, seq, previousHash, hash: '' }
+    const unhashed = { ...entry, actor: writtenActor(entry.actor), seq, previousHash, hash: '' }
     const hash = await auditRowHash(auditRecordToJson(unhashed))
     records.push({ ...unhashed, hash })
     previousHash = hash

@@ -13,6 +13,7 @@ export interface NodeClientErrorSocket {
 // The reason phrases of the statuses answered on a bare socket.
 const REASON: Readonly<Record<number, string>> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Payload Too Large',
   417: 'Expectation Failed',
@@ -35,6 +36,35 @@ const INVALID: Readonly<Record<string, string>> = {
     'The Transfer-Encoding header is not one that HTTP/1.1 allows (chunked last).',
   HPE_INVALID_VERSION: 'The request line does not name HTTP/1.0 or HTTP/1.1.',
   HPE_INVALID_URL: 'The request target is not a valid URL path.',
+  // What Node's parser lets through, but no route can take (see requestTargetProblem).
+  KEYWARD_INVALID_HOST:
+    'The Host header is not a host name or address with an optional port (no user info, no spaces).',
+  KEYWARD_BACKSLASH_PATH: 'The request path holds a backslash: separate its segments with /.',
+  KEYWARD_ASTERISK_TARGET: 'The request target * is not served: send the request to a path.',
+}
+
+// A Host header as RFC 9110 allows it, and no more: a name or an IPv4 address, or an IPv6
+// address in brackets, then an optional port.
+const VALID_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+/**
+ * Why a request that Node.js's parser accepted cannot be served, as a `code` for
+ * {@link clientErrorResponse}, or `undefined` when it can: a Host header with user info, a space
+ * or another character no host has; a backslash in the path (before any query); the asterisk
+ * form `*` of `OPTIONS *`. A framework would answer these 400 with an empty body, or route them
+ * to a path they do not name.
+ *
+ * @example
+ * ```ts
+ * requestTargetProblem('/api/v1/projects', 'user@example.com') // 'KEYWARD_INVALID_HOST'
+ * ```
+ */
+export function requestTargetProblem(target: string, host: string | undefined): string | undefined {
+  if (target === '*') return 'KEYWARD_ASTERISK_TARGET'
+  const query = target.indexOf('?')
+  if (target.slice(0, query === -1 ? undefined : query).includes('\\')) return 'KEYWARD_BACKSLASH_PATH'
+  if (host && !VALID_HOST.test(host)) return 'KEYWARD_INVALID_HOST'
+  return undefined
 }
 
 // A connection whose request was refused here is closed after the answer: left this long for the
@@ -126,7 +156,33 @@ export function answerClientError(
     socket.destroy()
     return
   }
-  const { status, headers, body } = clientErrorResponse(error)
+  answerOnSocket(socket, clientErrorResponse(error))
+}
+
+/**
+ * A listener for Node.js's `connect` event (a `CONNECT` request, which Node hands to no request
+ * listener and, unheard, closes without a word): 405 `method_not_allowed` in the specification's
+ * error format, with `Allow` naming no method, then the connection is closed. Keyward serves no
+ * tunnel.
+ *
+ * @example
+ * ```ts
+ * server.on('connect', answerConnect)
+ * ```
+ */
+export function answerConnect(_request: unknown, socket: NodeClientErrorSocket): void {
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  const response = errorResponse(
+    new KeywardError(ErrorType.methodNotAllowed, 'CONNECT is not served here: this is no proxy.', []),
+  )
+  answerOnSocket(socket, { ...response, headers: { ...response.headers, allow: '', connection: 'close' } })
+}
+
+// Writes a whole answer on a bare socket, closes it, and destroys it a moment later.
+function answerOnSocket(socket: NodeClientErrorSocket, { status, headers, body }: KeywardResponse): void {
   const head = Object.entries({ ...headers, 'content-length': String(byteLength(body)) })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')

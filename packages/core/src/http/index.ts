@@ -13,9 +13,11 @@ export {
 export { clientAddress, type TrustedProxy } from './client-address.js'
 export {
   answerClientError,
+  answerConnect,
   clientErrorResponse,
   expectationFailedResponse,
   type NodeClientErrorSocket,
+  requestTargetProblem,
 } from './client-errors.js'
 export { decodeCursor, encodeCursor, invalidCursor, type PagePosition } from './cursor.js'
 export {

@@ -1,3 +1,4 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { describe, expect, it } from 'vitest'
 import { hashKey } from '../hash/digest.js'
 import type { KeywardEvent } from '../service/events.js'
@@ -17,7 +18,7 @@ class FlakyStore extends MemoryKeyStore {
   }
 }
 
-async function service(serviceTokens?: readonly string[]) {
+async function service(serviceTokens?: readonly string[], failedAuthLimit?: number) {
   const store = new FlakyStore()
   const events: KeywardEvent[] = []
   const owners: Record<string, string> = { p1: 'd1', p2: 'd2' }
@@ -25,6 +26,9 @@ async function service(serviceTokens?: readonly string[]) {
     store,
     projectOwner: (id) => owners[id] ?? null,
     onEvent: (event) => events.push(event),
+    ...(failedAuthLimit === undefined
+      ? {}
+      : { protection: { limiter: (settings) => new RateLimiterMemory(settings), failedAuthLimit } }),
   })
   const route = createKeyRoutes(keyward, serviceTokens ? { verify: { serviceTokens } } : {}).find(
     (r) => r.path === '/api/v1/keys/verify',
@@ -32,14 +36,14 @@ async function service(serviceTokens?: readonly string[]) {
   const d1 = (await keyward.issueDeveloperKey('d1')).key
   const p1 = (await keyward.issueProjectKey('p1')).key
   const p2 = (await keyward.issueProjectKey('p2')).key
-  async function call(headers: Record<string, string>, body: unknown) {
+  async function call(headers: Record<string, string>, body: unknown, address = '203.0.113.9') {
     const request: KeywardRequest = {
       method: 'POST',
       url: '/api/v1/keys/verify',
       params: {},
       header: (name) => ({ 'content-type': 'application/json', ...headers })[name],
       body: () => ({ parsed: body }),
-      address: '203.0.113.9',
+      address,
     }
     const response = await route.handle(request)
     return { status: response.status, json: JSON.parse(response.body) }
@@ -120,5 +124,44 @@ describe('POST /api/v1/keys/verify', () => {
     const keyward = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
     const paths = createKeyRoutes(keyward, { verify: false }).map((r) => r.path)
     expect(paths).not.toContain('/api/v1/keys/verify')
+  })
+
+  it('counts refused keys against the caller, its address and its credential, never the ip it names', async () => {
+    const { call, d1, p1, keyward, store } = await service([await hashKey(TOKEN)], 2)
+    const unknown = `ak_${'Q'.repeat(32)}`
+    const throttled = (by: string) => ({
+      status: 429,
+      json: { detail: [{ loc: [], msg: expect.stringContaining(by), type: 'rate_limited' }] },
+    })
+    // A new ip each time: the caller's address is throttled all the same.
+    for (const ip of ['198.51.100.1', '198.51.100.2']) {
+      expect((await call({ 'x-developer-key': d1 }, { key: unknown, ip })).json.code).toBe('key_invalid')
+    }
+    expect(await call({ 'x-developer-key': d1 }, { key: p1, ip: '198.51.100.3' })).toEqual(
+      throttled('from this address'),
+    )
+    // Its credential is, from any address.
+    expect(await call({ 'x-developer-key': d1 }, { key: p1 }, '192.0.2.2')).toEqual(
+      throttled('with this credential'),
+    )
+    // The ip it named is not: another caller verifies a key for a client there, and from there.
+    const bearer = { authorization: `Bearer ${TOKEN}` }
+    expect((await call(bearer, { key: p1, ip: '198.51.100.1' }, '198.51.100.1')).json.valid).toBe(true)
+    // A service token has a counter of its own.
+    for (const address of ['192.0.2.3', '192.0.2.4']) {
+      expect((await call(bearer, { key: unknown }, address)).json.code).toBe('key_invalid')
+    }
+    expect(await call(bearer, { key: p1 }, '192.0.2.5')).toEqual(throttled('with this credential'))
+    // Usage counts the unknown keys by the caller's address too.
+    await keyward.close()
+    expect(
+      store.usage.rows().map(({ route, address, outcome, count }) => [route, address, outcome, count]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['POST /api/v1/keys/verify', '203.0.113.9', 'unknown', 2],
+        ['POST /api/v1/keys/verify', '192.0.2.3', 'unknown', 1],
+      ]),
+    )
+    expect(JSON.stringify(store.usage.rows())).not.toContain('198.51.100.')
   })
 })

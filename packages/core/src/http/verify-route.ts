@@ -66,7 +66,8 @@ export interface VerifyKeyResult {
   } | null
 }
 
-type Caller = DeveloperAuth | BearerAuth<'service'>
+/** The caller: a developer, or a service token (its claims: the token's digest). */
+type Caller = DeveloperAuth | BearerAuth<string>
 
 const DIGEST = /^[0-9a-f]{64}$/
 const VERDICTS: ReadonlySet<string> = new Set(VERIFY_CODES)
@@ -108,11 +109,12 @@ function sameDigest(a: string, b: string): boolean {
   return difference === 0
 }
 
-/** The request as the throttle sees the client that presented the key: at `ip`, when the caller tells it. */
-const clientAt = (request: KeywardRequest, ip: string | undefined): KeywardRequest =>
-  ip === undefined
-    ? request
-    : { method: request.method, url: request.url, params: {}, header: () => undefined, address: ip }
+/**
+ * The caller's credential, as the throttle's counter names it: refused keys count against it (and
+ * its address), never against the `ip` it names, which it could choose at will.
+ */
+const callerCounter = (caller: Caller): string =>
+  caller.scope === 'developer' ? `developer:${caller.developerId}` : `service:${caller.claims.slice(0, 16)}`
 
 const ratedKey = (record: KeyRecord): RatedKey[] => [
   { id: record.id, keyPrefix: record.keyPrefix, ownerType: 'project', ownerId: record.ownerId },
@@ -136,11 +138,11 @@ export function createVerifyRoute(
 } {
   const tokens = checkServiceTokens(options.serviceTokens)
   const developer = developerGuard(keyward) as Guard<Caller>
-  const isServiceToken = async (token: string): Promise<'service' | null> => {
+  const isServiceToken = async (token: string): Promise<string | null> => {
     const digest = await sha256Hex(token)
-    let found = false
-    for (const known of tokens) found = sameDigest(digest, known) || found
-    return found ? 'service' : null
+    let found: string | null = null
+    for (const known of tokens) if (sameDigest(digest, known)) found = known
+    return found
   }
   const service =
     tokens.length > 0 ? (bearerGuard({ verify: isServiceToken, keyward }) as Guard<Caller>) : undefined
@@ -170,19 +172,27 @@ export function createVerifyRoute(
 
   async function verdict(
     request: KeywardRequest,
+    caller: Caller,
     key: string,
     ip: string | undefined,
     check: ApiKeyCheck,
     cost: number,
   ) {
     let rate: KeyRate | undefined
-    const verify = () => keyward.verifyApiKey({ projectKey: key, address: ip }, check)
+    let verified = false
+    // `ip` is met with the key's IP allowlist, and nothing else.
+    const verify = () => {
+      verified = true
+      return keyward.verifyApiKey({ projectKey: key, address: ip, request }, check)
+    }
     try {
-      // Through the guards' protection: a throttled client address is refused before any lookup,
-      // a refused key counts against it, and the key's own rate limit takes this request.
+      // Through the guards' protection: a throttled caller (its address, or its credential) is
+      // refused before any lookup, a refused key counts against both, and the key's own rate
+      // limit takes this request.
       const record = protection
         ? await protection.run({
-            request: clientAt(request, ip),
+            request,
+            caller: callerCounter(caller),
             presented: { [KEY_HEADER.project]: key },
             verify,
             keys: ratedKey,
@@ -199,7 +209,8 @@ export function createVerifyRoute(
       const remaining = spent ? Number(spent[CREDITS_HEADER]) : null
       return jsonResponse(200, validResult(record, rate, remaining), NO_STORE)
     } catch (error) {
-      if (!isKeywardError(error) || !VERDICTS.has(error.type)) throw error
+      // Refused before the key was looked at: the caller is throttled, which is no verdict on the key.
+      if (!isKeywardError(error) || !VERDICTS.has(error.type) || !verified) throw error
       return { status: 200, headers: REFUSED_HEADERS, body: REFUSALS.get(error.type)! }
     }
   }
@@ -216,7 +227,7 @@ export function createVerifyRoute(
           (await readJsonObjectBody(request, { limit: bodyLimit }))?.value,
         )
         const check = checkOf(body, caller.auth)
-        return await verdict(request, body.key, addressOf(body.ip), check, body.cost ?? 1)
+        return await verdict(request, caller.auth, body.key, addressOf(body.ip), check, body.cost ?? 1)
       } catch (error) {
         return errorResponse(error)
       }

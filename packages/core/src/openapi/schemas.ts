@@ -440,9 +440,9 @@ export const VerifyKeyBodySchema = Type.Object(
     ip: Type.Optional(
       Type.String({
         description:
-          "The address of the client that presented the key: checked against the key's IP allowlist, and " +
-          'where failed verifications are counted. Without it, a key with an allowlist is refused ' +
-          "(`ip_not_allowed`), and failures count against the caller's own address.",
+          "The address of the client that presented the key, checked against the key's IP allowlist and used " +
+          'for nothing else. Without it, a key with an allowlist is refused (`ip_not_allowed`). Failed ' +
+          'verifications count against the caller (its own address and its credential), never against `ip`.',
       }),
     ),
   },

@@ -18,6 +18,15 @@ const COUNTED: ReadonlySet<string> = new Set([
   ErrorType.tokenInvalid,
 ])
 
+/** What a throttle counts against: the client address, or a caller's credential. */
+type Throttled = 'address' | 'credential'
+const THROTTLED_MSG: Readonly<Record<Throttled, string>> = {
+  address: 'Too many failed authentications from this address',
+  credential: 'Too many failed verifications with this credential',
+}
+// Counters of credentials are named apart from every address.
+const CALLER = 'caller:'
+
 // The first 8 characters of a presented value, when they look like a key's prefix: anything
 // else a client sends is not repeated in a log line.
 const PREFIX = /^[a-z]{2}_[A-Za-z0-9_-]{5}/
@@ -32,6 +41,12 @@ export interface Protected<A> {
   readonly keys: (auth: A) => readonly RatedKey[]
   /** Hears what is left of each key's rate limit once the request took from it. */
   readonly rated?: (key: RatedKey, rate: KeyRate) => void
+  /**
+   * The credential of a caller that verifies keys for others (the verification endpoint's
+   * developer or service token), as a counter's name: its refused keys count against it as
+   * against its address, and past the limit it is refused from any address.
+   */
+  readonly caller?: string
 }
 
 /**
@@ -88,13 +103,13 @@ export function createProtection(
 
   // One refusal per number of seconds left, built once: a flood is answered without building
   // an error (and capturing its stack) per request.
-  const refusals = new Map<number, KeywardError>()
-  const throttled = (seconds: number) => {
-    let refusal = refusals.get(seconds)
+  const refusals: Record<Throttled, Map<number, KeywardError>> = { address: new Map(), credential: new Map() }
+  const throttled = (seconds: number, subject: Throttled = 'address') => {
+    let refusal = refusals[subject].get(seconds)
     if (!refusal) {
       refusal = new KeywardError(
         ErrorType.rateLimited,
-        `Too many failed authentications from this address: try again in ${seconds} seconds.`,
+        `${THROTTLED_MSG[subject]}: try again in ${seconds} seconds.`,
         [],
         { headers: { 'retry-after': String(seconds) } },
       )
@@ -102,7 +117,7 @@ export function createProtection(
       Object.freeze(refusal.headers)
       for (const detail of refusal.details) Object.freeze(detail)
       Object.freeze(refusal.details)
-      refusals.set(seconds, Object.freeze(refusal))
+      refusals[subject].set(seconds, Object.freeze(refusal))
     }
     return refusal
   }
@@ -114,26 +129,34 @@ export function createProtection(
   const block = (address: string, state: LimiterState) => {
     blocked.set(address, Date.now() + state.msBeforeNext)
   }
-  const blockedRefusal = (address: string): KeywardError | undefined => {
-    const until = blocked.get(address)
+  const blockedRefusal = (
+    counter: string,
+    address: string | undefined,
+    subject?: Throttled,
+  ): KeywardError | undefined => {
+    const until = blocked.get(counter)
     if (until === undefined) return undefined
     const ms = until - Date.now()
     if (ms <= 0) {
-      blocked.delete(address)
+      blocked.delete(counter)
       return undefined
     }
     report.add(address, ErrorType.rateLimited, undefined)
-    return throttled(Math.max(1, Math.ceil(ms / 1000)))
+    return throttled(Math.max(1, Math.ceil(ms / 1000)), subject)
   }
 
-  /** Admits a verification from `address`, or throws 429: never a lookup for a throttled address. */
-  async function admit(address: string): Promise<void> {
+  /**
+   * Admits a verification counted against `counter` (the client address, or a caller's
+   * credential), or throws 429: never a lookup for a throttled one. `address` is the request's,
+   * for the failure report.
+   */
+  async function admit(counter: string, address: string | undefined, subject?: Throttled): Promise<void> {
     if (!failures) return
-    const known = blockedRefusal(address)
+    const known = blockedRefusal(counter, address, subject)
     if (known) throw known
     let state: Awaited<ReturnType<Limiter['get']>>
     try {
-      state = await failures.get(address)
+      state = await failures.get(counter)
       backendErrorReported = false
     } catch (error) {
       // The throttle fails open: the key checks themselves still fail closed.
@@ -141,50 +164,67 @@ export function createProtection(
       state = null
     }
     const counted = state?.consumedPoints ?? 0
-    const inFlight = counted > 0 ? (pending.get(address) ?? 0) : 0
+    const inFlight = counted > 0 ? (pending.get(counter) ?? 0) : 0
     if (state && counted + inFlight >= limit) {
-      if (counted >= limit) block(address, state)
+      if (counted >= limit) block(counter, state)
       report.add(address, ErrorType.rateLimited, undefined)
-      throw throttled(counted >= limit ? secondsLeft(state) : 1)
+      throw throttled(counted >= limit ? secondsLeft(state) : 1, subject)
     }
-    pending.set(address, (pending.get(address) ?? 0) + 1)
+    pending.set(counter, (pending.get(counter) ?? 0) + 1)
   }
 
-  function settle(address: string): void {
-    const left = (pending.get(address) ?? 1) - 1
-    if (left > 0) pending.set(address, left)
-    else pending.delete(address)
+  function settle(counter: string | undefined): void {
+    if (counter === undefined || !failures) return
+    const left = (pending.get(counter) ?? 1) - 1
+    if (left > 0) pending.set(counter, left)
+    else pending.delete(counter)
+  }
+
+  async function penalty(counter: string | undefined): Promise<void> {
+    if (!failures || counter === undefined) return
+    try {
+      const state = await failures.penalty(counter, 1)
+      if (state.consumedPoints >= limit) block(counter, state)
+    } catch (cause) {
+      if (!isLimiterState(cause)) backendError('throttle.penalty', cause)
+    }
   }
 
   async function failed(
     address: string | undefined,
+    caller: string | undefined,
     error: unknown,
     presented: Protected<unknown>['presented'],
   ) {
     if (!isKeywardError(error) || !COUNTED.has(error.type)) return
     const value = presented[error.loc[1] ?? '']
     report.add(address, error.type, value === undefined ? undefined : PREFIX.exec(value)?.[0])
-    if (!failures || address === undefined) return
-    try {
-      const state = await failures.penalty(address, 1)
-      if (state.consumedPoints >= limit) block(address, state)
-    } catch (cause) {
-      if (!isLimiterState(cause)) backendError('throttle.penalty', cause)
-    }
+    await penalty(address)
+    await penalty(caller)
   }
 
   return {
     async run(work) {
       const address = clientAddress(work.request, options.trustedProxy)
-      if (address !== undefined) await admit(address)
+      const caller = work.caller === undefined ? undefined : `${CALLER}${work.caller}`
+      if (address !== undefined) await admit(address, address)
+      if (caller !== undefined) {
+        try {
+          await admit(caller, address, 'credential')
+        } catch (error) {
+          settle(address)
+          throw error
+        }
+      }
       let auth: Awaited<ReturnType<typeof work.verify>>
       try {
         auth = await work.verify()
       } catch (error) {
-        await failed(address, error, work.presented)
+        await failed(address, caller, error, work.presented)
         throw error
       } finally {
-        if (address !== undefined && failures) settle(address)
+        settle(address)
+        settle(caller)
       }
       if (keyRates) await keyRates.take(work.keys(auth), backendError, work.rated, onKeyLimited)
       return auth
@@ -192,7 +232,7 @@ export function createProtection(
     refusalNow(request) {
       if (blocked.size === 0) return undefined
       const address = clientAddress(request, options.trustedProxy)
-      return address === undefined ? undefined : blockedRefusal(address)
+      return address === undefined ? undefined : blockedRefusal(address, address)
     },
   }
 }

@@ -164,6 +164,20 @@ export interface Keyward {
     permissions?: PermissionRule,
   ): KeywardError | null
   /**
+   * Whether a key read by id ({@link Keyward.findKey}) can still act as a key of `kind`, by the
+   * guards' own check of its state: it exists, is active, is of that kind, and has not expired (a
+   * rolled key until the end of its grace window), on the service's clock. Call it, before
+   * {@link Keyward.keyAccessProblem}, wherever a key acts through something it issued, such as an
+   * access token that names the key: the token then ends when the key does.
+   *
+   * @example
+   * ```ts
+   * const key = await keyward.findKey(claims.keyId)
+   * if (!keyward.keyUsable(key, 'project') || key.ownerId !== claims.projectId) return null
+   * ```
+   */
+  keyUsable(record: KeyRecord | null, kind: KeyKind): record is KeyRecord
+  /**
    * Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys,
    * 404 `not_found` when the developer was deleted ({@link Keyward.deactivateOwnerKeys}).
    */
@@ -460,6 +474,12 @@ const REFUSAL_OUTCOME: Readonly<Partial<Record<AuthFailureReason, UsageOutcome>>
   ip_not_allowed: 'ip_not_allowed',
   permission_denied: 'permission_denied',
 }
+// What a record's own state can refuse it for (see `stateProblem`).
+type KeyStateProblem = Extract<
+  AuthFailureReason,
+  'unknown_key' | 'inactive_key' | 'wrong_type' | 'expired_key'
+>
+
 const ACCEPTED = OUTCOME.accepted
 const RATE_LIMITED = OUTCOME.rate_limited
 const USAGE_EXCEEDED = OUTCOME.usage_exceeded
@@ -600,7 +620,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return error
   }
 
-  // Usage counts of a refusal: per key when it names one, else per route and client address.
+  // Usage counts of a refusal: per key when it names one, else per route and the address of the
+  // request (a request's own, not an address it names for the allowlist).
   function countRefusal(
     reason: AuthFailureReason,
     record: KeyRecord | undefined,
@@ -611,7 +632,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (outcome === undefined || !counts) return
     if (record) counts.count(record, OUTCOME[outcome])
     else if (outcome === 'unknown' || outcome === 'malformed') {
-      const from = address ?? (request ? clientAddress(request, trustedProxy) : undefined)
+      const from = request ? clientAddress(request, trustedProxy) : address
       counts.refusedUnknown(outcome, request ? routeOf(request) : '', from ?? 'unknown')
     }
   }
@@ -674,6 +695,18 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
+  /**
+   * Why a looked-up record cannot act as a key of `kind`, or `null` when it can: the guards'
+   * check of the key's own state, and `keyUsable`'s. Checked on the record, after the lookup: a
+   * record read from the cache expires on time too, and a rolled key at the end of its grace.
+   */
+  function stateProblem(record: KeyRecord | null, kind: KeyKind): KeyStateProblem | null {
+    if (record === null) return 'unknown_key'
+    if (!record.active) return 'inactive_key'
+    if (record.ownerType !== kind) return 'wrong_type'
+    return record.expiresAt == null || record.expiresAt.getTime() > clock() ? null : 'expired_key'
+  }
+
   /** The refusal of a looked-up record, or `null` when it passes. */
   function recordProblem(
     record: KeyRecord | null,
@@ -681,29 +714,20 @@ export function createKeyward(options: KeywardOptions): Keyward {
     address?: string,
     request?: KeywardRequest,
   ): KeywardError | null {
-    if (record?.active && record.ownerType === kind) {
-      // Checked on the record, after the lookup: a record read from the cache expires on time too.
-      if (record.expiresAt == null || record.expiresAt.getTime() > clock()) return null
-      return failed(kind, 'expired_key', INVALID[kind], record)
+    const problem = stateProblem(record, kind)
+    if (problem === null) return null
+    if (problem === 'unknown_key' || problem === 'inactive_key') {
+      return failed(kind, problem, INVALID[kind], record ?? undefined, address, request)
     }
-    const loc = ['header', KEY_HEADER[kind]]
-    if (record === null || !record.active) {
-      return failed(
-        kind,
-        record === null ? 'unknown_key' : 'inactive_key',
-        INVALID[kind],
-        record ?? undefined,
-        address,
-        request,
-      )
-    }
+    const key = record as KeyRecord
+    if (problem === 'expired_key') return failed(kind, problem, INVALID[kind], key)
     const other = OTHER_KIND[kind]
     const error = refusal(
       ErrorType.keyWrongType,
       `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
-      loc,
+      ['header', KEY_HEADER[kind]],
     )
-    return failed(kind, 'wrong_type', error, record)
+    return failed(kind, 'wrong_type', error, key)
   }
 
   // The developer whose audit log holds the rows of these owners' keys: a developer, or the
@@ -1118,6 +1142,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
+    keyUsable: (record, kind): record is KeyRecord => stateProblem(record, kind) === null,
     issueDeveloperKey: (developerId, issueOptions, context) =>
       issue('developer', developerId, issueOptions, context),
     issueProjectKey: (projectId, issueOptions, context) => issue('project', projectId, issueOptions, context),

@@ -170,6 +170,48 @@ describe('rolling', () => {
   })
 })
 
+describe('keyUsable', () => {
+  it('gives a key read by id the guards’ verdict on its state, on the service’s clock', async () => {
+    const { keyward, clock, asProject } = setup()
+    const usable = async (id: string, kind: 'project' | 'developer' = 'project') =>
+      keyward.keyUsable(await keyward.findKey(id), kind)
+    const live = await keyward.issueProjectKey('proj_a', { expiresInDays: 1 })
+    const revoked = await keyward.issueProjectKey('proj_a')
+    const rolledNow = await keyward.issueProjectKey('proj_a')
+    const rolledLater = await keyward.issueProjectKey('proj_a')
+    await keyward.deactivateKey(revoked.record.id)
+    await keyward.rollKey(rolledNow.record.id, { graceSeconds: 0 })
+    await keyward.rollKey(rolledLater.record.id, { graceSeconds: 60 })
+
+    const verdicts = async () => {
+      const keys = [live, revoked, rolledNow, rolledLater]
+      const guard = await Promise.all(
+        keys.map(({ key }) =>
+          asProject(key).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      )
+      const byId = await Promise.all(keys.map(({ record }) => usable(record.id)))
+      expect(byId).toEqual(guard)
+      return byId
+    }
+    expect(await verdicts()).toEqual([true, false, false, true])
+    clock.ms += 60_000
+    expect(await verdicts()).toEqual([true, false, false, false])
+    clock.ms += DAY
+    expect(await verdicts()).toEqual([false, false, false, false])
+
+    const developer = await keyward.issueDeveloperKey('dev_a')
+    expect([await usable(developer.record.id, 'developer'), await usable(developer.record.id)]).toEqual([
+      true,
+      false,
+    ])
+    expect(keyward.keyUsable(null, 'project')).toBe(false)
+  })
+})
+
 describe('last used', () => {
   it('writes a use at most once per key per interval, in batches, off the hot path', async () => {
     const { keyward, store, clock, asProject } = setup({ lastUsedIntervalSeconds: 60 })

@@ -31,7 +31,8 @@ export interface Credentials {
   readonly address?: string | undefined
   /**
    * The request the keys came with, when there is one (the guards pass it): usage counts a
-   * refusal of an unknown or malformed key by its route and client address. Read only then.
+   * refusal of an unknown or malformed key by its route and client address (the request's, not
+   * `address`). Read only then.
    */
   readonly request?: KeywardRequest | undefined
 }

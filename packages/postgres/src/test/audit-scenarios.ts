@@ -98,6 +98,41 @@ export function runAuditScenarios(name: string, makeHarness: () => Promise<Harne
       expect(await problem(keyward)).toMatchObject({ kind: 'edited', seq: 3 })
     })
 
+    // What reads back the same as before, but is not what was stored: the hash covers the row as stored.
+    it('verify finds an extra field in an actor, an actor type it does not know, a time moved by microseconds', async () => {
+      const edits: Array<[string, number]> = [
+        // An operator's row (seq 1) names someone else, in a field the library never writes.
+        [`UPDATE %s SET actor = actor || '{"name_override": "mallory"}' WHERE seq = 1`, 1],
+        // A system row (seq 3) made the act of an actor type the library does not know.
+        [`UPDATE %s SET actor = '{"type": "intruder"}' WHERE seq = 3`, 3],
+        // A row moved by half a millisecond: no Date holds the difference.
+        [`UPDATE %s SET at = at + interval '500 microseconds' WHERE seq = 4`, 4],
+      ]
+      for (const [edit, seq] of edits) {
+        const { keyward, sql, log } = await fiveRows()
+        const [row] = await sql(`SELECT actor FROM ${log} WHERE seq = 3`)
+        expect(row).toEqual({ actor: { type: 'system' } })
+        await sql(edit.replace('%s', log))
+        expect(await problem(keyward)).toEqual({
+          kind: 'edited',
+          seq,
+          message: `Row ${seq} was changed: its content does not give its hash.`,
+        })
+      }
+    })
+
+    it('reads a row back exactly as stored, microseconds and unknown actor fields included', async () => {
+      const { sql, log, store } = await fiveRows()
+      await sql(
+        `UPDATE ${log} SET at = '2026-03-01T12:00:00.123456Z', actor = '{"type": "intruder", "via": 1}' WHERE seq = 2`,
+      )
+      const [row] = await store.readAuditLog(1, 1)
+      expect(auditRecordToJson(row!)).toMatchObject({
+        at: '2026-03-01T12:00:00.123456Z',
+        actor: { type: 'intruder', via: 1 },
+      })
+    })
+
     it('verify finds a row edited with its hash recomputed: the next row no longer links to it', async () => {
       const { keyward, sql, log, store } = await fiveRows()
       const [row] = await store.readAuditLog(2, 1)

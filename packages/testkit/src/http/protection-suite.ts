@@ -27,7 +27,6 @@ const P1 = ROUTES.project('proj-1')
 const ATTACKER = '192.0.2.66'
 const CLIENT = '192.0.2.10'
 const VERIFIER = '192.0.2.20'
-const GUESSER = '192.0.2.77'
 const CALLER = '192.0.2.30'
 
 const STEPS: readonly Step[] = [
@@ -99,24 +98,9 @@ const STEPS: readonly Step[] = [
     type: 'rate_limited',
     lookup: false,
   },
-  // The verification service: a key refused for the client the caller names in `ip` counts against
-  // that client, as if it had presented the key itself; the caller goes on.
-  ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
-    name: `verify: guess ${i + 1} for one client ip: key_invalid`,
-    request: (w: ConformanceWorld) => verify(w.keys.d2, { key: unknownKey(), ip: GUESSER }, [from(VERIFIER)]),
-    status: 200,
-    lookup: true,
-    verdict: { code: 'key_invalid' },
-  })),
-  {
-    name: 'verify: then a valid key for that client: rate_limited, before the key takes from its rate limit',
-    request: (w) => verify(w.keys.d2, { key: w.keys.p2, ip: GUESSER }, [from(VERIFIER)]),
-    status: 200,
-    lookup: true, // the caller's developer key
-    verdict: { code: 'rate_limited' },
-  },
+  // The verification service: a key's own rate limit holds through it.
   ...Array.from({ length: KEY_LIMIT }, (_, i) => ({
-    name: `verify: the same key for another client, ${i + 1} of its rate limit: valid`,
+    name: `verify: a key for a client, ${i + 1} of its rate limit: valid`,
     request: (w: ConformanceWorld) => verify(w.keys.d2, { key: w.keys.p2, ip: CLIENT }, [from(VERIFIER)]),
     status: 200,
     lookup: true,
@@ -129,20 +113,39 @@ const STEPS: readonly Step[] = [
     lookup: true,
     verdict: { code: 'rate_limited' },
   },
-  // Without `ip`, the key's client is the caller: its refused keys count against the caller.
+  // Refused keys count against the caller, whatever `ip` it names (a new one each time escapes
+  // nothing), and never against that `ip`, which meets the key's allowlist only.
   ...Array.from({ length: FAILED_AUTH_LIMIT }, (_, i) => ({
-    name: `verify: guess ${i + 1} without ip: key_invalid`,
-    request: (w: ConformanceWorld) => verify(w.keys.d2, { key: unknownKey() }, [from(CALLER)]),
+    name: `verify: guess ${i + 1}, naming a new client ip: key_invalid`,
+    request: (w: ConformanceWorld) =>
+      verify(w.keys.d2, { key: unknownKey(), ip: `198.51.100.${i + 1}` }, [from(VERIFIER)]),
     status: 200,
     lookup: true,
     verdict: { code: 'key_invalid' },
   })),
   {
-    name: 'verify: then the caller itself is throttled: 429 before any lookup',
-    request: (w) => verify(w.keys.d2, { key: w.keys.p2 }, [from(CALLER)]),
+    name: "verify: then the caller's address is throttled: 429 before any lookup",
+    request: (w) => verify(w.keys.d2, { key: w.keys.p2, ip: CLIENT }, [from(VERIFIER)]),
     status: 429,
     type: 'rate_limited',
     lookup: false,
+  },
+  {
+    name: 'verify: and its credential, from another address: 429 before the key is looked up',
+    request: (w) => verify(w.keys.d2, { key: w.keys.p2 }, [from(CALLER)]),
+    status: 429,
+    type: 'rate_limited',
+    lookup: true, // the caller's developer key
+  },
+  {
+    name: 'an address the caller named is not throttled: a key route from there: 200',
+    request: (w) => ({
+      method: 'GET',
+      path: ROUTES.developer,
+      headers: [developerKey(w.keys.d1), from('198.51.100.1')],
+    }),
+    status: 200,
+    lookup: true,
   },
 ]
 
