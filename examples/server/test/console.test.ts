@@ -2,23 +2,15 @@
 // the built reference server as `pnpm start` runs it, on embedded PGlite. Each page is checked with
 // axe-core and photographed at a desktop and a phone size.
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_BIN, launchChromium, seriousViolations } from './browser.js'
+import { CHROMIUM_BIN, launchChromium, recordPage } from './browser.js'
 import { buildServer, type ServerProcess, startServer } from './server-process.js'
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-/** Where the screenshots go: `KEYWARD_CONSOLE_SCREENSHOTS` (e.g. `docs/console`), else `test-results/console`. */
-const SHOTS = resolve(ROOT, process.env.KEYWARD_CONSOLE_SCREENSHOTS ?? 'test-results/console')
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const
 const KEY = /^ak_[A-Za-z0-9_-]{32}$/
 
 describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium to run)', () => {
@@ -40,15 +32,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     api(`/api/v1/projects/${projectId}/access-tokens`, { method: 'POST', headers: { 'x-api-key': key } })
 
   /** Checks the page with axe and saves it at both sizes. */
-  async function record(name: string): Promise<void> {
-    await page.waitForLoadState('networkidle')
-    for (const size of SIZES) {
-      await page.setViewportSize({ width: size.width, height: size.height })
-      violations.set(`${name} (${size.name})`, await seriousViolations(page))
-      await page.screenshot({ path: join(SHOTS, `${name}-${size.name}.png`), fullPage: true })
-    }
-    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
-  }
+  const record = (name: string) => recordPage(page, name, violations)
 
   async function signIn(key: string): Promise<void> {
     await page.goto(`${base}/console/`)
@@ -62,7 +46,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
 
   beforeAll(async () => {
     await buildServer()
-    await mkdir(SHOTS, { recursive: true })
     cwd = await mkdtemp(join(tmpdir(), 'keyward-console-'))
     server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data') })
     base = server.baseUrl
@@ -318,6 +301,49 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'Cancel' }).click()
     expect(await balance()).toBe(150)
     expect(await row.textContent()).toContain('Credits150')
+  })
+
+  it('revokes the key it issued for a deletion that fails, a key that lives 5 minutes', async () => {
+    const asDeveloper = { 'x-developer-key': developerKey, 'content-type': 'application/json' }
+    const created = await api('/api/v1/projects', {
+      method: 'POST',
+      headers: asDeveloper,
+      body: JSON.stringify({ name: 'Kept' }),
+    })
+    const { project } = await created.json()
+    // The deletion's request is cut off on its way, as a dropped connection would.
+    const deletion = `${base}/api/v1/projects/${project.id}`
+    await page.route(deletion, (route) =>
+      route.request().method() === 'DELETE' ? route.abort('connectionreset') : route.continue(),
+    )
+    try {
+      await page.getByRole('link', { name: 'Projects', exact: true }).click()
+      await page.getByRole('button', { name: 'Delete project Kept' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Delete Kept' })
+      await dialog.getByLabel(/Type the project's name/).fill('Kept')
+      await dialog.getByRole('button', { name: 'Delete project', exact: true }).click()
+      await expect
+        .poll(() => dialog.getByRole('alert').textContent())
+        .toBe('Error: The server cannot be reached. Check your connection and try again.')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+    } finally {
+      await page.unroute(deletion)
+    }
+    const listed = await api(`/api/v1/projects/${project.id}/api-keys`, { headers: asDeveloper })
+    const keys = (await listed.json()).keys as {
+      name: string
+      active: boolean
+      created_at: string
+      expires_at: string | null
+    }[]
+    const issued = keys.filter((key) => key.name === 'console: deletion')
+    expect(issued.map((key) => key.active)).toEqual([false])
+    const life = Date.parse(issued[0]!.expires_at!) - Date.parse(issued[0]!.created_at)
+    expect(life).toBeGreaterThan(0)
+    expect(life).toBeLessThanOrEqual(5 * 60_000)
+    // The project is still there, with its default key only.
+    expect(keys.filter((key) => key.active).map((key) => key.name)).toEqual(['default'])
+    await page.getByRole('link', { name: 'Shop' }).click() // where the next test starts
   })
 
   it('deletes a project only once its name is typed, and its keys stop working', async () => {
