@@ -25,6 +25,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   let fencedKey: string
   const violations = new Map<string, string[]>()
   const cspErrors: string[] = []
+  /** The JSON bodies the page sent to the API, with the method and path they went to. */
+  const sent: { method: string; path: string; body: unknown }[] = []
 
   /** The API, called as any client would, outside the browser. */
   const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init)
@@ -53,6 +55,13 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     page = await context.newPage()
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url())
+      const body = request.postData()
+      if (pathname.startsWith('/api/') && body) {
+        sent.push({ method: request.method().toLowerCase(), path: pathname, body: JSON.parse(body) })
+      }
+    })
     page.on('console', (message) => {
       if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text())
     })
@@ -500,6 +509,50 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByText('Your session has ended: its developer key was revoked or has expired.').waitFor()
     await page.getByLabel('Developer key').waitFor()
     expect((await withSession(cookie)).status).toBe(401)
+  })
+
+  it('sends only the body fields that the OpenAPI document lists, so that no typo of its own is refused', async () => {
+    type Schema = {
+      $ref?: string
+      anyOf?: Schema[]
+      oneOf?: Schema[]
+      properties?: Record<string, Schema>
+      additionalProperties?: boolean
+    }
+    const document = (await (await api('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>
+      components: { schemas: Record<string, Schema> }
+    }
+    const deref = (schema: Schema): Schema =>
+      schema.$ref ? deref(document.components.schemas[schema.$ref.split('/').pop()!]!) : schema
+    // The fields of `value` that `schema` does not list, nested objects included.
+    const unknown = (value: unknown, schema: Schema, at: string): string[] => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return []
+      const shapes = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].map(deref)
+      const shape = shapes.find((candidate) => candidate.properties)
+      // An object of the caller's own fields (`metadata`) takes any.
+      if (!shape?.properties || shape.additionalProperties === true) return []
+      return Object.entries(value).flatMap(([name, field]) =>
+        shape.properties![name]
+          ? unknown(field, shape.properties![name]!, `${at}.${name}`)
+          : [`${at}.${name}`],
+      )
+    }
+    expect(
+      new Set(sent.map((request) => request.path.replace(/[0-9a-f-]{36}/g, '{id}'))).size,
+    ).toBeGreaterThan(4)
+    for (const { method, path, body } of sent) {
+      const operation = Object.entries(document.paths).find(([template]) =>
+        new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+      )?.[1][method]
+      const schema = operation?.requestBody?.content['application/json']?.schema
+      expect({ method, path, documented: schema !== undefined }).toEqual({ method, path, documented: true })
+      expect({ method, path, unknown: unknown(body, deref(schema!), 'body') }).toEqual({
+        method,
+        path,
+        unknown: [],
+      })
+    }
   })
 
   it('has no serious accessibility violation and breaks no Content-Security-Policy rule', () => {
