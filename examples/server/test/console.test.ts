@@ -355,6 +355,32 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('link', { name: 'Shop' }).click() // where the next test starts
   })
 
+  it("deletes a project from a browser whose clock is an hour behind the server's", async () => {
+    const created = await api('/api/v1/projects', {
+      method: 'POST',
+      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Skewed' }),
+    })
+    expect(created.status).toBe(201)
+    // The key the deletion issues expires minutes after the server's now, not the browser's. The
+    // clock is a context's: another context, signed in with this one's session cookie.
+    const skewed = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    try {
+      await skewed.addCookies(await context.cookies())
+      await skewed.clock.setSystemTime(Date.now() - 60 * 60_000)
+      const behind = await skewed.newPage()
+      await behind.goto(`${base}/console/`)
+      await behind.getByRole('button', { name: 'Delete project Skewed' }).click()
+      const dialog = behind.getByRole('dialog', { name: 'Delete Skewed' })
+      await dialog.getByLabel(/Type the project's name/).fill('Skewed')
+      await dialog.getByRole('button', { name: 'Delete project', exact: true }).click()
+      await behind.getByRole('status').filter({ hasText: 'Deleted project “Skewed”' }).waitFor()
+      expect(await behind.evaluate(() => Date.now())).toBeLessThan(Date.now() - 50 * 60_000)
+    } finally {
+      await skewed.close()
+    }
+  })
+
   it('deletes a project only once its name is typed, and its keys stop working', async () => {
     const created = await api('/api/v1/projects', {
       method: 'POST',

@@ -104,15 +104,25 @@ async function call<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * How far the server's clock is ahead of this browser's, in ms, from the `Date` of its last answer
+ * (to the second): an expiry the page sets is a time of the server's clock.
+ */
+let serverClockAhead = 0
+
 // The typed client of the HTTP API, authenticated by the session cookie; each call says it comes
-// from the console's page, which another origin cannot say (see the console's docs).
+// from the console's page, which another origin cannot say (see the console's docs). Each answer
+// tells the server's clock.
 const client = createClient({
   baseUrl: location.origin,
   session: true,
-  fetch: (url, init) => {
+  fetch: async (url, init) => {
     const headers = new Headers(init.headers)
     headers.set('x-keyward-console', '1')
-    return fetch(url, { ...init, headers })
+    const response = await fetch(url, { ...init, headers })
+    const serverTime = Date.parse(response.headers.get('date') ?? '')
+    if (!Number.isNaN(serverTime)) serverClockAhead = serverTime - Date.now()
+    return response
   },
 })
 
@@ -231,7 +241,7 @@ export const projects = {
    */
   delete: (projectId: string) =>
     call(async () => {
-      const expiresAt = new Date(Date.now() + DELETION_KEY_MINUTES * 60_000).toISOString()
+      const expiresAt = new Date(Date.now() + serverClockAhead + DELETION_KEY_MINUTES * 60_000).toISOString()
       const issued = await client.apiKeys.create(projectId, {
         name: 'console: deletion',
         expires_at: expiresAt,
