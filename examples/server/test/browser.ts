@@ -1,5 +1,8 @@
 // Debian's Chromium, driven by Playwright, for the console's tests in a real browser.
 import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import axe from 'axe-core'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
@@ -45,4 +48,28 @@ export async function seriousViolations(page: Page): Promise<string[]> {
       (violation) =>
         `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
     )
+}
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+/** Where the screenshots go: `KEYWARD_CONSOLE_SCREENSHOTS` (e.g. `docs/console`), else `test-results/console`. */
+const SHOTS = resolve(ROOT, process.env.KEYWARD_CONSOLE_SCREENSHOTS ?? 'test-results/console')
+/** The sizes each page is checked and photographed at: a desktop and a phone. */
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const
+
+/**
+ * Checks the page with axe at both sizes, keeping what it finds in `violations`, and saves it as
+ * `<name>-desktop.png` and `<name>-phone.png`; the page is left at the desktop size.
+ */
+export async function recordPage(page: Page, name: string, violations: Map<string, string[]>): Promise<void> {
+  await mkdir(SHOTS, { recursive: true })
+  await page.waitForLoadState('networkidle')
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height })
+    violations.set(`${name} (${size.name})`, await seriousViolations(page))
+    await page.screenshot({ path: join(SHOTS, `${name}-${size.name}.png`), fullPage: true })
+  }
+  await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
 }

@@ -2,23 +2,15 @@
 // the built reference server as `pnpm start` runs it, on embedded PGlite. Each page is checked with
 // axe-core and photographed at a desktop and a phone size.
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_BIN, launchChromium, seriousViolations } from './browser.js'
+import { CHROMIUM_BIN, launchChromium, recordPage } from './browser.js'
 import { buildServer, type ServerProcess, startServer } from './server-process.js'
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-/** Where the screenshots go: `KEYWARD_CONSOLE_SCREENSHOTS` (e.g. `docs/console`), else `test-results/console`. */
-const SHOTS = resolve(ROOT, process.env.KEYWARD_CONSOLE_SCREENSHOTS ?? 'test-results/console')
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const
 const KEY = /^ak_[A-Za-z0-9_-]{32}$/
 
 describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium to run)', () => {
@@ -33,6 +25,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   let fencedKey: string
   const violations = new Map<string, string[]>()
   const cspErrors: string[] = []
+  /** The JSON bodies the page sent to the API, with the method and path they went to. */
+  const sent: { method: string; path: string; body: unknown }[] = []
 
   /** The API, called as any client would, outside the browser. */
   const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, init)
@@ -40,15 +34,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     api(`/api/v1/projects/${projectId}/access-tokens`, { method: 'POST', headers: { 'x-api-key': key } })
 
   /** Checks the page with axe and saves it at both sizes. */
-  async function record(name: string): Promise<void> {
-    await page.waitForLoadState('networkidle')
-    for (const size of SIZES) {
-      await page.setViewportSize({ width: size.width, height: size.height })
-      violations.set(`${name} (${size.name})`, await seriousViolations(page))
-      await page.screenshot({ path: join(SHOTS, `${name}-${size.name}.png`), fullPage: true })
-    }
-    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
-  }
+  const record = (name: string) => recordPage(page, name, violations)
 
   async function signIn(key: string): Promise<void> {
     await page.goto(`${base}/console/`)
@@ -62,7 +48,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
 
   beforeAll(async () => {
     await buildServer()
-    await mkdir(SHOTS, { recursive: true })
     cwd = await mkdtemp(join(tmpdir(), 'keyward-console-'))
     server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data') })
     base = server.baseUrl
@@ -70,6 +55,13 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     page = await context.newPage()
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url())
+      const body = request.postData()
+      if (pathname.startsWith('/api/') && body) {
+        sent.push({ method: request.method().toLowerCase(), path: pathname, body: JSON.parse(body) })
+      }
+    })
     page.on('console', (message) => {
       if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text())
     })
@@ -320,6 +312,75 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     expect(await row.textContent()).toContain('Credits150')
   })
 
+  it('revokes the key it issued for a deletion that fails, a key that lives 5 minutes', async () => {
+    const asDeveloper = { 'x-developer-key': developerKey, 'content-type': 'application/json' }
+    const created = await api('/api/v1/projects', {
+      method: 'POST',
+      headers: asDeveloper,
+      body: JSON.stringify({ name: 'Kept' }),
+    })
+    const { project } = await created.json()
+    // The deletion's request is cut off on its way, as a dropped connection would.
+    const deletion = `${base}/api/v1/projects/${project.id}`
+    await page.route(deletion, (route) =>
+      route.request().method() === 'DELETE' ? route.abort('connectionreset') : route.continue(),
+    )
+    try {
+      await page.getByRole('link', { name: 'Projects', exact: true }).click()
+      await page.getByRole('button', { name: 'Delete project Kept' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Delete Kept' })
+      await dialog.getByLabel(/Type the project's name/).fill('Kept')
+      await dialog.getByRole('button', { name: 'Delete project', exact: true }).click()
+      await expect
+        .poll(() => dialog.getByRole('alert').textContent())
+        .toBe('Error: The server cannot be reached. Check your connection and try again.')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+    } finally {
+      await page.unroute(deletion)
+    }
+    const listed = await api(`/api/v1/projects/${project.id}/api-keys`, { headers: asDeveloper })
+    const keys = (await listed.json()).keys as {
+      name: string
+      active: boolean
+      created_at: string
+      expires_at: string | null
+    }[]
+    const issued = keys.filter((key) => key.name === 'console: deletion')
+    expect(issued.map((key) => key.active)).toEqual([false])
+    const life = Date.parse(issued[0]!.expires_at!) - Date.parse(issued[0]!.created_at)
+    expect(life).toBeGreaterThan(0)
+    expect(life).toBeLessThanOrEqual(5 * 60_000)
+    // The project is still there, with its default key only.
+    expect(keys.filter((key) => key.active).map((key) => key.name)).toEqual(['default'])
+    await page.getByRole('link', { name: 'Shop' }).click() // where the next test starts
+  })
+
+  it("deletes a project from a browser whose clock is an hour behind the server's", async () => {
+    const created = await api('/api/v1/projects', {
+      method: 'POST',
+      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Skewed' }),
+    })
+    expect(created.status).toBe(201)
+    // The key the deletion issues expires minutes after the server's now, not the browser's. The
+    // clock is a context's: another context, signed in with this one's session cookie.
+    const skewed = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    try {
+      await skewed.addCookies(await context.cookies())
+      await skewed.clock.setSystemTime(Date.now() - 60 * 60_000)
+      const behind = await skewed.newPage()
+      await behind.goto(`${base}/console/`)
+      await behind.getByRole('button', { name: 'Delete project Skewed' }).click()
+      const dialog = behind.getByRole('dialog', { name: 'Delete Skewed' })
+      await dialog.getByLabel(/Type the project's name/).fill('Skewed')
+      await dialog.getByRole('button', { name: 'Delete project', exact: true }).click()
+      await behind.getByRole('status').filter({ hasText: 'Deleted project “Skewed”' }).waitFor()
+      expect(await behind.evaluate(() => Date.now())).toBeLessThan(Date.now() - 50 * 60_000)
+    } finally {
+      await skewed.close()
+    }
+  })
+
   it('deletes a project only once its name is typed, and its keys stop working', async () => {
     const created = await api('/api/v1/projects', {
       method: 'POST',
@@ -474,6 +535,50 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByText('Your session has ended: its developer key was revoked or has expired.').waitFor()
     await page.getByLabel('Developer key').waitFor()
     expect((await withSession(cookie)).status).toBe(401)
+  })
+
+  it('sends only the body fields that the OpenAPI document lists, so that no typo of its own is refused', async () => {
+    type Schema = {
+      $ref?: string
+      anyOf?: Schema[]
+      oneOf?: Schema[]
+      properties?: Record<string, Schema>
+      additionalProperties?: boolean
+    }
+    const document = (await (await api('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>
+      components: { schemas: Record<string, Schema> }
+    }
+    const deref = (schema: Schema): Schema =>
+      schema.$ref ? deref(document.components.schemas[schema.$ref.split('/').pop()!]!) : schema
+    // The fields of `value` that `schema` does not list, nested objects included.
+    const unknown = (value: unknown, schema: Schema, at: string): string[] => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return []
+      const shapes = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].map(deref)
+      const shape = shapes.find((candidate) => candidate.properties)
+      // An object of the caller's own fields (`metadata`) takes any.
+      if (!shape?.properties || shape.additionalProperties === true) return []
+      return Object.entries(value).flatMap(([name, field]) =>
+        shape.properties![name]
+          ? unknown(field, shape.properties![name]!, `${at}.${name}`)
+          : [`${at}.${name}`],
+      )
+    }
+    expect(
+      new Set(sent.map((request) => request.path.replace(/[0-9a-f-]{36}/g, '{id}'))).size,
+    ).toBeGreaterThan(4)
+    for (const { method, path, body } of sent) {
+      const operation = Object.entries(document.paths).find(([template]) =>
+        new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+      )?.[1][method]
+      const schema = operation?.requestBody?.content['application/json']?.schema
+      expect({ method, path, documented: schema !== undefined }).toEqual({ method, path, documented: true })
+      expect({ method, path, unknown: unknown(body, deref(schema!), 'body') }).toEqual({
+        method,
+        path,
+        unknown: [],
+      })
+    }
   })
 
   it('has no serious accessibility violation and breaks no Content-Security-Policy rule', () => {

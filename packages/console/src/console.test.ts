@@ -61,11 +61,17 @@ afterEach(async () => {
   for (const mounted of opened.splice(0)) await mounted.close()
 })
 
-async function world(mount: Mount, options: ConsoleOptions = {}, failedAuthLimit = 100) {
+async function world(
+  mount: Mount,
+  options: ConsoleOptions = {},
+  failedAuthLimit = 100,
+  permissions?: readonly string[],
+) {
   const keyward = createKeyward({
     store: new MemoryKeyStore(),
     projectOwner: async () => null,
     protection: { limiter: (settings) => new RateLimiterMemory(settings), failedAuthLimit },
+    ...(permissions ? { permissions } : {}),
   })
   const mounted = await mount(createConsole(keyward, options), keyward)
   opened.push(mounted)
@@ -142,6 +148,18 @@ describe.each(Object.keys(MOUNTS))('the console on %s', (name) => {
     expect(JSON.stringify(await listed.json())).toContain(w.record.id)
     const current = await w.call('/console/session', { headers: { cookie } })
     expect(await current.json()).toMatchObject({ developer_id: 'dev_1' })
+  })
+
+  it('tells the signed-in page the permission names the host declares, and none when it declares none', async () => {
+    const declared = ['reports:read', 'reports:write']
+    const w = await world(mount, {}, 100, declared)
+    const { response, cookie } = await w.signIn()
+    expect([response.status, (await response.json()).permissions]).toEqual([201, declared])
+    const current = await w.call('/console/session', { headers: { cookie } })
+    expect([current.status, (await current.json()).permissions]).toEqual([200, declared])
+    const bare = await world(mount)
+    const signedIn = await bare.signIn()
+    expect([signedIn.response.status, (await signedIn.response.json()).permissions]).toEqual([201, []])
   })
 
   it('refuses a wrong or malformed key in the error format, and counts it toward the throttle', async () => {

@@ -254,12 +254,15 @@ export function createConsole(keyward: Keyward, options: ConsoleOptions = {}): K
     }
   }
 
+  // The permission names the host declared (createKeyward's `permissions`): the page offers them.
+  const permissions = [...(keyward.permissions ?? [])]
   const sessionJson = (session: ConsoleSession) => ({
     developer_id: session.developerId,
     key_prefix: session.keyPrefix,
     display: `${session.keyPrefix}...`,
     idle_timeout_seconds: Math.round(idleMs / 1000),
     expires_at: new Date(session.createdAt + maxAgeMs).toISOString(),
+    permissions,
   })
 
   async function startSession(

@@ -40,6 +40,8 @@ export interface Session {
   readonly display: string
   readonly idle_timeout_seconds: number
   readonly expires_at: string
+  /** The permission names the host declares, which an API key may carry (none: keys carry no list). */
+  readonly permissions: readonly string[]
 }
 
 /** One page of a list, and the cursor of the next (`null` on the last). */
@@ -65,6 +67,11 @@ let onSignedOut: (message: string) => void = () => {}
 /** Called when the server says the session has ended (sign-out elsewhere, idle, a revoked key). */
 export function whenSignedOut(listener: (message: string) => void): void {
   onSignedOut = listener
+}
+
+/** What a failure says to the reader: the server's message, or a plain one for anything else. */
+export function messageOf(failure: unknown): string {
+  return failure instanceof ApiError ? failure.message : 'Something went wrong. Try again.'
 }
 
 /** The server's refusal as the page shows it; a session that has ended signs the page out. */
@@ -97,15 +104,25 @@ async function call<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * How far the server's clock is ahead of this browser's, in ms, from the `Date` of its last answer
+ * (to the second): an expiry the page sets is a time of the server's clock.
+ */
+let serverClockAhead = 0
+
 // The typed client of the HTTP API, authenticated by the session cookie; each call says it comes
-// from the console's page, which another origin cannot say (see the console's docs).
+// from the console's page, which another origin cannot say (see the console's docs). Each answer
+// tells the server's clock.
 const client = createClient({
   baseUrl: location.origin,
   session: true,
-  fetch: (url, init) => {
+  fetch: async (url, init) => {
     const headers = new Headers(init.headers)
     headers.set('x-keyward-console', '1')
-    return fetch(url, { ...init, headers })
+    const response = await fetch(url, { ...init, headers })
+    const serverTime = Date.parse(response.headers.get('date') ?? '')
+    if (!Number.isNaN(serverTime)) serverClockAhead = serverTime - Date.now()
+    return response
   },
 })
 
@@ -219,11 +236,43 @@ export const projects = {
   create: (name: string) => call(() => client.projects.create({ name })),
   /**
    * Deletes a project: an elevated operation, which needs a key of the project besides the
-   * developer's. The console issues one for the deletion, which ends with the project.
+   * developer's. The console issues one that expires in a few minutes; the deletion ends it with
+   * the project, and a deletion that fails revokes it.
    */
   delete: (projectId: string) =>
     call(async () => {
-      const { key } = await client.apiKeys.create(projectId, creation('console: deletion', 1))
-      await client.withProjectKey(key).projects.delete(projectId)
+      const expiresAt = new Date(Date.now() + serverClockAhead + DELETION_KEY_MINUTES * 60_000).toISOString()
+      const issued = await client.apiKeys.create(projectId, {
+        name: 'console: deletion',
+        expires_at: expiresAt,
+      })
+      try {
+        await client.withProjectKey(issued.key).projects.delete(projectId)
+      } catch (failure) {
+        // Whatever the revocation's fate, the refusal shown is the deletion's; the key expires anyway.
+        await client.apiKeys.deactivate(projectId, issued.id).catch(() => {})
+        throw failure
+      }
     }),
+}
+
+/** How long the key the console issues to delete a project lives, in minutes. */
+const DELETION_KEY_MINUTES = 5
+
+/**
+ * What the host serves besides the key routes, as its OpenAPI document (`GET /openapi.json`)
+ * lists it: whether it deletes projects. A host without the document offers what every host of
+ * the key routes offers, and no deletion.
+ */
+export async function hostOperations(): Promise<{ readonly deletesProjects: boolean }> {
+  try {
+    const response = await fetch('/openapi.json', { credentials: 'omit' })
+    // Read whole either way: a body left unread keeps the request open in some browsers.
+    const text = await response.text()
+    if (!response.ok) return { deletesProjects: false }
+    const document = JSON.parse(text) as { paths?: Record<string, Record<string, unknown> | undefined> }
+    return { deletesProjects: document.paths?.['/api/v1/projects/{project_id}']?.delete !== undefined }
+  } catch {
+    return { deletesProjects: false }
+  }
 }

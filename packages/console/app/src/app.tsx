@@ -44,7 +44,7 @@ function Page({
   const project = /^#\/projects\/([^/]+)$/.exec(hash)
   if (project) {
     const id = decodeURIComponent(project[1]!)
-    return <ProjectKeys projectId={id} project={projects.get(id)} />
+    return <ProjectKeys projectId={id} project={projects.get(id)} permissions={current.permissions} />
   }
   if (hash === '#/developer-keys') return <DeveloperKeys session={current} />
   if (hash === '#/audit') return <Audit />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
-import { ApiError, type ChangeCreditsBody, type KeyInfo } from '../api'
-import { Dialog, DialogButtons } from './Dialog'
+import { ApiError, type ApiKeyInfo, type ChangeCreditsBody, type KeyInfo, messageOf } from '../api'
+import { Dialog, DialogButtons, DialogError } from './Dialog'
 
 type Op = ChangeCreditsBody['op']
 type Refill = NonNullable<ChangeCreditsBody['refill']>
@@ -22,9 +22,13 @@ const FIELDS: Readonly<Record<string, string>> = {
   'body.refill.day': 'Refill day',
 }
 
+/** Whether a key has a credit limit (an API key with credits; never a developer key). */
+const limited = (keyInfo: KeyInfo): keyInfo is KeyInfo & ApiKeyInfo =>
+  'project_id' in keyInfo && keyInfo.remaining != null
+
 /** An API key's credits in a few words: `1500, refills to 2000 monthly on day 1`, or `unlimited`. */
 export function creditsText(keyInfo: KeyInfo): string {
-  if (!('project_id' in keyInfo) || keyInfo.remaining == null) return 'unlimited'
+  if (!limited(keyInfo)) return 'unlimited'
   const refill = keyInfo.refill
   if (!refill) return String(keyInfo.remaining)
   const when = refill.interval === 'daily' ? 'daily' : `monthly on day ${refill.day ?? 1}`
@@ -36,7 +40,11 @@ export function creditsText(keyInfo: KeyInfo): string {
  * does not say (`Refill day: Input should be less than or equal to 31.`).
  */
 function explain(failure: unknown): string {
-  if (!(failure instanceof ApiError)) return 'Something went wrong. Try again.'
+  if (!(failure instanceof ApiError)) return messageOf(failure)
+  // Adding to or subtracting from a key without a limit: the API names its `op`, the reader a choice.
+  if (failure.status === 422 && failure.type === 'value_error' && failure.loc.join('.') === 'body.op') {
+    return 'This key has unlimited credits: nothing can be added or subtracted. Choose “Set the balance” to give it a limit first.'
+  }
   const generic = /^(Input should|Field required)/.test(failure.message)
   const field = failure.status === 422 && generic ? FIELDS[failure.loc.join('.')] : undefined
   return field ? `${field}: ${failure.message}` : failure.message
@@ -66,7 +74,8 @@ export function CreditsDialog({
   onClose: () => void
   onChanged: (updated: KeyInfo) => void
 }) {
-  const [op, setOp] = useState<Op>('add')
+  // A key without a limit can only be given one: adding or subtracting is refused.
+  const [op, setOp] = useState<Op>(limited(keyInfo) ? 'add' : 'set')
   const [amount, setAmount] = useState('')
   const [refill, setRefill] = useState<RefillChoice>('keep')
   const [refillAmount, setRefillAmount] = useState('')
@@ -115,7 +124,14 @@ export function CreditsDialog({
       >
         <p>Now: {creditsText(keyInfo)}.</p>
         <label for="credits-op">Change</label>
-        <select id="credits-op" value={op} onChange={(event) => setOp(event.currentTarget.value as Op)}>
+        <select
+          id="credits-op"
+          value={op}
+          onChange={(event) => {
+            setOp(event.currentTarget.value as Op)
+            setError('') // a refusal was of the previous choice
+          }}
+        >
           {OPS.map((choice) => (
             <option key={choice.op} value={choice.op}>
               {choice.label}
@@ -180,9 +196,7 @@ export function CreditsDialog({
             ) : null}
           </fieldset>
         ) : null}
-        <p id="credits-error" class="field-error" role="alert">
-          {error}
-        </p>
+        <DialogError id="credits-error">{error}</DialogError>
         <DialogButtons onCancel={onClose}>
           <button type="submit" disabled={busy}>
             {action}

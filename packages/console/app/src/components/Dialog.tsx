@@ -36,3 +36,15 @@ export function DialogButtons({ onCancel, children }: { onCancel: () => void; ch
     </div>
   )
 }
+
+/**
+ * A dialog's refusal, shown inside the dialog (a message on the page would sit behind the dialog's
+ * backdrop); announced as it appears, and referred to by the fields it concerns (`aria-describedby`).
+ */
+export function DialogError({ id, children }: { id: string; children: ComponentChildren }) {
+  return (
+    <p id={id} class="field-error" role="alert">
+      {children}
+    </p>
+  )
+}

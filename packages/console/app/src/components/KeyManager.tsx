@@ -1,8 +1,8 @@
 import { useCallback, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, type PolicyChange } from '../api'
+import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, messageOf, type PolicyChange } from '../api'
 import { keyStatus, when } from '../format'
 import { CreditsDialog, creditsText } from './Credits'
-import { Dialog, DialogButtons } from './Dialog'
+import { Dialog, DialogButtons, DialogError } from './Dialog'
 import { IssuedKey } from './IssuedKey'
 import { Message } from './Message'
 import { PolicyCell, usePolicyFields } from './Policies'
@@ -20,8 +20,7 @@ type Action = { kind: 'roll' | 'expiry' | 'credits' | 'policies'; key: KeyInfo }
 
 /** What a refusal means to the reader: the server's message, or a plainer one for known cases. */
 function explain(error: unknown, limitMessage: string): string {
-  if (error instanceof ApiError) return error.type === 'limit_exceeded' ? limitMessage : error.message
-  return 'Something went wrong. Try again.'
+  return error instanceof ApiError && error.type === 'limit_exceeded' ? limitMessage : messageOf(error)
 }
 
 /** An offset-bearing instant from a `datetime-local` value, read in the reader's time zone. */
@@ -41,6 +40,7 @@ export function KeyManager({
   limitMessage,
   currentPrefix,
   policies = false,
+  permissions = [],
 }: {
   calls: KeyCalls
   noun: string
@@ -48,8 +48,10 @@ export function KeyManager({
   currentPrefix?: string
   /** Whether keys have access policies (API keys): set at creation, shown in the table, edited. */
   policies?: boolean
+  /** The permission names the host declares, which the policy fields suggest. */
+  permissions?: readonly string[]
 }) {
-  const policyFields = usePolicyFields()
+  const policyFields = usePolicyFields(permissions)
   const [error, setError] = useState('')
   const [info, setInfo] = useState('')
   const [issued, setIssued] = useState<{ key: CreatedKey; note?: string } | undefined>()
@@ -281,18 +283,20 @@ export function KeyManager({
       {action?.kind === 'policies' && calls.updatePolicies ? (
         <PoliciesDialog
           keyInfo={action.key}
+          declared={permissions}
           onClose={() => setAction(undefined)}
-          onSave={(change) =>
-            finish(async (key) => {
-              if (Object.keys(change).length === 0) {
-                setInfo(`The policies of ${key.display} are unchanged.`)
-                return
-              }
+          onSave={async (change) => {
+            const key = action.key
+            setError('')
+            setInfo('')
+            if (Object.keys(change).length === 0) {
+              setInfo(`The policies of ${key.display} are unchanged.`)
+            } else {
               replace(await calls.updatePolicies!(key.id, change))
               setInfo(`Updated the policies of ${key.display}.`)
-            })
-          }
-          onInvalid={failed}
+            }
+            setAction(undefined)
+          }}
         />
       ) : null}
     </div>
@@ -301,34 +305,37 @@ export function KeyManager({
 
 /**
  * Edits an API key's IP allowlist, permissions and metadata; only the fields edited are sent.
- * A refusal of the server shows on the page and the dialog stays open.
+ * A refusal (metadata that is not JSON, the server's) shows in the dialog, which stays open.
  */
 function PoliciesDialog({
   keyInfo,
+  declared,
   onClose,
   onSave,
-  onInvalid,
 }: {
   keyInfo: KeyInfo
+  declared: readonly string[]
   onClose: () => void
-  onSave: (change: PolicyChange) => void
-  onInvalid: (failure: unknown) => void
+  onSave: (change: PolicyChange) => Promise<void>
 }) {
-  const fields = usePolicyFields('edit-key', keyInfo)
+  const fields = usePolicyFields(declared, 'edit-key', keyInfo)
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
   return (
     <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>
       <form
         class="stack"
-        onSubmit={(event) => {
+        onSubmit={async (event) => {
           event.preventDefault()
-          let change: PolicyChange
+          setError('')
+          setBusy(true)
           try {
-            change = fields.changed()
+            await onSave(fields.changed())
           } catch (failure) {
-            onInvalid(failure)
-            return
+            setError(messageOf(failure))
+          } finally {
+            setBusy(false)
           }
-          onSave(change)
         }}
       >
         <p>
@@ -336,8 +343,11 @@ function PoliciesDialog({
           a field to remove its policy.
         </p>
         {fields.inputs}
+        <DialogError id="policies-error">{error}</DialogError>
         <DialogButtons onCancel={onClose}>
-          <button type="submit">Save policies</button>
+          <button type="submit" disabled={busy}>
+            Save policies
+          </button>
         </DialogButtons>
       </form>
     </Dialog>

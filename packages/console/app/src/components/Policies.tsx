@@ -20,13 +20,25 @@ function policyTexts(keyInfo: KeyInfo | undefined) {
 }
 
 /**
- * The policies of an API key as text fields: an IP allowlist, permissions and metadata, those of
- * `initial` to edit a key's, else empty for a new one. `read()` gives a new key's fields (the
- * empty ones left out), `changed()` the change of `initial`'s (only the fields edited; an emptied
- * one is `null`: anywhere, every permission, no metadata). Both throw a 422 for metadata that is
- * not JSON; the server checks the rest and its refusal names the faulty entry.
+ * What the permission field suggests as its value is typed: the entries typed so far followed by
+ * each declared name not among them (`reports:read, reports:write`), so that picking one adds it.
  */
-export function usePolicyFields(idPrefix = 'new-key', initial?: KeyInfo) {
+function permissionSuggestions(text: string, declared: readonly string[]): string[] {
+  const typed = text.split(',').map((entry) => entry.trim())
+  const done = typed.slice(0, -1).filter((entry) => entry !== '')
+  const chosen = new Set(done)
+  return declared.filter((name) => !chosen.has(name)).map((name) => [...done, name].join(', '))
+}
+
+/**
+ * The policies of an API key as text fields: an IP allowlist, permissions (suggested from those
+ * the host `declared`) and metadata, those of `initial` to edit a key's, else empty for a new
+ * one. `read()` gives a new key's fields (the empty ones left out), `changed()` the change of
+ * `initial`'s (only the fields edited; an emptied one is `null`: anywhere, every permission, no
+ * metadata). Both throw a 422 for metadata that is not JSON; the server checks the rest and its
+ * refusal names the faulty entry.
+ */
+export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key', initial?: KeyInfo) {
   const start = policyTexts(initial)
   const [ips, setIps] = useState(start.ips)
   const [permissions, setPermissions] = useState(start.permissions)
@@ -78,8 +90,17 @@ export function usePolicyFields(idPrefix = 'new-key', initial?: KeyInfo) {
         id={`${idPrefix}-permissions`}
         value={permissions}
         onInput={(event) => setPermissions(event.currentTarget.value)}
-        placeholder="generations:write"
+        list={declared.length > 0 ? `${idPrefix}-permission-names` : undefined}
+        placeholder={declared[0]}
+        autoComplete="off"
       />
+      {declared.length > 0 ? (
+        <datalist id={`${idPrefix}-permission-names`}>
+          {permissionSuggestions(permissions, declared).map((value) => (
+            <option key={value} value={value} />
+          ))}
+        </datalist>
+      ) : null}
       <label for={`${idPrefix}-metadata`}>Metadata: a JSON object of at most 4 KB</label>
       <textarea
         id={`${idPrefix}-metadata`}

@@ -2,8 +2,16 @@ import { useMemo } from 'preact/hooks'
 import { type Project, projectKeys } from '../../api'
 import { KeyManager } from '../../components/KeyManager'
 
-/** One project's API keys. */
-export function ProjectKeys({ projectId, project }: { projectId: string; project: Project | undefined }) {
+/** One project's API keys; `permissions`: the names the host declares, which a key may carry. */
+export function ProjectKeys({
+  projectId,
+  project,
+  permissions,
+}: {
+  projectId: string
+  project: Project | undefined
+  permissions: readonly string[]
+}) {
   const calls = useMemo(() => projectKeys(projectId), [projectId])
   return (
     <main id="main" class="stack">
@@ -19,6 +27,7 @@ export function ProjectKeys({ projectId, project }: { projectId: string; project
         noun="API key"
         limitMessage="This project cannot have another active key right now."
         policies
+        permissions={permissions}
       />
     </main>
   )

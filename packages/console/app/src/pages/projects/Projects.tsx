@@ -1,13 +1,10 @@
-import { useCallback, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type Project, projects } from '../../api'
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { ApiError, type CreatedKey, hostOperations, messageOf, type Project, projects } from '../../api'
 import { Dialog, DialogButtons } from '../../components/Dialog'
 import { IssuedKey } from '../../components/IssuedKey'
 import { Message } from '../../components/Message'
 import { usePaged } from '../../components/paged'
 import { when } from '../../format'
-
-const explain = (error: unknown) =>
-  error instanceof ApiError ? error.message : 'Something went wrong. Try again.'
 
 /** The developer's projects: a paged list, creation (with the default key shown once), deletion. */
 export function Projects({ remember }: { remember: (project: Project) => void }) {
@@ -16,12 +13,21 @@ export function Projects({ remember }: { remember: (project: Project) => void })
   const [info, setInfo] = useState('')
   const [issued, setIssued] = useState<CreatedKey | undefined>()
   const [deleting, setDeleting] = useState<Project | undefined>()
+  // Deletion is offered where the host's API deletes projects, as its OpenAPI document says.
+  const [deletes, setDeletes] = useState(false)
+  useEffect(() => {
+    let current = true
+    void hostOperations().then((host) => current && setDeletes(host.deletesProjects))
+    return () => {
+      current = false
+    }
+  }, [])
   const failed = useCallback((failure: unknown) => {
     const unlisted = failure instanceof ApiError && (failure.status === 404 || failure.status === 405)
     setError(
       unlisted
         ? 'This server does not list projects: its key routes have no `listProjects`.'
-        : explain(failure),
+        : messageOf(failure),
     )
   }, [])
   const fetchPage = useCallback(
@@ -46,7 +52,7 @@ export function Projects({ remember }: { remember: (project: Project) => void })
       setInfo(`Created project “${created.project.name}” with its default API key.`)
       await reload()
     } catch (failure) {
-      setError(explain(failure))
+      setError(messageOf(failure))
     }
   }
 
@@ -80,14 +86,16 @@ export function Projects({ remember }: { remember: (project: Project) => void })
               <a class="button secondary" href={`#/projects/${project.id}`}>
                 API keys
               </a>
-              <button
-                type="button"
-                class="danger"
-                aria-label={`Delete project ${project.name}`}
-                onClick={() => setDeleting(project)}
-              >
-                Delete…
-              </button>
+              {deletes ? (
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Delete project ${project.name}`}
+                  onClick={() => setDeleting(project)}
+                >
+                  Delete…
+                </button>
+              ) : null}
             </div>
           </li>
         ))}
@@ -142,13 +150,16 @@ function DeleteDialog({
             await projects.delete(project.id)
             onDeleted()
           } catch (failure) {
-            setError(explain(failure))
+            setError(messageOf(failure))
           } finally {
             setBusy(false)
           }
         }}
       >
-        <p>This deletes the project, its generations and every one of its API keys. It cannot be undone.</p>
+        <p>
+          This deletes the project, what the server keeps of it and every one of its API keys. It cannot be
+          undone.
+        </p>
         <label for="confirm-name">
           Type the project's name, <strong class="mono">{project.name}</strong>, to confirm
         </label>
