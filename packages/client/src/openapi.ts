@@ -375,7 +375,7 @@ export type webhooks = Record<string, never>;
 /** The API's schemas, error responses, parameters. */
 export interface components {
     schemas: {
-        /** 1 to 100 characters, no control character. */
+        /** 1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`). */
         readonly Name: string;
         /** Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. */
         readonly CreateKeyBody: {
@@ -458,7 +458,7 @@ export interface components {
         };
         /** Unknown fields are refused (`extra_forbidden`). */
         readonly CreateProjectBody: {
-            /** 1 to 100 characters, no control character. */
+            /** 1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`). */
             readonly name: string;
         };
         /** Unknown fields are refused (`extra_forbidden`). */
@@ -1057,7 +1057,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1264,7 +1264,7 @@ export interface components {
                 };
             };
         };
-        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
+        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
         readonly Error422: {
             headers: {
                 /** `no-store`. */
@@ -1279,7 +1279,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
+                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
                     }[];
                 };
             };

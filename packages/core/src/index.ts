@@ -183,6 +183,7 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export { checkNotKeyShaped, holdsKeyMaterial } from './key/material.js'
 export {
   type OpenApiDocument,
   type OpenApiDocumentOptions,

@@ -26,7 +26,8 @@ export const NameSchema = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: `^[^${NAME_FORBIDDEN_CHARACTERS}]*$`,
-  description: '1 to 100 characters, no control character.',
+  description:
+    '1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`).',
 })
 
 /** A name that may be absent (`null`), as key creation takes it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isKeywardError } from '../errors/error.js'
 import { apiKeyGuard, developerGuard, elevatedGuard, projectGuard } from '../http/guards.js'
+import { generateKey } from '../key/generate.js'
 import { MemoryKeyStore } from '../store/memory.js'
 import { rejection } from '../test/rejection.js'
 import { createKeyward } from './keyward.js'
@@ -114,5 +115,26 @@ describe('options a plain JavaScript caller misspells fail closed', () => {
       extra('projectGuard', ['options', 'permissions', 'anyof'], 'anyof', 'anyOf'),
     )
     expect(() => projectGuard(keyward, { permissions: { allOf: ['reports:read'] }, cost: 2 })).not.toThrow()
+  })
+})
+
+describe('names holding a key', () => {
+  it('are refused through the library (422 key_shaped_value at ["body", "name"]), unrepeated, unstored, unaudited', async () => {
+    const { keyward } = setup()
+    const { key } = await keyward.issueProjectKey('proj_a', { name: 'web' })
+    const audited = async (developerId: string) => (await keyward.listAudit(developerId)).records.length
+    const auditedBefore = await audited('dev_a')
+    expect(auditedBefore).toBeGreaterThan(0)
+    const refused = await rejection(keyward.issueProjectKey('proj_a', { name: `copy of ${key}` }))
+    expect(refused).toMatchObject({ type: 'key_shaped_value', status: 422, loc: ['body', 'name'] })
+    expect(refused.msg).not.toContain(key.slice(3, 12))
+    const legacy = `dk_${generateKey().slice(3, 20)}`
+    expect(await rejection(keyward.registerDeveloper('dev_c', { name: legacy }))).toMatchObject({
+      type: 'key_shaped_value',
+    })
+    const names = (await keyward.listKeys({ type: 'project', id: 'proj_a' })).map((record) => record.name)
+    expect(names).toEqual(['web'])
+    expect(await audited('dev_a')).toBe(auditedBefore)
+    expect(await audited('dev_c')).toBe(0)
   })
 })

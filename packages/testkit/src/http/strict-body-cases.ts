@@ -1,4 +1,4 @@
-import { error, type HttpCase } from './case.js'
+import { error, type HttpCase, unknownKey } from './case.js'
 import { API_KEYS, assert, DEV_KEYS, PROJECTS, patch, post } from './endpoint-cases.js'
 import { verify } from './verify-cases.js'
 import type { ConformanceWorld } from './world.js'
@@ -48,7 +48,8 @@ const KEY_SHAPED = `ak_${'Zq9x'.repeat(8)}`
 
 /**
  * Request bodies fail closed: a field the operation does not know is 422 `extra_forbidden` at
- * its place, naming the nearest known field, and nothing changes; metadata stays free-form.
+ * its place, naming the nearest known field, and nothing changes; metadata stays free-form. A
+ * name that holds a key is refused too (`key_shaped_value`), without repeating it.
  */
 export const strictBodyCases: readonly HttpCase[] = [
   {
@@ -167,6 +168,30 @@ export const strictBodyCases: readonly HttpCase[] = [
           'the metadata as sent',
           body,
         ),
+    },
+  },
+  {
+    name: 'key names: a key as the name of an API key is 422 key_shaped_value, not repeated, nothing created',
+    request: (w) => post(API_KEYS('proj-1'), w.keys.d1, JSON.stringify({ name: `ci ${w.keys.p1}` })),
+    expect: {
+      ...error(422, 'key_shaped_value', ['body', 'name']),
+      afterwards: async (w: ConformanceWorld) => {
+        const records = await w.keyward.listKeys({ type: 'project', id: 'proj-1' })
+        assert(!records.some((record) => record.name?.includes('ak_')), 'no key named with a key', records)
+      },
+    },
+  },
+  {
+    name: 'key names: a legacy dk_ key as the name of a project is 422 key_shaped_value',
+    request: (w) => post(PROJECTS, w.keys.d1, JSON.stringify({ name: `dk_${unknownKey().slice(3)}` })),
+    expect: error(422, 'key_shaped_value', ['body', 'name']),
+  },
+  {
+    name: 'key names: a snake_case name that starts like a key is a name',
+    request: (w) => post(DEV_KEYS, w.keys.d2, '{"name":"ak_billing_service_for_the_eu_west_region"}'),
+    expect: {
+      status: 201,
+      check: (body) => assert(body.name === 'ak_billing_service_for_the_eu_west_region', 'the name', body),
     },
   },
 ]
