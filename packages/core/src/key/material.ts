@@ -25,6 +25,8 @@ const mixed = (text: string) =>
  * ```
  */
 export function holdsKeyMaterial(text: string): boolean {
+  // Both prefixes end in `k_`: a name without it (most) costs one scan, no regular expression.
+  if (!text.includes('k_')) return false
   for (const [, prefix, run] of text.matchAll(PREFIXED_RUN)) {
     const length = prefix === 'ak' ? KEY_RANDOM_LENGTH : LEGACY_RANDOM_LENGTH
     if (run!.length >= length && mixed(run!.slice(0, KEY_RANDOM_LENGTH))) return true
