@@ -79,6 +79,16 @@ describe('keyward developers register', () => {
     expect(cli.opened).toEqual([])
   })
 
+  it('refuses a --name that holds a key, without printing it, before opening the store (exit 2)', async () => {
+    const cli = harness()
+    const key = `ak_${'Zq9x'.repeat(8)}`
+    const result = await cli.run('developers', 'register', 'dev_1', '--name', `laptop ${key}`, ...STORE)
+    expect(result.code).toBe(EXIT.usage)
+    expect(result.stderr).toMatch(/^keyward: --name: The value holds something shaped like a key/)
+    expect(result.stderr + result.stdout).not.toContain('Zq9x')
+    expect(cli.opened).toEqual([])
+  })
+
   it.each([
     [
       ['developers', 'register', ...STORE],

@@ -68,6 +68,7 @@ export {
 } from './credits/model.js'
 export { CREDITS_HEADER, type CreditOptions } from './credits/spender.js'
 export {
+  checkKnownFields,
   ERROR_STATUS,
   type ErrorBody,
   type ErrorDetail,
@@ -76,7 +77,9 @@ export {
   errorBody,
   isKeywardError,
   KeywardError,
+  type KnownFieldsWording,
   MAX_ECHO_LENGTH,
+  nearestName,
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
@@ -182,6 +185,7 @@ export {
   type LegacyDeveloperKeyPolicy,
 } from './key/format.js'
 export { generateKey } from './key/generate.js'
+export { checkNotKeyShaped, holdsKeyMaterial } from './key/material.js'
 export {
   type OpenApiDocument,
   type OpenApiDocumentOptions,

@@ -24,6 +24,27 @@ describeBackends('POST /api/v1/projects/{project_id}/access-tokens (%s)', (backe
     expect(answer.text).not.toContain(apiKey)
   })
 
+  it('takes no option: `{}` is fine, a field is 422 extra_forbidden', async () => {
+    const { projectId, apiKey } = await t.project('No options')
+    const empty = await t.call('POST', path(projectId), { headers: { 'x-api-key': apiKey }, body: {} })
+    expect(empty.status).toBe(201)
+    const refused = await t.call('POST', path(projectId), {
+      headers: { 'x-api-key': apiKey },
+      body: { expires_in: 60 },
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.headers.get('cache-control')).toBe('no-store')
+    expect(refused.body).toEqual({
+      detail: [
+        {
+          loc: ['body', 'expires_in'],
+          msg: 'Unknown field `expires_in`: this takes no fields.',
+          type: 'extra_forbidden',
+        },
+      ],
+    })
+  })
+
   it('refuses anything but an active API key of that project', async () => {
     const { projectId } = await t.project('Mine')
     const other = await t.project('Other')

@@ -1,4 +1,5 @@
-import { requireProject } from '@keyward/hono'
+import { API_SCHEMAS, checkBody, readJsonObjectBody } from '@keyward/core'
+import { requireProject, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { projectOwner } from '../db/projects.js'
 import { projectNotFound } from '../http/not-found.js'
@@ -12,9 +13,15 @@ export function accessTokenRoutes({
   tokens,
   database,
   verificationsCurrent,
+  bodyLimit,
 }: RouteContext): Hono {
   return new Hono().post('/api/v1/projects/:project_id/access-tokens', requireProject(keyward), async (c) => {
     const { projectId, projectKey } = c.get('keyward')
+    // No body, or `{}`: an option this endpoint does not have (`expires_in`) is refused, not ignored.
+    checkBody(
+      API_SCHEMAS.NoFieldsBody,
+      (await readJsonObjectBody(toKeywardRequest(c), { limit: bodyLimit }))?.value,
+    )
     // No token for a project once its deletion has answered. A deletion deactivates the project's
     // keys in its transaction, so when verifications see every acknowledged revocation, the key
     // verified just now proves the project is there. Otherwise another process's cache may not

@@ -1,20 +1,26 @@
 import { KeywardError } from '../errors/error.js'
+import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { checkInteger } from '../service/lifecycle.js'
 import { type CreditChange, type CreditRefill, MAX_COST, MAX_CREDITS } from './model.js'
 
 const BODY = ['body'] as const
+const REFILL_FIELDS = optionNames<CreditRefill>({ amount: true, interval: true, day: true })
 
 const notObject = (loc: readonly string[]) =>
   new KeywardError(ErrorType.dictType, 'Input should be a JSON object.', loc)
 
-/** @internal A refill rule as given (422 at `["body", "refill", field]`), or `null` for none. */
+/**
+ * @internal A refill rule as given (422 at `["body", "refill", field]`, an unknown field
+ * `extra_forbidden`), or `null` for none.
+ */
 export function checkRefill(
   value: unknown,
   loc: readonly string[] = [...BODY, 'refill'],
 ): CreditRefill | null {
   if (value === null || value === undefined) return null
   if (typeof value !== 'object' || Array.isArray(value)) throw notObject(loc)
+  checkKnownFields(value, REFILL_FIELDS, loc)
   const given = value as Record<string, unknown>
   const amount = checkInteger(given.amount, 1, MAX_CREDITS, [...loc, 'amount'])
   if (given.interval === 'daily') {

@@ -14,7 +14,8 @@ export const MAX_ECHO_LENGTH = 64
 const KEY_PREFIXED = /(?:^|[^A-Za-z0-9])(?:ak|dk)_/
 const ALPHABET_RUN = /[A-Za-z0-9_-]{24,}/g
 
-const keyShaped = (value: string) =>
+/** @internal Whether a value may hold a key or a token, so that no message or `loc` repeats it. */
+export const keyShaped = (value: string): boolean =>
   KEY_PREFIXED.test(value) ||
   [...value.matchAll(ALPHABET_RUN)].some(([run]) => /[a-z]/.test(run) && /[A-Z]/.test(run))
 

@@ -7,4 +7,5 @@ export {
   KeywardError,
   toKeywardError,
 } from './error.js'
+export { checkKnownFields, type KnownFieldsWording, nearestName } from './extra-fields.js'
 export { ERROR_STATUS, ErrorType } from './types.js'

@@ -91,6 +91,13 @@ export const ErrorType = {
   /** Fields that cannot go together (`expires_at` and `expires_in_days`). */
   valueError: 'value_error',
   /**
+   * A field (or a library option) the operation does not know: a typo must never drop a policy
+   * silently. The message names the nearest known field.
+   */
+  extraForbidden: 'extra_forbidden',
+  /** A name (of a key, a project) that holds something shaped like a key: it is refused, never stored. */
+  keyShapedValue: 'key_shaped_value',
+  /**
    * The request breaks HTTP/1.1 (a NUL or CR in a header, an unknown method, a bad chunk size,
    * `Content-Length` with `Transfer-Encoding`): answered by the server's HTTP layer, before any route.
    */
@@ -169,6 +176,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   datetime_parsing: 422,
   datetime_future: 422,
   value_error: 422,
+  extra_forbidden: 422,
+  key_shaped_value: 422,
   request_invalid: 400,
   request_timeout: 408,
   expectation_failed: 417,

@@ -1,5 +1,6 @@
 import { checkCost } from '../credits/checks.js'
 import { isKeywardError } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
 import type { RatedKey } from '../protection/options.js'
@@ -75,6 +76,16 @@ export interface BearerGuardOptions<T> {
    */
   readonly keyward?: Keyward
 }
+
+// Every option of each guard: any other is refused when the guard is built, as a typo of a policy
+// (`permisions`) would otherwise leave the route open to every key.
+const DEVELOPER_OPTIONS = optionNames<DeveloperGuardOptions>({ projectParam: true })
+const PROJECT_OPTIONS = optionNames<ProjectGuardOptions>({
+  projectParam: true,
+  permissions: true,
+  cost: true,
+})
+const API_KEY_OPTIONS = optionNames<ApiKeyGuardOptions>({ project: true, permissions: true, cost: true })
 
 function checkKeyward(keyward: Keyward, guard: string): void {
   if (typeof keyward?.authenticate !== 'function') {
@@ -302,6 +313,7 @@ function keyGuard<A>(
  */
 export function developerGuard(keyward: Keyward, options: DeveloperGuardOptions = {}): Guard<DeveloperAuth> {
   checkKeyward(keyward, 'developerGuard')
+  checkOptionNames('developerGuard', options, DEVELOPER_OPTIONS)
   const param = options.projectParam
   checkParam(param, 'developerGuard')
   if (param !== undefined) checkProjectOwner(keyward, 'developerGuard with `projectParam`')
@@ -333,6 +345,7 @@ export function projectGuard<M extends KeyMetadata = KeyMetadata>(
   options: ProjectGuardOptions = {},
 ): Guard<ProjectAuth<M>> {
   checkKeyward(keyward, 'projectGuard')
+  checkOptionNames('projectGuard', options, PROJECT_OPTIONS)
   checkParam(options.projectParam, 'projectGuard')
   const param = options.projectParam ?? 'project_id'
   const permissions = permissionsOf(keyward, options, 'projectGuard')
@@ -366,6 +379,7 @@ export function apiKeyGuard<M extends KeyMetadata = KeyMetadata>(
   options: ApiKeyGuardOptions = {},
 ): Guard<ProjectAuth<M>> {
   checkKeyward(keyward, 'apiKeyGuard')
+  checkOptionNames('apiKeyGuard', options, API_KEY_OPTIONS)
   const project = options.project
   if (project !== undefined && (typeof project !== 'string' || project === '')) {
     throw new TypeError('apiKeyGuard: option `project` must be a non-empty string (a project id).')
@@ -416,6 +430,7 @@ export function elevatedGuard<M extends KeyMetadata = KeyMetadata>(
   options: ProjectGuardOptions = {},
 ): Guard<ElevatedAuth<M>> {
   checkKeyward(keyward, 'elevatedGuard')
+  checkOptionNames('elevatedGuard', options, PROJECT_OPTIONS)
   checkParam(options.projectParam, 'elevatedGuard')
   checkProjectOwner(keyward, 'elevatedGuard')
   const param = options.projectParam ?? 'project_id'

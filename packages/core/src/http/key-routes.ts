@@ -9,6 +9,7 @@ import {
   CreateApiKeyBodySchema,
   CreateKeyBodySchema,
   CreateProjectBodySchema,
+  NoFieldsBodySchema,
   RollKeyBodySchema,
   SetKeyExpiryBodySchema,
   UpdateApiKeyBodySchema,
@@ -242,6 +243,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   }
 
   async function activate(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
+    checkBody(NoFieldsBodySchema, await body(request))
     const updated = await keyward.activateKey((await ownKey(request, kind, ownerId)).id, audit)
     if (updated === null) throw notFound()
     return respond(200, listed(updated))

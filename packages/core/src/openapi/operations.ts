@@ -179,9 +179,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: 'Exchange an API key of the project for a short-lived bearer token.',
     tag: 'Access tokens',
     credential: 'project',
+    body: { schema: 'NoFieldsBody', required: false },
     success: { status: 201, schema: 'AccessToken' },
     // The project was deleted while its key was being verified.
-    errors: [403, 404],
+    errors: [403, 404, ...BODY_ERRORS],
   },
   {
     method: 'post',
@@ -244,8 +245,9 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: "Re-activate one of the calling developer's keys, within the limit.",
     tag: 'Developer keys',
     credential: 'developer',
+    body: { schema: 'NoFieldsBody', required: false },
     success: { status: 200, schema: 'DeveloperKey' },
-    errors: [404, 409],
+    errors: [404, 409, ...BODY_ERRORS],
     keyRoute: 'always',
   },
   {
@@ -255,8 +257,9 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: "Re-activate one of a project's API keys.",
     tag: 'API keys',
     credential: 'owner',
+    body: { schema: 'NoFieldsBody', required: false },
     success: { status: 200, schema: 'ApiKey' },
-    errors: [409],
+    errors: [409, ...BODY_ERRORS],
     keyRoute: 'always',
   },
   {

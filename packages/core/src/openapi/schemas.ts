@@ -26,7 +26,8 @@ export const NameSchema = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: `^[^${NAME_FORBIDDEN_CHARACTERS}]*$`,
-  description: '1 to 100 characters, no control character.',
+  description:
+    '1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`).',
 })
 
 /** A name that may be absent (`null`), as key creation takes it. */
@@ -43,7 +44,11 @@ export const CreateKeyBodySchema = Type.Object(
       Type.Integer({ minimum: 1, maximum: 3650, description: 'Days until the key stops working.' }),
     ),
   },
-  { description: 'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both.' },
+  {
+    additionalProperties: false,
+    description:
+      'Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both.',
+  },
 )
 
 // An API key's policies, as creation and update take them and listings show them. The entries of
@@ -101,6 +106,7 @@ export const CreditRefillSchema = Type.Object(
     ),
   },
   {
+    additionalProperties: false,
     description:
       'Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is ' +
       'below, once per period, and leaves a higher balance (credits added) as it is.',
@@ -123,8 +129,9 @@ const creditFields = {
 export const CreateApiKeyBodySchema = Type.Object(
   { ...CreateKeyBodySchema.properties, ...policyFields, ...creditFields },
   {
+    additionalProperties: false,
     description:
-      'Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. ' +
+      'Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. ' +
       'Without `remaining` its credits are unlimited; `refill` needs `remaining`.',
   },
 )
@@ -142,8 +149,9 @@ export const SetKeyExpiryBodySchema = Type.Object(
     ),
   },
   {
+    additionalProperties: false,
     description:
-      'Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are ignored.',
+      'Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are refused (`extra_forbidden`).',
   },
 )
 
@@ -151,9 +159,10 @@ export const SetKeyExpiryBodySchema = Type.Object(
 export const UpdateApiKeyBodySchema = Type.Object(
   { ...SetKeyExpiryBodySchema.properties, ...policyFields },
   {
+    additionalProperties: false,
     description:
       'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
-      '(`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored.',
+      '(`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`).',
   },
 )
 
@@ -168,25 +177,41 @@ export const ChangeCreditsBodySchema = Type.Object(
     refill: Type.Optional(refill),
   },
   {
+    additionalProperties: false,
     description:
       'Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` ' +
-      'only (left out: unchanged). Unknown fields are ignored.',
+      'only (left out: unchanged). Unknown fields are refused (`extra_forbidden`).',
   },
 )
 
+/**
+ * The body of an operation that takes none (re-activation, access tokens): absent, or `{}`. A
+ * field is refused (`extra_forbidden`) as everywhere, so that no option is taken for granted.
+ */
+export const NoFieldsBodySchema = Type.Object(
+  {},
+  { additionalProperties: false, description: 'No fields: send no body, or `{}`.' },
+)
+
 /** The body of `POST /api/v1/projects`. */
-export const CreateProjectBodySchema = Type.Object({ name: NameSchema })
+export const CreateProjectBodySchema = Type.Object(
+  { name: NameSchema },
+  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
+)
 
 /** The body of a key roll. */
-export const RollKeyBodySchema = Type.Object({
-  grace_seconds: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 604_800,
-      description: 'How long the old key keeps working, in seconds (default 86400; 0 stops it at once).',
-    }),
-  ),
-})
+export const RollKeyBodySchema = Type.Object(
+  {
+    grace_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        description: 'How long the old key keeps working, in seconds (default 86400; 0 stops it at once).',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
+)
 
 const keyFields = {
   id: Type.String({ description: "The key record's id: what deactivation, roll and activation take." }),
@@ -446,7 +471,7 @@ export const VerifyKeyBodySchema = Type.Object(
       }),
     ),
   },
-  { description: 'Unknown fields are ignored.' },
+  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
 )
 
 /** The answer of `POST /api/v1/keys/verify`: a verdict, with what a valid key carries. */
@@ -549,6 +574,7 @@ export const API_SCHEMAS = {
   CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
+  NoFieldsBody: NoFieldsBodySchema,
   SetKeyExpiryBody: SetKeyExpiryBodySchema,
   DeveloperKey: DeveloperKeySchema,
   ApiKey: ApiKeySchema,

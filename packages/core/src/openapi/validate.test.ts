@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { isKeywardError } from '../errors/error.js'
-import { CreateKeyBodySchema, CreateProjectBodySchema, RollKeyBodySchema } from './schemas.js'
+import {
+  ChangeCreditsBodySchema,
+  CreateApiKeyBodySchema,
+  CreateKeyBodySchema,
+  CreateProjectBodySchema,
+  GenerationBodySchema,
+  RollKeyBodySchema,
+} from './schemas.js'
 import { checkBody } from './validate.js'
 
 function problem(run: () => unknown) {
@@ -14,11 +21,52 @@ function problem(run: () => unknown) {
 }
 
 describe('checkBody', () => {
-  it('returns a valid body as it is, unknown fields included', () => {
-    const body = { name: 'ci', expires_in_days: 30, other: 1 }
+  it('returns a valid body as it is', () => {
+    const body = { name: 'ci', expires_in_days: 30 }
     expect(checkBody(CreateKeyBodySchema, body)).toBe(body)
     expect(checkBody(CreateKeyBodySchema, undefined)).toEqual({})
     expect(checkBody(CreateKeyBodySchema, { name: null })).toEqual({ name: null })
+  })
+
+  it('refuses a field the schema does not name, first, with the nearest known one', () => {
+    const body = { name: 'x', remainig: 5, ip_alowlist: ['10.0.0.0/8'] }
+    expect(problem(() => checkBody(CreateApiKeyBodySchema, body))).toEqual({
+      type: 'extra_forbidden',
+      loc: ['body', 'remainig'],
+      msg: 'Unknown field `remainig`: did you mean `remaining`?',
+    })
+    // Before a missing required field: the typo explains it.
+    expect(problem(() => checkBody(CreateProjectBodySchema, { nmae: 'Shop' }))).toMatchObject({
+      type: 'extra_forbidden',
+      loc: ['body', 'nmae'],
+    })
+    expect(problem(() => checkBody(RollKeyBodySchema, { colour: 1 }))).toEqual({
+      type: 'extra_forbidden',
+      loc: ['body', 'colour'],
+      msg: 'Unknown field `colour`: expected one of `grace_seconds`.',
+    })
+  })
+
+  it('refuses unknown fields of a nested object at their path, and leaves metadata free-form', () => {
+    const refill = { amount: 5, interval: 'monthly', dya: 3 }
+    expect(problem(() => checkBody(ChangeCreditsBodySchema, { op: 'set', amount: 5, refill }))).toEqual({
+      type: 'extra_forbidden',
+      loc: ['body', 'refill', 'dya'],
+      msg: 'Unknown field `dya`: did you mean `day`?',
+    })
+    const metadata = { remainig: 1, nested: { anything: true } }
+    expect(checkBody(CreateApiKeyBodySchema, { metadata }).metadata).toBe(metadata)
+    expect(checkBody(GenerationBodySchema, { any: 1 })).toEqual({ any: 1 })
+  })
+
+  it('never repeats a field name shaped like a key, and cuts a long one', () => {
+    const key = `ak_${'Zq9x'.repeat(8)}`
+    const refused = problem(() => checkBody(CreateKeyBodySchema, { [key]: 1 }))
+    expect(refused).toMatchObject({ type: 'extra_forbidden', loc: ['body'] })
+    expect(refused.msg).not.toContain('Zq9x')
+    const long = problem(() => checkBody(CreateKeyBodySchema, { ['f'.repeat(1000)]: 1 }))
+    expect(long.loc[1]).toBe(`${'f'.repeat(64)}…`)
+    expect(long.msg.length).toBeLessThan(200)
   })
 
   it('answers a missing required field or body with `missing`', () => {

@@ -2,6 +2,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
 import { KeywardError } from '../errors/error.js'
+import { checkKnownFields } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { parseDateTime } from '../service/lifecycle.js'
 import { checkName } from '../service/name.js'
@@ -115,15 +116,19 @@ function checkField(schema: TSchema, value: unknown, loc: readonly string[]): vo
 }
 
 /**
- * Checks a JSON object body against one of the API's request schemas, field by field in the
- * schema's order, and returns it typed. Fields the schema does not name are ignored. An absent
- * body counts as `{}`, or is `missing` at `loc` when the schema requires a field. Throws a 422 {@link KeywardError} at the first problem, located at
- * `["body", field]` (`missing`, `string_type`, `string_too_long`, `int_type`, ...).
+ * Checks a JSON object body against one of the API's request schemas and returns it typed. A
+ * field the schema does not name is refused first, 422 `extra_forbidden` with the nearest known
+ * name (so a typo never drops a policy), in nested objects too, unless the schema is a free-form
+ * object (`additionalProperties: true`, as metadata); then each field in the schema's order. An
+ * absent body counts as `{}`, or is `missing` at `loc` when the schema requires a field. Throws a
+ * 422 {@link KeywardError} at the first problem, located at `["body", field]` (`extra_forbidden`,
+ * `missing`, `string_type`, `string_too_long`, `int_type`, ...).
  *
  * @example
  * ```ts
  * const body = await readJsonObjectBody(request)
  * const { name } = checkBody(CreateProjectBodySchema, body?.value) // 422 `missing` at ["body", "name"]
+ * checkBody(CreateProjectBodySchema, { nme: 'x' }) // 422 `extra_forbidden` at ["body", "nme"]: did you mean `name`?
  * ```
  */
 export function checkBody<T extends TObject>(
@@ -135,6 +140,7 @@ export function checkBody<T extends TObject>(
   if (body === undefined && required.size > 0)
     throw new KeywardError(ErrorType.missing, 'Field required.', loc)
   const value = body ?? {}
+  if (schema.additionalProperties !== true) checkKnownFields(value, schema.properties, loc)
   for (const [field, fieldSchema] of Object.entries(schema.properties)) {
     const at = [...loc, field]
     if (value[field] === undefined) {

@@ -1,4 +1,5 @@
 import { KeywardError, refusal } from '../errors/error.js'
+import { checkOptionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { inRanges, type PackedRanges, packRanges, parseIp, parseIpEntry } from './ip.js'
 
@@ -140,6 +141,8 @@ export function checkDeclaredPermissions(value: unknown): ReadonlySet<string> {
   return new Set(value as string[])
 }
 
+const PERMISSION_RULE_OPTIONS = { allOf: true, anyOf: true } as const
+
 /** @internal Checks a route's rule once, when its guard is built: known names, one of the two forms. */
 export function checkPermissionRule(
   rule: unknown,
@@ -147,6 +150,7 @@ export function checkPermissionRule(
   who: string,
 ): PermissionRule {
   const names = (rule as { allOf?: unknown; anyOf?: unknown } | null | undefined) ?? {}
+  checkOptionNames(who, names, PERMISSION_RULE_OPTIONS, ['options', 'permissions'])
   const list = 'allOf' in names ? names.allOf : names.anyOf
   if ('allOf' in names === 'anyOf' in names || !Array.isArray(list) || list.length === 0) {
     throw new TypeError(

@@ -3,6 +3,7 @@ import { checkCreditChange, checkNewCredits } from '../credits/checks.js'
 import { type CreditChange, type CreditRefill, refillPeriodStart } from '../credits/model.js'
 import type { CreditSpender } from '../credits/spender.js'
 import { KeywardError } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
@@ -41,6 +42,13 @@ export function newKeyCredits(
   }
 }
 
+const CREDIT_CHANGE_OPTIONS = optionNames<CreditChange>({
+  op: true,
+  remaining: true,
+  refill: true,
+  amount: true,
+})
+
 /** @internal What the service's change of credits needs. */
 export interface CreditChangerDeps {
   readonly store: KeyStore
@@ -69,6 +77,7 @@ export function creditChanger(deps: CreditChangerDeps) {
     if (!store.changeCredits) {
       throw new TypeError("This key store cannot change a key's credits (no `changeCredits`).")
     }
+    checkOptionNames('changeCredits', given, CREDIT_CHANGE_OPTIONS)
     // The same checks, and the same 422s, as the HTTP body: `amount` names the set balance too.
     const change = checkCreditChange(
       given?.op === 'set'

@@ -1,5 +1,6 @@
 import type { AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord } from '../store/types.js'
 import { bothExpiryFields, checkExpiry, lifecycleRefusal } from './lifecycle.js'
@@ -21,8 +22,11 @@ export interface KeyExpiryChange {
   readonly expiresInDays?: number
 }
 
+const EXPIRY_OPTIONS = optionNames<KeyExpiryChange>({ expiresAt: true, expiresInDays: true })
+
 // The new expiry: one of the two fields, `expiresAt: null` meaning never.
 function newExpiry(change: KeyExpiryChange, now: Date): Date | null {
+  checkOptionNames('setKeyExpiry', change, EXPIRY_OPTIONS)
   const { expiresAt, expiresInDays } = change ?? {}
   if (expiresAt === undefined && expiresInDays === undefined) {
     throw new KeywardError(

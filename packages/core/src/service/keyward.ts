@@ -4,6 +4,7 @@ import type { CreditChange, CreditRefill } from '../credits/model.js'
 import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { clientAddress } from '../http/client-address.js'
@@ -45,7 +46,13 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
-import { boundedExpiry, changedPolicies, newKeyPolicies, type PolicyRules } from './policies.js'
+import {
+  boundedExpiry,
+  changedPolicies,
+  newKeyPolicies,
+  POLICY_OPTIONS,
+  type PolicyRules,
+} from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import { createUsage } from './usage.js'
@@ -73,6 +80,19 @@ export interface IssueKeyOptions extends KeyPolicies {
   /** How the credits come back (needs `remaining`), or `null` (absent) for never. */
   readonly refill?: CreditRefill | null
 }
+
+// Every option of the issue methods: any other is refused, as a typo of a policy.
+const ISSUE_OPTIONS = optionNames<IssueKeyOptions>({
+  name: true,
+  expiresAt: true,
+  expiresInDays: true,
+  ipAllowlist: true,
+  permissions: true,
+  metadata: true,
+  remaining: true,
+  refill: true,
+})
+const ISSUERS = { developer: 'issueDeveloperKey', project: 'issueProjectKey' } as const
 
 /** Options of {@link Keyward.listKeysPage}. */
 export interface ListKeysPageOptions {
@@ -814,6 +834,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
         `issue${ownerType === 'developer' ? 'Developer' : 'Project'}Key: the owner id must be a non-empty string.`,
       )
     }
+    checkOptionNames(registering ? 'registerDeveloper' : ISSUERS[ownerType], issueOptions, ISSUE_OPTIONS)
     const name = checkName(issueOptions.name)
     const createdAt = now()
     const credits = newKeyCredits(ownerType, issueOptions.remaining, issueOptions.refill, createdAt)
@@ -1076,6 +1097,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     if (!store.setKeyPolicies) {
       throw new TypeError("This key store cannot set a key's policies (no `setKeyPolicies`).")
     }
+    checkOptionNames('setKeyPolicies', given, POLICY_OPTIONS)
     const change = changedPolicies(rules, given ?? {})
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null

@@ -1,5 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import { checkNotKeyShaped } from '../key/material.js'
 import { NAME_FORBIDDEN_CHARACTERS, NameSchema } from '../openapi/schemas.js'
 
 const FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CHARACTERS}]`)
@@ -12,9 +13,9 @@ const MIN_NAME_LENGTH = NameSchema.minLength ?? 1
 /**
  * Checks a descriptive name against the API's `Name` schema: absent (`undefined` or `null`) is
  * allowed and gives `null`; otherwise a string of 1 to 100 characters (code points, as JSON
- * Schema counts them) with no control character. Throws a 422 {@link KeywardError} at
- * `["body", "name"]` (`string_type`, `string_too_short`, `string_too_long`,
- * `string_pattern_mismatch`).
+ * Schema counts them) with no control character and nothing shaped like a key (see
+ * `checkNotKeyShaped`). Throws a 422 {@link KeywardError} at `["body", "name"]` (`string_type`,
+ * `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `key_shaped_value`).
  *
  * @example
  * ```ts
@@ -45,5 +46,6 @@ export function checkName(name: unknown, loc: readonly string[] = ['body', 'name
       loc,
     )
   }
+  checkNotKeyShaped(name, loc)
   return name
 }

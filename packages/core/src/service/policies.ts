@@ -1,4 +1,5 @@
 import { KeywardError } from '../errors/error.js'
+import { optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
 import { checkIpAllowlist, checkMetadata, checkPermissions, type KeyPolicies } from '../policy/policies.js'
@@ -32,6 +33,13 @@ export function checkOwnerKeyPolicies(value: OwnerKeyPolicies | undefined): void
     }
   }
 }
+
+/** @internal Every policy of an API key, by its option name: `setKeyPolicies` refuses any other. */
+export const POLICY_OPTIONS = optionNames<KeyPolicies>({
+  ipAllowlist: true,
+  permissions: true,
+  metadata: true,
+})
 
 const BODY = ['body'] as const
 const field = (name: string) => [...BODY, name]

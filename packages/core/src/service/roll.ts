@@ -1,6 +1,7 @@
 import type { AuditContext } from '../audit/types.js'
 import { creditState } from '../credits/model.js'
 import { KeywardError } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 import type { AuditRows } from './audit.js'
@@ -24,6 +25,8 @@ export interface RollKeyOptions {
    */
   readonly graceSeconds?: number
 }
+
+const ROLL_OPTIONS = optionNames<RollKeyOptions>({ graceSeconds: true })
 
 /**
  * A rolled key: the new key (shown once) and the old key's record, with its new expiry.
@@ -72,6 +75,7 @@ export function rollWith({
     rollOptions: RollKeyOptions = {},
     context?: AuditContext,
   ): Promise<RolledKey | null> {
+    checkOptionNames('rollKey', rollOptions, ROLL_OPTIONS)
     const graceSeconds = checkGraceSeconds(rollOptions.graceSeconds)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null

@@ -15,6 +15,8 @@ export type Expectation =
       readonly loc?: readonly string[]
       readonly msg?: string
       readonly challenge?: string
+      /** Checks, after the answer, that the refused request changed nothing (reading the world). */
+      readonly afterwards?: (world: ConformanceWorld) => Promise<void>
     }
   /** A success; `check` inspects the parsed body (and may use the world to verify effects). */
   | {

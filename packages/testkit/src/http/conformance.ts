@@ -10,6 +10,7 @@ import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { strictBodyCases } from './strict-body-cases.js'
 import { verifyCases } from './verify-cases.js'
 import {
   CONFORMANCE_MAX_LIFETIME_DAYS,
@@ -212,6 +213,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...policyCases,
       ...verifyCases,
       ...creditCases,
+      ...strictBodyCases,
       ...consoleCases,
     ]) {
       it(testCase.name, async () => {
@@ -232,8 +234,10 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
             ).toEqual([])
             checked.add(`${response.status} ${conformsTo.operation}`)
           }
-          if (response.status >= 400) expectNoLeak(response, request)
-          else if ('check' in testCase.expect)
+          if (response.status >= 400) {
+            expectNoLeak(response, request)
+            if ('afterwards' in testCase.expect) await testCase.expect.afterwards?.(target.world)
+          } else if ('check' in testCase.expect)
             await testCase.expect.check?.(JSON.parse(response.body), target.world, response.headers)
           target.world.setStoreDown(false)
           answers.push({ adapter: adapter.name, value: comparable(testCase, request, response) })
