@@ -40,6 +40,7 @@ import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
+import { LookupFlights } from './flight.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -527,8 +528,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
     options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
 
   // Every write through the service ends here before it returns, whether it succeeded or not
-  // (a write that timed out may still commit): the cache forgets the key.
-  const wrote = (hash: string) => cache?.forget(hash)
+  // (a write that timed out may still commit): the cache forgets the key, and no request from
+  // now on joins a lookup of it sent before.
+  const wrote = (hash: string) => {
+    cache?.forget(hash)
+    flights.forget(hash)
+  }
   const rotationPeriodDays = options.rotationPeriodDays ?? 90
   const rotationPeriodMs = rotationPeriodDays * DAY_MS
   const listening = options.onEvent !== undefined
@@ -568,6 +573,41 @@ export function createKeyward(options: KeywardOptions): Keyward {
         cause: error,
       },
     )
+  }
+
+  // One store lookup per hash at a time, for every request that arrived before it was sent; the
+  // cache may have been filled since those requests missed it.
+  const flights = new LookupFlights(
+    cache
+      ? (hash) => {
+          const cached = cache.peek(hash)
+          if (cached !== undefined) return Promise.resolve(cached)
+          const version = cache.version
+          return findKey(hash).then((record) => {
+            cache.fill(version, hash, record)
+            return record
+          })
+        }
+      : findKey,
+  )
+  // The requests of one failed lookup share its error, reported once.
+  const lookupFailures = new WeakMap<object, KeywardError>()
+  function lookupFailure(error: unknown): KeywardError {
+    if (typeof error !== 'object' || error === null) return storeUnavailable('findKeyByHash', error)
+    let failure = lookupFailures.get(error)
+    if (failure === undefined) {
+      failure = storeUnavailable('findKeyByHash', error)
+      lookupFailures.set(error, failure)
+    }
+    return failure
+  }
+  // With a cache (a service that listens to the feed), changes heard close lookups to later
+  // requests as writes here do; a notification from another process comes in a later tick anyway.
+  if (cache) {
+    store.changes?.subscribe((event) => {
+      if (event.type === 'changed') flights.forget(event.hash)
+      else flights.forgetAll()
+    })
   }
 
   async function storeCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -643,16 +683,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
       // The same checks as after a store lookup: a cached record is checked every time.
       if (cached !== undefined) return settle(cached, kind, origin)
     }
-    const version = cache ? cache.version : -1
-    return findKey(hash).then(
+    return flights.lookup(hash).then(
       (record) => {
-        cache?.fill(version, hash, record)
         const problem = recordProblem(record, kind, origin?.address, origin?.request)
         if (problem) throw problem
         return record as KeyRecord
       },
       (error: unknown) => {
-        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
+        throw failed(kind, 'store_unavailable', lookupFailure(error))
       },
     )
   }
@@ -876,6 +914,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ).catch((error: unknown) => {
       // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
       cache?.forgetAll()
+      flights.forgetAll()
       throw error
     })
     // The owner is gone even if it had no active key: no cached owner may outlive it here.
