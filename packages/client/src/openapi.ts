@@ -1053,7 +1053,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1344,7 +1344,7 @@ export interface components {
                 };
             };
         };
-        /** The key store cannot be reached; the request was refused. `Retry-After` may say when to try again. Types: `store_unavailable`, `signing_keys_unavailable`. */
+        /** The key store cannot be reached; the request was refused (`store_unavailable`). Or a revocation was committed but not confirmed in time (`revocation_unconfirmed`): the key is revoked, and revoking it again is harmless. `Retry-After` may say when to try again. Types: `store_unavailable`, `revocation_unconfirmed`, `signing_keys_unavailable`. */
         readonly Error503: {
             headers: {
                 /** `no-store`. */
@@ -1361,7 +1361,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "store_unavailable" | "signing_keys_unavailable";
+                        readonly type: "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable";
                     }[];
                 };
             };

@@ -14,8 +14,11 @@ export const HEALTH_DEADLINE_MS = 900
  * `GET /healthz`: 200 `{"status":"ok"}` when the database answers within
  * {@link HEALTH_DEADLINE_MS}, 503 `store_unavailable` when it does not. Probes that arrive while
  * one is waiting share it, so a stalled database holds one connection for them, not one each.
- * While the throttle's shared counters do not answer, still 200 (every key is checked as ever),
- * with `"throttle":"degraded"`: failed verifications are not counted then.
+ * While the change feed is not connected or late (a stalled listen connection, a Redis relay
+ * that does not answer), still 200, with `"feed":"stale"`: keys are checked on the database, and
+ * revocations are not confirmed (503 `revocation_unconfirmed`) until it is back. While the
+ * throttle's shared counters do not answer, still 200 (every key is checked as ever), with
+ * `"throttle":"degraded"`: failed verifications are not counted then.
  */
 export function healthRoutes({ store, database }: RouteContext, throttle: () => CountersHealth): Hono {
   let probe: Promise<unknown> | undefined
@@ -29,7 +32,11 @@ export function healthRoutes({ store, database }: RouteContext, throttle: () => 
   }
   return new Hono().get('/healthz', async (c) => {
     await databaseAnswers()
-    return respond(c, 200, throttle() === 'ok' ? { status: 'ok' } : { status: 'ok', throttle: 'degraded' })
+    return respond(c, 200, {
+      status: 'ok',
+      ...(store.changes && !store.changes.connected ? { feed: 'stale' } : {}),
+      ...(throttle() === 'ok' ? {} : { throttle: 'degraded' }),
+    })
   })
 }
 

@@ -614,7 +614,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
     try {
       return await run()
     } catch (error) {
-      if (isKeywardError(error)) throw error
+      if (isKeywardError(error)) {
+        // A revocation committed but not confirmed is answered as it is, and reported as a failure.
+        if (error.type === ErrorType.revocationUnconfirmed) emit({ type: 'store.error', operation, error })
+        throw error
+      }
       throw storeUnavailable(operation, error)
     }
   }
