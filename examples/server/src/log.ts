@@ -44,6 +44,8 @@ export function formatEvent(event: KeywardEvent, feed = 'the change feed'): stri
         return `revocation.unconfirmed during ${event.operation}: committed, but ${feed} did not confirm it in time (the database answered); other processes may accept the key until ${feed} is back`
       }
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
+    case 'credits.stranded':
+      return `${event.type} ${displayKey(event.keyPrefix)} (key id ${event.keyId}): ${event.credits} credits leased by this process were not given back at the stop (the database did not answer); they stay spent`
     case 'cache.bypassed':
       return `${event.type}: ${feed} is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
     case 'cache.resumed':

@@ -1117,8 +1117,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
     const balance = MeteredKeyRef.balanceOf(key)
     if (balance === undefined || cost === 0) return undefined
-    if (atOnce) return spent(key, spender.spendNow(key.id, balance, cost)) ?? null
-    return spender.spend(key.id, balance, cost).then((outcome) => spent(key, outcome))
+    if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
+    return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
@@ -1157,7 +1157,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     },
     spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
-      await Promise.all([spender.close(), usage.flush(), counts?.close()])
+      const [stranded] = await Promise.all([spender.close(), usage.flush(), counts?.close()])
+      for (const { keyId, keyPrefix, credits } of stranded)
+        emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
     },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
