@@ -1,4 +1,4 @@
-import { displayKey, type KeywardEvent } from '@keyward/core'
+import { displayKey, ErrorType, isKeywardError, type KeywardEvent } from '@keyward/core'
 import type { ReplicaEvent } from '@keyward/postgres'
 import type { CountersEvent } from './protection.js'
 
@@ -10,7 +10,7 @@ const causeOf = (error: unknown) => (error instanceof Error ? error.message : St
  * interval, so that a flood of failures makes a bounded number of lines. Events carry key
  * prefixes only, and so does the line: a full key is never logged.
  */
-export function formatEvent(event: KeywardEvent): string | undefined {
+export function formatEvent(event: KeywardEvent, feed = 'the change feed'): string | undefined {
   switch (event.type) {
     case 'key.issued':
     case 'key.deactivated':
@@ -40,11 +40,16 @@ export function formatEvent(event: KeywardEvent): string | undefined {
       return `${event.type} ${counted}${keys ? ` keys ${keys}` : ''}`
     }
     case 'store.error':
+      if (isKeywardError(event.error) && event.error.type === ErrorType.revocationUnconfirmed) {
+        return `revocation.unconfirmed during ${event.operation}: committed, but ${feed} did not confirm it in time (the database answered); other processes may accept the key until ${feed} is back`
+      }
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
+    case 'credits.stranded':
+      return `${event.type} ${displayKey(event.keyPrefix)} (key id ${event.keyId}): ${event.credits} credits leased by this process were not given back at the stop (the database did not answer); they stay spent`
     case 'cache.bypassed':
-      return `${event.type}: the change feed is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
+      return `${event.type}: ${feed} is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
     case 'cache.resumed':
-      return `${event.type}: the change feed is connected; verifications are cached again`
+      return `${event.type}: ${feed} is connected; verifications are cached again`
     case 'guard.misconfigured':
       return `${event.type} ${event.guard} on ${event.route}: ${event.error.message}`
   }

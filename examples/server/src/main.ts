@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
-import { type Keyward, type KeywardEvent, throttleListener } from '@keyward/core'
+import { ErrorType, isKeywardError, type Keyward, type KeywardEvent, throttleListener } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
@@ -24,6 +24,9 @@ let storeErrors: StoreErrorLog | undefined
 // Prometheus metrics, on a port of their own when KEYWARD_METRICS_PORT is set.
 let metrics: Metrics | undefined
 
+// How the log names the change feed: its Redis relay with KEYWARD_FEED_FRESHNESS=redis.
+let feedName = 'the change feed'
+
 const onEvent = (event: KeywardEvent) => {
   metrics?.onEvent(event)
   if (stopping && event.type === 'cache.bypassed') return
@@ -31,9 +34,11 @@ const onEvent = (event: KeywardEvent) => {
     // The counters tell of their outage themselves, once when it starts and once when it ends
     // (`throttle.degraded`, `throttle.restored`).
     if (/^(?:throttle|rate_limit)\./.test(event.operation)) return
-    if (storeErrors) return storeErrors.report(event)
+    // A revocation committed but not confirmed: the feed is late, not the database (logged below).
+    const unconfirmed = isKeywardError(event.error) && event.error.type === ErrorType.revocationUnconfirmed
+    if (storeErrors && !unconfirmed) return storeErrors.report(event)
   }
-  const line = formatEvent(event)
+  const line = formatEvent(event, feedName)
   if (line !== undefined) console.log(line)
 }
 
@@ -203,6 +208,7 @@ async function serveOn(
 
 async function main(): Promise<void> {
   const config = readConfig()
+  if (config.feedFreshness === 'redis') feedName = "the change feed's Redis relay"
   // Redis first: a wrong KEYWARD_REDIS_URL is refused within 2 s, before the database is opened.
   const counters = await openCounters(config, (event) => console.log(formatCountersEvent(event)))
   let storage: Awaited<ReturnType<typeof openStorage>>

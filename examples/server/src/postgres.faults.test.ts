@@ -217,6 +217,40 @@ describe.skipIf(unavailable !== undefined)(
       expect(ms).toBeLessThan(RECOVERY_BOUND_MS)
     })
 
+    it('stalled: /healthz answers 503 within 1.9 s, so that a 2 s probe of a load balancer sees the failure', async () => {
+      expect((await call('GET', '/healthz', {})).status).toBe(200)
+      const pids = serverProcesses(cluster.primary.dataDir)
+      const signal = (name: NodeJS.Signals) => {
+        for (const pid of pids) process.kill(pid, name)
+      }
+      signal('SIGSTOP')
+      try {
+        for (let i = 0; i < 3; i++) {
+          const started = performance.now()
+          const [first, second] = await Promise.all([
+            call('GET', '/healthz', {}),
+            call('GET', '/healthz', {}),
+          ])
+          const elapsed = performance.now() - started
+          for (const answer of [first!, second!]) {
+            expectUnavailable(answer)
+            expect(answer.body).toEqual({
+              detail: [
+                { loc: [], msg: 'The database is unavailable. Try again later.', type: 'store_unavailable' },
+              ],
+            })
+          }
+          recoveries[`stalled: /healthz 503 #${i + 1}`] = Math.round(elapsed)
+          expect(elapsed).toBeLessThan(1900)
+        }
+      } finally {
+        signal('SIGCONT')
+      }
+      const ms = await recovery()
+      expect(ms).toBeLessThan(RECOVERY_BOUND_MS)
+      expect((await call('GET', '/healthz', {})).status).toBe(200)
+    })
+
     it('nothing acknowledged was lost: every key answered 201 exists, active, and verifies', async () => {
       expect(acknowledged.length).toBeGreaterThan(5)
       const admin = new pg.Client({ connectionString: cluster.primary.url })

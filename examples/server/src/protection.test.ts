@@ -165,7 +165,9 @@ describe('the reference app under a flood of failed authentications', () => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
       }
       await new Promise((resolve) => setTimeout(resolve, 1_200))
-      const lines = t.events.map(formatEvent).filter((line): line is string => line !== undefined)
+      const lines = t.events
+        .map((event) => formatEvent(event))
+        .filter((line): line is string => line !== undefined)
       return { statuses, lines, events: t.events as KeywardEvent[] }
     } finally {
       await t.close()

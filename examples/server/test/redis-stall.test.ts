@@ -1,42 +1,20 @@
 // A Redis that stops answering (SIGSTOP: its connection stays open, nothing comes back) must not
 // hang the requests that carry a key: the throttle's commands time out, the outage is logged once,
 // /healthz says the throttle is degraded, and all is as before once Redis answers again.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServer, firstProject, freePort, type ServerProcess, startServer } from './server-process.js'
-
-const REDIS_BIN = process.env.KEYWARD_REDIS_BIN || 'redis-server'
-
-/** A redis-server of this test only, on a spare port, without persistence. */
-async function startRedis(): Promise<{ process: ChildProcess; url: string }> {
-  const port = await freePort()
-  const redis = spawn(
-    REDIS_BIN,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  let output = ''
-  redis.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk
-  })
-  for (let i = 0; i < 100 && !/Ready to accept connections/i.test(output); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  if (!/Ready to accept connections/i.test(output)) throw new Error(`redis-server did not start:\n${output}`)
-  return { process: redis, url: `redis://127.0.0.1:${port}` }
-}
-
-const redisMissing = await new Promise<boolean>((resolve) => {
-  const probe = spawn(REDIS_BIN, ['--version'], { stdio: 'ignore' })
-  probe.on('error', () => resolve(true))
-  probe.on('exit', (code) => resolve(code !== 0))
-})
+import {
+  buildServer,
+  firstProject,
+  redisMissing,
+  type ServerProcess,
+  startRedis,
+  startServer,
+  stopRedis,
+} from './server-process.js'
 
 describe.skipIf(redisMissing)(
   `the server while the throttle's Redis stalls${redisMissing ? ' (skipped: no redis-server)' : ''}`,
@@ -49,11 +27,7 @@ describe.skipIf(redisMissing)(
       await buildServer()
     }, 120_000)
     afterAll(async () => {
-      if (redis && redis.exitCode === null) {
-        redis.kill('SIGCONT')
-        redis.kill('SIGTERM')
-        await once(redis, 'exit')
-      }
+      await stopRedis(redis)
       await server?.stop()
       await rm(cwd, { recursive: true, force: true })
     })

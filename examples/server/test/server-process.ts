@@ -178,3 +178,41 @@ export function serverScope(prefix: string): ServerScope {
   })
   return { cwd: () => cwd, onCleanup: (step) => void steps.push(step) }
 }
+
+const REDIS_BIN = process.env.KEYWARD_REDIS_BIN || 'redis-server'
+
+/** A redis-server of this test only, on a spare port, without persistence. */
+export async function startRedis(): Promise<{ process: ChildProcess; url: string }> {
+  const port = await freePort()
+  const redis = spawn(
+    REDIS_BIN,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let output = ''
+  redis.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+  })
+  for (let i = 0; i < 100 && !/Ready to accept connections/i.test(output); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  if (!/Ready to accept connections/i.test(output)) throw new Error(`redis-server did not start:\n${output}`)
+  return { process: redis, url: `redis://127.0.0.1:${port}` }
+}
+
+/** Whether redis-server is missing (the tests that need one of their own are skipped). */
+export const redisMissing = await new Promise<boolean>((resolve) => {
+  const probe = spawn(REDIS_BIN, ['--version'], { stdio: 'ignore' })
+  probe.on('error', () => resolve(true))
+  probe.on('exit', (code) => resolve(code !== 0))
+})
+
+/** Stops a redis-server of {@link startRedis}, stalled or not. */
+export async function stopRedis(redis: ChildProcess | undefined): Promise<void> {
+  if (!redis || redis.exitCode !== null) return
+  redis.kill('SIGCONT')
+  redis.kill('SIGTERM')
+  await once(redis, 'exit')
+}

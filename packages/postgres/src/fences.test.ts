@@ -127,7 +127,8 @@ describe('the acknowledgement of a revocation', () => {
     await failure
     await acknowledged.catch((error: RevocationUnconfirmedError) => {
       expect(error.outcome).toBe('unknown')
-      expect(error.message).toContain('did not confirm within 300 ms')
+      expect(error).toMatchObject({ type: 'revocation_unconfirmed', status: 503, waitedMs: 300 })
+      expect(error.message).toContain('its confirmation timed out after 300 ms')
     })
   })
 })

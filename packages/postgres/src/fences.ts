@@ -2,6 +2,8 @@
 // to itself), and how a revocation waits before it is acknowledged. Pure bookkeeping on a
 // monotonic clock that comes from outside, so the rules can be read, and tested, on their own.
 
+import { ErrorType, KeywardError } from '@keyward/core'
+
 /**
  * The bound of strict revocation when none is given, in milliseconds: a revocation is
  * acknowledged this long after its commit.
@@ -50,9 +52,10 @@ export class ChangeFeedLateError extends Error {
 /**
  * A revocation (a deactivation, a roll, an owner's deletion) was committed, but this process's
  * change feed did not confirm in time that the primary went on delivering notifications after
- * it: other processes may still accept the key from a read replica or a cache. Its `outcome` is
- * `'unknown'`, as for a `QueryTimeoutError`: the key service answers 503 `store_unavailable`,
- * and the call should be retried (deactivating twice is harmless).
+ * it: other processes may still accept the key from a read replica or a cache until their feed
+ * catches up. A {@link KeywardError} of type `revocation_unconfirmed` (503, with `Retry-After`),
+ * so that a client knows the revocation itself was made; revoking again is harmless and confirms
+ * it. The key service also reports it as `store.error`.
  *
  * @example
  * ```ts
@@ -64,17 +67,21 @@ export class ChangeFeedLateError extends Error {
  * })
  * ```
  */
-export class RevocationUnconfirmedError extends Error {
+export class RevocationUnconfirmedError extends KeywardError {
   /** Always `'unknown'`: the write is committed, but not every process may refuse the key yet. */
   readonly outcome = 'unknown' as const
+  /** How long the confirmation was waited for, in milliseconds. */
+  readonly waitedMs: number
 
   constructor(waitedMs: number) {
     super(
-      `The revocation was committed, but this process's change feed did not confirm within ${waitedMs} ms ` +
-        'that the primary delivers notifications past it, so other processes may still accept the key: ' +
-        'its outcome is unknown. Try again.',
+      ErrorType.revocationUnconfirmed,
+      `The revocation was committed, but its confirmation timed out after ${waitedMs} ms: other servers may ` +
+        'accept the key until their change feed catches up. Revoking it again is harmless and confirms it.',
+      [],
     )
     this.name = 'RevocationUnconfirmedError'
+    this.waitedMs = waitedMs
   }
 }
 

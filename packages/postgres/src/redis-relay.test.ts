@@ -2,7 +2,7 @@
 // tests play the leader by hand (the lease is held by a token no feed has, so no feed leads) to
 // check what a feed counts as evidence; the others run real leaders. Timing is never asserted:
 // waits are polls with generous deadlines.
-import { createKeyward } from '@keyward/core'
+import { createKeyward, errorResponse } from '@keyward/core'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -358,9 +358,25 @@ describe.skipIf(!PG_URL || !REDIS_URL)(SUITE, () => {
       const writer = createKeyward({ store })
       await until('the store to be fresh', () => store.changes!.connected)
       const { record } = await writer.issueProjectKey('relay')
+      const { record: second } = await writer.issueProjectKey('relay')
       proxy.stall()
       await expect(store.deactivateKeys([record.id])).rejects.toBeInstanceOf(RevocationUnconfirmedError)
       await until('the feed to be stale', () => !store.changes!.connected)
+      // Through the key service: committed, and the answer says so (not a store outage).
+      const failure = await writer.deactivateKey(second.id).catch((error: unknown) => error)
+      expect(failure).toBeInstanceOf(RevocationUnconfirmedError)
+      const { status, headers, body } = errorResponse(failure)
+      expect(status).toBe(503)
+      expect(headers['retry-after']).toMatch(/^\d+$/)
+      expect(headers['cache-control']).toBe('no-store')
+      expect(JSON.parse(body).detail).toEqual([
+        {
+          loc: [],
+          msg: expect.stringMatching(/^The revocation was committed, but its confirmation timed out/),
+          type: 'revocation_unconfirmed',
+        },
+      ])
+      expect(await store.findKeyById(second.id)).toMatchObject({ active: false })
       proxy.resume()
     })
   })

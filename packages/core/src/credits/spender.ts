@@ -1,6 +1,7 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER } from '../key/format.js'
+import type { KeyRef } from '../service/requirements.js'
 import type { KeyStore } from '../store/types.js'
 import { type CreditRefill, nextRefillAt } from './model.js'
 
@@ -28,6 +29,20 @@ export interface CreditOptions {
    * asked again (a refill due sooner is waited for only until it is due). Default 1000 ms.
    */
   readonly recheckMs?: number
+  /**
+   * At a clean stop (`keyward.close()`), for how long giving back the credits this process leased
+   * and did not spend is retried while the store cannot be reached (with backoff, 100 ms doubling
+   * to 1 s). What is still not given back then is reported as `credits.stranded` (key prefix and
+   * count) and stays spent. Default 5000 ms.
+   */
+  readonly returnTimeoutMs?: number
+}
+
+/** @internal A key's credits that a stop could not give back. */
+export interface StrandedCredits {
+  readonly keyId: string
+  readonly keyPrefix: string
+  readonly credits: number
 }
 
 /** @internal What a spend answers: the headers of an accepted request, or the refusal. */
@@ -36,6 +51,7 @@ export type SpendOutcome = Readonly<Record<string, string>> | KeywardError
 /** The credits of one key in this process. */
 interface Account {
   readonly id: string
+  readonly keyPrefix: string
   /** Leased and not spent, in this process's memory. */
   block: number
   /** The stored balance as the last lease left it, or the record's when none was taken yet. */
@@ -59,8 +75,8 @@ interface Account {
 /** @internal Leases credits for the guards of one service, and gives back the rest at `close`. */
 export interface CreditSpender {
   /** The outcome when it is known from memory, else `undefined` (then call `spend`). */
-  spendNow(id: string, balance: number, cost: number): SpendOutcome | undefined
-  spend(id: string, balance: number, cost: number): Promise<SpendOutcome>
+  spendNow(key: KeyRef, balance: number, cost: number): SpendOutcome | undefined
+  spend(key: KeyRef, balance: number, cost: number): Promise<SpendOutcome>
   /** Forgets what this process knows of a key's balance (its block stays): after a change of credits. */
   forget(id: string): void
   /**
@@ -75,8 +91,11 @@ export interface CreditSpender {
     remaining: number | null,
     refill: CreditRefill | null,
   ): void
-  /** Waits for leases in flight and gives back every unspent block. */
-  close(): Promise<void>
+  /**
+   * Waits for leases in flight and gives back every unspent block, retrying for `returnTimeoutMs`
+   * while the store cannot be reached; resolves with what it could not give back.
+   */
+  close(): Promise<StrandedCredits[]>
 }
 
 const positive = (value: number | undefined, fallback: number, name: string, integer = false) => {
@@ -103,6 +122,7 @@ export function checkCreditOptions(options: CreditOptions | undefined): Required
     leaseSeconds: positive(options?.leaseSeconds, 5, 'leaseSeconds'),
     maxBlock: positive(options?.maxBlock, 1000, 'maxBlock', true),
     recheckMs: positive(options?.recheckMs, 1000, 'recheckMs'),
+    returnTimeoutMs: positive(options?.returnTimeoutMs, 5000, 'returnTimeoutMs', true),
   }
 }
 
@@ -120,22 +140,23 @@ export function createCreditSpender(
 ): CreditSpender {
   const accounts = new Map<string, Account>()
   let closed = false
-  const { leaseSeconds, maxBlock, recheckMs } = options
+  const { leaseSeconds, maxBlock, recheckMs, returnTimeoutMs } = options
   if (!store.leaseCredits || !store.returnCredits) {
     const missing = (): never => {
       throw new TypeError('This key store cannot keep credits (no `leaseCredits` and `returnCredits`).')
     }
-    return { spendNow: missing, spend: missing, forget: () => {}, changed: () => {}, close: async () => {} }
+    return { spendNow: missing, spend: missing, forget: () => {}, changed: () => {}, close: async () => [] }
   }
   const lease = store.leaseCredits.bind(store)
   const giveBack = store.returnCredits.bind(store)
 
-  const accountOf = (id: string, balance: number): Account => {
+  const accountOf = ({ id, keyPrefix }: KeyRef, balance: number): Account => {
     let account = accounts.get(id)
     if (!account) {
       const at = clock()
       account = {
         id,
+        keyPrefix,
         block: 0,
         balance,
         refill: null,
@@ -220,8 +241,8 @@ export function createCreditSpender(
     return leasing
   }
 
-  function spendNow(id: string, balance: number, cost: number): SpendOutcome | undefined {
-    const account = accountOf(id, balance)
+  function spendNow(key: KeyRef, balance: number, cost: number): SpendOutcome | undefined {
+    const account = accountOf(key, balance)
     if (account.block >= cost) {
       account.block -= cost
       account.spent += cost
@@ -238,11 +259,11 @@ export function createCreditSpender(
     return undefined
   }
 
-  async function spend(id: string, balance: number, cost: number): Promise<SpendOutcome> {
+  async function spend(key: KeyRef, balance: number, cost: number): Promise<SpendOutcome> {
     for (;;) {
-      const known = spendNow(id, balance, cost)
+      const known = spendNow(key, balance, cost)
       if (known) return known
-      const account = accounts.get(id) as Account
+      const account = accounts.get(key.id) as Account
       account.starved = account.lastGrant > 0
       if (account.leasing) {
         account.demand += cost
@@ -283,15 +304,45 @@ export function createCreditSpender(
     async close() {
       closed = true
       await Promise.allSettled([...accounts.values()].map((account) => account.leasing))
-      const returns: Promise<void>[] = []
-      for (const account of accounts.values()) {
-        if (account.block > 0) {
-          const amount = account.block
+      let left = [...accounts.values()].filter((account) => account.block > 0)
+      const stranded: StrandedCredits[] = []
+      const deadline = Date.now() + returnTimeoutMs
+      for (let wait = 100; left.length > 0; wait = Math.min(1000, wait * 2)) {
+        const results = await Promise.allSettled(left.map((account) => giveBack(account.id, account.block)))
+        const again = Date.now() + wait <= deadline
+        left = left.filter((account, i) => {
+          const result = results[i]!
+          // A give-back that may have been made is never made again: credits would be counted twice.
+          if (result.status === 'rejected' && hadNoEffect(result.reason) && again) return true
+          if (result.status === 'rejected') {
+            stranded.push({ keyId: account.id, keyPrefix: account.keyPrefix, credits: account.block })
+          }
           account.block = 0
-          returns.push(giveBack(account.id, amount))
-        }
+          return false
+        })
+        if (left.length > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait))
       }
-      await Promise.all(returns)
+      return stranded
     },
   }
 }
+
+/**
+ * Whether a failed store call certainly changed nothing: it was refused before it reached the
+ * database (`outcome: 'none'`, or a connection that could not be made). Only those are retried.
+ */
+function hadNoEffect(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { outcome, code } = error as { outcome?: unknown; code?: unknown }
+  if (outcome !== undefined) return outcome === 'none'
+  return typeof code === 'string' && NOT_CONNECTED.has(code)
+}
+
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P03',
+])

@@ -120,6 +120,12 @@ export const ErrorType = {
   lifetimeExceeded: 'lifetime_exceeded',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
   storeUnavailable: 'store_unavailable',
+  /**
+   * A revocation (a deactivation, a roll, a narrower policy) was committed, but the store could
+   * not confirm in time that every process refuses the key: its change feed was late. Revoking
+   * again is harmless and confirms it; the key is refused everywhere once the feed catches up.
+   */
+  revocationUnconfirmed: 'revocation_unconfirmed',
   /** The public keys that sign secret-scanning alerts could not be fetched. */
   signingKeysUnavailable: 'signing_keys_unavailable',
   /** An unexpected failure; the body says nothing more. */
@@ -188,6 +194,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   permission_unknown: 422,
   lifetime_exceeded: 422,
   store_unavailable: 503,
+  revocation_unconfirmed: 503,
   signing_keys_unavailable: 503,
   internal_error: 500,
 }

@@ -138,7 +138,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   429: "Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled).",
   431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
-  503: 'The key store cannot be reached; the request was refused. `Retry-After` may say when to try again.',
+  503: 'The key store cannot be reached; the request was refused (`store_unavailable`). Or a revocation was committed but not confirmed in time (`revocation_unconfirmed`): the key is revoked, and revoking it again is harmless. `Retry-After` may say when to try again.',
 }
 
 // JSON without TypeBox's symbol keys: a plain copy of each schema.

@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { LRUCache } from 'lru-cache'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { errorBody, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { hashKey } from '../hash/digest.js'
 import { generateKey } from '../key/generate.js'
@@ -327,6 +328,146 @@ describe('the verification cache', () => {
       'createKeyward: option `cache.maxEntries` must be a positive integer, got 0.',
     )
     expect(() => createKeyward({ store, cache: 'yes' as never })).toThrow('option `cache` must be an object')
+  })
+})
+
+describe('single flight: concurrent lookups of one key', () => {
+  // Holds the store's next lookup until `release`, answering it with the record as it is now.
+  function holdNextLookup(store: KeyStore, inner: MemoryKeyStore, hash: string) {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const read = inner.findKeyByHash(hash)
+    const spy = vi.spyOn(store, 'findKeyByHash')
+    spy.mockImplementationOnce(() => gate.then(() => read))
+    return { release, lookups: () => spy.mock.calls.length }
+  }
+  // Long enough for a lookup that was opened to be sent to the store.
+  const sent = () => new Promise((resolve) => setImmediate(resolve))
+
+  it('makes one store lookup for many concurrent requests of one key, the cache bypassed or absent', async () => {
+    for (const cache of [{}, undefined]) {
+      const { store, control } = countingStore()
+      const keyward = createKeyward({ store, ...(cache ? { cache } : {}) })
+      const { key } = await keyward.issueProjectKey('proj_a')
+      store.changes.publish({ type: 'disconnected' }) // a late feed: the cache is bypassed
+      const before = control.lookups
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          refusal(
+            keyward
+              .authenticate(
+                { projectKey: key },
+                i % 3 === 2 ? { scope: 'project', projectId: 'proj_b' } : project,
+              )
+              .then((auth) => auth.projectId),
+          ),
+        ),
+      )
+      expect(control.lookups - before).toBe(1)
+      // Every request is checked on its own: the other project's requirement is refused.
+      expect(answers.filter((answer) => answer === 'accepted')).toHaveLength(200)
+      expect(answers.filter((answer) => answer === ErrorType.projectMismatch)).toHaveLength(100)
+      if (cache) expect(keyward.cacheStats()).toMatchObject({ bypassed: 300, entries: 0, connected: false })
+    }
+  })
+
+  it('gathers the requests that arrive while a lookup is out into the next lookup', async () => {
+    const { keyward, store, inner } = setup()
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    store.changes.publish({ type: 'disconnected' })
+    const held = holdNextLookup(store, inner, record.hash)
+    const first = keyward.authenticate({ projectKey: key }, project)
+    await sent()
+    expect(held.lookups()).toBe(1)
+    const later = Array.from({ length: 100 }, () => keyward.authenticate({ projectKey: key }, project))
+    await sent()
+    expect(held.lookups()).toBe(1) // the next lookup waits for the one that is out
+    held.release()
+    for (const auth of await Promise.all([first, ...later])) expect(auth.projectId).toBe('proj_a')
+    expect(held.lookups()).toBe(2)
+  })
+
+  it('never answers a request from a lookup sent before a revocation it follows: written here, heard, or unheard while bypassed', async () => {
+    const revocations = {
+      'through this service': async (keyward: ReturnType<typeof setup>['keyward'], id: string) => {
+        await keyward.deactivateKey(id)
+      },
+      'by another process, heard through the feed': async (
+        _: ReturnType<typeof setup>['keyward'],
+        id: string,
+        inner: MemoryKeyStore,
+      ) => {
+        await inner.setKeyActive(id, false)
+      },
+    }
+    for (const [how, revoke] of Object.entries(revocations)) {
+      for (const bypassed of [false, true]) {
+        const { keyward, store, inner, control } = setup()
+        const { key, record } = await keyward.issueProjectKey('proj_a')
+        if (bypassed) {
+          control.relay = false // the other process's revocation is never heard
+          store.changes.publish({ type: 'disconnected' })
+        }
+        const held = holdNextLookup(store, inner, record.hash) // reads the key while it is active
+        const first = keyward.authenticate({ projectKey: key }, project)
+        await sent()
+        await revoke(keyward, record.id, inner)
+        const later = refusal(keyward.authenticate({ projectKey: key }, project))
+        held.release()
+        // The request in flight is answered from what it read; the one after the revocation is refused.
+        expect((await first).projectId, how).toBe('proj_a')
+        expect(await later, `${how}${bypassed ? ', bypassed' : ''}`).toBe(ErrorType.keyInvalid)
+        expect(await refusal(keyward.authenticate({ projectKey: key }, project))).toBe(ErrorType.keyInvalid)
+      }
+    }
+  })
+
+  it('lets a request of the same tick join a lookup, unless a change of that key was heard in between', async () => {
+    const { keyward, store, inner, control } = setup()
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    const held = holdNextLookup(store, inner, record.hash) // answers with the key active
+    control.relay = false
+    await inner.setKeyActive(record.id, false) // the revocation, heard below in the same tick
+    const first = keyward.authenticate({ projectKey: key }, project)
+    const joined = keyward.authenticate({ projectKey: key }, project)
+    expect(held.lookups()).toBe(1)
+    store.changes.publish({ type: 'changed', hash: record.hash })
+    const after = refusal(keyward.authenticate({ projectKey: key }, project))
+    held.release()
+    expect((await first).projectId).toBe('proj_a')
+    expect((await joined).projectId).toBe('proj_a')
+    expect(await after).toBe(ErrorType.keyInvalid) // from a lookup of its own, sent after the first returned
+    expect(held.lookups()).toBe(2)
+  })
+
+  it('answers every request of a failed lookup 503 store_unavailable, and reports the failure once', async () => {
+    const { keyward, store, events } = setup()
+    const { key } = await keyward.issueProjectKey('proj_a')
+    store.changes.publish({ type: 'disconnected' })
+    vi.spyOn(store, 'findKeyByHash').mockRejectedValueOnce(new Error('connection terminated'))
+    const errors = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        keyward.authenticate({ projectKey: key }, project).then(
+          () => undefined,
+          (error: KeywardError) => error,
+        ),
+      ),
+    )
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(KeywardError)
+      expect(error?.status).toBe(503)
+      expect(errorBody(error as KeywardError)).toEqual({
+        detail: [
+          { loc: [], msg: 'The key store is unavailable. Try again later.', type: 'store_unavailable' },
+        ],
+      })
+    }
+    expect(events.filter((event) => event.type === 'store.error')).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'auth.failed')).toHaveLength(50)
+    // The next request asks the store again.
+    expect((await keyward.authenticate({ projectKey: key }, project)).projectId).toBe('proj_a')
   })
 })
 

@@ -152,6 +152,17 @@ export type KeywardEvent =
     }
   | {
       /**
+       * A clean stop (`keyward.close()`) could not give back credits this process leased and did
+       * not spend: the store could not be reached for `credits.returnTimeoutMs`, or a give-back's
+       * outcome is unknown. They stay spent from the key's viewpoint.
+       */
+      readonly type: 'credits.stranded'
+      readonly keyId: string
+      readonly keyPrefix: string
+      readonly credits: number
+    }
+  | {
+      /**
        * A guard sits on a route that lacks the path parameter it reads: every request there is
        * answered 500 (the error also reaches the framework's error handler). Reported once per
        * guard and route. Fix the route, or give the guard the parameter's name.

@@ -1,5 +1,7 @@
 import fc from 'fast-check'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
 import { KEY_ALPHABET } from '../key/constants.js'
 import { generateKey } from '../key/generate.js'
 import { MemoryKeyStore } from '../store/memory.js'
@@ -418,6 +420,25 @@ describe('deactivate and activate', () => {
       'key.activated',
     ])
     expect(await keyward.deactivateKey(crypto.randomUUID())).toBeNull()
+  })
+
+  it('answers a revocation committed but not confirmed with its own error, and reports it', async () => {
+    const { store, keyward, events } = setup()
+    const { key, record } = await keyward.issueProjectKey('proj_a')
+    const unconfirmed = new KeywardError(ErrorType.revocationUnconfirmed, 'Committed, not confirmed.', [])
+    const setKeyActive = store.setKeyActive.bind(store)
+    // The store commits the revocation, then cannot confirm it (a strict store's late feed).
+    vi.spyOn(store, 'setKeyActive').mockImplementationOnce(async (...args) => {
+      await setKeyActive(...args)
+      throw unconfirmed
+    })
+    const failure = await keyward.deactivateKey(record.id).catch((error: unknown) => error)
+    expect(failure).toBe(unconfirmed)
+    expect(failure).toMatchObject({ type: 'revocation_unconfirmed', status: 503 })
+    expect(events.at(-1)).toEqual({ type: 'store.error', operation: 'setKeyActive', error: unconfirmed })
+    await expect(
+      keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'proj_a' }),
+    ).rejects.toMatchObject({ type: 'key_invalid' })
   })
 })
 

@@ -41,6 +41,7 @@ import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
+import { LookupFlights } from './flight.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -567,8 +568,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
     options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
 
   // Every write through the service ends here before it returns, whether it succeeded or not
-  // (a write that timed out may still commit): the cache forgets the key.
-  const wrote = (hash: string) => cache?.forget(hash)
+  // (a write that timed out may still commit): the cache forgets the key, and no request from
+  // now on joins a lookup of it sent before.
+  const wrote = (hash: string) => {
+    cache?.forget(hash)
+    flights.forget(hash)
+  }
   const rotationPeriodDays = options.rotationPeriodDays ?? 90
   const rotationPeriodMs = rotationPeriodDays * DAY_MS
   const listening = options.onEvent !== undefined
@@ -610,11 +615,50 @@ export function createKeyward(options: KeywardOptions): Keyward {
     )
   }
 
+  // One store lookup per hash at a time, for every request that arrived before it was sent; the
+  // cache may have been filled since those requests missed it.
+  const flights = new LookupFlights(
+    cache
+      ? (hash) => {
+          const cached = cache.peek(hash)
+          if (cached !== undefined) return Promise.resolve(cached)
+          const version = cache.version
+          return findKey(hash).then((record) => {
+            cache.fill(version, hash, record)
+            return record
+          })
+        }
+      : findKey,
+  )
+  // The requests of one failed lookup share its error, reported once.
+  const lookupFailures = new WeakMap<object, KeywardError>()
+  function lookupFailure(error: unknown): KeywardError {
+    if (typeof error !== 'object' || error === null) return storeUnavailable('findKeyByHash', error)
+    let failure = lookupFailures.get(error)
+    if (failure === undefined) {
+      failure = storeUnavailable('findKeyByHash', error)
+      lookupFailures.set(error, failure)
+    }
+    return failure
+  }
+  // With a cache (a service that listens to the feed), changes heard close lookups to later
+  // requests as writes here do; a notification from another process comes in a later tick anyway.
+  if (cache) {
+    store.changes?.subscribe((event) => {
+      if (event.type === 'changed') flights.forget(event.hash)
+      else flights.forgetAll()
+    })
+  }
+
   async function storeCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run()
     } catch (error) {
-      if (isKeywardError(error)) throw error
+      if (isKeywardError(error)) {
+        // A revocation committed but not confirmed is answered as it is, and reported as a failure.
+        if (error.type === ErrorType.revocationUnconfirmed) emit({ type: 'store.error', operation, error })
+        throw error
+      }
       throw storeUnavailable(operation, error)
     }
   }
@@ -684,16 +728,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
       // The same checks as after a store lookup: a cached record is checked every time.
       if (cached !== undefined) return settle(cached, kind, origin)
     }
-    const version = cache ? cache.version : -1
-    return findKey(hash).then(
+    return flights.lookup(hash).then(
       (record) => {
-        cache?.fill(version, hash, record)
         const problem = recordProblem(record, kind, origin?.address, origin?.request)
         if (problem) throw problem
         return record as KeyRecord
       },
       (error: unknown) => {
-        throw failed(kind, 'store_unavailable', storeUnavailable('findKeyByHash', error))
+        throw failed(kind, 'store_unavailable', lookupFailure(error))
       },
     )
   }
@@ -921,6 +963,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ).catch((error: unknown) => {
       // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
       cache?.forgetAll()
+      flights.forgetAll()
       throw error
     })
     // The owner is gone even if it had no active key: no cached owner may outlive it here.
@@ -1120,8 +1163,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
     const balance = MeteredKeyRef.balanceOf(key)
     if (balance === undefined || cost === 0) return undefined
-    if (atOnce) return spent(key, spender.spendNow(key.id, balance, cost)) ?? null
-    return spender.spend(key.id, balance, cost).then((outcome) => spent(key, outcome))
+    if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
+    return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
@@ -1160,7 +1203,9 @@ export function createKeyward(options: KeywardOptions): Keyward {
     },
     spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
-      await Promise.all([spender.close(), usage.flush(), counts?.close()])
+      const [stranded] = await Promise.all([spender.close(), usage.flush(), counts?.close()])
+      for (const { keyId, keyPrefix, credits } of stranded)
+        emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
     },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
