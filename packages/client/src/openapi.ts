@@ -375,9 +375,9 @@ export type webhooks = Record<string, never>;
 /** The API's schemas, error responses, parameters. */
 export interface components {
     schemas: {
-        /** 1 to 100 characters, no control character. */
+        /** 1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`). */
         readonly Name: string;
-        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. */
+        /** Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. */
         readonly CreateKeyBody: {
             /** A descriptive name. */
             readonly name?: string | null;
@@ -389,7 +389,7 @@ export interface components {
             /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
-        /** Unknown fields are ignored. Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. */
+        /** Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. */
         readonly CreateApiKeyBody: {
             /** A descriptive name. */
             readonly name?: string | null;
@@ -419,7 +419,7 @@ export interface components {
                 readonly day?: number;
             } | null;
         };
-        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are ignored. */
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateApiKeyBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -434,7 +434,7 @@ export interface components {
                 readonly [key: string]: unknown;
             } | null;
         };
-        /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are ignored. */
+        /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are refused (`extra_forbidden`). */
         readonly ChangeCreditsBody: {
             readonly op: "set" | "add" | "subtract";
             /** `set`: the new balance (`null`: unlimited); `add`, `subtract`: how many credits, at least 1. A subtraction below zero is refused (422) and changes nothing. */
@@ -456,15 +456,19 @@ export interface components {
             /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
             readonly day?: number;
         };
+        /** Unknown fields are refused (`extra_forbidden`). */
         readonly CreateProjectBody: {
-            /** 1 to 100 characters, no control character. */
+            /** 1 to 100 characters, no control character, nothing shaped like a key (`ak_` or `dk_` followed by random characters: `key_shaped_value`). */
             readonly name: string;
         };
+        /** Unknown fields are refused (`extra_forbidden`). */
         readonly RollKeyBody: {
             /** How long the old key keeps working, in seconds (default 86400; 0 stops it at once). */
             readonly grace_seconds?: number;
         };
-        /** Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are ignored. */
+        /** No fields: send no body, or `{}`. */
+        readonly NoFieldsBody: Record<string, never>;
+        /** Give `expires_at` (a time, or `null` for never) or `expires_in_days`, not both. Unknown fields are refused (`extra_forbidden`). */
         readonly SetKeyExpiryBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -974,7 +978,7 @@ export interface components {
             readonly token_type: string;
             readonly label: "true_positive" | "false_positive";
         };
-        /** Unknown fields are ignored. */
+        /** Unknown fields are refused (`extra_forbidden`). */
         readonly VerifyKeyBody: {
             /** The API key to verify, as the client presented it. */
             readonly key: string;
@@ -984,7 +988,7 @@ export interface components {
             readonly permissions?: readonly string[];
             /** Credits this request spends of a key that has credits, as a route's `cost` does: 0 to 1000, default 1. A key without enough is refused (`usage_exceeded`); a key without credits spends nothing. */
             readonly cost?: number;
-            /** The address of the client that presented the key: checked against the key's IP allowlist, and where failed verifications are counted. Without it, a key with an allowlist is refused (`ip_not_allowed`), and failures count against the caller's own address. */
+            /** The address of the client that presented the key, checked against the key's IP allowlist and used for nothing else. Without it, a key with an allowlist is refused (`ip_not_allowed`). Failed verifications count against the caller (its own address and its credential), never against `ip`. */
             readonly ip?: string;
         };
         readonly VerifyKeyResult: {
@@ -1053,7 +1057,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1260,7 +1264,7 @@ export interface components {
                 };
             };
         };
-        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
+        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
         readonly Error422: {
             headers: {
                 /** `no-store`. */
@@ -1275,7 +1279,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
+                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
                     }[];
                 };
             };
@@ -1757,7 +1761,11 @@ export interface operations {
             };
             readonly cookie?: never;
         };
-        readonly requestBody?: never;
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["NoFieldsBody"];
+            };
+        };
         readonly responses: {
             /** Success. */
             readonly 201: {
@@ -1773,6 +1781,9 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1922,7 +1933,11 @@ export interface operations {
             };
             readonly cookie?: never;
         };
-        readonly requestBody?: never;
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["NoFieldsBody"];
+            };
+        };
         readonly responses: {
             /** Success. */
             readonly 200: {
@@ -1936,6 +1951,9 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 404: components["responses"]["Error404"];
             readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1951,7 +1969,11 @@ export interface operations {
             };
             readonly cookie?: never;
         };
-        readonly requestBody?: never;
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["NoFieldsBody"];
+            };
+        };
         readonly responses: {
             /** Success. */
             readonly 200: {
@@ -1966,6 +1988,9 @@ export interface operations {
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
             readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
