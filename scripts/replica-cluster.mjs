@@ -3,7 +3,7 @@
 // temporary directory, on two free ports, and torn down after: both servers stopped, the
 // directory removed.
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -204,12 +204,27 @@ export class ReplicaCluster {
   }
   /**
    * Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash.
-   * pg_ctl waits in steps of 100 ms for the server to be gone; the stores of this process hear
-   * the connections drop meanwhile, as they would hear a crash, not when pg_ctl returns.
+   * Without blocking this process: its stores hear their connections drop when they do, as they
+   * would in a crash, not once the stop has returned.
    */
   async stopNode(node, mode = 'fast') {
-    await this.#runAsync('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
+    if (mode === 'immediate') await this.#crash(node)
+    else await this.#runAsync('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
     this.#running.delete(node)
+  }
+  /**
+   * What `pg_ctl -m immediate stop` does, SIGQUIT to the postmaster, sent from here: the crash
+   * comes now, not once a shell and pg_ctl have started on a loaded machine. Like pg_ctl, waits
+   * until the server has removed its pid file.
+   */
+  async #crash(node) {
+    const pidFile = join(node.dataDir, 'postmaster.pid')
+    process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT')
+    const deadline = Date.now() + 60_000
+    while (existsSync(pidFile)) {
+      if (Date.now() > deadline) throw new Error(`The server in ${node.dataDir} did not stop within 60 s.`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
   }
   /** Stops whatever still runs and removes the directory. */
   async destroy() {
