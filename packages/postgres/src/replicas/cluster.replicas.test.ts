@@ -13,7 +13,7 @@ import { TcpProxy } from '../test/tcp-proxy.js'
 import { until } from '../test/until.js'
 import type { ReplicaEvent } from './reads.js'
 
-const APPLY_DELAY_MS = 3000
+const APPLY_DELAY_MS = 1000
 // Strict revocation's bound (the default).
 const BOUND_MS = 250
 const unavailable = replicaClusterUnavailable()
@@ -133,13 +133,21 @@ describe.skipIf(unavailable)(
         () => 'accepted',
         (error: { type?: string }) => error.type ?? String(error),
       )
-    /** Waits until `process` answers `key` from the standby (the standby has replayed it, the guard trusts it). */
+    /**
+     * Waits until `process` answers `key` from the standby (the standby has replayed it, the guard
+     * trusts it). Each time its feed is late (often, on a loaded machine) it waits for the standby
+     * to replay past a new barrier: a minute at most.
+     */
     const servedByStandby = (process: Process, key: string) =>
-      until('a lookup answered by the standby', async () => {
-        const before = process.store.replicaStats!.replica
-        expect(await verify(process.keyward, key)).toBe('accepted')
-        return process.store.replicaStats!.replica > before
-      })
+      until(
+        'a lookup answered by the standby',
+        async () => {
+          const before = process.store.replicaStats!.replica
+          expect(await verify(process.keyward, key)).toBe('accepted')
+          return process.store.replicaStats!.replica > before
+        },
+        60_000,
+      )
 
     beforeAll(async () => {
       cluster = await ReplicaCluster.start({ applyDelayMs: APPLY_DELAY_MS })
