@@ -1,7 +1,7 @@
 // Strict revocation for a fleet: 100 change feeds (each one a process's feed, with a connection of
 // its own) and a writer on a PostgreSQL server of this file's own, with the beacon for freshness.
-// After every acknowledged revocation, each feed has either heard it or counts as stale (its cache
-// is bypassed), while the fleet runs steadily, while feeds are stalled, while the leader is stalled
+// After every acknowledged revocation, each feed has either heard it, or counts as stale (its cache
+// is bypassed), or has reset since its commit (its cache forgot everything), while the fleet runs steadily, while feeds are stalled, while the leader is stalled
 // and when it is killed, and across a restart of the server. Timing is never asserted: waits are
 // polls with generous deadlines.
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -18,6 +18,7 @@ const BEACON = { freshnessSource: 'beacon' } as const
 
 import { BEACON_CHANNEL, BEACON_LOCK_CLASS } from './pg-beacon.js'
 import { uniqueSchema } from './test/harness.js'
+import { commits, holds, type Watched, watch } from './test/relay-checks.js'
 import { TcpProxy } from './test/tcp-proxy.js'
 import { revokeUntilFresh, sleep, until } from './test/until.js'
 
@@ -28,7 +29,7 @@ const missing = replicaClusterUnavailable()
 
 interface Member {
   readonly feed: PgChangeFeed
-  readonly heard: Set<string>
+  readonly watched: Watched
 }
 
 describe.skipIf(missing)(
@@ -38,6 +39,8 @@ describe.skipIf(missing)(
     let admin: pg.Pool
     let writerStore: PostgresKeyStore
     let writer: Keyward
+    /** When each revocation was committed, as the writer's store reports it. */
+    let committed: Map<string, number>
     /**
      * The first process, a child of this one: it takes the lead, and is stalled (SIGSTOP). In a
      * process of its own, the 100 feeds of this one, busy on a loaded machine, do not keep its
@@ -61,10 +64,7 @@ describe.skipIf(missing)(
         freshnessSource: 'beacon',
         reconnectMaxMs: 500,
       })
-      const member = { feed, heard: new Set<string>() }
-      feed.subscribe((event) => {
-        if (event.type === 'changed') member.heard.add(event.hash)
-      })
+      const member = { feed, watched: watch(feed) }
       fleet.push(member)
       void feed.start()
       return member
@@ -85,7 +85,9 @@ describe.skipIf(missing)(
 
     /**
      * Revokes `count` keys one after another and checks, the moment each is acknowledged, that every
-     * feed that counts as fresh has heard it. Returns the share of fresh feeds at each acknowledgement.
+     * feed that counts as fresh has heard it or reset since its commit (a feed whose connection was
+     * ended, the killed leader's, listens again from its reconnection on). Returns the share of
+     * fresh feeds at each acknowledgement.
      */
     const revokeAndCheck = async (count: number, during?: () => void) => {
       const shares: number[] = []
@@ -94,7 +96,7 @@ describe.skipIf(missing)(
         if (i === 0) during?.()
         await writer.deactivateKey(record.id)
         // Synchronously, right after the acknowledgement: no event can arrive in between.
-        const violators = fleet.filter((m) => m.feed.connected && !m.heard.has(record.hash))
+        const violators = fleet.filter((m) => !holds(m.feed, m.watched, record.hash, committed))
         expect(violators.length).toBe(0)
         shares.push(freshShare())
       }
@@ -120,6 +122,7 @@ describe.skipIf(missing)(
       )
       stores.push(writerStore)
       writer = createKeyward({ store: writerStore })
+      committed = commits(writerStore.changes as PgChangeFeed)
       await until('the writer to be fresh', () => writerStore.changes?.connected === true)
       stalledFeeds = await proxy()
     })
