@@ -2,8 +2,8 @@
 // from the machine's PostgreSQL binaries (initdb, pg_ctl, pg_basebackup -R, psql) in a
 // temporary directory, on two free ports, and torn down after: both servers stopped, the
 // directory removed.
-import { execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -192,16 +192,39 @@ export class ReplicaCluster {
     this.#configure(node, settings)
     this.#run('pg_ctl', ['-D', node.dataDir, 'reload'])
   }
-  /** Starts a stopped node and waits until it accepts connections. */
+  /**
+   * Starts a stopped node and waits until it accepts connections. Like {@link stopNode}, without
+   * blocking this process: what runs in it meanwhile (stores, feeds, traffic) sees the node change
+   * when it does.
+   */
   async startNode(node) {
     const log = join(this.#root, `${node === this.primary ? 'primary' : 'standby'}.log`)
-    this.#run('pg_ctl', ['-D', node.dataDir, '-l', log, '-w', '-t', '30', 'start'])
     this.#running.add(node)
+    await this.#runAsync('pg_ctl', ['-D', node.dataDir, '-l', log, '-w', '-t', '30', 'start'])
   }
-  /** Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash. */
+  /**
+   * Stops a node: `fast` closes its sessions and shuts down cleanly; `immediate` is a crash.
+   * Without blocking this process: its stores hear their connections drop when they do, as they
+   * would in a crash, not once the stop has returned.
+   */
   async stopNode(node, mode = 'fast') {
-    this.#run('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
+    if (mode === 'immediate') await this.#crash(node)
+    else await this.#runAsync('pg_ctl', ['-D', node.dataDir, '-m', mode, '-w', 'stop'])
     this.#running.delete(node)
+  }
+  /**
+   * What `pg_ctl -m immediate stop` does, SIGQUIT to the postmaster, sent from here: the crash
+   * comes now, not once a shell and pg_ctl have started on a loaded machine. Like pg_ctl, waits
+   * until the server has removed its pid file.
+   */
+  async #crash(node) {
+    const pidFile = join(node.dataDir, 'postmaster.pid')
+    process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGQUIT')
+    const deadline = Date.now() + 60_000
+    while (existsSync(pidFile)) {
+      if (Date.now() > deadline) throw new Error(`The server in ${node.dataDir} did not stop within 60 s.`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
   }
   /** Stops whatever still runs and removes the directory. */
   async destroy() {
@@ -223,15 +246,27 @@ export class ReplicaCluster {
   #run(tool, args) {
     this.#shell([join(this.#bin, tool), ...args].map(quote).join(' '))
   }
+  #runAsync(tool, args) {
+    const command = [join(this.#bin, tool), ...args].map(quote).join(' ')
+    const [file, argv] = this.#asUser(command)
+    return new Promise((resolve, reject) => {
+      execFile(file, argv, { encoding: 'utf8', cwd: this.#root }, (error, stdout, stderr) => {
+        if (error) reject(failed(command, error.code, stderr || stdout))
+        else resolve(stdout)
+      })
+    })
+  }
   #shell(command) {
-    const [file, args] = this.#asPostgres
+    const [file, args] = this.#asUser(command)
+    const result = spawnSync(file, args, { encoding: 'utf8', cwd: this.#root })
+    if (result.status !== 0) throw failed(command, result.status, result.stderr || result.stdout)
+    return result.stdout
+  }
+  /** The program and arguments that run `command` in a shell, as the `postgres` user when root. */
+  #asUser(command) {
+    return this.#asPostgres
       ? ['runuser', ['-u', 'postgres', '--', 'sh', '-c', command]]
       : ['sh', ['-c', command]]
-    const result = spawnSync(file, args, { encoding: 'utf8', cwd: this.#root })
-    if (result.status !== 0) {
-      throw new Error(`${command.split(' ')[0]} failed (${result.status}): ${result.stderr || result.stdout}`)
-    }
-    return result.stdout
   }
 }
 // A test process that ends without its afterAll (a timeout, an uncaught error) still stops
@@ -241,3 +276,5 @@ process.once('exit', () => {
   for (const cluster of live) cluster.destroySync()
 })
 const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`
+const failed = (command, status, output) =>
+  new Error(`${command.split(' ')[0]} failed (${status}): ${output}`)

@@ -1,4 +1,4 @@
-// What the relay's tests check after each acknowledged revocation.
+// What the fault tests of fleets (the relay's, the beacon's) check after each acknowledged revocation.
 import type { PgChangeFeed } from '../pg.js'
 
 /**
