@@ -9,7 +9,8 @@
 // - or, for an app of several files (`filesGuideTest`, the Next.js app of the fetch guide): each
 //   block names its file on its first line; a block of a file the example has is that file word
 //   for word, and a block of a new file, or one `in place of` a file, compiles as that file of the
-//   example on its own (so it imports what it uses, as a pasted file must).
+//   example on its own (so it imports what it uses, as a pasted file must); with the guide's own
+//   tsconfig.json too, when it gives one.
 // All compile against the built packages, as a reader's app would.
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -333,5 +334,21 @@ export function filesGuideTest(name: string, guide: URL, exampleDir: URL): void 
     it('installs what its files import, on its install lines', () => {
       expect(setupProblems(markdown, blocks.map((b) => b.block).join('\n'), dir)).toEqual([])
     })
+
+    const tsconfig = guideTsconfig(markdown)
+    it.skipIf(tsconfig === undefined)(
+      "compiles its files with the guide's own tsconfig.json",
+      () => {
+        const files = new Map([
+          ...own.map(({ block, path }) => [`${dir}/${path}`, block] as const),
+          ...added.map(
+            ({ block, path }, i) =>
+              [`${dir}/${path!.replace(/\.ts$/, '')}.guide-${i + 1}.ts`, block] as const,
+          ),
+        ])
+        expect(typeErrors(dir, files, tsconfig)).toEqual([])
+      },
+      120_000,
+    )
   })
 }
