@@ -2,7 +2,8 @@
 // - a guide that builds one program (`programGuideTest`): its `ts` blocks, pasted in order one
 //   after the other as a reader does, are the example's main file word for word (so the program
 //   the reader ends with runs: the example's smoke test starts it), and each `ts variant` block,
-//   an alternative that says which line it replaces, compiles appended to that program;
+//   an alternative that says which line it replaces, compiles appended to that program (in place
+//   of the program's declarations of the names it declares again, such as its `app`);
 // - otherwise (`guideTest`): its first TypeScript block is the example's main file (src/main.ts,
 //   or the module its app is built around), word for word, and every later block compiles when
 //   appended to it.
@@ -46,10 +47,27 @@ function exportedNames(source: string): Set<string> {
   )
 }
 
+/** The names that the top-level statements of `source` declare (classes, functions, variables). */
+function topLevelDeclarations(source: string): { names: string[]; start: number; end: number }[] {
+  const file = ts.createSourceFile('block.ts', source, ts.ScriptTarget.Latest, true)
+  return file.statements.map((statement) => {
+    const names =
+      (ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement)) && statement.name
+        ? [statement.name.text]
+        : ts.isVariableStatement(statement)
+          ? statement.declarationList.declarations.flatMap((d) =>
+              ts.isIdentifier(d.name) ? [d.name.text] : [],
+            )
+          : []
+    return { names, start: statement.getFullStart(), end: statement.end }
+  })
+}
+
 /**
  * `main` with `block` appended: the block's imports of names `main` lacks go first (an import of
  * a name `main` exports, such as a route file's `import { keyward } from '@/lib/keyward'`, is
- * dropped).
+ * dropped). A block that declares a name `main` declares (a variant `in place of` the root module
+ * or the app) goes in place of those declarations of `main`, where the first of them was.
  */
 function appended(main: string, block: string): string {
   const known = new Set([...importedNames(main), ...exportedNames(main)])
@@ -85,7 +103,14 @@ function appended(main: string, block: string): string {
       return ''
     },
   )
-  return `${imports.join('')}${main}\n// --- from the guide ---\n${body}`
+  const declared = new Set(topLevelDeclarations(body).flatMap((d) => d.names))
+  const replaced = topLevelDeclarations(main).filter((d) => d.names.some((name) => declared.has(name)))
+  if (replaced.length === 0) return `${imports.join('')}${main}\n// --- from the guide ---\n${body}`
+  let program = main
+  for (const [i, { start, end }] of [...replaced.entries()].reverse()) {
+    program = `${program.slice(0, start)}${i === 0 ? `\n// --- from the guide ---\n${body}` : ''}${program.slice(end)}`
+  }
+  return `${imports.join('')}${program}`
 }
 
 /**
