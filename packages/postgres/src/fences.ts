@@ -53,9 +53,9 @@ export class ChangeFeedLateError extends Error {
  * A revocation (a deactivation, a roll, an owner's deletion) was committed, but this process's
  * change feed did not confirm in time that the primary went on delivering notifications after
  * it: other processes may still accept the key from a read replica or a cache until their feed
- * catches up. A {@link KeywardError} of type `revocation_unconfirmed` (503, with `Retry-After`),
- * so that a client knows the revocation itself was made; revoking again is harmless and confirms
- * it. The key service also reports it as `store.error`.
+ * catches up. A `KeywardError` (from `@keyward/core`) of type `revocation_unconfirmed` (503, with
+ * `Retry-After`), so that a client knows the revocation itself was made; revoking again is
+ * harmless and confirms it. The key service also reports it as `store.error`.
  *
  * @example
  * ```ts
