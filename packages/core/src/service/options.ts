@@ -1,7 +1,13 @@
 import type { AuditContext } from '../audit/types.js'
 import type { CreditOptions } from '../credits/spender.js'
-import type { LegacyDeveloperKeyPolicy } from '../key/format.js'
-import { checkProtectionOptions, type ProtectionOptions } from '../protection/options.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
+import type { TrustedProxy } from '../http/client-address.js'
+import type { KeyKind, LegacyDeveloperKeyPolicy } from '../key/format.js'
+import {
+  checkProtectionOptions,
+  type ProtectionOptions,
+  type RateLimitPolicy,
+} from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
 import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../store/usage.js'
 import type { VerificationCacheOptions } from './cache.js'
@@ -103,10 +109,88 @@ export interface KeywardOptions {
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
 
+const WHO = 'createKeyward'
+const KEYWARD_OPTIONS = optionNames<KeywardOptions>({
+  store: true,
+  developerKeyLimit: true,
+  legacyDeveloperKeys: true,
+  projectOwner: true,
+  onEvent: true,
+  now: true,
+  cache: true,
+  protection: true,
+  trackLastUsed: true,
+  lastUsedIntervalSeconds: true,
+  rotationPeriodDays: true,
+  auditSuccesses: true,
+  auditContext: true,
+  permissions: true,
+  keyPolicies: true,
+  credits: true,
+  usage: true,
+})
+const CACHE_OPTIONS = optionNames<VerificationCacheOptions>({ maxEntries: true, ttlMs: true })
+const USAGE_OPTIONS = optionNames<UsageOptions>({
+  flushIntervalSeconds: true,
+  compactIntervalSeconds: true,
+  retention: true,
+})
+const RETENTION_OPTIONS = optionNames<UsageRetention>({ minuteDays: true, hourDays: true, dayDays: true })
+const CREDIT_OPTIONS = optionNames<CreditOptions>({
+  leaseSeconds: true,
+  maxBlock: true,
+  recheckMs: true,
+  returnTimeoutMs: true,
+})
+const PROTECTION_OPTIONS = optionNames<ProtectionOptions>({
+  limiter: true,
+  failedAuthLimit: true,
+  failedAuthWindowSeconds: true,
+  trustedProxy: true,
+  keyRateLimits: true,
+  rateLimitFor: true,
+  reportIntervalSeconds: true,
+  keyPrefix: true,
+})
+const TRUSTED_PROXY_OPTIONS = optionNames<TrustedProxy>({ header: true, hops: true })
+const RATE_LIMIT_OPTIONS = optionNames<RateLimitPolicy>({ limit: true, windowSeconds: true })
+const KIND_OPTIONS = optionNames<OwnerKeyPolicies>({ developer: true, project: true })
+const LIFETIME_OPTIONS = optionNames<NonNullable<OwnerKeyPolicies[KeyKind]>>({ maxLifetimeDays: true })
+const KINDS: readonly KeyKind[] = ['developer', 'project']
+
+/**
+ * Refuses a name the options do not know, at any depth (`usage.retention.hourDay`): a plain
+ * JavaScript caller's typo, which would otherwise leave a setting at its default unseen.
+ */
+function checkOptionTree(options: KeywardOptions): void {
+  const at = (...path: string[]) => ['options', ...path]
+  checkOptionNames(WHO, options, KEYWARD_OPTIONS)
+  const { cache, usage, credits, protection, keyPolicies } = options
+  checkOptionNames(WHO, cache, CACHE_OPTIONS, at('cache'))
+  checkOptionNames(WHO, usage, USAGE_OPTIONS, at('usage'))
+  if (usage) checkOptionNames(WHO, usage.retention, RETENTION_OPTIONS, at('usage', 'retention'))
+  checkOptionNames(WHO, credits, CREDIT_OPTIONS, at('credits'))
+  checkOptionNames(WHO, protection, PROTECTION_OPTIONS, at('protection'))
+  if (protection) {
+    checkOptionNames(WHO, protection.trustedProxy, TRUSTED_PROXY_OPTIONS, at('protection', 'trustedProxy'))
+    const limits = protection.keyRateLimits
+    checkOptionNames(WHO, limits, KIND_OPTIONS, at('protection', 'keyRateLimits'))
+    for (const kind of KINDS) {
+      const path = at('protection', 'keyRateLimits', kind)
+      checkOptionNames(WHO, limits?.[kind], RATE_LIMIT_OPTIONS, path)
+    }
+  }
+  checkOptionNames(WHO, keyPolicies, KIND_OPTIONS, at('keyPolicies'))
+  for (const kind of KINDS) {
+    checkOptionNames(WHO, keyPolicies?.[kind], LIFETIME_OPTIONS, at('keyPolicies', kind))
+  }
+}
+
 /** @internal Checks the options once, naming the one that is wrong. */
 export function checkOptions(options: KeywardOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('createKeyward: options are required.')
+  checkOptionTree(options)
   const { store } = options
   for (const method of [
     'insertKey',

@@ -138,3 +138,74 @@ describe('names holding a key', () => {
     expect(await audited('dev_c')).toBe(0)
   })
 })
+
+describe("createKeyward's own options", () => {
+  const store = new MemoryKeyStore()
+  const built = (options: Loose) => thrown(() => createKeyward({ store, ...options }))
+
+  it('refuse a misspelt name at the top, naming the nearest', () => {
+    expect(built({ auditSucesses: true })).toEqual(
+      extra('createKeyward', ['options', 'auditSucesses'], 'auditSucesses', 'auditSuccesses'),
+    )
+    expect(built({ projetOwner: () => null })).toEqual(
+      extra('createKeyward', ['options', 'projetOwner'], 'projetOwner', 'projectOwner'),
+    )
+  })
+
+  it('refuse a misspelt name at any depth, at its path', () => {
+    expect(built({ usage: { retention: { hourDay: 30 } } })).toEqual(
+      extra('createKeyward', ['options', 'usage', 'retention', 'hourDay'], 'hourDay', 'hourDays'),
+    )
+    expect(built({ credits: { leaseSecond: 1 } })).toEqual(
+      extra('createKeyward', ['options', 'credits', 'leaseSecond'], 'leaseSecond', 'leaseSeconds'),
+    )
+    expect(built({ keyPolicies: { project: { maxLifetimeDay: 90 } } })).toEqual(
+      extra(
+        'createKeyward',
+        ['options', 'keyPolicies', 'project', 'maxLifetimeDay'],
+        'maxLifetimeDay',
+        'maxLifetimeDays',
+      ),
+    )
+    expect(built({ keyPolicies: { projects: { maxLifetimeDays: 90 } } })).toEqual(
+      extra('createKeyward', ['options', 'keyPolicies', 'projects'], 'projects', 'project'),
+    )
+    const limiter = () => ({})
+    expect(built({ protection: { limiter, failedAuthLimt: 5 } })).toEqual(
+      extra(
+        'createKeyward',
+        ['options', 'protection', 'failedAuthLimt'],
+        'failedAuthLimt',
+        'failedAuthLimit',
+      ),
+    )
+    expect(
+      built({ protection: { limiter, keyRateLimits: { project: { limit: 5, window: 60 } } } }),
+    ).toMatchObject({
+      type: 'extra_forbidden',
+      loc: ['options', 'protection', 'keyRateLimits', 'project', 'window'],
+    })
+    expect(built({ protection: { limiter, trustedProxy: { header: 'x-forwarded-for', hop: 2 } } })).toEqual(
+      extra('createKeyward', ['options', 'protection', 'trustedProxy', 'hop'], 'hop', 'hops'),
+    )
+    expect(
+      thrown(() => createKeyward({ store: new MemoryKeyStore(), cache: { maxEntry: 5 } } as Loose)),
+    ).toMatchObject({
+      type: 'extra_forbidden',
+      loc: ['options', 'cache', 'maxEntry'],
+    })
+  })
+
+  it('take every option the type declares', () => {
+    expect(() =>
+      createKeyward({
+        store,
+        developerKeyLimit: 5,
+        credits: { leaseSeconds: 1 },
+        usage: { retention: { hourDays: 30 } },
+        keyPolicies: { project: { maxLifetimeDays: 90 } },
+        auditSuccesses: true,
+      }),
+    ).not.toThrow()
+  })
+})
