@@ -70,6 +70,32 @@ describe('formatEvent', () => {
         'auth.failures 3 rate_limited from "1.2.3.4\\nforged line" in 60s',
       ],
       [
+        {
+          type: 'usage.stranded',
+          count: 14,
+          keys: [
+            { keyId: 'k1', keyPrefix: 'ak_Ab3xY', count: 9 },
+            { keyId: 'k2', keyPrefix: 'ak_Zz9-_', count: 3 },
+          ],
+        },
+        'usage.stranded 14 usage counts were not written at the stop (the database did not answer): ak_Ab3xY... 9, ak_Zz9-_... 3',
+      ],
+      [
+        {
+          type: 'usage.stranded',
+          count: 12,
+          keys: Array.from({ length: 12 }, (_, i) => ({
+            keyId: `k${i}`,
+            keyPrefix: `ak_000${i}`.slice(0, 8),
+            count: 1,
+          })),
+        },
+        `usage.stranded 12 usage counts were not written at the stop (the database did not answer): ${Array.from(
+          { length: 10 },
+          (_, i) => `${`ak_000${i}`.slice(0, 8)}... 1`,
+        ).join(', ')}, and 2 more keys`,
+      ],
+      [
         { type: 'store.error', operation: 'findKeyByHash', error: new Error('connect ECONNREFUSED') },
         'store.error during findKeyByHash: connect ECONNREFUSED',
       ],

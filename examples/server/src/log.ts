@@ -2,6 +2,8 @@ import { displayKey, ErrorType, isKeywardError, type KeywardEvent } from '@keywa
 import type { ReplicaEvent } from '@keyward/postgres'
 import type { CountersEvent } from './protection.js'
 
+const STRANDED_KEYS_SHOWN = 10
+
 const causeOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
@@ -46,6 +48,15 @@ export function formatEvent(event: KeywardEvent, feed = 'the change feed'): stri
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
     case 'credits.stranded':
       return `${event.type} ${displayKey(event.keyPrefix)} (key id ${event.keyId}): ${event.credits} credits leased by this process were not given back at the stop (the database did not answer); they stay spent`
+    case 'usage.stranded': {
+      // A bounded line however many keys: the largest shares, then how many more.
+      const shown = event.keys
+        .slice(0, STRANDED_KEYS_SHOWN)
+        .map((key) => `${displayKey(key.keyPrefix)} ${key.count}`)
+      const more = event.keys.length - shown.length
+      const keys = shown.length > 0 ? `: ${shown.join(', ')}${more > 0 ? `, and ${more} more keys` : ''}` : ''
+      return `${event.type} ${event.count} usage counts were not written at the stop (the database did not answer)${keys}`
+    }
     case 'cache.bypassed':
       return `${event.type}: ${feed} is not connected (${event.error === undefined ? 'closed' : causeOf(event.error)}); verifications go to the database`
     case 'cache.resumed':

@@ -33,7 +33,8 @@ export interface CreditOptions {
    * At a clean stop (`keyward.close()`), for how long giving back the credits this process leased
    * and did not spend is retried while the store cannot be reached (with backoff, 100 ms doubling
    * to 1 s). What is still not given back then is reported as `credits.stranded` (key prefix and
-   * count) and stays spent. Default 5000 ms.
+   * count) and stays spent. The usage counts not yet written are retried as long, then reported
+   * as `usage.stranded`. Default 5000 ms.
    */
   readonly returnTimeoutMs?: number
 }

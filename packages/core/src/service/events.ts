@@ -163,6 +163,16 @@ export type KeywardEvent =
     }
   | {
       /**
+       * A clean stop (`keyward.close()`) could not write the usage counts held in memory: the store
+       * failed for `credits.returnTimeoutMs`. They are lost: `count` in all (refusals of unknown
+       * keys included), and each key's share by prefix, the largest first.
+       */
+      readonly type: 'usage.stranded'
+      readonly count: number
+      readonly keys: readonly { readonly keyId: string; readonly keyPrefix: string; readonly count: number }[]
+    }
+  | {
+      /**
        * A guard sits on a route that lacks the path parameter it reads: every request there is
        * answered 500 (the error also reaches the framework's error handler). Reported once per
        * guard and route. Fix the route, or give the guard the parameter's name.

@@ -460,7 +460,12 @@ class MeteredKeyRef implements KeyRef {
   }
   static counted(key: KeyRef): CountedKey | undefined {
     return #projectId in key
-      ? { id: key.id, ownerType: 'project', ownerId: (key as MeteredKeyRef).#projectId }
+      ? {
+          id: key.id,
+          keyPrefix: key.keyPrefix,
+          ownerType: 'project',
+          ownerId: (key as MeteredKeyRef).#projectId,
+        }
       : undefined
   }
 }
@@ -1158,7 +1163,8 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   const writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
 
-  const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
+  const creditOptions = checkCreditOptions(options.credits)
+  const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable)
 
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
     const balance = MeteredKeyRef.balanceOf(key)
@@ -1203,9 +1209,15 @@ export function createKeyward(options: KeywardOptions): Keyward {
     },
     spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
-      const [stranded] = await Promise.all([spender.close(), usage.flush(), counts?.close()])
+      // One bound for both: the store is retried while it fails, for `credits.returnTimeoutMs`.
+      const [stranded, , lost] = await Promise.all([
+        spender.close(),
+        usage.flush(),
+        counts?.close(creditOptions.returnTimeoutMs),
+      ])
       for (const { keyId, keyPrefix, credits } of stranded)
         emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
+      if (lost) emit({ type: 'usage.stranded', ...lost })
     },
     clientAddress: (request) => clientAddress(request, trustedProxy),
     keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),

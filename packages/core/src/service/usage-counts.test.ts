@@ -4,6 +4,7 @@ import { developerGuard, projectGuard } from '../http/guards.js'
 import type { KeywardRequest } from '../http/types.js'
 import { MemoryKeyStore } from '../store/memory.js'
 import type { UsageCount } from '../store/usage.js'
+import type { KeywardEvent } from './events.js'
 import { createKeyward } from './keyward.js'
 import type { KeywardOptions } from './options.js'
 
@@ -131,6 +132,51 @@ describe('usage counts', () => {
     await keyward.close()
     expect(totals(store)).toEqual({ [`${a.record.id} accepted`]: 2 })
     expect(keyward.usageStats()).toMatchObject({ failedFlushes: 1, pending: 0 })
+  })
+
+  it('at a clean stop, retries a failing store for credits.returnTimeoutMs, then writes once it answers', async () => {
+    const { store, keyward } = setup({ credits: { returnTimeoutMs: 3000 } })
+    const a = await keyward.issueProjectKey('proj_a')
+    const guard = projectGuard(keyward)
+    await guard(request({ 'x-api-key': a.key }))
+    store.failing = true
+    setTimeout(() => {
+      store.failing = false
+    }, 300)
+    await keyward.close()
+    expect(totals(store)).toEqual({ [`${a.record.id} accepted`]: 1 })
+  })
+
+  it('at a clean stop, reports by key prefix the counts it could not write, once, and resolves', async () => {
+    const events: KeywardEvent[] = []
+    const { store, keyward } = setup({
+      credits: { returnTimeoutMs: 400 },
+      onEvent: (event) => events.push(event),
+    })
+    const a = await keyward.issueProjectKey('proj_a')
+    const b = await keyward.issueProjectKey('proj_a')
+    const guard = projectGuard(keyward)
+    for (let i = 0; i < 3; i++) await guard(request({ 'x-api-key': a.key }))
+    await guard(request({ 'x-api-key': b.key }))
+    await guard(request({ 'x-api-key': 'ak_unknownunknownunknownunknown1234' }))
+    store.failing = true
+    const started = performance.now()
+    await keyward.close()
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200)
+    // The first write's failure is reported as it happens; the retries' only as what was lost.
+    expect(events.filter((event) => event.type === 'store.error')).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'usage.stranded')).toEqual([
+      {
+        type: 'usage.stranded',
+        count: 5,
+        keys: [
+          { keyId: a.record.id, keyPrefix: a.record.keyPrefix, count: 3 },
+          { keyId: b.record.id, keyPrefix: b.record.keyPrefix, count: 1 },
+        ],
+      },
+    ])
+    expect(JSON.stringify(events.filter((event) => event.type === 'usage.stranded'))).not.toContain(a.key)
+    expect(totals(store)).toEqual({})
   })
 
   it("moves a count to rate_limited when the key's own rate limit refuses it", async () => {

@@ -19,11 +19,21 @@ export interface UsageCountsOptions {
   readonly retention: UsageRetention
 }
 
-/** A key as usage counts it: its id and owner. */
+/** A key as usage counts it: its id and owner, and its prefix (for a report of what a stop could not write). */
 export interface CountedKey {
   readonly id: string
+  readonly keyPrefix: string
   readonly ownerType: KeyKind
   readonly ownerId: string
+}
+
+/**
+ * @internal Usage counts that a clean stop could not write: their sum (`count`, keyless refusals
+ * included), and each key's share by prefix, the largest first.
+ */
+export interface StrandedUsage {
+  readonly count: number
+  readonly keys: readonly { readonly keyId: string; readonly keyPrefix: string; readonly count: number }[]
 }
 
 /**
@@ -48,8 +58,11 @@ export interface UsageCounts {
   refusedUnknown(outcome: 'unknown' | 'malformed', route: string, address: string): void
   /** Writes every count held now; resolves once written (or reported as failed). */
   flush(): Promise<void>
-  /** Stops the timers and writes every count held now. */
-  close(): Promise<void>
+  /**
+   * Stops the timers and writes every count held now, retrying for `retryForMs` while the store
+   * fails; resolves with what it could not write, or `null` when everything was written.
+   */
+  close(retryForMs?: number): Promise<StrandedUsage | null>
   stats(): UsageCountsStats
 }
 
@@ -85,6 +98,21 @@ interface Minute {
 
 // A packed array of small integers: the fastest kind to increment.
 const zeros = (): number[] => USAGE_OUTCOMES.map(() => 0)
+
+/** Sums rows by key: what a stop reports of the counts it could not write. */
+function stranded(rows: readonly UsageCount[]): StrandedUsage {
+  const keys = new Map<string, { keyId: string; keyPrefix: string; count: number }>()
+  let count = 0
+  for (const row of rows) {
+    count += row.count
+    if (row.key === null) continue
+    const { id, keyPrefix } = row.key as CountedKey
+    const entry = keys.get(id) ?? { keyId: id, keyPrefix, count: 0 }
+    entry.count += row.count
+    keys.set(id, entry)
+  }
+  return { count, keys: [...keys.values()].sort((a, b) => b.count - a.count) }
+}
 
 /**
  * @internal Counts verifications per minute, key and outcome in memory (a map read and an
@@ -149,7 +177,8 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
     if (entry !== undefined) return entry
     const counts = zeros()
     keys.set(key.id, counts)
-    counted.set(key.id, { id: key.id, ownerType: key.ownerType, ownerId: key.ownerId })
+    const { id, keyPrefix, ownerType, ownerId } = key
+    counted.set(key.id, { id, keyPrefix, ownerType, ownerId })
     return counts
   }
 
@@ -188,7 +217,8 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
     return rows
   }
 
-  async function write(rows: UsageCount[]): Promise<void> {
+  // `quiet` for the retries of a stop: their failures are reported once, as what was stranded.
+  async function write(rows: UsageCount[], quiet = false): Promise<void> {
     let failed: UsageCount[] = []
     for (let i = 0; i < rows.length; i += BATCH) {
       const batch = rows.slice(i, i + BATCH)
@@ -197,7 +227,7 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
       } catch (error) {
         // Never changes a verification: report, and keep the counts for the next flush.
         failed = failed.concat(batch)
-        emit({ type: 'store.error', operation: 'recordUsage', error })
+        if (!quiet) emit({ type: 'store.error', operation: 'recordUsage', error })
       }
     }
     if (failed.length === 0) {
@@ -218,10 +248,10 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
     }
   }
 
-  function flush(): Promise<void> {
+  function flush(quiet = false): Promise<void> {
     writing = writing.then(async () => {
       const rows = take()
-      if (rows.length > 0) await write(rows)
+      if (rows.length > 0) await write(rows, quiet)
       if (!closed && store.compactUsage && clock() - lastCompaction >= compactIntervalMs) compactLater()
     })
     return writing
@@ -277,8 +307,8 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
       }
       entry.counts[OUTCOME[outcome]]!++
     },
-    flush,
-    async close() {
+    flush: () => flush(),
+    async close(retryForMs = 0) {
       closed = true
       if (timer !== undefined) clearTimeout(timer)
       if (rollover !== undefined) clearTimeout(rollover)
@@ -286,6 +316,16 @@ export function createUsageCounts(options: UsageCountsOptions): UsageCounts {
       rollover = undefined
       await flush()
       await compacting
+      const deadline = Date.now() + retryForMs
+      for (
+        let wait = 100;
+        retry.length > 0 && Date.now() + wait <= deadline;
+        wait = Math.min(1000, wait * 2)
+      ) {
+        await new Promise<void>((resolve) => setTimeout(resolve, wait))
+        await flush(true)
+      }
+      return retry.length === 0 ? null : stranded(retry)
     },
     stats() {
       // What was taken for writing, and what memory holds: the counters are summed here, at a
