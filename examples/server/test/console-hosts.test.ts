@@ -134,6 +134,8 @@ describe.skipIf(!CHROMIUM_BIN)(
       const dialog = page.getByRole('dialog', { name: /^Credits of / })
       const choice = dialog.getByLabel('Change', { exact: true })
       expect(await choice.inputValue()).toBe('set')
+      // It is unlimited already: nothing offers to make it so.
+      expect(await dialog.getByRole('button', { name: 'Make unlimited' }).count()).toBe(0)
       await record('credits-unlimited')
       await choice.selectOption({ label: 'Add credits' })
       await dialog.getByLabel('Credits', { exact: true }).fill('10')

@@ -296,8 +296,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
       .getByRole('alert')
       .filter({ hasText: 'Cannot subtract 1000 credits: the key holds 150.' })
       .waitFor()
-    // A refill day out of range names its field.
+    // A refill day out of range names its field. A limited key can be made unlimited.
     await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Set the balance' })
+    expect(await page.getByRole('button', { name: 'Make unlimited' }).count()).toBe(1)
     await page.getByLabel('New balance').fill('500')
     await page.getByLabel('Refill rule').selectOption({ label: 'Monthly, on a day of the month' })
     await page.getByLabel('Refill up to (credits)').fill('500')

@@ -201,7 +201,7 @@ export function CreditsDialog({
           <button type="submit" disabled={busy}>
             {action}
           </button>
-          {op === 'set' ? (
+          {op === 'set' && limited(keyInfo) ? (
             <button
               type="button"
               class="secondary"
