@@ -1,21 +1,53 @@
 // The built reference server as a real process, as `pnpm start` runs it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { lock } from 'proper-lockfile'
 import { afterAll, beforeAll } from 'vitest'
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 const START_TIMEOUT_MS = 60_000
 
-/** Builds the server (the packages it imports are built by `pnpm test` before the tests run). */
+// What the build reads: newer than dist/main.js means the build is due.
+const BUILD_INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json']
+
+async function newestInput(path: string): Promise<number> {
+  const info = await stat(path)
+  if (!info.isDirectory()) return path.endsWith('.test.ts') ? 0 : info.mtimeMs
+  const entries = await readdir(path)
+  const times = await Promise.all(entries.map((entry) => newestInput(join(path, entry))))
+  return Math.max(0, ...times)
+}
+
+async function built(): Promise<boolean> {
+  const output = await stat(MAIN).catch(() => null)
+  if (output === null) return false
+  const inputs = await Promise.all(BUILD_INPUTS.map((input) => newestInput(join(SERVER_DIR, input))))
+  return output.mtimeMs >= Math.max(...inputs)
+}
+
+/**
+ * Builds the server, unless it is built from its sources as they are (the packages it imports are
+ * built by `pnpm test` before the tests run). Test files run at once, and tsup empties dist/
+ * before it writes: one file's build would remove the server another file is starting. So one
+ * builds, under a lock across processes, and the others find the build done.
+ */
 export async function buildServer(): Promise<void> {
-  await promisify(execFile)('pnpm', ['run', 'build'], { cwd: SERVER_DIR })
+  const release = await lock(SERVER_DIR, {
+    lockfilePath: join(SERVER_DIR, '.build.lock'),
+    retries: { retries: 1200, minTimeout: 100, maxTimeout: 200 },
+  })
+  try {
+    if (!(await built())) await promisify(execFile)('pnpm', ['run', 'build'], { cwd: SERVER_DIR })
+  } finally {
+    await release()
+  }
 }
 
 /** The server's settings: everything from the environment of the tests is left out. */
