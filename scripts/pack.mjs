@@ -47,7 +47,12 @@ export function packedManifest(tarball) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { out: { type: 'string' } } })
+  // `pnpm pack:all -- --out DIR` hands the script its `--` too (`npm run` drops it): skip it.
+  const args = process.argv.slice(2)
+  const { values } = parseArgs({
+    args: args[0] === '--' ? args.slice(1) : args,
+    options: { out: { type: 'string' } },
+  })
   await script('pack', () => {
     const outDir = resolve(values.out ?? join(ROOT, 'packs'))
     console.log(`packing into ${outDir}\n`)

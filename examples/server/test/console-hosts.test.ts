@@ -111,6 +111,23 @@ describe.skipIf(!CHROMIUM_BIN)(
       await dialog.getByRole('button', { name: 'Cancel' }).click()
     })
 
+    it("shows each policy of a key whole on the desktop, not a letter's width to a line", async () => {
+      // The keys table has many columns; the policies column is not squeezed to the width of one
+      // letter, which broke `unlimited`, `any` and `all` into a line for every letter or two.
+      const lines = await page
+        .locator('tr', { hasText: 'reader' })
+        .locator('.policy-list dd')
+        .evaluateAll((values) =>
+          values.map((value) => {
+            const range = document.createRange()
+            range.selectNodeContents(value)
+            const tops = new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top)))
+            return `${value.textContent}: ${tops.size}`
+          }),
+        )
+      expect(lines).toEqual(['any: 1', 'reports:read: 1', 'unlimited: 1'])
+    })
+
     it("shows a refusal of a key's policies inside the policies dialog, which stays open", async () => {
       await page.getByRole('button', { name: 'Edit the policies of reader' }).click()
       const dialog = page.getByRole('dialog', { name: /^Policies of / })
