@@ -12,7 +12,7 @@ const MIN_NAME_LENGTH = NameSchema.minLength ?? 1
 
 /**
  * Checks a descriptive name against the API's `Name` schema: absent (`undefined` or `null`) is
- * allowed and gives `null`; otherwise a string of 1 to 100 characters (code points, as JSON
+ * allowed and gives `null`; otherwise a string of 1 to 100 characters (`maxLength`; code points, as JSON
  * Schema counts them) with no control character and nothing shaped like a key (see
  * `checkNotKeyShaped`). Throws a 422 {@link KeywardError} at `["body", "name"]` (`string_type`,
  * `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `key_shaped_value`).
@@ -23,17 +23,21 @@ const MIN_NAME_LENGTH = NameSchema.minLength ?? 1
  * checkName(undefined)   // null
  * ```
  */
-export function checkName(name: unknown, loc: readonly string[] = ['body', 'name']): string | null {
+export function checkName(
+  name: unknown,
+  loc: readonly string[] = ['body', 'name'],
+  maxLength: number = MAX_NAME_LENGTH,
+): string | null {
   if (name === undefined || name === null) return null
   if (typeof name !== 'string')
     throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', loc)
   const length = [...name].length
   if (length < MIN_NAME_LENGTH)
     throw new KeywardError(ErrorType.stringTooShort, 'String should have at least 1 character.', loc)
-  if (length > MAX_NAME_LENGTH) {
+  if (length > maxLength) {
     throw new KeywardError(
       ErrorType.stringTooLong,
-      `String should have at most ${MAX_NAME_LENGTH} characters, got ${length}.`,
+      `String should have at most ${maxLength} characters, got ${length}.`,
       loc,
     )
   }

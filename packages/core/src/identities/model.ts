@@ -1,0 +1,60 @@
+import type { CreditRefill } from '../credits/model.js'
+import type { KeyMetadata } from '../policy/policies.js'
+
+/** The longest `external_id` of an identity, in characters. */
+export const MAX_EXTERNAL_ID_LENGTH = 255
+
+/** The most named rate limits of one key or identity. */
+export const MAX_RATE_LIMITS = 5
+
+/** The shortest and longest window of a stored rate limit, in milliseconds (1 s and 1 day). */
+export const MIN_RATE_LIMIT_DURATION_MS = 1000
+export const MAX_RATE_LIMIT_DURATION_MS = 86_400_000
+
+/** The most requests (or cost) a stored rate limit allows per window. */
+export const MAX_RATE_LIMIT = 1_000_000_000
+
+/** A rate limit's name: a letter or digit, then letters, digits, `_ . : -`, at most 64 in all. */
+export const RATE_LIMIT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/
+
+/**
+ * A named rate limit stored on a key or an identity: at most `limit` per `duration`
+ * milliseconds (whole seconds, from 1 s to 1 day). Each request costs 1 unless its route gives
+ * the limit another cost. An identity's limits are shared by all its keys.
+ *
+ * @example
+ * ```ts
+ * const perSecond: StoredRateLimit = { name: 'requests', limit: 10, duration: 1000 }
+ * ```
+ */
+export interface StoredRateLimit {
+  readonly name: string
+  readonly limit: number
+  readonly duration: number
+}
+
+/**
+ * One customer of the host's API, within a project: the keys that belong to it share its rate
+ * limits and its credit pool, and verifications of them answer its id, `externalId` and metadata.
+ */
+export interface IdentityRecord {
+  readonly id: string
+  readonly projectId: string
+  /** The host's own id for its customer: 1 to 255 characters, unique within the project. */
+  readonly externalId: string
+  readonly metadata: KeyMetadata | null
+  readonly ratelimits: readonly StoredRateLimit[]
+  /** The credit pool that every key of the identity spends from; `null` for none (unlimited). */
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+  readonly refilledAt: Date | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** What a verification of a key answers of its identity. */
+export interface IdentityInfo {
+  readonly id: string
+  readonly externalId: string
+  readonly metadata: KeyMetadata | null
+}
