@@ -51,9 +51,6 @@ export {
 } from './client-config/index.js'
 export { checkCreditChange, checkRefill } from './credits/checks.js'
 export {
-  type CreditChange,
-  type CreditRefill,
-  type CreditState,
   changedCredits,
   creditState,
   creditsTooFewError,
@@ -67,6 +64,7 @@ export {
   withCredits,
 } from './credits/model.js'
 export { CREDITS_HEADER, type CreditOptions } from './credits/spender.js'
+export type { CreditChange, CreditRefill, CreditState } from './credits/types.js'
 export {
   checkKnownFields,
   ERROR_STATUS,

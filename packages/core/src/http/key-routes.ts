@@ -1,6 +1,6 @@
 import type { AuditContext } from '../audit/types.js'
 import { checkCreditChange } from '../credits/checks.js'
-import type { CreditRefill } from '../credits/model.js'
+import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'

@@ -10,7 +10,7 @@ import type {
   AuditWrite,
   CreditAuditWrite,
 } from '../audit/types.js'
-import type { CreditChange } from '../credits/model.js'
+import type { CreditChange } from '../credits/types.js'
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 

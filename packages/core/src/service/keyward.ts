@@ -1,7 +1,7 @@
 import type { AuditVerification } from '../audit/chain.js'
 import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
-import type { CreditChange, CreditRefill } from '../credits/model.js'
 import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
+import type { CreditChange, CreditRefill } from '../credits/types.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
