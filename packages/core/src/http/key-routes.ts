@@ -30,7 +30,7 @@ import { checkProjectOwner, developerGuard } from './guards.js'
 import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
-import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+import type { Guard, KeyRoute, KeywardRequest, KeywardResponse } from './types.js'
 import { readUsageQuery } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
@@ -118,13 +118,6 @@ export interface KeyRoutesOptions {
    * the endpoint out.
    */
   readonly verify?: VerifyRouteOptions | false
-}
-
-/** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
-export interface KeyRoute {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
-  readonly path: string
-  handle(request: KeywardRequest): Promise<KeywardResponse>
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
