@@ -243,7 +243,6 @@ export {
 } from './service/lifecycle.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions, UsageOptions } from './service/options.js'
-export type { OwnerKeyPolicies } from './service/policies.js'
 export type {
   AuthContext,
   AuthContextFor,
@@ -255,6 +254,7 @@ export type {
   Requirement,
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export type { OwnerKeyPolicies } from './service/types.js'
 export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'
 export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'

@@ -7,9 +7,8 @@ import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
-import type { KeyRecord, KeyStore } from '../store/types.js'
-import type { AuditRows } from './audit.js'
-import type { KeywardEvent } from './events.js'
+import type { KeyRecord } from '../store/types.js'
+import type { Writes } from './types.js'
 
 /** The credit fields of a new key's record. */
 export interface NewKeyCredits {
@@ -50,25 +49,16 @@ const CREDIT_CHANGE_OPTIONS = optionNames<CreditChange>({
   amount: true,
 })
 
-/** @internal What the service's change of credits needs. */
-export interface CreditChangerDeps {
-  readonly store: KeyStore
-  readonly storeCall: <T>(operation: string, run: () => Promise<T>) => Promise<T>
-  readonly now: () => Date
-  readonly emit: (event: KeywardEvent) => void
-  readonly wrote: (hash: string) => void
+/** @internal What the service's credits need of it besides what every write does. */
+export interface CreditDependencies extends Writes {
   readonly spender: CreditSpender
-  readonly auditRows: AuditRows
-  readonly developersOf: (
-    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
-  ) => Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null>
 }
 
 /**
  * @internal The service's `changeCredits`: checks the change, applies it atomically in the store
  * with its audit row, reports it.
  */
-export function creditChanger(deps: CreditChangerDeps) {
+export function creditChanger(deps: CreditDependencies) {
   const { store, storeCall, now, emit, wrote, spender, auditRows, developersOf } = deps
   return async function changeCredits(
     id: string,

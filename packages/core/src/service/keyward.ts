@@ -1,5 +1,4 @@
-import type { AuditVerification } from '../audit/chain.js'
-import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
+import type { AuditContext } from '../audit/types.js'
 import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
 import type { CreditChange, CreditRefill } from '../credits/types.js'
 import { echoValue } from '../errors/echo.js'
@@ -36,7 +35,8 @@ import type {
   KeyStore,
 } from '../store/types.js'
 import type { UsageBucket, UsageOutcome, UsageQuery, UsageRetention } from '../store/usage.js'
-import { AuditRows, auditMethods, type ListAuditOptions, SYSTEM } from './audit.js'
+import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
+import { AuditRows, SYSTEM } from './audit-rows.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
 import { creditChanger, newKeyCredits } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
@@ -47,15 +47,10 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
-import {
-  boundedExpiry,
-  changedPolicies,
-  newKeyPolicies,
-  POLICY_OPTIONS,
-  type PolicyRules,
-} from './policies.js'
+import { boundedExpiry, changedPolicies, newKeyPolicies, POLICY_OPTIONS } from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
+import type { PolicyRules, Writes } from './types.js'
 import { createUsage } from './usage.js'
 import { type CountedKey, createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
 
@@ -104,7 +99,7 @@ export interface ListKeysPageOptions {
 }
 
 /** The key service that {@link createKeyward} builds. */
-export interface Keyward {
+export interface Keyward extends KeywardAudit {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
@@ -340,48 +335,6 @@ export interface Keyward {
    * changes nothing. Results come in the order of `leaks`.
    */
   revokeLeakedKeys(leaks: readonly LeakedKey[], context?: AuditContext): Promise<LeakedKeyResult[]>
-  /**
-   * Whether the store keeps an audit log (it has `appendAudit`). Then every write of this
-   * service appends its rows in the same transaction: who (`context.actor`; the system when no
-   * context is given), from where, when, and the changed fields before and after.
-   */
-  readonly auditing: boolean
-  /**
-   * Appends a row for a change the host makes (a project created or deleted, a console
-   * sign-in). Inside a transaction of the host's store (a service over `tx.store`) it commits
-   * with the host's change. `null` when the store keeps no audit log.
-   *
-   * @example
-   * ```ts
-   * await keywardIn(tx).recordAudit(
-   *   { action: 'project.created', targetType: 'project', targetId: id, developerId, projectId: id, after: { name } },
-   *   context,
-   * )
-   * ```
-   */
-  recordAudit(event: AuditEvent, context?: AuditContext): Promise<AuditRecord | null>
-  /**
-   * One page of a developer's audit rows (of one project with `projectId`), newest first.
-   * Throws a `TypeError` when the store keeps no audit log.
-   *
-   * @example
-   * ```ts
-   * let page = await keyward.listAudit('dev_1', { limit: 50 })
-   * while (page.next) page = await keyward.listAudit('dev_1', { limit: 50, beforeSeq: page.next })
-   * ```
-   */
-  listAudit(developerId: string, options?: ListAuditOptions): Promise<AuditPage>
-  /**
-   * Checks the whole audit log against its chain: every row's hash, every link, no row missing
-   * up to the chain's head. Throws a `TypeError` when the store keeps no audit log.
-   *
-   * @example
-   * ```ts
-   * const { ok, problem } = await keyward.verifyAudit()
-   * if (!ok) alert(problem?.message)
-   * ```
-   */
-  verifyAudit(): Promise<AuditVerification>
   /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
   projectOwner(projectId: string): Promise<string | null>
   /**
@@ -602,6 +555,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   const audit = listening && options.auditSuccesses === true
   // The audit log, when the store keeps one: every write below appends its rows with it.
   const auditRows = new AuditRows(typeof store.appendAudit === 'function', now, options.auditContext)
+  const developersOf = developerLookup(auditRows, ownerLookup ? projectOwner : undefined)
 
   const storeUnavailable = (operation: string, error: unknown) => {
     emit({ type: 'store.error', operation, error })
@@ -790,21 +744,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
       ['header', KEY_HEADER[kind]],
     )
     return failed(kind, 'wrong_type', error, key)
-  }
-
-  // The developer whose audit log holds the rows of these owners' keys: a developer, or the
-  // owner of a project (through `projectOwner`; `null` without it). Looked up only when auditing.
-  async function developersOf(
-    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
-  ): Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null> {
-    const found = new Map<string, string | null>()
-    if (auditRows.on && ownerLookup) {
-      for (const { ownerType, ownerId } of owners) {
-        if (ownerType === 'project' && !found.has(ownerId)) found.set(ownerId, await projectOwner(ownerId))
-      }
-    }
-    return (record) =>
-      record.ownerType === 'developer' ? record.ownerId : (found.get(record.ownerId) ?? null)
   }
 
   async function projectOwner(projectId: string): Promise<string | null> {
@@ -1156,7 +1095,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     return updated
   }
 
-  const writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
+  const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
 
   const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
 
@@ -1196,7 +1135,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     rotationPeriodDays,
     permissions: rules.declared,
     setKeyPolicies,
-    changeCredits: creditChanger({ store, storeCall, now, emit, wrote, spender, auditRows, developersOf }),
+    changeCredits: creditChanger({ ...writes, spender }),
     creditRef: (record) => {
       const { projectKey } = projectAuth(record)
       return MeteredKeyRef.balanceOf(projectKey) === undefined ? undefined : projectKey
@@ -1249,7 +1188,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
     flushUsage: async () => counts?.flush(),
     usageStats: () => counts?.stats() ?? null,
     revokeLeakedKeys: leakedKeyRevoker(writes),
-    auditing: auditRows.on,
     ...auditMethods({ store, rows: auditRows, storeCall }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],

@@ -5,16 +5,7 @@ import type { KeyKind } from '../key/format.js'
 import { checkIpAllowlist, checkMetadata, checkPermissions, type KeyPolicies } from '../policy/policies.js'
 import type { KeyRecord } from '../store/types.js'
 import { DAY_MS } from './lifecycle.js'
-
-/**
- * Policies of every key of one owner type (option `keyPolicies` of `createKeyward`).
- *
- * @example
- * ```ts
- * const keyPolicies: OwnerKeyPolicies = { project: { maxLifetimeDays: 90 } }
- * ```
- */
-export type OwnerKeyPolicies = Partial<Readonly<Record<KeyKind, { readonly maxLifetimeDays?: number }>>>
+import type { OwnerKeyPolicies, PolicyRules } from './types.js'
 
 /** @internal Checks the option `keyPolicies` once, naming the field. */
 export function checkOwnerKeyPolicies(value: OwnerKeyPolicies | undefined): void {
@@ -43,12 +34,6 @@ export const POLICY_OPTIONS = optionNames<KeyPolicies>({
 
 const BODY = ['body'] as const
 const field = (name: string) => [...BODY, name]
-
-/** @internal The key policies of a service: its declared permissions and its owner types' maximum lifetimes. */
-export interface PolicyRules {
-  readonly declared: ReadonlySet<string>
-  readonly owners: OwnerKeyPolicies
-}
 
 /**
  * @internal The policies of a new key, checked (422 at `["body", field, ...]`). API keys only:
