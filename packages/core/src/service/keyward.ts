@@ -47,7 +47,7 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
-import { boundedExpiry, changedPolicies, newKeyPolicies, POLICY_OPTIONS } from './policies.js'
+import { boundedExpiry, type KeywardPolicies, newKeyPolicies, policyMethods } from './policies.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import type { PolicyRules, Writes } from './types.js'
@@ -99,7 +99,7 @@ export interface ListKeysPageOptions {
 }
 
 /** The key service that {@link createKeyward} builds. */
-export interface Keyward extends KeywardAudit {
+export interface Keyward extends KeywardAudit, KeywardPolicies {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
@@ -109,20 +109,6 @@ export interface Keyward extends KeywardAudit {
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
   readonly rotationPeriodDays: number
-  /** The permissions the host declared (option `permissions`). */
-  readonly permissions: ReadonlySet<string>
-  /**
-   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`; a field left
-   * `undefined` stays, `null` clears it (anywhere, every permission, no metadata). 422 as at
-   * creation. Every process's verification cache hears of it as of a deactivation. `null` if
-   * there is no such key. Throws a `TypeError` when the store does not implement `setKeyPolicies`.
-   *
-   * @example
-   * ```ts
-   * await keyward.setKeyPolicies(keyId, { permissions: ['reports:read'], ipAllowlist: ['203.0.113.0/24'] })
-   * ```
-   */
-  setKeyPolicies(id: string, policies: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null>
   /**
    * Changes an API key's credits, atomically in the store: `set` (the balance, `null` for
    * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
@@ -152,33 +138,6 @@ export interface Keyward extends KeywardAudit {
   spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
   /** @internal Spends `cost` credits, asking the store when memory cannot decide. */
   spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
-  /**
-   * The client address of a request, as the throttle reads it: the socket's, or the one the
-   * `protection.trustedProxy` header names. What IP allowlists are checked against.
-   *
-   * @example
-   * ```ts
-   * keyward.clientAddress(request) // '203.0.113.7'
-   * ```
-   */
-  clientAddress(request: KeywardRequest): string | undefined
-  /**
-   * The refusal of a verified API key for a request from `address` that needs `permissions`,
-   * or `null`: 403 `ip_not_allowed` outside the key's IP allowlist, 403 `permission_denied`
-   * without a required permission. The guards check it; call it where a key acts through
-   * something else (an access token that names the key).
-   *
-   * @example
-   * ```ts
-   * const refusal = keyward.keyAccessProblem(record, keyward.clientAddress(request), { allOf: ['reports:read'] })
-   * if (refusal) throw refusal
-   * ```
-   */
-  keyAccessProblem(
-    record: KeyRecord,
-    address: string | undefined,
-    permissions?: PermissionRule,
-  ): KeywardError | null
   /**
    * Whether a key read by id ({@link Keyward.findKey}) can still act as a key of `kind`, by the
    * guards' own check of its state: it exists, is active, is of that kind, and has not expired (a
@@ -1071,30 +1030,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }
   }
 
-  async function setKeyPolicies(
-    id: string,
-    given: KeyPolicies,
-    context?: AuditContext,
-  ): Promise<KeyRecord | null> {
-    if (!store.setKeyPolicies) {
-      throw new TypeError("This key store cannot set a key's policies (no `setKeyPolicies`).")
-    }
-    checkOptionNames('setKeyPolicies', given, POLICY_OPTIONS)
-    const change = changedPolicies(rules, given ?? {})
-    const current = await storeCall('findKeyById', () => store.findKeyById(id))
-    if (!current) return null
-    if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
-    const audited = auditRows.keys('key.policies_set', context, await developersOf([current]), () => current)
-    const updated = await storeCall('setKeyPolicies', () =>
-      store.setKeyPolicies!(id, change, audited),
-    ).finally(() => wrote(current.hash))
-    if (updated) {
-      const { id: keyId, keyPrefix, ownerType, ownerId } = updated
-      emit({ type: 'key.policies_set', keyId, keyPrefix, ownerType, ownerId })
-    }
-    return updated
-  }
-
   const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
 
   const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
@@ -1133,8 +1068,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
       ? createProtection(options.protection, emit, (key) => counts?.move(key, ACCEPTED, RATE_LIMITED))
       : undefined,
     rotationPeriodDays,
-    permissions: rules.declared,
-    setKeyPolicies,
     changeCredits: creditChanger({ ...writes, spender }),
     creditRef: (record) => {
       const { projectKey } = projectAuth(record)
@@ -1146,8 +1079,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
       for (const { keyId, keyPrefix, credits } of stranded)
         emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
     },
-    clientAddress: (request) => clientAddress(request, trustedProxy),
-    keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
     keyUsable: (record, kind): record is KeyRecord => stateProblem(record, kind) === null,
     issueDeveloperKey: (developerId, issueOptions, context) =>
       issue('developer', developerId, issueOptions, context),
@@ -1189,6 +1120,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     usageStats: () => counts?.stats() ?? null,
     revokeLeakedKeys: leakedKeyRevoker(writes),
     ...auditMethods({ store, rows: auditRows, storeCall }),
+    ...policyMethods(writes, trustedProxy),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
