@@ -1,6 +1,6 @@
 import type { AuditContext } from '../audit/types.js'
-import { checkCreditOptions, createCreditSpender, type SpendOutcome } from '../credits/spender.js'
-import type { CreditChange, CreditRefill } from '../credits/types.js'
+import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
+import type { CreditRefill } from '../credits/types.js'
 import { echoValue } from '../errors/echo.js'
 import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
@@ -38,7 +38,7 @@ import type { UsageBucket, UsageOutcome, UsageQuery, UsageRetention } from '../s
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows, SYSTEM } from './audit-rows.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
-import { creditChanger, newKeyCredits } from './credits.js'
+import { creditMethods, type KeywardCredits, newKeyCredits, projectKeyRef } from './credits.js'
 import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { LookupFlights } from './flight.js'
@@ -52,7 +52,7 @@ import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } fr
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import type { PolicyRules, Writes } from './types.js'
 import { createUsage } from './usage.js'
-import { type CountedKey, createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
+import { createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -99,7 +99,7 @@ export interface ListKeysPageOptions {
 }
 
 /** The key service that {@link createKeyward} builds. */
-export interface Keyward extends KeywardAudit, KeywardPolicies {
+export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
@@ -109,35 +109,6 @@ export interface Keyward extends KeywardAudit, KeywardPolicies {
   readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
   readonly rotationPeriodDays: number
-  /**
-   * Changes an API key's credits, atomically in the store: `set` (the balance, `null` for
-   * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
-   * less; nothing changes). They act on the stored balance: credits that processes leased are
-   * spent already from the key's viewpoint. Reports `key.credits_changed` with the balance before
-   * and after, and, with an auditing store, appends the audit row `key.credits_changed` (by
-   * `context`) in the same transaction. `null` if there is no such key. Throws a `TypeError` when
-   * the store does not implement `changeCredits`.
-   *
-   * @example
-   * ```ts
-   * await keyward.changeCredits(keyId, { op: 'set', remaining: 1000, refill: { amount: 1000, interval: 'monthly', day: 1 } })
-   * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
-   * ```
-   */
-  changeCredits(id: string, change: CreditChange, context?: AuditContext): Promise<KeyRecord | null>
-  /**
-   * @internal The ref of an API key with credits, to spend them with {@link Keyward.spendCredits};
-   * `undefined` for a key without credits.
-   */
-  creditRef(record: KeyRecord): KeyRef | undefined
-  /**
-   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
-   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
-   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
-   */
-  spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
-  /** @internal Spends `cost` credits, asking the store when memory cannot decide. */
-  spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
   /**
    * Whether a key read by id ({@link Keyward.findKey}) can still act as a key of `kind`, by the
    * guards' own check of its state: it exists, is active, is of that kind, and has not expired (a
@@ -349,46 +320,14 @@ const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', p
 
 const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
 
-/**
- * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
- * for the first lease): the guards spend its credits once every other check passed. A private
- * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
- */
-class MeteredKeyRef implements KeyRef {
-  readonly #balance: number
-  // Its project: a refusal of its credits moves its usage count from accepted.
-  readonly #projectId: string
-  constructor(
-    readonly id: string,
-    readonly keyPrefix: string,
-    balance: number,
-    projectId: string,
-  ) {
-    this.#balance = balance
-    this.#projectId = projectId
-  }
-  static balanceOf(key: KeyRef): number | undefined {
-    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
-  }
-  static counted(key: KeyRef): CountedKey | undefined {
-    return #projectId in key
-      ? { id: key.id, ownerType: 'project', ownerId: (key as MeteredKeyRef).#projectId }
-      : undefined
-  }
-}
-
 // What an API key hands its guard besides its ref: its permissions and metadata.
-const projectAuth = (key: KeyRecord) => {
-  const projectKey =
-    key.remaining == null ? ref(key) : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining, key.ownerId)
-  return {
-    scope: 'project' as const,
-    projectId: key.ownerId,
-    projectKey,
-    permissions: key.permissions ?? null,
-    metadata: key.metadata ?? null,
-  }
-}
+const projectAuth = (key: KeyRecord) => ({
+  scope: 'project' as const,
+  projectId: key.ownerId,
+  projectKey: projectKeyRef(key),
+  permissions: key.permissions ?? null,
+  metadata: key.metadata ?? null,
+})
 
 const settled = Promise.resolve()
 
@@ -415,7 +354,6 @@ type KeyStateProblem = Extract<
 
 const ACCEPTED = OUTCOME.accepted
 const RATE_LIMITED = OUTCOME.rate_limited
-const USAGE_EXCEEDED = OUTCOME.usage_exceeded
 
 // Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
 // Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
@@ -1034,31 +972,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   const spender = createCreditSpender(store, checkCreditOptions(options.credits), clock, storeUnavailable)
 
-  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
-    const balance = MeteredKeyRef.balanceOf(key)
-    if (balance === undefined || cost === 0) return undefined
-    if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
-    return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
-  }
-
-  function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
-    if (!(outcome instanceof KeywardError)) return outcome
-    // Counted as accepted when it was verified: its credits refused it after all.
-    const counted = MeteredKeyRef.counted(key)
-    if (counts && counted) counts.move(counted, ACCEPTED, USAGE_EXCEEDED)
-    if (options.onEvent) {
-      emit({
-        type: 'auth.failed',
-        reason: 'usage_exceeded',
-        header: KEY_HEADER.project,
-        errorType: outcome.type,
-        keyId: key.id,
-        keyPrefix: key.keyPrefix,
-      })
-    }
-    return outcome
-  }
-
   return {
     store,
     developerKeyLimit,
@@ -1068,12 +981,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
       ? createProtection(options.protection, emit, (key) => counts?.move(key, ACCEPTED, RATE_LIMITED))
       : undefined,
     rotationPeriodDays,
-    changeCredits: creditChanger({ ...writes, spender }),
-    creditRef: (record) => {
-      const { projectKey } = projectAuth(record)
-      return MeteredKeyRef.balanceOf(projectKey) === undefined ? undefined : projectKey
-    },
-    spendCredits: spendCredits as Keyward['spendCredits'],
     close: async () => {
       const [stranded] = await Promise.all([spender.close(), usage.flush(), counts?.close()])
       for (const { keyId, keyPrefix, credits } of stranded)
@@ -1121,6 +1028,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     revokeLeakedKeys: leakedKeyRevoker(writes),
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
+    ...creditMethods({ ...writes, spender, counts, listening }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
