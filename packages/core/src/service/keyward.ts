@@ -34,7 +34,7 @@ import type {
   KeyRecord,
   KeyStore,
 } from '../store/types.js'
-import type { UsageBucket, UsageOutcome, UsageQuery, UsageRetention } from '../store/usage.js'
+import type { UsageOutcome } from '../store/usage.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows, SYSTEM } from './audit-rows.js'
 import { VerificationCache, type VerificationCacheStats } from './cache.js'
@@ -51,8 +51,8 @@ import { boundedExpiry, type KeywardPolicies, newKeyPolicies, policyMethods } fr
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import type { PolicyRules, Writes } from './types.js'
-import { createUsage } from './usage.js'
-import { createUsageCounts, OUTCOME, type UsageCountsStats } from './usage-counts.js'
+import { createUsage, type KeywardUsage, usageMethods } from './usage.js'
+import { createUsageCounts, OUTCOME } from './usage-counts.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -99,7 +99,7 @@ export interface ListKeysPageOptions {
 }
 
 /** The key service that {@link createKeyward} builds. */
-export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies {
+export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies, KeywardUsage {
   readonly store: KeyStore
   readonly developerKeyLimit: number
   readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
@@ -219,28 +219,6 @@ export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies {
   setKeyExpiry(id: string, change: KeyExpiryChange, context?: AuditContext): Promise<KeyRecord | null>
   /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
   isRotationDue(record: KeyRecord): boolean
-  /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
-  flushLastUsed(): Promise<void>
-  /**
-   * How long usage counts are kept (option `usage.retention`), or `null` when the service counts
-   * no usage (option `usage: false`, or a store without `recordUsage`).
-   */
-  readonly usageRetention: UsageRetention | null
-  /**
-   * The usage of an owner's keys, summed per bucket, key and outcome (see `KeyStore.readUsage`).
-   * Counts still held in memory are not in it: call {@link Keyward.flushUsage} first to see them.
-   * Throws a `TypeError` when the store does not implement `readUsage`.
-   *
-   * @example
-   * ```ts
-   * const rows = await keyward.readUsage({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
-   * ```
-   */
-  readUsage(query: UsageQuery): Promise<UsageBucket[]>
-  /** Writes the usage counts held in memory now. */
-  flushUsage(): Promise<void>
-  /** What the usage counter holds and has written, for metrics; `null` without usage counts. */
-  usageStats(): UsageCountsStats | null
   /**
    * Stops the service's timers, writes what it holds (`lastUsedAt` uses, usage counts) and gives
    * back the credits this process leased and did not spend. Call it on a clean stop, before
@@ -1017,18 +995,11 @@ export function createKeyward(options: KeywardOptions): Keyward {
     setKeyExpiry: expirySetter(writes),
     isRotationDue: (record) =>
       countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
-    flushLastUsed: () => usage.flush(),
-    usageRetention: usageOptions?.retention ?? null,
-    readUsage: async (query) => {
-      if (!store.readUsage) throw new TypeError('This key store cannot read usage (no `readUsage`).')
-      return storeCall('readUsage', () => store.readUsage!(query))
-    },
-    flushUsage: async () => counts?.flush(),
-    usageStats: () => counts?.stats() ?? null,
     revokeLeakedKeys: leakedKeyRevoker(writes),
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
+    ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
     projectOwner,
     authenticate: authenticate as Keyward['authenticate'],
     authenticateNow,
