@@ -1,29 +1,11 @@
 import type { AuditContext } from '../audit/types.js'
 import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
 import type { CreditRefill } from '../credits/types.js'
-import { echoValue } from '../errors/echo.js'
-import { isKeywardError, KeywardError, refusal } from '../errors/error.js'
+import { isKeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
-import { sha256Hex } from '../hash/digest.js'
-import { clientAddress } from '../http/client-address.js'
-import { routeOf } from '../http/route-of.js'
-import type { KeywardRequest } from '../http/types.js'
-import { KEY_LENGTH, KEY_PATTERN, KEY_PREFIX } from '../key/constants.js'
-import {
-  KEY_HEADER,
-  type KeyKind,
-  KIND_WORDS,
-  keyFormatProblem,
-  type LegacyDeveloperKeyPolicy,
-} from '../key/format.js'
-import {
-  accessProblem,
-  checkDeclaredPermissions,
-  type KeyPolicies,
-  type PermissionRule,
-} from '../policy/policies.js'
-import { createProtection, type Protection } from '../protection/protection.js'
+import type { KeyKind } from '../key/format.js'
+import { checkDeclaredPermissions, type KeyPolicies } from '../policy/policies.js'
 import { countsAgainstLimit } from '../store/limit.js'
 import { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from '../store/page.js'
 import type {
@@ -34,25 +16,25 @@ import type {
   KeyRecord,
   KeyStore,
 } from '../store/types.js'
-import type { UsageOutcome } from '../store/usage.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows, SYSTEM } from './audit-rows.js'
-import { VerificationCache, type VerificationCacheStats } from './cache.js'
-import { creditMethods, type KeywardCredits, newKeyCredits, projectKeyRef } from './credits.js'
-import { type AuthFailureReason, deactivatedEvent, emitter, type KeywardEvent } from './events.js'
+import { creditMethods, type KeywardCredits, newKeyCredits } from './credits.js'
+import { deactivatedEvent, emitter, type KeywardEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
-import { LookupFlights } from './flight.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
+import { createLookup } from './lookup.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { boundedExpiry, type KeywardPolicies, newKeyPolicies, policyMethods } from './policies.js'
-import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
+import { refusalReporter } from './refusals.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
+import { storeCalls } from './store-call.js'
 import type { PolicyRules, Writes } from './types.js'
 import { createUsage, type KeywardUsage, usageMethods } from './usage.js'
-import { createUsageCounts, OUTCOME } from './usage-counts.js'
+import { createUsageCounts } from './usage-counts.js'
+import { type KeywardVerification, verificationMethods } from './verification.js'
 
 export type { IssuedKey } from './mint.js'
 
@@ -99,30 +81,16 @@ export interface ListKeysPageOptions {
 }
 
 /** The key service that {@link createKeyward} builds. */
-export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies, KeywardUsage {
+export interface Keyward
+  extends KeywardAudit,
+    KeywardCredits,
+    KeywardPolicies,
+    KeywardUsage,
+    KeywardVerification {
   readonly store: KeyStore
   readonly developerKeyLimit: number
-  readonly legacyDeveloperKeys: LegacyDeveloperKeyPolicy
-  /** Whether the service was given `projectOwner`, which requirements that name an owner need. */
-  readonly hasProjectOwner: boolean
-  /** The guards' abuse protection, from the `protection` option; `undefined` when off. */
-  readonly protection: Protection | undefined
   /** Keys older than this many days are due for rotation. */
   readonly rotationPeriodDays: number
-  /**
-   * Whether a key read by id ({@link Keyward.findKey}) can still act as a key of `kind`, by the
-   * guards' own check of its state: it exists, is active, is of that kind, and has not expired (a
-   * rolled key until the end of its grace window), on the service's clock. Call it, before
-   * {@link Keyward.keyAccessProblem}, wherever a key acts through something it issued, such as an
-   * access token that names the key: the token then ends when the key does.
-   *
-   * @example
-   * ```ts
-   * const key = await keyward.findKey(claims.keyId)
-   * if (!keyward.keyUsable(key, 'project') || key.ownerId !== claims.projectId) return null
-   * ```
-   */
-  keyUsable(record: KeyRecord | null, kind: KeyKind): record is KeyRecord
   /**
    * Issues a developer key; 409 `limit_exceeded` when the developer has its limit of active keys,
    * 404 `not_found` when the developer was deleted ({@link Keyward.deactivateOwnerKeys}).
@@ -243,124 +211,8 @@ export interface Keyward extends KeywardAudit, KeywardCredits, KeywardPolicies, 
    * changes nothing. Results come in the order of `leaks`.
    */
   revokeLeakedKeys(leaks: readonly LeakedKey[], context?: AuditContext): Promise<LeakedKeyResult[]>
-  /** The developer that owns a project, through the `projectOwner` option; `null` if none. */
-  projectOwner(projectId: string): Promise<string | null>
-  /**
-   * Verifies the presented keys against a requirement and returns who is calling.
-   * Throws a {@link KeywardError} at the first failed check, in the specification's order.
-   */
-  authenticate<R extends Requirement>(credentials: Credentials, requirement: R): Promise<AuthContextFor<R>>
-  /**
-   * @internal What {@link authenticate} would answer, when it is known at once, with no store
-   * lookup: a key the verification cache holds, for a requirement that needs no owner lookup.
-   * `undefined` when it is not known (a malformed key among them: its refusal is reported with
-   * its reason the asynchronous way); then call `authenticate`.
-   */
-  authenticateNow(credentials: Credentials, requirement: Requirement): AuthContext | KeywardError | undefined
-  /**
-   * @internal {@link authenticateNow} for one key, as its header holds it: a project key of
-   * `projectId` (of any project when it is undefined), or a developer key. The guards' hot path:
-   * it builds no credentials and no requirement.
-   */
-  keyNow(
-    kind: KeyKind,
-    value: unknown,
-    projectId: string | undefined,
-    address?: string,
-    permissions?: PermissionRule,
-    request?: KeywardRequest,
-  ): AuthContext | KeywardError | undefined
-  /**
-   * @internal The verification service's check of an API key (`POST /api/v1/keys/verify`): the
-   * guard's checks, in its order, for a key presented in a body rather than a header, and the
-   * record of the key that passed them. With `developerId`, a key of a project that developer
-   * does not own is refused right after the lookup as an unknown key is (`key_invalid`), before
-   * the project, IP allowlist and permission checks could tell anything about it.
-   */
-  verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord>
-  /** What the verification cache has done (hits, misses, bypassed lookups), or `null` without one. */
-  cacheStats(): VerificationCacheStats | null
   /** @internal Hands an event to the host's `onEvent` hook (the guards report a misplaced guard). */
   report(event: KeywardEvent): void
-}
-
-/** @internal What {@link Keyward.verifyApiKey} checks of an API key besides the guard's format, lookup and state. */
-export interface ApiKeyCheck {
-  /** The key must be one of this project's. */
-  readonly projectId?: string
-  /** The key must carry these permissions. */
-  readonly permissions?: PermissionRule
-  /** The key's project must be owned by this developer, else the key is answered as unknown. */
-  readonly developerId?: string
-}
-
-const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
-
-const ref = (record: KeyRecord): KeyRef => ({ id: record.id, keyPrefix: record.keyPrefix })
-
-// What an API key hands its guard besides its ref: its permissions and metadata.
-const projectAuth = (key: KeyRecord) => ({
-  scope: 'project' as const,
-  projectId: key.ownerId,
-  projectKey: projectKeyRef(key),
-  permissions: key.permissions ?? null,
-  metadata: key.metadata ?? null,
-})
-
-const settled = Promise.resolve()
-
-// The refusals that usage counts, by the outcome it counts them under (a missing key and an
-// unreachable store are no verification of a key).
-const REFUSAL_OUTCOME: Readonly<Partial<Record<AuthFailureReason, UsageOutcome>>> = {
-  malformed: 'malformed',
-  legacy_prefix: 'malformed',
-  unknown_key: 'unknown',
-  inactive_key: 'inactive',
-  expired_key: 'expired',
-  wrong_type: 'wrong_type',
-  project_mismatch: 'wrong_project',
-  not_project_owner: 'not_project_owner',
-  project_not_found: 'project_not_found',
-  ip_not_allowed: 'ip_not_allowed',
-  permission_denied: 'permission_denied',
-}
-// What a record's own state can refuse it for (see `stateProblem`).
-type KeyStateProblem = Extract<
-  AuthFailureReason,
-  'unknown_key' | 'inactive_key' | 'wrong_type' | 'expired_key'
->
-
-const ACCEPTED = OUTCOME.accepted
-const RATE_LIMITED = OUTCOME.rate_limited
-
-// Unknown, inactive and expired keys get one answer: the API is no oracle of which keys exist.
-// Its text never varies, so each kind's is built once, frozen, and shared by every refusal: a
-// flood of bad keys allocates nothing for them.
-const INVALID: Readonly<Record<KeyKind, KeywardError>> = {
-  developer: frozenRefusal('developer'),
-  project: frozenRefusal('project'),
-}
-
-function frozenRefusal(kind: KeyKind): KeywardError {
-  const error = refusal(
-    ErrorType.keyInvalid,
-    `The ${KIND_WORDS[kind].label} is not valid: it is unknown or no longer active.`,
-    ['header', KEY_HEADER[kind]],
-  )
-  Object.freeze(error.loc)
-  for (const detail of error.details) Object.freeze(detail)
-  Object.freeze(error.details)
-  return Object.freeze(error)
-}
-
-// A promise that rejects with `error` a tick later, once the caller has attached its handlers.
-// Refusals are built this way, neither thrown nor `Promise.reject`ed: a throw, and a rejection
-// that has no handler yet (Node's unhandled-rejection bookkeeping), each cost more than the whole
-// verification (see bench/).
-function refused(error: KeywardError): Promise<never> {
-  return new Promise((_, reject) => {
-    settled.then(() => reject(error))
-  })
 }
 
 /**
@@ -391,17 +243,6 @@ export function createKeyward(options: KeywardOptions): Keyward {
     declared: checkDeclaredPermissions(options.permissions),
     owners: options.keyPolicies ?? {},
   }
-  const trustedProxy = options.protection?.trustedProxy
-  const cache =
-    options.cache && store.changes ? new VerificationCache(options.cache, store.changes, emit) : undefined
-
-  // Every write through the service ends here before it returns, whether it succeeded or not
-  // (a write that timed out may still commit): the cache forgets the key, and no request from
-  // now on joins a lookup of it sent before.
-  const wrote = (hash: string) => {
-    cache?.forget(hash)
-    flights.forget(hash)
-  }
   const rotationPeriodDays = options.rotationPeriodDays ?? 90
   const rotationPeriodMs = rotationPeriodDays * DAY_MS
   const listening = options.onEvent !== undefined
@@ -427,256 +268,24 @@ export function createKeyward(options: KeywardOptions): Keyward {
           ...usageOptions,
         })
       : undefined
-  const audit = listening && options.auditSuccesses === true
+  const trustedProxy = options.protection?.trustedProxy
+  const { storeCall, storeUnavailable } = storeCalls(emit)
+  const failed = refusalReporter({ emit, listening, counts, trustedProxy })
+  const lookup = createLookup({
+    store,
+    emit,
+    clock,
+    legacy,
+    cache: options.cache,
+    storeCall,
+    storeUnavailable,
+    failed,
+    ownerLookup,
+  })
+  const { wrote } = lookup
   // The audit log, when the store keeps one: every write below appends its rows with it.
   const auditRows = new AuditRows(typeof store.appendAudit === 'function', now, options.auditContext)
-  const developersOf = developerLookup(auditRows, ownerLookup ? projectOwner : undefined)
-
-  const storeUnavailable = (operation: string, error: unknown) => {
-    emit({ type: 'store.error', operation, error })
-    return new KeywardError(
-      ErrorType.storeUnavailable,
-      'The key store is unavailable. Try again later.',
-      [],
-      {
-        cause: error,
-      },
-    )
-  }
-
-  // One store lookup per hash at a time, for every request that arrived before it was sent; the
-  // cache may have been filled since those requests missed it.
-  const flights = new LookupFlights(
-    cache
-      ? (hash) => {
-          const cached = cache.peek(hash)
-          if (cached !== undefined) return Promise.resolve(cached)
-          const version = cache.version
-          return findKey(hash).then((record) => {
-            cache.fill(version, hash, record)
-            return record
-          })
-        }
-      : findKey,
-  )
-  // The requests of one failed lookup share its error, reported once.
-  const lookupFailures = new WeakMap<object, KeywardError>()
-  function lookupFailure(error: unknown): KeywardError {
-    if (typeof error !== 'object' || error === null) return storeUnavailable('findKeyByHash', error)
-    let failure = lookupFailures.get(error)
-    if (failure === undefined) {
-      failure = storeUnavailable('findKeyByHash', error)
-      lookupFailures.set(error, failure)
-    }
-    return failure
-  }
-  // With a cache (a service that listens to the feed), changes heard close lookups to later
-  // requests as writes here do; a notification from another process comes in a later tick anyway.
-  if (cache) {
-    store.changes?.subscribe((event) => {
-      if (event.type === 'changed') flights.forget(event.hash)
-      else flights.forgetAll()
-    })
-  }
-
-  async function storeCall<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run()
-    } catch (error) {
-      if (isKeywardError(error)) {
-        // A revocation committed but not confirmed is answered as it is, and reported as a failure.
-        if (error.type === ErrorType.revocationUnconfirmed) emit({ type: 'store.error', operation, error })
-        throw error
-      }
-      throw storeUnavailable(operation, error)
-    }
-  }
-
-  function failed(
-    kind: KeyKind,
-    reason: AuthFailureReason,
-    error: KeywardError,
-    record?: KeyRecord,
-    address?: string,
-    request?: KeywardRequest,
-  ): KeywardError {
-    if (counts) countRefusal(reason, record, address, request)
-    // Without a hook, no event is built: a flood of refusals costs no garbage.
-    if (!options.onEvent) return error
-    emit({
-      type: 'auth.failed',
-      reason,
-      header: KEY_HEADER[kind],
-      errorType: error.type,
-      ...(record ? { keyId: record.id, keyPrefix: record.keyPrefix } : {}),
-    })
-    return error
-  }
-
-  // Usage counts of a refusal: per key when it names one, else per route and the address of the
-  // request (a request's own, not an address it names for the allowlist).
-  function countRefusal(
-    reason: AuthFailureReason,
-    record: KeyRecord | undefined,
-    address: string | undefined,
-    request: KeywardRequest | undefined,
-  ): void {
-    const outcome = REFUSAL_OUTCOME[reason]
-    if (outcome === undefined || !counts) return
-    if (record) counts.count(record, OUTCOME[outcome])
-    else if (outcome === 'unknown' || outcome === 'malformed') {
-      const from = request ? clientAddress(request, trustedProxy) : address
-      counts.refusedUnknown(outcome, request ? routeOf(request) : '', from ?? 'unknown')
-    }
-  }
-
-  // The hot path. It is written with one `.then` per step instead of async functions: each
-  // async frame costs more than the rest of the verification together (see bench/).
-  function verify(value: string | null | undefined, kind: KeyKind, origin?: Credentials): Promise<KeyRecord> {
-    if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
-      const problem = keyFormatProblem(value, kind, legacy)
-      if (problem) {
-        const reason =
-          problem.type === ErrorType.keyMissing
-            ? 'missing'
-            : problem.type === ErrorType.keyLegacyPrefix
-              ? 'legacy_prefix'
-              : 'malformed'
-        return refused(failed(kind, reason, problem, undefined, origin?.address, origin?.request))
-      }
-    }
-    const digest = sha256Hex(value as string)
-    return typeof digest === 'string'
-      ? lookup(digest, kind, origin)
-      : digest.then((hash) => lookup(hash, kind, origin))
-  }
-
-  function lookup(hash: string, kind: KeyKind, origin: Credentials | undefined): Promise<KeyRecord> {
-    if (cache) {
-      const cached = cache.get(hash)
-      // The same checks as after a store lookup: a cached record is checked every time.
-      if (cached !== undefined) return settle(cached, kind, origin)
-    }
-    return flights.lookup(hash).then(
-      (record) => {
-        const problem = recordProblem(record, kind, origin?.address, origin?.request)
-        if (problem) throw problem
-        return record as KeyRecord
-      },
-      (error: unknown) => {
-        throw failed(kind, 'store_unavailable', lookupFailure(error))
-      },
-    )
-  }
-
-  function settle(
-    record: KeyRecord | null,
-    kind: KeyKind,
-    origin: Credentials | undefined,
-  ): Promise<KeyRecord> {
-    const problem = recordProblem(record, kind, origin?.address, origin?.request)
-    return problem ? refused(problem) : Promise.resolve(record as KeyRecord)
-  }
-
-  function findKey(hash: string): Promise<KeyRecord | null> {
-    try {
-      return store.findKeyByHash(hash)
-    } catch (error) {
-      return Promise.reject(error)
-    }
-  }
-
-  /**
-   * Why a looked-up record cannot act as a key of `kind`, or `null` when it can: the guards'
-   * check of the key's own state, and `keyUsable`'s. Checked on the record, after the lookup: a
-   * record read from the cache expires on time too, and a rolled key at the end of its grace.
-   */
-  function stateProblem(record: KeyRecord | null, kind: KeyKind): KeyStateProblem | null {
-    if (record === null) return 'unknown_key'
-    if (!record.active) return 'inactive_key'
-    if (record.ownerType !== kind) return 'wrong_type'
-    return record.expiresAt == null || record.expiresAt.getTime() > clock() ? null : 'expired_key'
-  }
-
-  /** The refusal of a looked-up record, or `null` when it passes. */
-  function recordProblem(
-    record: KeyRecord | null,
-    kind: KeyKind,
-    address?: string,
-    request?: KeywardRequest,
-  ): KeywardError | null {
-    const problem = stateProblem(record, kind)
-    if (problem === null) return null
-    if (problem === 'unknown_key' || problem === 'inactive_key') {
-      return failed(kind, problem, INVALID[kind], record ?? undefined, address, request)
-    }
-    const key = record as KeyRecord
-    if (problem === 'expired_key') return failed(kind, problem, INVALID[kind], key)
-    const other = OTHER_KIND[kind]
-    const error = refusal(
-      ErrorType.keyWrongType,
-      `This is ${KIND_WORDS[other].withArticle}, not ${KIND_WORDS[kind].withArticle}; send it in the ${KIND_WORDS[other].header} header.`,
-      ['header', KEY_HEADER[kind]],
-    )
-    return failed(kind, 'wrong_type', error, key)
-  }
-
-  async function projectOwner(projectId: string): Promise<string | null> {
-    if (!ownerLookup) {
-      throw new TypeError(
-        'createKeyward: option `projectOwner` is required for requirements that name a project owner.',
-      )
-    }
-    const cached = cache?.ownerOf(projectId)
-    if (cached !== undefined) return cached
-    const version = cache ? cache.version : -1
-    const owner = await storeCall('projectOwner', async () => ownerLookup(projectId))
-    cache?.fillOwner(version, projectId, owner)
-    return owner
-  }
-
-  async function checkOwner(developer: KeyRecord, projectId: string): Promise<void> {
-    const owner = await projectOwner(projectId)
-    if (owner === null) {
-      const error = refusal(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
-        'path',
-        'project_id',
-      ])
-      throw failed('developer', 'project_not_found', error, developer)
-    }
-    if (owner !== developer.ownerId) {
-      const error = refusal(
-        ErrorType.notProjectOwner,
-        'The developer key does not belong to the owner of this project.',
-        ['header', KEY_HEADER.developer],
-      )
-      throw failed('developer', 'not_project_owner', error, developer)
-    }
-  }
-
-  // The key's IP allowlist and the route's permissions; they cost no failed-verification count.
-  function checkAccess(key: KeyRecord, address: string | undefined, rule: PermissionRule | undefined): void {
-    const problem = accessProblem(key, address, rule)
-    if (problem) {
-      throw failed(
-        'project',
-        problem.type === ErrorType.ipNotAllowed ? 'ip_not_allowed' : 'permission_denied',
-        problem,
-        key,
-      )
-    }
-  }
-
-  function checkProject(key: KeyRecord, projectId: string): void {
-    if (key.ownerId !== projectId) {
-      const error = refusal(
-        ErrorType.projectMismatch,
-        `The API key is not a key of project ${echoValue(projectId)}.`,
-        ['header', KEY_HEADER.project],
-      )
-      throw failed('project', 'project_mismatch', error, key)
-    }
-  }
+  const developersOf = developerLookup(auditRows, ownerLookup ? lookup.projectOwner : undefined)
 
   async function issue(
     ownerType: KeyKind,
@@ -776,174 +385,16 @@ export function createKeyward(options: KeywardOptions): Keyward {
       store.deactivateOwnerKeys!(closing, audited),
     ).catch((error: unknown) => {
       // A failed call (a timeout) may still commit, and which keys it wrote is unknown.
-      cache?.forgetAll()
-      flights.forgetAll()
+      lookup.forgetAll()
       throw error
     })
     // The owner is gone even if it had no active key: no cached owner may outlive it here.
-    cache?.forgetOwners()
+    lookup.forgetOwners()
     for (const record of changed) {
       wrote(record.hash)
       emit(deactivatedEvent(record))
     }
     return changed
-  }
-
-  // After every check passed: note the use (off the hot path) and tell a listening host.
-  function succeeded(record: KeyRecord): void {
-    if (counts) counts.count(record, ACCEPTED)
-    if (noteUse) usage.used(record)
-    if (audit) {
-      emit({
-        type: 'auth.succeeded',
-        keyId: record.id,
-        keyPrefix: record.keyPrefix,
-        ownerType: record.ownerType,
-        ownerId: record.ownerId,
-      })
-    }
-  }
-
-  // The synchronous twin of `verify` and the checks after it, for one key: the answer when the
-  // cache knows the key, else `undefined`, and the asynchronous way answers (refusals of the
-  // format among them, reported there with their reason). The format check is implied by a hit:
-  // the cache is filled only by lookups, which only well-formed keys reach, so a hash it holds is
-  // that of a well-formed key (the length and prefix are checked first, so a legacy `dk_` key the
-  // cache may hold is answered the asynchronous way, under the legacy policy).
-  function keyNow(
-    kind: KeyKind,
-    value: unknown,
-    projectId: string | undefined,
-    address?: string,
-    permissions?: PermissionRule,
-    request?: KeywardRequest,
-  ): AuthContext | KeywardError | undefined {
-    if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
-      return undefined
-    }
-    const digest = sha256Hex(value)
-    if (typeof digest !== 'string') return undefined
-    const record = cache.peek(digest)
-    if (record === undefined) return undefined
-    const problem = recordProblem(record, kind, address, request)
-    if (problem) return problem
-    const key = record as KeyRecord
-    if (kind === 'developer') {
-      succeeded(key)
-      return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
-    }
-    try {
-      if (projectId !== undefined && key.ownerId !== projectId) checkProject(key, projectId)
-      checkAccess(key, address, permissions)
-    } catch (error) {
-      return error as KeywardError
-    }
-    succeeded(key)
-    return projectAuth(key)
-  }
-
-  function authenticateNow(
-    credentials: Credentials,
-    requirement: Requirement,
-  ): AuthContext | KeywardError | undefined {
-    const scope = requirement?.scope
-    if (scope === 'project') {
-      return keyNow(
-        'project',
-        credentials.projectKey,
-        requirement.projectId,
-        credentials.address,
-        requirement.permissions,
-        credentials.request,
-      )
-    }
-    if (scope === 'developer' && requirement.projectId === undefined) {
-      return keyNow(
-        'developer',
-        credentials.developerKey,
-        undefined,
-        undefined,
-        undefined,
-        credentials.request,
-      )
-    }
-    return undefined
-  }
-
-  function authenticate(credentials: Credentials, requirement: Requirement): Promise<unknown> {
-    switch (requirement?.scope) {
-      case 'project':
-        return verify(credentials.projectKey, 'project', credentials).then((key) => {
-          checkProjectKey(key, credentials.address, requirement)
-          return projectAuth(key)
-        })
-      case 'developer': {
-        const projectId = requirement.projectId
-        return verify(credentials.developerKey, 'developer', credentials).then((key) => {
-          if (projectId === undefined) {
-            succeeded(key)
-            return { scope: 'developer', developerId: key.ownerId, developerKey: ref(key) }
-          }
-          return checkOwner(key, projectId).then(() => {
-            succeeded(key)
-            return { scope: 'developer', developerId: key.ownerId, projectId, developerKey: ref(key) }
-          })
-        })
-      }
-      case 'elevated':
-        return authenticateElevated(credentials, requirement.projectId, requirement.permissions)
-      default:
-        return Promise.reject(
-          new TypeError(`authenticate: unknown requirement ${JSON.stringify(requirement)}.`),
-        )
-    }
-  }
-
-  // The checks of a verified API key after its lookup: its project, then its access policies.
-  function checkProjectKey(
-    key: KeyRecord,
-    address: string | undefined,
-    check: { readonly projectId?: string; readonly permissions?: PermissionRule | undefined },
-  ): void {
-    if (check.projectId !== undefined) checkProject(key, check.projectId)
-    checkAccess(key, address, check.permissions)
-    succeeded(key)
-  }
-
-  function verifyApiKey(credentials: Credentials, check: ApiKeyCheck): Promise<KeyRecord> {
-    const { developerId } = check
-    return verify(credentials.projectKey, 'project', credentials).then((key) => {
-      if (developerId === undefined) {
-        checkProjectKey(key, credentials.address, check)
-        return key
-      }
-      return projectOwner(key.ownerId).then((owner) => {
-        // Another developer's key tells nothing more than an unknown one, whose answer it gets.
-        if (owner !== developerId) throw failed('project', 'not_project_owner', INVALID.project, key)
-        checkProjectKey(key, credentials.address, check)
-        return key
-      })
-    })
-  }
-
-  async function authenticateElevated(
-    credentials: Credentials,
-    projectId: string,
-    permissions: PermissionRule | undefined,
-  ) {
-    const developer = await verify(credentials.developerKey, 'developer', credentials)
-    const project = await verify(credentials.projectKey, 'project', credentials)
-    checkProject(project, projectId)
-    checkAccess(project, credentials.address, permissions)
-    await checkOwner(developer, projectId)
-    succeeded(developer)
-    succeeded(project)
-    return {
-      ...projectAuth(project),
-      scope: 'elevated',
-      developerId: developer.ownerId,
-      developerKey: ref(developer),
-    }
   }
 
   const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
@@ -953,18 +404,12 @@ export function createKeyward(options: KeywardOptions): Keyward {
   return {
     store,
     developerKeyLimit,
-    legacyDeveloperKeys: legacy,
-    hasProjectOwner: ownerLookup !== undefined,
-    protection: options.protection
-      ? createProtection(options.protection, emit, (key) => counts?.move(key, ACCEPTED, RATE_LIMITED))
-      : undefined,
     rotationPeriodDays,
     close: async () => {
       const [stranded] = await Promise.all([spender.close(), usage.flush(), counts?.close()])
       for (const { keyId, keyPrefix, credits } of stranded)
         emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
     },
-    keyUsable: (record, kind): record is KeyRecord => stateProblem(record, kind) === null,
     issueDeveloperKey: (developerId, issueOptions, context) =>
       issue('developer', developerId, issueOptions, context),
     issueProjectKey: (projectId, issueOptions, context) => issue('project', projectId, issueOptions, context),
@@ -1000,12 +445,18 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
-    projectOwner,
-    authenticate: authenticate as Keyward['authenticate'],
-    authenticateNow,
-    keyNow,
-    verifyApiKey,
-    cacheStats: () => cache?.stats() ?? null,
+    ...verificationMethods({
+      lookup,
+      failed,
+      emit,
+      legacy,
+      hasProjectOwner: ownerLookup !== undefined,
+      protection: options.protection,
+      counts,
+      usage,
+      noteUse,
+      reportSuccesses: listening && options.auditSuccesses === true,
+    }),
     report: emit,
   }
 }
