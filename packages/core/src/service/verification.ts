@@ -150,14 +150,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
   // the cache is filled only by lookups, which only well-formed keys reach, so a hash it holds is
   // that of a well-formed key (the length and prefix are checked first, so a legacy `dk_` key the
   // cache may hold is answered the asynchronous way, under the legacy policy).
-  function keyNow(
-    kind: KeyKind,
-    value: unknown,
-    projectId: string | undefined,
-    address?: string,
-    permissions?: PermissionRule,
-    request?: KeywardRequest,
-  ): AuthContext | KeywardError | undefined {
+  const keyNow: KeywardVerification['keyNow'] = (kind, value, projectId, address, permissions, request) => {
     if (!cache || typeof value !== 'string' || value.length !== KEY_LENGTH || !value.startsWith(KEY_PREFIX)) {
       return undefined
     }
