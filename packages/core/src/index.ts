@@ -226,13 +226,8 @@ export type { ListAuditOptions } from './service/audit.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'
-export {
-  createKeyward,
-  type IssuedKey,
-  type IssueKeyOptions,
-  type Keyward,
-  type ListKeysPageOptions,
-} from './service/keyward.js'
+export type { IssueKeyOptions, ListKeysPageOptions } from './service/keys.js'
+export { createKeyward, type Keyward } from './service/keyward.js'
 export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export {
   DEFAULT_GRACE_SECONDS,
@@ -241,6 +236,7 @@ export {
   MAX_GRACE_SECONDS,
   readExpiryFields,
 } from './service/lifecycle.js'
+export type { IssuedKey } from './service/mint.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions, UsageOptions } from './service/options.js'
 export type {
