@@ -17,6 +17,9 @@ import { createUsage, type KeywardUsage, usageMethods } from './usage.js'
 import { createUsageCounts } from './usage-counts.js'
 import { type KeywardVerification, verificationMethods } from './verification.js'
 
+// The service by topic: each module declares its part of this interface beside the methods that
+// implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
+// policies.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
