@@ -51,9 +51,6 @@ export {
 } from './client-config/index.js'
 export { checkCreditChange, checkRefill } from './credits/checks.js'
 export {
-  type CreditChange,
-  type CreditRefill,
-  type CreditState,
   changedCredits,
   creditState,
   creditsTooFewError,
@@ -67,6 +64,7 @@ export {
   withCredits,
 } from './credits/model.js'
 export { CREDITS_HEADER, type CreditOptions } from './credits/spender.js'
+export type { CreditChange, CreditRefill, CreditState } from './credits/types.js'
 export {
   checkKnownFields,
   ERROR_STATUS,
@@ -228,13 +226,8 @@ export type { ListAuditOptions } from './service/audit.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'
-export {
-  createKeyward,
-  type IssuedKey,
-  type IssueKeyOptions,
-  type Keyward,
-  type ListKeysPageOptions,
-} from './service/keyward.js'
+export type { IssueKeyOptions, ListKeysPageOptions } from './service/keys.js'
+export { createKeyward, type Keyward } from './service/keyward.js'
 export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'
 export {
   DEFAULT_GRACE_SECONDS,
@@ -243,9 +236,9 @@ export {
   MAX_GRACE_SECONDS,
   readExpiryFields,
 } from './service/lifecycle.js'
+export type { IssuedKey } from './service/mint.js'
 export { checkName, MAX_NAME_LENGTH } from './service/name.js'
 export type { KeywardOptions, UsageOptions } from './service/options.js'
-export type { OwnerKeyPolicies } from './service/policies.js'
 export type {
   AuthContext,
   AuthContextFor,
@@ -257,6 +250,7 @@ export type {
   Requirement,
 } from './service/requirements.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
+export type { OwnerKeyPolicies } from './service/types.js'
 export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'
 export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'

@@ -1,4 +1,4 @@
-import type { CreditChangeResult, KeyRecord } from '../store/types.js'
+import type { CreditChangeResult, KeyRecord } from '../store/record.js'
 
 /**
  * Who made a change the audit log records: a developer (through the API or the console, named by

@@ -2,7 +2,8 @@ import { KeywardError } from '../errors/error.js'
 import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { checkInteger } from '../service/lifecycle.js'
-import { type CreditChange, type CreditRefill, MAX_COST, MAX_CREDITS } from './model.js'
+import { MAX_COST, MAX_CREDITS } from './model.js'
+import type { CreditChange, CreditRefill } from './types.js'
 
 const BODY = ['body'] as const
 const REFILL_FIELDS = optionNames<CreditRefill>({ amount: true, interval: true, day: true })

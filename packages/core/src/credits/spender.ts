@@ -3,7 +3,8 @@ import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { KeyStore } from '../store/types.js'
-import { type CreditRefill, nextRefillAt } from './model.js'
+import { nextRefillAt } from './model.js'
+import type { CreditRefill } from './types.js'
 
 /** The response header that carries the credits a key has left. */
 export const CREDITS_HEADER = 'x-credits-remaining'

@@ -17,6 +17,9 @@ import { explainMissingKey, invalidToken, readBearerToken, readKey } from './cre
 import { errorResponse } from './response.js'
 import type { BearerAuth, Guard, GuardResult, KeywardRequest } from './types.js'
 
+/** What a guard attaches to a request: a key context, or a bearer context. Switch on `scope`. */
+export type KeywardContext = AuthContext | BearerAuth
+
 /** Options of {@link developerGuard}. */
 export interface DeveloperGuardOptions {
   /**

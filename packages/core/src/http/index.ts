@@ -28,6 +28,7 @@ export {
   type DeveloperGuardOptions,
   developerGuard,
   elevatedGuard,
+  type KeywardContext,
   type ProjectGuardOptions,
   projectGuard,
 } from './guards.js'
@@ -35,7 +36,6 @@ export {
   type CreateProject,
   type CreateProjectInput,
   createKeyRoutes,
-  type KeyRoute,
   type KeyRoutesOptions,
   type ListProjects,
   type ListProjectsInput,
@@ -75,7 +75,7 @@ export type {
   ByteStream,
   Guard,
   GuardResult,
-  KeywardContext,
+  KeyRoute,
   KeywardRequest,
   KeywardResponse,
 } from './types.js'

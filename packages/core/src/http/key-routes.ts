@@ -1,6 +1,6 @@
 import type { AuditContext } from '../audit/types.js'
 import { checkCreditChange } from '../credits/checks.js'
-import type { CreditRefill } from '../credits/model.js'
+import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyKind } from '../key/format.js'
@@ -18,8 +18,9 @@ import { checkBody } from '../openapi/validate.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import type { SecretScanningOptions } from '../secret-scanning/options.js'
 import { createSecretScanningRoute } from '../secret-scanning/route.js'
-import type { IssuedKey, Keyward } from '../service/keyward.js'
+import type { Keyward } from '../service/keyward.js'
 import { readExpiryFields } from '../service/lifecycle.js'
+import type { IssuedKey } from '../service/mint.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
 import { auditContext } from './audit-context.js'
@@ -30,7 +31,7 @@ import { checkProjectOwner, developerGuard } from './guards.js'
 import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
-import type { Guard, KeywardRequest, KeywardResponse } from './types.js'
+import type { Guard, KeyRoute, KeywardRequest, KeywardResponse } from './types.js'
 import { readUsageQuery } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
@@ -118,13 +119,6 @@ export interface KeyRoutesOptions {
    * the endpoint out.
    */
   readonly verify?: VerifyRouteOptions | false
-}
-
-/** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
-export interface KeyRoute {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
-  readonly path: string
-  handle(request: KeywardRequest): Promise<KeywardResponse>
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

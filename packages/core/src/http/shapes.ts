@@ -1,6 +1,6 @@
 import { displayKey } from '../key/display.js'
 import type { ApiValue } from '../openapi/schemas.js'
-import type { IssuedKey } from '../service/keyward.js'
+import type { IssuedKey } from '../service/mint.js'
 import type { RolledKey } from '../service/roll.js'
 import type { KeyRecord } from '../store/types.js'
 

@@ -1,5 +1,3 @@
-import type { AuthContext } from '../service/requirements.js'
-
 /** A Web `ReadableStream` of bytes, as far as Keyward reads it. */
 export interface ByteStream {
   getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array | undefined }> }
@@ -74,14 +72,18 @@ export interface KeywardResponse {
   readonly body: string
 }
 
+/** One key-management endpoint: adapters mount `handle` at `method` and `path` (`:name` parameters). */
+export interface KeyRoute {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  readonly path: string
+  handle(request: KeywardRequest): Promise<KeywardResponse>
+}
+
 /** A request authenticated with a bearer token; `claims` is what the host's verifier returned. */
 export interface BearerAuth<T = unknown> {
   readonly scope: 'bearer'
   readonly claims: T
 }
-
-/** What a guard attaches to a request: a key context, or a bearer context. Switch on `scope`. */
-export type KeywardContext = AuthContext | BearerAuth
 
 /** The outcome of a guard: the caller's context, or the response that refuses the request. */
 export type GuardResult<A> =

@@ -1,5 +1,5 @@
 import { checkNewCredits } from '../credits/checks.js'
-import type { CreditRefill } from '../credits/model.js'
+import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'

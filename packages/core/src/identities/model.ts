@@ -1,4 +1,4 @@
-import type { CreditRefill } from '../credits/model.js'
+import type { CreditRefill } from '../credits/types.js'
 import type { KeyMetadata } from '../policy/policies.js'
 
 /** The longest `external_id` of an identity, in characters. */

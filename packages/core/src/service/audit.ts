@@ -1,178 +1,54 @@
-import { type AuditVerification, canonicalJson, verifyAuditChain } from '../audit/chain.js'
-import type {
-  AuditAction,
-  AuditContext,
-  AuditEntry,
-  AuditEvent,
-  AuditPage,
-  AuditRecord,
-  AuditValues,
-  AuditWrite,
-  CreditAuditWrite,
-} from '../audit/types.js'
-import type { CreditChange } from '../credits/model.js'
+import { type AuditVerification, verifyAuditChain } from '../audit/chain.js'
+import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
-import type { KeyRecord, KeyStore } from '../store/types.js'
+import type { KeyStore } from '../store/types.js'
+import type { AuditRows } from './audit-rows.js'
+import type { DevelopersOf, StoreCall } from './types.js'
 
-/** @internal The context of a write that names none. */
-export const SYSTEM: AuditContext = { actor: { type: 'system' } }
-
-const utf8 = new TextEncoder()
-
-// A key's fields as compared between two versions of it: never its hash, only its 8-character prefix.
-const keyFields = (record: KeyRecord): AuditValues => ({
-  key_prefix: record.keyPrefix,
-  name: record.name,
-  active: record.active,
-  revoked_reason: record.active ? null : (record.revokedReason ?? 'revoked'),
-  expires_at: record.expiresAt?.toISOString() ?? null,
-  replaced_by: record.replacedBy ?? null,
-  ip_allowlist: record.ipAllowlist ?? null,
-  permissions: record.permissions ?? null,
-  metadata: record.metadata ?? null,
-})
-
-/**
- * The fields as the audit log keeps them: a key's metadata is data of the host's (a
- * customer id, a plan), and the append-only log never deletes, so it says that the key had
- * metadata and its size, never its content: `{"redacted": true, "bytes": N}` (N the UTF-8 size
- * of its canonical JSON), or `null` for none.
- */
-function auditedFields(values: AuditValues): AuditValues {
-  if (!('metadata' in values) || values.metadata === null || values.metadata === undefined) return values
-  const bytes = utf8.encode(canonicalJson(values.metadata)).length
-  return { ...values, metadata: { redacted: true, bytes } }
-}
-
-// The fields that differ, before and after (compared as canonical JSON: a database may reorder
-// the members of a JSON column).
-function changed(before: AuditValues, after: AuditValues): { before: AuditValues; after: AuditValues } {
-  const was: Record<string, unknown> = {}
-  const is: Record<string, unknown> = {}
-  for (const field of Object.keys(after)) {
-    if (canonicalJson(before[field]) !== canonicalJson(after[field])) {
-      was[field] = before[field]
-      is[field] = after[field]
-    }
-  }
-  return { before: was, after: is }
-}
-
-/** @internal Builds the service's audit rows: who, from where, when, and what changed. */
-export class AuditRows {
-  constructor(
-    readonly on: boolean,
-    private readonly now: () => Date,
-    /** The context of a write given none. */
-    private readonly fallback: AuditContext = SYSTEM,
-  ) {}
-
-  /** A row of an event, from a context (absent: the service's `auditContext`, else the system). */
-  event(event: AuditEvent, context: AuditContext = this.fallback, at: Date = this.now()): AuditEntry {
-    return {
-      at,
-      action: event.action,
-      actor: context.actor,
-      clientAddress: context.clientAddress ?? null,
-      requestId: context.requestId ?? null,
-      developerId: event.developerId,
-      projectId: event.projectId ?? null,
-      targetType: event.targetType,
-      targetId: event.targetId,
-      before: event.before ?? null,
-      after: event.after ?? null,
-    }
-  }
-
+/** @internal The audit log's part of the key service's interface (`Keyward`). */
+export interface KeywardAudit {
   /**
-   * The rows of a write to keys: one per written record, with the fields that changed since
-   * `previous` (all of them for a new key), or none where nothing changed. `developerOf` names
-   * the developer whose log holds a key's row; `extra` adds fields to the row's `after`.
-   * `undefined` when the store does not audit.
+   * Whether the store keeps an audit log (it has `appendAudit`). Then every write of this
+   * service appends its rows in the same transaction: who (`context.actor`; the system when no
+   * context is given), from where, when, and the changed fields before and after.
    */
-  keys(
-    action: AuditAction | ((record: KeyRecord) => AuditAction | null),
-    context: AuditContext | undefined,
-    developerOf: (record: KeyRecord) => string | null,
-    previous: (record: KeyRecord) => KeyRecord | null,
-    extra?: (record: KeyRecord) => AuditValues,
-  ): AuditWrite | undefined {
-    if (!this.on) return undefined
-    const at = this.now()
-    const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
-    return (written) => [
-      ...(written.length > 0 ? alongside : []),
-      ...written.flatMap((record) => {
-        const name = typeof action === 'function' ? action(record) : action
-        if (name === null) return []
-        const before = previous(record)
-        const diff = before ? changed(keyFields(before), keyFields(record)) : null
-        if (diff && Object.keys(diff.after).length === 0) return []
-        const entry = this.event(
-          {
-            action: name,
-            targetType: 'key',
-            targetId: record.id,
-            developerId: developerOf(record),
-            projectId: record.ownerType === 'project' ? record.ownerId : null,
-            // Compared with the metadata, kept without it.
-            before: diff ? auditedFields({ key_prefix: record.keyPrefix, ...diff.before }) : null,
-            after: {
-              ...auditedFields(diff ? { key_prefix: record.keyPrefix, ...diff.after } : keyFields(record)),
-              ...extra?.(record),
-            },
-          },
-          context,
-          at,
-        )
-        return [entry]
-      }),
-    ]
-  }
-
+  readonly auditing: boolean
   /**
-   * The row of a change of a key's credits (`key.credits_changed`): `remaining` before and after
-   * (before: as the store read it under its lock, after a due refill), `refill` too when it
-   * changed, and the change asked for (`op`, `amount`). `undefined` when the store does not audit.
+   * Appends a row for a change the host makes (a project created or deleted, a console
+   * sign-in). Inside a transaction of the host's store (a service over `tx.store`) it commits
+   * with the host's change. `null` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * await keywardIn(tx).recordAudit(
+   *   { action: 'project.created', targetType: 'project', targetId: id, developerId, projectId: id, after: { name } },
+   *   context,
+   * )
+   * ```
    */
-  credits(
-    change: CreditChange,
-    context: AuditContext | undefined,
-    developerOf: (record: KeyRecord) => string | null,
-  ): CreditAuditWrite | undefined {
-    if (!this.on) return undefined
-    const at = this.now()
-    const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
-    const asked =
-      change.op === 'set' ? { op: 'set', amount: change.remaining } : { op: change.op, amount: change.amount }
-    return ({ before, record }) => {
-      const after = { remaining: record.remaining ?? null, refill: record.refill ?? null }
-      const refillChanged = canonicalJson(before.refill) !== canonicalJson(after.refill)
-      const entry = this.event(
-        {
-          action: 'key.credits_changed',
-          targetType: 'key',
-          targetId: record.id,
-          developerId: developerOf(record),
-          projectId: record.ownerType === 'project' ? record.ownerId : null,
-          before: {
-            key_prefix: record.keyPrefix,
-            remaining: before.remaining,
-            ...(refillChanged ? { refill: before.refill } : {}),
-          },
-          after: {
-            key_prefix: record.keyPrefix,
-            remaining: after.remaining,
-            ...(refillChanged ? { refill: after.refill } : {}),
-            ...asked,
-          },
-        },
-        context,
-        at,
-      )
-      return [...alongside, entry]
-    }
-  }
+  recordAudit(event: AuditEvent, context?: AuditContext): Promise<AuditRecord | null>
+  /**
+   * One page of a developer's audit rows (of one project with `projectId`), newest first.
+   * Throws a `TypeError` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * let page = await keyward.listAudit('dev_1', { limit: 50 })
+   * while (page.next) page = await keyward.listAudit('dev_1', { limit: 50, beforeSeq: page.next })
+   * ```
+   */
+  listAudit(developerId: string, options?: ListAuditOptions): Promise<AuditPage>
+  /**
+   * Checks the whole audit log against its chain: every row's hash, every link, no row missing
+   * up to the chain's head. Throws a `TypeError` when the store keeps no audit log.
+   *
+   * @example
+   * ```ts
+   * const { ok, problem } = await keyward.verifyAudit()
+   * if (!ok) alert(problem?.message)
+   * ```
+   */
+  verifyAudit(): Promise<AuditVerification>
 }
 
 /** Options of `keyward.listAudit`. */
@@ -189,18 +65,19 @@ export interface ListAuditOptions {
 export interface AuditDependencies {
   readonly store: KeyStore
   readonly rows: AuditRows
-  storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
+  readonly storeCall: StoreCall
 }
 
 // How many rows `verifyAudit` reads at a time.
 const VERIFY_PAGE = 1000
 
-/** @internal The service's `recordAudit`, `listAudit` and `verifyAudit`. */
-export function auditMethods({ store, rows, storeCall }: AuditDependencies) {
+/** @internal The service's audit methods: `auditing`, `recordAudit`, `listAudit` and `verifyAudit`. */
+export function auditMethods({ store, rows, storeCall }: AuditDependencies): KeywardAudit {
   const needs = (method: string) => {
     throw new TypeError(`This key store keeps no audit log (no \`${method}\`).`)
   }
   return {
+    auditing: rows.on,
     async recordAudit(event: AuditEvent, context?: AuditContext): Promise<AuditRecord | null> {
       if (!store.appendAudit) return null
       const [record] = await storeCall('appendAudit', () => store.appendAudit!([rows.event(event, context)]))
@@ -240,5 +117,26 @@ export function auditMethods({ store, rows, storeCall }: AuditDependencies) {
       }
       return verifyAuditChain(all(), head)
     },
+  }
+}
+
+/**
+ * @internal The service's `developersOf`: the developer whose audit log holds the rows of these
+ * owners' keys, a developer or the owner of a project (through `projectOwner`; `null` without
+ * it). Projects' owners are looked up only when the store audits.
+ */
+export function developerLookup(
+  rows: AuditRows,
+  projectOwner: ((projectId: string) => Promise<string | null>) | undefined,
+): DevelopersOf {
+  return async (owners) => {
+    const found = new Map<string, string | null>()
+    if (rows.on && projectOwner) {
+      for (const { ownerType, ownerId } of owners) {
+        if (ownerType === 'project' && !found.has(ownerId)) found.set(ownerId, await projectOwner(ownerId))
+      }
+    }
+    return (record) =>
+      record.ownerType === 'developer' ? record.ownerId : (found.get(record.ownerId) ?? null)
   }
 }

@@ -1,14 +1,49 @@
 import type { AuditContext } from '../audit/types.js'
 import { checkCreditChange, checkNewCredits } from '../credits/checks.js'
-import { type CreditChange, type CreditRefill, refillPeriodStart } from '../credits/model.js'
-import type { CreditSpender } from '../credits/spender.js'
+import { refillPeriodStart } from '../credits/model.js'
+import type { CreditSpender, SpendOutcome } from '../credits/spender.js'
+import type { CreditChange, CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
-import type { KeyKind } from '../key/format.js'
-import type { KeyRecord, KeyStore } from '../store/types.js'
-import type { AuditRows } from './audit.js'
-import type { KeywardEvent } from './events.js'
+import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import type { KeyRecord } from '../store/types.js'
+import type { KeyRef } from './requirements.js'
+import type { Writes } from './types.js'
+import { type CountedKey, OUTCOME, type UsageCounts } from './usage-counts.js'
+
+/** @internal The credits' part of the key service's interface (`Keyward`). */
+export interface KeywardCredits {
+  /**
+   * Changes an API key's credits, atomically in the store: `set` (the balance, `null` for
+   * unlimited, and the refill rule when given), `add`, or `subtract` (422 when the balance holds
+   * less; nothing changes). They act on the stored balance: credits that processes leased are
+   * spent already from the key's viewpoint. Reports `key.credits_changed` with the balance before
+   * and after, and, with an auditing store, appends the audit row `key.credits_changed` (by
+   * `context`) in the same transaction. `null` if there is no such key. Throws a `TypeError` when
+   * the store does not implement `changeCredits`.
+   *
+   * @example
+   * ```ts
+   * await keyward.changeCredits(keyId, { op: 'set', remaining: 1000, refill: { amount: 1000, interval: 'monthly', day: 1 } })
+   * await keyward.changeCredits(keyId, { op: 'add', amount: 500 })
+   * ```
+   */
+  changeCredits(id: string, change: CreditChange, context?: AuditContext): Promise<KeyRecord | null>
+  /**
+   * @internal The ref of an API key with credits, to spend them with {@link Keyward.spendCredits};
+   * `undefined` for a key without credits.
+   */
+  creditRef(record: KeyRecord): KeyRef | undefined
+  /**
+   * @internal Spends `cost` credits of a verified API key: `undefined` for a key without a limit
+   * (or a cost of 0), the headers of an accepted request, or the 429 `usage_exceeded`. With
+   * `now`, only what memory decides: `null` when the store must be asked (then call it without).
+   */
+  spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
+  /** @internal Spends `cost` credits, asking the store when memory cannot decide. */
+  spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
+}
 
 /** The credit fields of a new key's record. */
 export interface NewKeyCredits {
@@ -49,25 +84,96 @@ const CREDIT_CHANGE_OPTIONS = optionNames<CreditChange>({
   amount: true,
 })
 
-/** @internal What the service's change of credits needs. */
-export interface CreditChangerDeps {
-  readonly store: KeyStore
-  readonly storeCall: <T>(operation: string, run: () => Promise<T>) => Promise<T>
-  readonly now: () => Date
-  readonly emit: (event: KeywardEvent) => void
-  readonly wrote: (hash: string) => void
-  readonly spender: CreditSpender
-  readonly auditRows: AuditRows
-  readonly developersOf: (
-    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
-  ) => Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null>
+/**
+ * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
+ * for the first lease): the guards spend its credits once every other check passed. A private
+ * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ */
+class MeteredKeyRef implements KeyRef {
+  readonly #balance: number
+  // Its project: a refusal of its credits moves its usage count from accepted.
+  readonly #projectId: string
+  constructor(
+    readonly id: string,
+    readonly keyPrefix: string,
+    balance: number,
+    projectId: string,
+  ) {
+    this.#balance = balance
+    this.#projectId = projectId
+  }
+  static balanceOf(key: KeyRef): number | undefined {
+    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  }
+  static counted(key: KeyRef): CountedKey | undefined {
+    return #projectId in key
+      ? {
+          id: key.id,
+          keyPrefix: key.keyPrefix,
+          ownerType: 'project',
+          ownerId: (key as MeteredKeyRef).#projectId,
+        }
+      : undefined
+  }
 }
 
 /**
- * @internal The service's `changeCredits`: checks the change, applies it atomically in the store
- * with its audit row, reports it.
+ * @internal The ref a verified API key hands its guard: a metered one, with its balance, when the
+ * key has a credit limit.
  */
-export function creditChanger(deps: CreditChangerDeps) {
+export const projectKeyRef = (key: KeyRecord): KeyRef =>
+  key.remaining == null
+    ? { id: key.id, keyPrefix: key.keyPrefix }
+    : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining, key.ownerId)
+
+/** @internal What the service's credits need of it besides what every write does. */
+export interface CreditDependencies extends Writes {
+  readonly spender: CreditSpender
+  /** The service's usage counts, where a request its credits refused moves; absent without them. */
+  readonly counts: UsageCounts | undefined
+  /** Whether the host listens to events: without a hook, a refusal builds none. */
+  readonly listening: boolean
+}
+
+/** @internal The service's credit methods: `changeCredits`, `creditRef` and `spendCredits`. */
+export function creditMethods(deps: CreditDependencies): KeywardCredits {
+  const { spender, counts, listening, emit } = deps
+
+  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
+    const balance = MeteredKeyRef.balanceOf(key)
+    if (balance === undefined || cost === 0) return undefined
+    if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
+    return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
+  }
+
+  function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
+    if (!(outcome instanceof KeywardError)) return outcome
+    // Counted as accepted when it was verified: its credits refused it after all.
+    const counted = MeteredKeyRef.counted(key)
+    if (counts && counted) counts.move(counted, OUTCOME.accepted, OUTCOME.usage_exceeded)
+    if (listening) {
+      emit({
+        type: 'auth.failed',
+        reason: 'usage_exceeded',
+        header: KEY_HEADER.project,
+        errorType: outcome.type,
+        keyId: key.id,
+        keyPrefix: key.keyPrefix,
+      })
+    }
+    return outcome
+  }
+
+  return {
+    changeCredits: creditChanger(deps),
+    creditRef: (record) => (record.remaining == null ? undefined : projectKeyRef(record)),
+    spendCredits: spendCredits as KeywardCredits['spendCredits'],
+  }
+}
+
+// The service's `changeCredits`: checks the change, applies it atomically in the store with its
+// audit row, reports it.
+function creditChanger(deps: CreditDependencies) {
   const { store, storeCall, now, emit, wrote, spender, auditRows, developersOf } = deps
   return async function changeCredits(
     id: string,

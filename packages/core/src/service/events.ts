@@ -1,4 +1,4 @@
-import type { CreditRefill } from '../credits/model.js'
+import type { CreditRefill } from '../credits/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyRecord } from '../store/types.js'
 

@@ -5,7 +5,7 @@ import { ErrorType } from '../errors/types.js'
 import type { KeyRecord } from '../store/types.js'
 import { bothExpiryFields, checkExpiry, lifecycleRefusal } from './lifecycle.js'
 import { boundedExpiry } from './policies.js'
-import type { RollDependencies } from './roll.js'
+import type { Writes } from './types.js'
 
 /**
  * A key's new expiry, for `keyward.setKeyExpiry`: `expiresAt` (a time in the future, or `null`
@@ -45,8 +45,7 @@ function newExpiry(change: KeyExpiryChange, now: Date): Date | null {
  * writes it through the store, which refuses a roll that came in between, and forgets the key
  * in the cache before it returns (the store's change feed tells the other processes).
  */
-// It needs of the service what a roll does: its store calls, clock, events and cache.
-export function expirySetter(dependencies: RollDependencies) {
+export function expirySetter(dependencies: Writes) {
   const { store, storeCall, now, emit, wrote, rules, auditRows, developersOf } = dependencies
   return async function setKeyExpiry(
     id: string,

@@ -1,7 +1,7 @@
 import type { AuditContext } from '../audit/types.js'
 import type { KeyRecord } from '../store/types.js'
 import { deactivatedEvent } from './events.js'
-import type { RollDependencies } from './roll.js'
+import type { Writes } from './types.js'
 
 /** A key reported as leaked: its SHA-256 hash, and where it was found. */
 export interface LeakedKey {
@@ -35,15 +35,7 @@ const SECRET_SCANNING: AuditContext = { actor: { type: 'secret_scanning' } }
  * deactivation of the active ones, then `key.deactivated` for each key this call deactivated
  * and `key.leaked` for each report of a known key (with the reporter's `url` and `source`).
  */
-// It needs of the service what a roll does: its store calls, events, cache and audit rows.
-export function leakedKeyRevoker({
-  store,
-  storeCall,
-  emit,
-  wrote,
-  auditRows,
-  developersOf,
-}: RollDependencies) {
+export function leakedKeyRevoker({ store, storeCall, emit, wrote, auditRows, developersOf }: Writes) {
   return async function revokeLeakedKeys(
     leaks: readonly LeakedKey[],
     context: AuditContext = SECRET_SCANNING,

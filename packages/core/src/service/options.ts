@@ -12,7 +12,8 @@ import type { KeyStore } from '../store/types.js'
 import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../store/usage.js'
 import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
-import { checkOwnerKeyPolicies, type OwnerKeyPolicies } from './policies.js'
+import { checkOwnerKeyPolicies } from './policies.js'
+import type { OwnerKeyPolicies } from './types.js'
 
 /** Options of the service's usage counts (`usage` of {@link KeywardOptions}). */
 export interface UsageOptions {

@@ -1,20 +1,66 @@
+import type { AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
-import { optionNames } from '../errors/extra-fields.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
+import { clientAddress, type TrustedProxy } from '../http/client-address.js'
+import type { KeywardRequest } from '../http/types.js'
 import type { KeyKind } from '../key/format.js'
-import { checkIpAllowlist, checkMetadata, checkPermissions, type KeyPolicies } from '../policy/policies.js'
+import {
+  accessProblem,
+  checkIpAllowlist,
+  checkMetadata,
+  checkPermissions,
+  type KeyPolicies,
+  type PermissionRule,
+} from '../policy/policies.js'
 import type { KeyRecord } from '../store/types.js'
 import { DAY_MS } from './lifecycle.js'
+import type { OwnerKeyPolicies, PolicyRules, Writes } from './types.js'
 
-/**
- * Policies of every key of one owner type (option `keyPolicies` of `createKeyward`).
- *
- * @example
- * ```ts
- * const keyPolicies: OwnerKeyPolicies = { project: { maxLifetimeDays: 90 } }
- * ```
- */
-export type OwnerKeyPolicies = Partial<Readonly<Record<KeyKind, { readonly maxLifetimeDays?: number }>>>
+/** @internal The policies' part of the key service's interface (`Keyward`). */
+export interface KeywardPolicies {
+  /** The permissions the host declared (option `permissions`). */
+  readonly permissions: ReadonlySet<string>
+  /**
+   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`; a field left
+   * `undefined` stays, `null` clears it (anywhere, every permission, no metadata). 422 as at
+   * creation. Every process's verification cache hears of it as of a deactivation. `null` if
+   * there is no such key. Throws a `TypeError` when the store does not implement `setKeyPolicies`.
+   *
+   * @example
+   * ```ts
+   * await keyward.setKeyPolicies(keyId, { permissions: ['reports:read'], ipAllowlist: ['203.0.113.0/24'] })
+   * ```
+   */
+  setKeyPolicies(id: string, policies: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null>
+  /**
+   * The client address of a request, as the throttle reads it: the socket's, or the one the
+   * `protection.trustedProxy` header names. What IP allowlists are checked against.
+   *
+   * @example
+   * ```ts
+   * keyward.clientAddress(request) // '203.0.113.7'
+   * ```
+   */
+  clientAddress(request: KeywardRequest): string | undefined
+  /**
+   * The refusal of a verified API key for a request from `address` that needs `permissions`,
+   * or `null`: 403 `ip_not_allowed` outside the key's IP allowlist, 403 `permission_denied`
+   * without a required permission. The guards check it; call it where a key acts through
+   * something else (an access token that names the key).
+   *
+   * @example
+   * ```ts
+   * const refusal = keyward.keyAccessProblem(record, keyward.clientAddress(request), { allOf: ['reports:read'] })
+   * if (refusal) throw refusal
+   * ```
+   */
+  keyAccessProblem(
+    record: KeyRecord,
+    address: string | undefined,
+    permissions?: PermissionRule,
+  ): KeywardError | null
+}
 
 /** @internal Checks the option `keyPolicies` once, naming the field. */
 export function checkOwnerKeyPolicies(value: OwnerKeyPolicies | undefined): void {
@@ -43,12 +89,6 @@ export const POLICY_OPTIONS = optionNames<KeyPolicies>({
 
 const BODY = ['body'] as const
 const field = (name: string) => [...BODY, name]
-
-/** @internal The key policies of a service: its declared permissions and its owner types' maximum lifetimes. */
-export interface PolicyRules {
-  readonly declared: ReadonlySet<string>
-  readonly owners: OwnerKeyPolicies
-}
 
 /**
  * @internal The policies of a new key, checked (422 at `["body", field, ...]`). API keys only:
@@ -129,4 +169,41 @@ export function rollLifetime(rules: PolicyRules, current: KeyRecord): number | n
   if (lifetime === null) return max
   if (lifetime > max) throw tooLong(current.ownerType, max / DAY_MS, ['path', 'key_id'])
   return lifetime
+}
+
+/**
+ * @internal The service's policy methods: the declared permissions, `setKeyPolicies`, and the
+ * checks of a key's IP allowlist and permissions for a request.
+ */
+export function policyMethods(writes: Writes, trustedProxy: TrustedProxy | undefined): KeywardPolicies {
+  const { store, storeCall, emit, wrote, rules, auditRows, developersOf } = writes
+  return {
+    permissions: rules.declared,
+    async setKeyPolicies(id: string, given: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null> {
+      if (!store.setKeyPolicies) {
+        throw new TypeError("This key store cannot set a key's policies (no `setKeyPolicies`).")
+      }
+      checkOptionNames('setKeyPolicies', given, POLICY_OPTIONS)
+      const change = changedPolicies(rules, given ?? {})
+      const current = await storeCall('findKeyById', () => store.findKeyById(id))
+      if (!current) return null
+      if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
+      const audited = auditRows.keys(
+        'key.policies_set',
+        context,
+        await developersOf([current]),
+        () => current,
+      )
+      const updated = await storeCall('setKeyPolicies', () =>
+        store.setKeyPolicies!(id, change, audited),
+      ).finally(() => wrote(current.hash))
+      if (updated) {
+        const { id: keyId, keyPrefix, ownerType, ownerId } = updated
+        emit({ type: 'key.policies_set', keyId, keyPrefix, ownerType, ownerId })
+      }
+      return updated
+    },
+    clientAddress: (request) => clientAddress(request, trustedProxy),
+    keyAccessProblem: (record, address, permissions) => accessProblem(record, address, permissions),
+  }
 }

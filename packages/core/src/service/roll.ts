@@ -3,12 +3,11 @@ import { creditState } from '../credits/model.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
-import type { KeyRecord, KeyStore } from '../store/types.js'
-import type { AuditRows } from './audit.js'
-import type { KeywardEvent } from './events.js'
+import type { KeyRecord } from '../store/types.js'
 import { checkGraceSeconds, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
-import { type PolicyRules, rollLifetime } from './policies.js'
+import { rollLifetime } from './policies.js'
+import type { Writes } from './types.js'
 
 /**
  * Options of `keyward.rollKey`.
@@ -41,35 +40,8 @@ export interface RolledKey extends IssuedKey {
   readonly previous: KeyRecord
 }
 
-/** @internal What rolling needs of the service. */
-export interface RollDependencies {
-  readonly store: KeyStore
-  storeCall<T>(operation: string, run: () => Promise<T>): Promise<T>
-  now(): Date
-  emit(event: KeywardEvent): void
-  /** Tells the service's cache that the key with this hash was written (or may have been). */
-  wrote(hash: string): void
-  /** The service's declared permissions and maximum lifetimes. */
-  readonly rules: PolicyRules
-  /** The audit rows of the service's writes. */
-  readonly auditRows: AuditRows
-  /** The developer whose audit log holds a key's rows. */
-  developersOf(
-    owners: readonly Pick<KeyRecord, 'ownerType' | 'ownerId'>[],
-  ): Promise<(record: Pick<KeyRecord, 'ownerType' | 'ownerId'>) => string | null>
-}
-
 /** @internal The service's `rollKey`. */
-export function rollWith({
-  store,
-  storeCall,
-  now,
-  emit,
-  wrote,
-  rules,
-  auditRows,
-  developersOf,
-}: RollDependencies) {
+export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows, developersOf }: Writes) {
   return async function rollKey(
     id: string,
     rollOptions: RollKeyOptions = {},

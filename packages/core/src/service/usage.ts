@@ -1,6 +1,35 @@
 import type { KeyRecord, KeyStore, KeyUse } from '../store/types.js'
+import type { UsageBucket, UsageQuery, UsageRetention } from '../store/usage.js'
 import type { KeywardEvent } from './events.js'
 import { DAY_MS } from './lifecycle.js'
+import type { StoreCall } from './types.js'
+import type { UsageCounts, UsageCountsStats } from './usage-counts.js'
+
+/** @internal The usage's part of the key service's interface (`Keyward`): uses and counts of keys. */
+export interface KeywardUsage {
+  /** Writes the pending `lastUsedAt` uses now. Call it before closing the store. */
+  flushLastUsed(): Promise<void>
+  /**
+   * How long usage counts are kept (option `usage.retention`), or `null` when the service counts
+   * no usage (option `usage: false`, or a store without `recordUsage`).
+   */
+  readonly usageRetention: UsageRetention | null
+  /**
+   * The usage of an owner's keys, summed per bucket, key and outcome (see `KeyStore.readUsage`).
+   * Counts still held in memory are not in it: call {@link Keyward.flushUsage} first to see them.
+   * Throws a `TypeError` when the store does not implement `readUsage`.
+   *
+   * @example
+   * ```ts
+   * const rows = await keyward.readUsage({ owner: { type: 'project', id: projectId }, granularity: 'hour', from, to })
+   * ```
+   */
+  readUsage(query: UsageQuery): Promise<UsageBucket[]>
+  /** Writes the usage counts held in memory now. */
+  flushUsage(): Promise<void>
+  /** What the usage counter holds and has written, for metrics; `null` without usage counts. */
+  usageStats(): UsageCountsStats | null
+}
 
 /** @internal What the service gives the usage tracker. */
 export interface UsageOptions {
@@ -112,5 +141,37 @@ export function createUsage(options: UsageOptions): Usage {
       if (sweeper === undefined) sweeper = later(sweepLater, intervalMs / 4)
     },
     flush,
+  }
+}
+
+/** @internal What the service's usage methods read. */
+export interface UsageMethodsDependencies {
+  readonly store: KeyStore
+  readonly storeCall: StoreCall
+  /** The service's `lastUsedAt` tracker. */
+  readonly usage: Usage
+  /** The service's usage counts; absent without them. */
+  readonly counts: UsageCounts | undefined
+  /** How long the counts are kept, `null` without them. */
+  readonly retention: UsageRetention | null
+}
+
+/** @internal The service's usage methods: `flushLastUsed`, `readUsage`, `flushUsage`, `usageStats`. */
+export function usageMethods({
+  store,
+  storeCall,
+  usage,
+  counts,
+  retention,
+}: UsageMethodsDependencies): KeywardUsage {
+  return {
+    flushLastUsed: () => usage.flush(),
+    usageRetention: retention,
+    readUsage: async (query) => {
+      if (!store.readUsage) throw new TypeError('This key store cannot read usage (no `readUsage`).')
+      return storeCall('readUsage', () => store.readUsage!(query))
+    },
+    flushUsage: async () => counts?.flush(),
+    usageStats: () => counts?.stats() ?? null,
   }
 }

@@ -9,7 +9,8 @@ import {
   type AuditWrite,
   type CreditAuditWrite,
 } from '../audit/types.js'
-import { type CreditChange, changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
+import { changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
+import type { CreditChange } from '../credits/types.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'

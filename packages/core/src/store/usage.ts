@@ -1,5 +1,5 @@
 import type { KeyKind } from '../key/format.js'
-import type { KeyOwner } from './types.js'
+import type { KeyOwner } from './record.js'
 
 /** The size of a usage bucket: a minute, an hour or a day, in UTC. */
 export type UsageGranularity = 'minute' | 'hour' | 'day'

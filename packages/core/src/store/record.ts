@@ -1,0 +1,80 @@
+// The records a store keeps and hands back. Apart from the store interface (./types.ts) so that
+// the modules its methods take (audit rows, credits, usage) can name a record without a circle.
+import type { CreditRefill, CreditState } from '../credits/types.js'
+import type { KeyKind } from '../key/format.js'
+import type { KeyMetadata } from '../policy/policies.js'
+
+/**
+ * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
+ * The owner is a developer (`ownerType: 'developer'`, the spec's `developer_id`) or a
+ * project (`ownerType: 'project'`, `project_id`); the owner decides the key's type.
+ */
+export interface KeyRecord {
+  /** Stable identifier of the record (a UUID for the stores Keyward ships). */
+  readonly id: string
+  /** SHA-256 of the full key, 64 lower-case hex characters. Unique. */
+  readonly hash: string
+  /** The first 8 characters of the key, for display. Not unique. */
+  readonly keyPrefix: string
+  /** Whether the key belongs to a developer or to a project. */
+  readonly ownerType: KeyKind
+  /** The `developer_id` or `project_id` the key belongs to. */
+  readonly ownerId: string
+  /** The descriptive name given at creation, or `null`. */
+  readonly name: string | null
+  /** Only active keys pass authentication. */
+  readonly active: boolean
+  /** When the key was issued. */
+  readonly createdAt: Date
+  /**
+   * When the key stops passing authentication, or `null` (absent means `null`) for never.
+   * A rolled key gets the end of its grace window here.
+   */
+  readonly expiresAt?: Date | null
+  /** When the key last passed authentication, as recorded off the hot path; `null` if never. */
+  readonly lastUsedAt?: Date | null
+  /** The id of the key that replaced this one by a roll, or `null`. A rolled key is in its grace window. */
+  readonly replacedBy?: string | null
+  /**
+   * Why the key was deactivated: `'leaked'` when a leak report revoked it
+   * (`keyward.revokeLeakedKeys`), `'revoked'` for any other deactivation; absent (or `null`)
+   * while it is active. A store that does not keep it may leave it out: an inactive key is then
+   * reported as `'revoked'`.
+   */
+  readonly revokedReason?: RevokedReason | null
+  /**
+   * The addresses and CIDR ranges (IPv4 or IPv6) an API key may be used from; `null` (absent
+   * means `null`) for anywhere. A list that cannot be parsed refuses every request (fail closed).
+   */
+  readonly ipAllowlist?: readonly string[] | null
+  /** The permissions an API key carries; `null` (absent means `null`) for every declared permission. */
+  readonly permissions?: readonly string[] | null
+  /** A JSON object the host attached to the key, handed to the guards; `null` for none. Never logged. */
+  readonly metadata?: KeyMetadata | null
+  /**
+   * The credits an API key has left (an integer of 0 or more), or `null` (absent means `null`)
+   * for unlimited. The stored balance: credits that processes leased are spent already from the
+   * key's viewpoint. A record read from a verification cache may hold an older balance; only
+   * whether it is `null` is used there.
+   */
+  readonly remaining?: number | null
+  /** How the key's credits come back, or `null` for never. */
+  readonly refill?: CreditRefill | null
+  /** The start of the last refill period applied to the balance, or `null`. Written by the store. */
+  readonly refilledAt?: Date | null
+}
+
+/** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */
+export interface CreditChangeResult {
+  readonly before: CreditState
+  readonly record: KeyRecord
+}
+
+/** Why a key was deactivated, as {@link KeyRecord.revokedReason} keeps it. */
+export type RevokedReason = 'leaked' | 'revoked'
+
+/** Whose keys: a developer's or a project's. */
+export interface KeyOwner {
+  readonly type: KeyKind
+  readonly id: string
+}
