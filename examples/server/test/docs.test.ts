@@ -1,5 +1,6 @@
 // Documents that show code or answers: the Postgres store's guide, whose blocks that start with
-// their imports are whole modules a reader can paste, and the README, whose sample answers have
+// their imports are whole modules a reader can paste, the identities guide, whose blocks are one
+// program in order, and the README, whose sample answers have
 // the fields the server answers with today.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -17,6 +18,18 @@ describe('docs/postgres.md', () => {
     const files = new Map(
       modules.map((block, i) => [`${dir}/src/docs-postgres-${i + 1}.ts`, `${block}\nexport {}\n`]),
     )
+    expect(typeErrors(dir, files)).toEqual([])
+  }, 120_000)
+})
+
+describe('docs/identities.md', () => {
+  it('has blocks that compile in order, as one program', () => {
+    const program = blocksOf(
+      readFileSync(new URL('../../../docs/identities.md', import.meta.url), 'utf8'),
+      'ts',
+    )
+    expect(program.length).toBeGreaterThan(2)
+    const files = new Map([[`${dir}/src/docs-identities.ts`, `${program.join('\n')}\nexport {}\n`]])
     expect(typeErrors(dir, files)).toEqual([])
   }, 120_000)
 })

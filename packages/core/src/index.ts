@@ -164,6 +164,27 @@ export {
   type VerifyRouteOptions,
 } from './http/index.js'
 export {
+  checkExternalId,
+  checkIdentityChange,
+  checkNewIdentity,
+  checkRateLimits,
+} from './identities/checks.js'
+export { MemoryIdentities, type MemoryKeyAccess } from './identities/memory.js'
+export {
+  type IdentityChange,
+  type IdentityInfo,
+  type IdentityRecord,
+  MAX_EXTERNAL_ID_LENGTH,
+  MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_DURATION_MS,
+  MAX_RATE_LIMITS,
+  MIN_RATE_LIMIT_DURATION_MS,
+  type NewIdentity,
+  RATE_LIMIT_NAME_PATTERN,
+  type StoredRateLimit,
+} from './identities/model.js'
+export type { IdentityAuditWrite, IdentityDeletion, IdentityPage, IdentityStore } from './identities/store.js'
+export {
   KEY_ALPHABET,
   KEY_LENGTH,
   KEY_PATTERN,
@@ -226,6 +247,7 @@ export type { ListAuditOptions } from './service/audit.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
 export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'
+export type { CreateIdentityOptions, IdentityPageOptions } from './service/identities.js'
 export type { IssueKeyOptions, ListKeysPageOptions } from './service/keys.js'
 export { createKeyward, type Keyward } from './service/keyward.js'
 export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'

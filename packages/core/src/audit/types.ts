@@ -62,6 +62,10 @@ export type AuditAction =
   | 'key.expiry_set'
   | 'key.policies_set'
   | 'key.credits_changed'
+  | 'key.identity_set'
+  | 'identity.created'
+  | 'identity.updated'
+  | 'identity.deleted'
   | 'project.created'
   | 'project.deleted'
   | 'developer.registered'
@@ -78,6 +82,10 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'key.expiry_set',
   'key.policies_set',
   'key.credits_changed',
+  'key.identity_set',
+  'identity.created',
+  'identity.updated',
+  'identity.deleted',
   'project.created',
   'project.deleted',
   'developer.registered',
@@ -86,7 +94,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
 ]
 
 /** What a row of the audit log is about. */
-export type AuditTargetType = 'key' | 'project' | 'developer'
+export type AuditTargetType = 'key' | 'project' | 'developer' | 'identity'
 
 /** Changed fields, by their API name (snake_case), as JSON values. Never key material. */
 export type AuditValues = { readonly [field: string]: unknown }

@@ -46,6 +46,10 @@ export const ErrorType = {
   keyExpired: 'key_expired',
   /** The key is not active: activate it before rolling it. */
   keyInactive: 'key_inactive',
+  /** The project has an identity with this `external_id` already. */
+  identityExists: 'identity_exists',
+  /** The identity still has keys: move or revoke them first, or delete it with `revoke_keys`. */
+  identityHasKeys: 'identity_has_keys',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
   /** A secret-scanning alert body that is not JSON, or not an array of matches. */
@@ -163,6 +167,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_rolled: 409,
   key_expired: 409,
   key_inactive: 409,
+  identity_exists: 409,
+  identity_has_keys: 409,
   payload_too_large: 413,
   alert_invalid: 400,
   unsupported_media_type: 415,

@@ -7,32 +7,19 @@ import { checkMetadata, type KeyMetadata } from '../policy/policies.js'
 import { checkInteger } from '../service/lifecycle.js'
 import { checkName } from '../service/name.js'
 import {
+  type IdentityChange,
   MAX_EXTERNAL_ID_LENGTH,
   MAX_RATE_LIMIT,
   MAX_RATE_LIMIT_DURATION_MS,
   MAX_RATE_LIMITS,
   MIN_RATE_LIMIT_DURATION_MS,
+  type NewIdentity,
   RATE_LIMIT_NAME_PATTERN,
   type StoredRateLimit,
 } from './model.js'
 
 const BODY = ['body'] as const
 const RATE_LIMIT_FIELDS = optionNames<StoredRateLimit>({ name: true, limit: true, duration: true })
-
-/** An identity as given at its creation, checked. */
-export interface NewIdentity {
-  readonly externalId: string
-  readonly metadata: KeyMetadata | null
-  readonly ratelimits: readonly StoredRateLimit[]
-  readonly remaining: number | null
-  readonly refill: CreditRefill | null
-}
-
-/** A change of an identity as given (`PATCH`): only what is present changes. */
-export interface IdentityChange {
-  readonly metadata?: KeyMetadata | null
-  readonly ratelimits?: readonly StoredRateLimit[]
-}
 
 const NEW_IDENTITY_FIELDS = {
   external_id: true,
@@ -64,6 +51,12 @@ export function checkExternalId(value: unknown, loc: readonly string[]): string 
  * Named rate limits as given: an array of at most 5 `{ name, limit, duration }` with distinct
  * names, `duration` in milliseconds of whole seconds from 1 s to 1 day; 422 at the faulty field.
  * `null` or absent is none.
+ *
+ * @example
+ * ```ts
+ * checkRateLimits([{ name: 'requests', limit: 10, duration: 1000 }], ['body', 'ratelimits'])
+ * // [{ name: 'requests', limit: 10, duration: 1000 }]
+ * ```
  */
 export function checkRateLimits(value: unknown, loc: readonly string[]): readonly StoredRateLimit[] {
   if (value === undefined || value === null) return []
@@ -123,6 +116,12 @@ function bodyObject(value: unknown): Record<string, unknown> {
 /**
  * The body of an identity's creation (`{"external_id", "metadata"?, "ratelimits"?, "remaining"?,
  * "refill"?}`), checked; 422 at the faulty field, an unknown field `extra_forbidden`.
+ *
+ * @example
+ * ```ts
+ * checkNewIdentity({ external_id: 'customer_acme', remaining: 100 })
+ * // { externalId: 'customer_acme', metadata: null, ratelimits: [], remaining: 100, refill: null }
+ * ```
  */
 export function checkNewIdentity(value: unknown): NewIdentity {
   const given = bodyObject(value)
@@ -138,6 +137,11 @@ export function checkNewIdentity(value: unknown): NewIdentity {
  * The body of an identity's change (`PATCH`: `{"metadata"?, "ratelimits"?}`; `null` clears),
  * checked. Its `external_id` is the link to the host's own records and never changes; its
  * credits change through their own operation, as a key's do.
+ *
+ * @example
+ * ```ts
+ * checkIdentityChange({ metadata: null }) // { metadata: null }: the metadata is cleared
+ * ```
  */
 export function checkIdentityChange(value: unknown): IdentityChange {
   const given = bodyObject(value)

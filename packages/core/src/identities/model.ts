@@ -7,8 +7,10 @@ export const MAX_EXTERNAL_ID_LENGTH = 255
 /** The most named rate limits of one key or identity. */
 export const MAX_RATE_LIMITS = 5
 
-/** The shortest and longest window of a stored rate limit, in milliseconds (1 s and 1 day). */
+/** The shortest window of a stored rate limit, in milliseconds: 1 s. */
 export const MIN_RATE_LIMIT_DURATION_MS = 1000
+
+/** The longest window of a stored rate limit, in milliseconds: 1 day. */
 export const MAX_RATE_LIMIT_DURATION_MS = 86_400_000
 
 /** The most requests (or cost) a stored rate limit allows per window. */
@@ -57,4 +59,19 @@ export interface IdentityInfo {
   readonly id: string
   readonly externalId: string
   readonly metadata: KeyMetadata | null
+}
+
+/** An identity as given at its creation, checked. */
+export interface NewIdentity {
+  readonly externalId: string
+  readonly metadata: KeyMetadata | null
+  readonly ratelimits: readonly StoredRateLimit[]
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+}
+
+/** A change of an identity as given (`PATCH`): only what is present changes. */
+export interface IdentityChange {
+  readonly metadata?: KeyMetadata | null
+  readonly ratelimits?: readonly StoredRateLimit[]
 }

@@ -37,7 +37,8 @@ const keyFields = (record: KeyRecord): AuditValues => ({
  * metadata and its size, never its content: `{"redacted": true, "bytes": N}` (N the UTF-8 size
  * of its canonical JSON), or `null` for none.
  */
-function auditedFields(values: AuditValues): AuditValues {
+/** @internal */
+export function auditedFields(values: AuditValues): AuditValues {
   if (!('metadata' in values) || values.metadata === null || values.metadata === undefined) return values
   const bytes = utf8.encode(canonicalJson(values.metadata)).length
   return { ...values, metadata: { redacted: true, bytes } }
@@ -45,7 +46,11 @@ function auditedFields(values: AuditValues): AuditValues {
 
 // The fields that differ, before and after (compared as canonical JSON: a database may reorder
 // the members of a JSON column).
-function changed(before: AuditValues, after: AuditValues): { before: AuditValues; after: AuditValues } {
+/** @internal The fields that differ, before and after. */
+export function changed(
+  before: AuditValues,
+  after: AuditValues,
+): { before: AuditValues; after: AuditValues } {
   const was: Record<string, unknown> = {}
   const is: Record<string, unknown> = {}
   for (const field of Object.keys(after)) {

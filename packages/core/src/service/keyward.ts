@@ -5,6 +5,7 @@ import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
 import { creditMethods, type KeywardCredits } from './credits.js'
 import { emitter, type KeywardEvent } from './events.js'
+import { identityMethods, type KeywardIdentities } from './identities.js'
 import { type KeywardKeys, keyMethods } from './keys.js'
 import { DAY_MS } from './lifecycle.js'
 import { createLookup } from './lookup.js'
@@ -19,12 +20,13 @@ import { type KeywardVerification, verificationMethods } from './verification.js
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
-// policies.ts), and createKeyward joins them. Topics share only what types.ts declares.
+// policies.ts, identities.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
     KeywardAudit,
     KeywardCredits,
+    KeywardIdentities,
     KeywardPolicies,
     KeywardUsage,
     KeywardVerification {
@@ -152,6 +154,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
+    ...identityMethods(writes),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
     ...verificationMethods({
       lookup,

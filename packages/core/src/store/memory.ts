@@ -11,6 +11,7 @@ import {
 } from '../audit/types.js'
 import { changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
+import { MemoryIdentities } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { ownerClosedError } from './closed.js'
@@ -91,6 +92,13 @@ export class MemoryKeyStore implements KeyStore {
   readonly #closed = new Set<string>()
   /** @internal The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
   readonly usage = new MemoryUsage()
+  /** The identities of the project keys, beside them. */
+  readonly identities: MemoryIdentities = new MemoryIdentities({
+    keys: () => this.#records.values(),
+    findKey: (id) => this.#records.get(id),
+    replace: (record) => this.#replace(record),
+    append: (entries) => this.appendAudit(entries),
+  })
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead

@@ -62,6 +62,8 @@ export interface KeyRecord {
   readonly refill?: CreditRefill | null
   /** The start of the last refill period applied to the balance, or `null`. Written by the store. */
   readonly refilledAt?: Date | null
+  /** The identity the key belongs to (an API key only), whose limits and credit pool it shares; `null` for none. */
+  readonly identityId?: string | null
 }
 
 /** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */
@@ -77,4 +79,33 @@ export type RevokedReason = 'leaked' | 'revoked'
 export interface KeyOwner {
   readonly type: KeyKind
   readonly id: string
+}
+
+/**
+ * What a store's `leaseCredits` granted: `granted` credits taken from the balance, and the
+ * balance left (`remaining`, `null` for a key without a limit) with its refill rule.
+ */
+export interface CreditLease {
+  readonly granted: number
+  readonly remaining: number | null
+  readonly refill: CreditRefill | null
+}
+
+/**
+ * Where a page of a listing starts: after the record with this `createdAt` and `id`, in the
+ * listing's order (newest first: `createdAt` descending, then `id` descending). `createdAt` is
+ * a `Date`, or an RFC 3339 time in UTC with up to 6 fractional digits for a store that keeps
+ * microseconds (PostgreSQL): a store gives it as precise as it compares it.
+ */
+export interface KeyPagePosition {
+  readonly createdAt: Date | string
+  readonly id: string
+}
+
+/** What a store's `listKeysPage` is asked for. */
+export interface KeyPageQuery {
+  /** How many records at most, 1 to 200. */
+  readonly limit: number
+  /** Start after this record; absent for the first page. */
+  readonly after?: KeyPagePosition
 }

@@ -8,42 +8,30 @@ import type {
   CreditAuditWrite,
 } from '../audit/types.js'
 import type { CreditChange, CreditRefill } from '../credits/types.js'
+import type { IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
-import type { CreditChangeResult, KeyOwner, KeyRecord, RevokedReason } from './record.js'
+import type {
+  CreditChangeResult,
+  CreditLease,
+  KeyOwner,
+  KeyPagePosition,
+  KeyPageQuery,
+  KeyRecord,
+  RevokedReason,
+} from './record.js'
 import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usage.js'
 
 // The records are part of the store's contract, named from here with it.
-export type { CreditChangeResult, KeyOwner, KeyRecord, RevokedReason } from './record.js'
-
-/**
- * What {@link KeyStore.leaseCredits} granted: `granted` credits taken from the balance, and the
- * balance left (`remaining`, `null` for a key without a limit) with its refill rule.
- */
-export interface CreditLease {
-  readonly granted: number
-  readonly remaining: number | null
-  readonly refill: CreditRefill | null
-}
-
-/**
- * Where a page of a listing starts: after the record with this `createdAt` and `id`, in the
- * listing's order (newest first: `createdAt` descending, then `id` descending). `createdAt` is
- * a `Date`, or an RFC 3339 time in UTC with up to 6 fractional digits for a store that keeps
- * microseconds (PostgreSQL): a store gives it as precise as it compares it.
- */
-export interface KeyPagePosition {
-  readonly createdAt: Date | string
-  readonly id: string
-}
-
-/** What {@link KeyStore.listKeysPage} is asked for. */
-export interface KeyPageQuery {
-  /** How many records at most, 1 to 200. */
-  readonly limit: number
-  /** Start after this record; absent for the first page. */
-  readonly after?: KeyPagePosition
-}
+export type {
+  CreditChangeResult,
+  CreditLease,
+  KeyOwner,
+  KeyPagePosition,
+  KeyPageQuery,
+  KeyRecord,
+  RevokedReason,
+} from './record.js'
 
 /** One page of an owner's keys, newest first. */
 export interface KeyPage {
@@ -327,6 +315,11 @@ export interface KeyStore {
    * of writes made by other processes (or other services in this one). See `KeyChangeFeed`.
    */
   readonly changes?: KeyChangeFeed
+  /**
+   * The store's identities, when it keeps them: customers of the host whose API keys share rate
+   * limits and a credit pool (see `IdentityStore`). A key's `identityId` names one.
+   */
+  readonly identities?: IdentityStore
 }
 
 /**

@@ -1,0 +1,75 @@
+import type { AuditEntry } from '../audit/types.js'
+import type { KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
+import type { IdentityChange, IdentityRecord } from './model.js'
+
+/** A page of a project's identities, newest first, and where the next one starts. */
+export interface IdentityPage {
+  readonly records: IdentityRecord[]
+  readonly next: KeyPagePosition | null
+}
+
+/**
+ * The audit rows of an identity's write: the store calls it with the identity as written (or as
+ * it was, for a deletion) and the keys the write changed, and appends the rows in the same
+ * transaction. A throw rolls the write back.
+ */
+export type IdentityAuditWrite = (
+  identity: IdentityRecord,
+  keys: readonly KeyRecord[],
+  before: IdentityRecord | null,
+) => readonly AuditEntry[]
+
+/** What `deleteIdentity` did: deleted it (revoking its keys when asked), or found keys and kept it. */
+export type IdentityDeletion =
+  | { readonly deleted: IdentityRecord; readonly revoked: readonly KeyRecord[] }
+  | { readonly kept: IdentityRecord; readonly keys: number }
+
+/**
+ * Where identities live (`store.identities` of a key store that keeps them). Each write is
+ * one transaction with its audit rows, and a write that changes what a verification answers of a
+ * key (its identity's limits, pool or metadata) reaches the change feed for every key of the
+ * identity, as a write of the key itself would.
+ */
+export interface IdentityStore {
+  /** Inserts a new identity; `null` when the project has one with its `externalId` already. */
+  insertIdentity(record: IdentityRecord, audit?: IdentityAuditWrite): Promise<IdentityRecord | null>
+  /**
+   * The identity of `externalId` in the project, inserted from `record` when there is none:
+   * two concurrent calls give the same identity. `created` says which.
+   */
+  ensureIdentity(
+    record: IdentityRecord,
+    audit?: IdentityAuditWrite,
+  ): Promise<{ readonly identity: IdentityRecord; readonly created: boolean }>
+  findIdentity(id: string): Promise<IdentityRecord | null>
+  findIdentityByExternalId(projectId: string, externalId: string): Promise<IdentityRecord | null>
+  /** A project's identities, newest first (`createdAt`, then `id`, descending). */
+  listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage>
+  /** Changes what `change` holds; `null` when there is no such identity. */
+  updateIdentity(
+    id: string,
+    change: IdentityChange,
+    updatedAt: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityRecord | null>
+  /**
+   * Deletes an identity that has no key, or, with `revokeKeys`, deactivates its active keys and
+   * deletes it in one transaction; `null` when there is no such identity.
+   */
+  deleteIdentity(
+    id: string,
+    revokeKeys: boolean,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityDeletion | null>
+  /** Joins a key to an identity, or takes it out (`null`); `null` when there is no such key. */
+  setKeyIdentity(
+    keyId: string,
+    identityId: string | null,
+    audit?: IdentityAuditWrite,
+  ): Promise<KeyRecord | null>
+  /** The keys of an identity, newest first. */
+  listIdentityKeys(
+    id: string,
+    query: KeyPageQuery,
+  ): Promise<{ records: KeyRecord[]; next: KeyPagePosition | null }>
+}

@@ -1,0 +1,258 @@
+import type { AuditAction, AuditContext, AuditValues } from '../audit/types.js'
+import type { CreditRefill } from '../credits/types.js'
+import { KeywardError } from '../errors/error.js'
+import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
+import { ErrorType } from '../errors/types.js'
+import { checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
+import type { IdentityChange, IdentityRecord, StoredRateLimit } from '../identities/model.js'
+import type { IdentityAuditWrite, IdentityPage, IdentityStore } from '../identities/store.js'
+import type { KeyMetadata } from '../policy/policies.js'
+import type { KeyPagePosition, KeyRecord } from '../store/types.js'
+import { auditedFields, changed } from './audit-rows.js'
+import type { Writes } from './types.js'
+
+/** Options of {@link KeywardIdentities.createIdentity}. */
+export interface CreateIdentityOptions {
+  /** The host's own id for its customer: 1 to 255 characters, unique within the project. */
+  readonly externalId: string
+  /** A JSON object of at most 4 KB, answered with every verification of the identity's keys. */
+  readonly metadata?: KeyMetadata | null
+  /** Up to 5 named limits shared by the identity's keys. */
+  readonly ratelimits?: readonly StoredRateLimit[] | null
+  /** The credit pool every key of the identity spends from; absent or `null` for none. */
+  readonly remaining?: number | null
+  readonly refill?: CreditRefill | null
+}
+
+/** Options of {@link KeywardIdentities.listIdentitiesPage} and {@link KeywardIdentities.listIdentityKeys}. */
+export interface IdentityPageOptions {
+  /** 1 to 200; default 50. */
+  readonly limit?: number
+  readonly after?: KeyPagePosition
+}
+
+/** @internal The identities of a project's customers: part of {@link Keyward}. */
+export interface KeywardIdentities {
+  /**
+   * Creates an identity in a project. 409 `identity_exists` when the project has one with its
+   * `externalId`; 422 at the faulty option. Appends the audit row `identity.created`.
+   */
+  createIdentity(
+    projectId: string,
+    options: CreateIdentityOptions,
+    context?: AuditContext,
+  ): Promise<IdentityRecord>
+  /** The identity with this id, or `null`. */
+  findIdentity(id: string): Promise<IdentityRecord | null>
+  /** The project's identity with this `externalId`, or `null`. */
+  findIdentityByExternalId(projectId: string, externalId: string): Promise<IdentityRecord | null>
+  /** A project's identities, newest first, a page at a time. */
+  listIdentitiesPage(projectId: string, options?: IdentityPageOptions): Promise<IdentityPage>
+  /**
+   * Changes an identity's metadata or limits (`null` clears, absent keeps); `null` when there is
+   * no such identity. Its `externalId` never changes. Appends the audit row `identity.updated`.
+   */
+  updateIdentity(id: string, change: IdentityChange, context?: AuditContext): Promise<IdentityRecord | null>
+  /**
+   * Deletes an identity; 409 `identity_has_keys` while keys belong to it, unless `revokeKeys`,
+   * which revokes them and deletes it in one transaction. `null` when there is no such identity.
+   */
+  deleteIdentity(
+    id: string,
+    options?: { readonly revokeKeys?: boolean },
+    context?: AuditContext,
+  ): Promise<{ readonly identity: IdentityRecord; readonly revoked: readonly KeyRecord[] } | null>
+  /**
+   * Joins an API key to an identity of its project, or takes it out (`null`); `null` when there
+   * is no such key or identity. Appends the audit row `key.identity_set`.
+   */
+  setKeyIdentity(keyId: string, identityId: string | null, context?: AuditContext): Promise<KeyRecord | null>
+  /** The keys of an identity, newest first, a page at a time. */
+  listIdentityKeys(
+    id: string,
+    options?: IdentityPageOptions,
+  ): Promise<{ readonly records: KeyRecord[]; readonly next: KeyPagePosition | null }>
+}
+
+const CREATE_OPTIONS = optionNames<CreateIdentityOptions>({
+  externalId: true,
+  metadata: true,
+  ratelimits: true,
+  remaining: true,
+  refill: true,
+})
+const DEFAULT_PAGE_LIMIT = 50
+const MAX_PAGE_LIMIT = 200
+
+// As a key's: the host's data about its customer is redacted (see auditedFields).
+const identityFields = (identity: IdentityRecord): AuditValues =>
+  auditedFields({
+    external_id: identity.externalId,
+    metadata: identity.metadata,
+    ratelimits: identity.ratelimits,
+    remaining: identity.remaining,
+    refill: identity.refill,
+  })
+
+/** @internal The identities' part of the service. */
+export function identityMethods(writes: Writes): KeywardIdentities {
+  const { store, storeCall, now, wrote, auditRows } = writes
+
+  function identities(): IdentityStore {
+    if (store.identities === undefined) {
+      throw new TypeError('This key store keeps no identities (it has no `identities`).')
+    }
+    return store.identities
+  }
+
+  // The rows of an identity's write, in the log of the developer who owns its project.
+  async function rows(
+    action: AuditAction,
+    context: AuditContext | undefined,
+    projectId: string,
+  ): Promise<IdentityAuditWrite | undefined> {
+    if (!auditRows.on) return undefined
+    const project = { ownerType: 'project', ownerId: projectId } as const
+    const developerId = (await writes.developersOf([project]))(project)
+    const at = now()
+    return (identity, keys, before) => {
+      // A change names the fields that changed, as a key's does; a creation all of them.
+      const diff =
+        before !== null && action === 'identity.updated'
+          ? changed(identityFields(before), identityFields(identity))
+          : null
+      const after = action === 'identity.deleted' ? null : (diff?.after ?? identityFields(identity))
+      const was = before === null ? null : (diff?.before ?? identityFields(before))
+      const own =
+        action === 'key.identity_set'
+          ? []
+          : [
+              auditRows.event(
+                {
+                  action,
+                  targetType: 'identity',
+                  targetId: identity.id,
+                  developerId,
+                  projectId: identity.projectId,
+                  before: was,
+                  after,
+                },
+                context,
+                at,
+              ),
+            ]
+      return [
+        ...own,
+        ...keys.map((key) =>
+          auditRows.event(
+            {
+              action: action === 'identity.deleted' ? 'key.revoked' : 'key.identity_set',
+              targetType: 'key',
+              targetId: key.id,
+              developerId,
+              projectId: identity.projectId,
+              after: { key_prefix: key.keyPrefix, identity_id: key.identityId ?? null, active: key.active },
+            },
+            context,
+            at,
+          ),
+        ),
+      ]
+    }
+  }
+
+  function pageQuery(options: IdentityPageOptions = {}) {
+    const limit = options.limit ?? DEFAULT_PAGE_LIMIT
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+      throw new TypeError(`option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
+    }
+    return options.after ? { limit, after: options.after } : { limit }
+  }
+
+  const findIdentity = (id: string) => storeCall('findIdentity', () => identities().findIdentity(id))
+
+  return {
+    async createIdentity(projectId, options, context) {
+      checkOptionNames('createIdentity', options, CREATE_OPTIONS)
+      const given = checkNewIdentity({
+        external_id: options?.externalId,
+        metadata: options?.metadata,
+        ratelimits: options?.ratelimits,
+        remaining: options?.remaining,
+        refill: options?.refill,
+      })
+      const at = now()
+      const record: IdentityRecord = {
+        id: crypto.randomUUID(),
+        projectId,
+        ...given,
+        refilledAt: null,
+        createdAt: at,
+        updatedAt: at,
+      }
+      const audit = await rows('identity.created', context, projectId)
+      const inserted = await storeCall('insertIdentity', () => identities().insertIdentity(record, audit))
+      if (inserted === null) {
+        throw new KeywardError(
+          ErrorType.identityExists,
+          'The project has an identity with this external_id already.',
+          ['body', 'external_id'],
+        )
+      }
+      return inserted
+    },
+    findIdentity,
+    findIdentityByExternalId: (projectId, externalId) =>
+      storeCall('findIdentityByExternalId', () =>
+        identities().findIdentityByExternalId(projectId, externalId),
+      ),
+    listIdentitiesPage: async (projectId, options) => {
+      const query = pageQuery(options)
+      return storeCall('listIdentitiesPage', () => identities().listIdentitiesPage(projectId, query))
+    },
+    async updateIdentity(id, change, context) {
+      const checked = checkIdentityChange(change)
+      const current = await findIdentity(id)
+      if (current === null) return null
+      const audit = await rows('identity.updated', context, current.projectId)
+      return storeCall('updateIdentity', () => identities().updateIdentity(id, checked, now(), audit))
+    },
+    async deleteIdentity(id, options = {}, context) {
+      const current = await findIdentity(id)
+      if (current === null) return null
+      const audit = await rows('identity.deleted', context, current.projectId)
+      const outcome = await storeCall('deleteIdentity', () =>
+        identities().deleteIdentity(id, options.revokeKeys === true, audit),
+      )
+      if (outcome === null) return null
+      if ('kept' in outcome) {
+        throw new KeywardError(
+          ErrorType.identityHasKeys,
+          `The identity has ${outcome.keys} keys: move or revoke them first, or delete it with revoke_keys.`,
+          [],
+        )
+      }
+      for (const key of outcome.revoked) wrote(key.hash)
+      return { identity: outcome.deleted, revoked: outcome.revoked }
+    },
+    async setKeyIdentity(keyId, identityId, context) {
+      const key = await storeCall('findKeyById', () => store.findKeyById(keyId))
+      if (key === null || key.ownerType !== 'project') return null
+      if (identityId !== null) {
+        const identity = await findIdentity(identityId)
+        // An identity of another project is no identity of this key's.
+        if (identity === null || identity.projectId !== key.ownerId) return null
+      }
+      const audit = await rows('key.identity_set', context, key.ownerId)
+      const updated = await storeCall('setKeyIdentity', () =>
+        identities().setKeyIdentity(keyId, identityId, audit),
+      )
+      if (updated) wrote(updated.hash)
+      return updated
+    },
+    listIdentityKeys: async (id, options) => {
+      const query = pageQuery(options)
+      return storeCall('listIdentityKeys', () => identities().listIdentityKeys(id, query))
+    },
+  }
+}
