@@ -1,9 +1,8 @@
 import { checkNewCredits } from '../credits/checks.js'
-import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
-import { checkMetadata, type KeyMetadata } from '../policy/policies.js'
+import { checkMetadata } from '../policy/policies.js'
 import { checkInteger } from '../service/lifecycle.js'
 import { checkName } from '../service/name.js'
 import {

@@ -7,7 +7,7 @@ import type {
   AuditWrite,
   CreditAuditWrite,
 } from '../audit/types.js'
-import type { CreditChange, CreditRefill } from '../credits/types.js'
+import type { CreditChange } from '../credits/types.js'
 import type { IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
