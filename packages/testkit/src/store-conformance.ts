@@ -4,6 +4,7 @@ import { auditCases } from './store-audit-cases.js'
 import { batchCases } from './store-batch-cases.js'
 import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
+import { identityCases } from './store-identity-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
@@ -59,7 +60,10 @@ function settle<T>(promises: Promise<T>[]) {
  * (`leaseCredits`, `returnCredits`, `changeCredits`), that leases never take more than the balance
  * under races, that a refill fires once per period, and that changes racing leases lose nothing,
  * and, for a store with an audit log (`appendAudit`), that every write appends its rows or is not
- * made, in one chain.
+ * made, in one chain, and, for a store that keeps identities (`identities`), that external ids stay
+ * unique under races, that pages hold each identity once in order, that keys join and leave, that
+ * an identity with keys is deleted only with them revoked, and that its changes reach the feed for
+ * each of its keys.
  *
  * @example
  * ```ts
@@ -94,6 +98,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     creditCases(make, repeats)
     usageCases(make)
     auditCases(make)
+    identityCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()
