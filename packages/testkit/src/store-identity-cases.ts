@@ -131,6 +131,19 @@ export function identityCases(make: () => Promise<StoreHarness>): void {
     expect(await identities.setKeyIdentity(crypto.randomUUID(), acme.id)).toBeNull()
   })
 
+  it('keeps the identity of a key inserted with one (when it keeps identities)', async (context) => {
+    const given = await withIdentities(make)
+    if (!given) return context.skip(NO_IDENTITIES)
+    const { store, identities } = given
+    const project = uniqueProject()
+    const acme = (await identities.insertIdentity(identityFor(project, 'customer_acme')))!
+    const record = { ...(await recordFor(undefined, 'project', project)), identityId: acme.id }
+    expect(await store.insertKey(record)).toEqual(record)
+    expect(await store.findKeyByHash(record.hash)).toEqual(record)
+    expect(await store.findKeyById(record.id)).toEqual(record)
+    expect((await identities.listIdentityKeys(acme.id, { limit: 10 })).records).toEqual([record])
+  })
+
   it('deletes an identity with keys only when asked to revoke them, in one step (when it keeps identities)', async (context) => {
     const given = await withIdentities(make)
     if (!given) return context.skip(NO_IDENTITIES)

@@ -166,3 +166,54 @@ describe('identities', () => {
     })
   })
 })
+
+describe('a new API key joins an identity', () => {
+  it('by its id, one of the project’s', async () => {
+    const { keyward } = setup()
+    const acme = await keyward.createIdentity('proj_a', { externalId: 'customer_acme' })
+    const { record } = await keyward.issueProjectKey('proj_a', { name: 'production', identityId: acme.id })
+    expect(record.identityId).toBe(acme.id)
+    expect((await keyward.listIdentityKeys(acme.id)).records.map((key) => key.id)).toEqual([record.id])
+    const other = await keyward.createIdentity('proj_b', { externalId: 'customer_other' })
+    expect(await rejection(keyward.issueProjectKey('proj_a', { identityId: other.id }))).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'identity_id'],
+    })
+    expect((await keyward.listKeys({ type: 'project', id: 'proj_a' })).map((key) => key.id)).toEqual([
+      record.id,
+    ])
+  })
+
+  it('by its external id, created on first use and found after', async () => {
+    const { keyward } = setup()
+    const first = await keyward.issueProjectKey('proj_a', { externalId: 'customer_acme' })
+    const identity = await keyward.findIdentityByExternalId('proj_a', 'customer_acme')
+    expect(first.record.identityId).toBe(identity?.id)
+    const second = await keyward.issueProjectKey('proj_a', { externalId: 'customer_acme' })
+    expect(second.record.identityId).toBe(identity?.id)
+    expect((await keyward.listIdentitiesPage('proj_a')).records).toHaveLength(1)
+    expect(await actions(keyward)).toContain('identity.created identity')
+  })
+
+  it('is refused, creating nothing, for both at once, for a developer key, or with a key-shaped external id', async () => {
+    const { keyward } = setup()
+    const acme = await keyward.createIdentity('proj_a', { externalId: 'customer_acme' })
+    expect(
+      await rejection(
+        keyward.issueProjectKey('proj_a', { identityId: acme.id, externalId: 'customer_acme' }),
+      ),
+    ).toMatchObject({ type: 'value_error', loc: ['body', 'identity_id'] })
+    expect(
+      await rejection(keyward.issueDeveloperKey('dev_a', { externalId: 'customer_acme' })),
+    ).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'external_id'],
+    })
+    const { key } = await keyward.issueProjectKey('proj_b')
+    expect(await rejection(keyward.issueProjectKey('proj_a', { externalId: `x ${key}` }))).toMatchObject({
+      type: 'key_shaped_value',
+    })
+    expect((await keyward.listKeys({ type: 'project', id: 'proj_a' })).length).toBe(0)
+    expect((await keyward.listIdentitiesPage('proj_a')).records).toHaveLength(1)
+  })
+})

@@ -4,8 +4,9 @@ import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
-import type { IdentityChange, IdentityRecord, StoredRateLimit } from '../identities/model.js'
+import type { IdentityChange, IdentityRecord, NewIdentity, StoredRateLimit } from '../identities/model.js'
 import type { IdentityAuditWrite, IdentityPage, IdentityStore } from '../identities/store.js'
+import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata } from '../policy/policies.js'
 import type { KeyPagePosition, KeyRecord } from '../store/types.js'
 import { auditedFields, changed } from './audit-rows.js'
@@ -94,72 +95,126 @@ const identityFields = (identity: IdentityRecord): AuditValues =>
     refill: identity.refill,
   })
 
+const newIdentity = (projectId: string, given: NewIdentity, at: Date): IdentityRecord => ({
+  id: crypto.randomUUID(),
+  projectId,
+  ...given,
+  refilledAt: null,
+  createdAt: at,
+  updatedAt: at,
+})
+
+function identityStore({ store }: Writes): IdentityStore {
+  if (store.identities === undefined) {
+    throw new TypeError('This key store keeps no identities (it has no `identities`).')
+  }
+  return store.identities
+}
+
+// The rows of an identity's write, in the log of the developer who owns its project.
+async function identityRows(
+  writes: Writes,
+  action: AuditAction,
+  context: AuditContext | undefined,
+  projectId: string,
+): Promise<IdentityAuditWrite | undefined> {
+  const { auditRows } = writes
+  if (!auditRows.on) return undefined
+  const project = { ownerType: 'project', ownerId: projectId } as const
+  const developerId = (await writes.developersOf([project]))(project)
+  const at = writes.now()
+  return (identity, keys, before) => {
+    // A change names the fields that changed, as a key's does; a creation all of them.
+    const diff =
+      before !== null && action === 'identity.updated'
+        ? changed(identityFields(before), identityFields(identity))
+        : null
+    const after = action === 'identity.deleted' ? null : (diff?.after ?? identityFields(identity))
+    const was = before === null ? null : (diff?.before ?? identityFields(before))
+    const own =
+      action === 'key.identity_set'
+        ? []
+        : [
+            auditRows.event(
+              {
+                action,
+                targetType: 'identity',
+                targetId: identity.id,
+                developerId,
+                projectId: identity.projectId,
+                before: was,
+                after,
+              },
+              context,
+              at,
+            ),
+          ]
+    return [
+      ...own,
+      ...keys.map((key) =>
+        auditRows.event(
+          {
+            action: action === 'identity.deleted' ? 'key.revoked' : 'key.identity_set',
+            targetType: 'key',
+            targetId: key.id,
+            developerId,
+            projectId: identity.projectId,
+            after: { key_prefix: key.keyPrefix, identity_id: key.identityId ?? null, active: key.active },
+          },
+          context,
+          at,
+        ),
+      ),
+    ]
+  }
+}
+
+/** How a new API key names its identity: by id, or by external id (created on first use). */
+export interface NewKeyIdentity {
+  readonly identityId?: string
+  readonly externalId?: string
+}
+
+/**
+ * @internal The identity a new API key of `projectId` joins, or `null` for none: the one named by
+ * `identityId` (422 at `identity_id` when the project has no such identity), or the one of
+ * `externalId`, created on first use, as Unkey does. Not both.
+ */
+export async function identityOfNewKey(
+  writes: Writes,
+  ownerType: KeyKind,
+  projectId: string,
+  { identityId, externalId }: NewKeyIdentity,
+  context: AuditContext | undefined,
+): Promise<string | null> {
+  if (identityId === undefined && externalId === undefined) return null
+  const field = identityId === undefined ? 'external_id' : 'identity_id'
+  const refuse = (msg: string) => new KeywardError(ErrorType.valueError, msg, ['body', field])
+  if (ownerType !== 'project') throw refuse('Only API keys belong to identities.')
+  if (identityId !== undefined && externalId !== undefined) {
+    throw refuse('Give identity_id or external_id, not both.')
+  }
+  const identities = identityStore(writes)
+  if (identityId !== undefined) {
+    const identity = await writes.storeCall('findIdentity', () => identities.findIdentity(identityId))
+    if (identity === null || identity.projectId !== projectId)
+      throw refuse('The project has no such identity.')
+    return identity.id
+  }
+  const record = newIdentity(projectId, checkNewIdentity({ external_id: externalId }), writes.now())
+  const audit = await identityRows(writes, 'identity.created', context, projectId)
+  const { identity } = await writes.storeCall('ensureIdentity', () =>
+    identities.ensureIdentity(record, audit),
+  )
+  return identity.id
+}
+
 /** @internal The identities' part of the service. */
 export function identityMethods(writes: Writes): KeywardIdentities {
-  const { store, storeCall, now, wrote, auditRows } = writes
-
-  function identities(): IdentityStore {
-    if (store.identities === undefined) {
-      throw new TypeError('This key store keeps no identities (it has no `identities`).')
-    }
-    return store.identities
-  }
-
-  // The rows of an identity's write, in the log of the developer who owns its project.
-  async function rows(
-    action: AuditAction,
-    context: AuditContext | undefined,
-    projectId: string,
-  ): Promise<IdentityAuditWrite | undefined> {
-    if (!auditRows.on) return undefined
-    const project = { ownerType: 'project', ownerId: projectId } as const
-    const developerId = (await writes.developersOf([project]))(project)
-    const at = now()
-    return (identity, keys, before) => {
-      // A change names the fields that changed, as a key's does; a creation all of them.
-      const diff =
-        before !== null && action === 'identity.updated'
-          ? changed(identityFields(before), identityFields(identity))
-          : null
-      const after = action === 'identity.deleted' ? null : (diff?.after ?? identityFields(identity))
-      const was = before === null ? null : (diff?.before ?? identityFields(before))
-      const own =
-        action === 'key.identity_set'
-          ? []
-          : [
-              auditRows.event(
-                {
-                  action,
-                  targetType: 'identity',
-                  targetId: identity.id,
-                  developerId,
-                  projectId: identity.projectId,
-                  before: was,
-                  after,
-                },
-                context,
-                at,
-              ),
-            ]
-      return [
-        ...own,
-        ...keys.map((key) =>
-          auditRows.event(
-            {
-              action: action === 'identity.deleted' ? 'key.revoked' : 'key.identity_set',
-              targetType: 'key',
-              targetId: key.id,
-              developerId,
-              projectId: identity.projectId,
-              after: { key_prefix: key.keyPrefix, identity_id: key.identityId ?? null, active: key.active },
-            },
-            context,
-            at,
-          ),
-        ),
-      ]
-    }
-  }
+  const { store, storeCall, now, wrote } = writes
+  const identities = () => identityStore(writes)
+  const rows = (action: AuditAction, context: AuditContext | undefined, projectId: string) =>
+    identityRows(writes, action, context, projectId)
 
   function pageQuery(options: IdentityPageOptions = {}) {
     const limit = options.limit ?? DEFAULT_PAGE_LIMIT
@@ -181,15 +236,7 @@ export function identityMethods(writes: Writes): KeywardIdentities {
         remaining: options?.remaining,
         refill: options?.refill,
       })
-      const at = now()
-      const record: IdentityRecord = {
-        id: crypto.randomUUID(),
-        projectId,
-        ...given,
-        refilledAt: null,
-        createdAt: at,
-        updatedAt: at,
-      }
+      const record = newIdentity(projectId, given, now())
       const audit = await rows('identity.created', context, projectId)
       const inserted = await storeCall('insertIdentity', () => identities().insertIdentity(record, audit))
       if (inserted === null) {

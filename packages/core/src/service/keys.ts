@@ -12,6 +12,7 @@ import { SYSTEM } from './audit-rows.js'
 import { newKeyCredits } from './credits.js'
 import { deactivatedEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
+import { identityOfNewKey } from './identities.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -39,6 +40,10 @@ export interface IssueKeyOptions extends KeyPolicies {
   readonly remaining?: number | null
   /** How the credits come back (needs `remaining`), or `null` (absent) for never. */
   readonly refill?: CreditRefill | null
+  /** An API key only: the identity it joins, one of its project's (see the identities guide). */
+  readonly identityId?: string
+  /** An API key only: the identity it joins by the host's id for it, created on first use. */
+  readonly externalId?: string
 }
 
 // Every option of the issue methods: any other is refused, as a typo of a policy.
@@ -51,6 +56,8 @@ const ISSUE_OPTIONS = optionNames<IssueKeyOptions>({
   metadata: true,
   remaining: true,
   refill: true,
+  identityId: true,
+  externalId: true,
 })
 const ISSUERS = { developer: 'issueDeveloperKey', project: 'issueProjectKey' } as const
 
@@ -214,7 +221,11 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     ])
     const policies = newKeyPolicies(rules, ownerType, issueOptions)
     const owner = { type: ownerType, id: ownerId }
-    const { key, record } = await mintKey(owner, name, expiresAt, createdAt, policies, credits)
+    // Checked before the identity, which `externalId` may create: a refused key creates nothing.
+    const identityId = await identityOfNewKey(deps, ownerType, ownerId, issueOptions, context)
+    const minted = await mintKey(owner, name, expiresAt, createdAt, policies, credits)
+    const { key } = minted
+    const record = identityId === null ? minted.record : { ...minted.record, identityId }
     // Registering a developer: "no active key yet" and the issue are one step of the store.
     const limit = registering ? 1 : ownerType === 'developer' ? developerKeyLimit : undefined
     const registered = {
