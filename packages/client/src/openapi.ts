@@ -1010,6 +1010,17 @@ export interface components {
             readonly metadata: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The identity the key belongs to; `null` for none, or when refused. */
+            readonly identity: {
+                /** The identity's id. */
+                readonly id: string;
+                /** The host's own id for its customer. */
+                readonly external_id: string;
+                /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+                readonly metadata: {
+                    readonly [key: string]: unknown;
+                } | null;
+            } | null;
             /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0. */
             readonly remaining: number | null;
             /** When the key stops working; `null` for never, or when refused. */
@@ -1057,7 +1068,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1184,7 +1195,7 @@ export interface components {
                 };
             };
         };
-        /** The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`. */
+        /** The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`, `identity_exists`, `identity_has_keys`. */
         readonly Error409: {
             headers: {
                 /** `no-store`. */
@@ -1199,7 +1210,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive";
+                        readonly type: "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys";
                     }[];
                 };
             };

@@ -209,10 +209,18 @@ describe.skipIf(!PG_URL)('credits on PostgreSQL, across processes (set KEYWARD_P
     const rest = await Promise.all(
       survivors.map((p, i) => p.send<Spent>({ op: 'spend', count: 4000, start: i })),
     )
-    await Promise.all(survivors.map((p) => p.send({ op: 'close' })))
+    const closed = await Promise.all(
+      survivors.map((p) => p.send<{ stranded: number; storeErrors: string[] }>({ op: 'close' })),
+    )
     const accepted = first.acceptedCost + sum(rest)
     expect(accepted).toBeLessThanOrEqual(10_000 - stranded)
-    expect(await balanceOf(harness, record.id)).toBe(10_000 - stranded - accepted)
+    // The books balance: what was accepted, what the kill stranded, and what a stop reported it
+    // could not give back (a give-back whose outcome is unknown on a loaded machine).
+    const strandedAtStop = closed.reduce((total, c) => total + c.stranded, 0)
+    expect({
+      balance: await balanceOf(harness, record.id),
+      storeErrors: closed.flatMap((c) => c.storeErrors),
+    }).toMatchObject({ balance: 10_000 - stranded - accepted - strandedAtStop })
     console.info(`kill -9: ${stranded} credits stranded, accepted ${accepted} of 10000`)
   }, 120_000)
 })

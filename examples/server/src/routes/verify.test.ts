@@ -41,6 +41,7 @@ describeBackends('POST /api/v1/keys/verify (%s)', (backend) => {
       owner: { type: 'project', id: projectId },
       permissions: null,
       metadata: null,
+      identity: null,
       remaining: null,
       expires_at: null,
       ratelimit: { limit: 100, window_seconds: 60, remaining: 99, reset_seconds: expect.any(Number) },

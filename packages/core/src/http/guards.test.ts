@@ -353,6 +353,7 @@ describe('answers known at once', () => {
         projectKey: { id: record.id, keyPrefix: key.slice(0, 8) },
         permissions: null,
         metadata: null,
+        identity: null,
       },
     })
     const other = request({ 'x-api-key': key }, { params: { project_id: 'p2' } })

@@ -67,6 +67,23 @@ describe('POST /api/v1/keys/verify', () => {
     expect((await keyward.findKey(record.id))?.remaining).toBe(0)
   })
 
+  it('answers the identity of a key that has one, and null for a key without', async () => {
+    const { call, keyward, d1, p1 } = await service()
+    const acme = await keyward.createIdentity('p1', {
+      externalId: 'customer_acme',
+      metadata: { plan: 'pro' },
+    })
+    const { key } = await keyward.issueProjectKey('p1', { identityId: acme.id })
+    expect((await call({ 'x-developer-key': d1 }, { key })).json).toMatchObject({
+      valid: true,
+      identity: { id: acme.id, external_id: 'customer_acme', metadata: { plan: 'pro' } },
+    })
+    expect((await call({ 'x-developer-key': d1 }, { key: p1 })).json).toMatchObject({
+      valid: true,
+      identity: null,
+    })
+  })
+
   it('takes a service token the operator configured as its SHA-256, for keys of any project', async () => {
     const { call, p1, p2 } = await service([await hashKey('another-token'), await hashKey(TOKEN)])
     for (const key of [p1, p2]) {

@@ -56,6 +56,12 @@ export interface VerifyKeyResult {
   readonly owner: { readonly type: 'project'; readonly id: string } | null
   readonly permissions: readonly string[] | null
   readonly metadata: Readonly<Record<string, unknown>> | null
+  /** The identity the key belongs to, or `null`. */
+  readonly identity: {
+    readonly id: string
+    readonly external_id: string
+    readonly metadata: Readonly<Record<string, unknown>> | null
+  } | null
   /** The key's credits left; `null` for a key without credits. */
   readonly remaining: number | null
   readonly expires_at: string | null
@@ -85,6 +91,7 @@ const REFUSALS = new Map<string, string>(
       owner: null,
       permissions: null,
       metadata: null,
+      identity: null,
       remaining: null,
       expires_at: null,
       ratelimit: null,
@@ -250,6 +257,13 @@ function validResult(
     owner: { type: 'project', id: record.ownerId },
     permissions: record.permissions ?? null,
     metadata: record.metadata ?? null,
+    identity: record.identity
+      ? {
+          id: record.identity.id,
+          external_id: record.identity.externalId,
+          metadata: record.identity.metadata,
+        }
+      : null,
     remaining,
     expires_at: record.expiresAt ? record.expiresAt.toISOString() : null,
     ratelimit: rate

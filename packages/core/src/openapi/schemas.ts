@@ -493,6 +493,17 @@ export const VerifyKeyResultSchema = Type.Object({
   ),
   permissions,
   metadata,
+  identity: Type.Union(
+    [
+      Type.Object({
+        id: Type.String({ description: "The identity's id." }),
+        external_id: Type.String({ description: "The host's own id for its customer." }),
+        metadata,
+      }),
+      Type.Null(),
+    ],
+    { description: 'The identity the key belongs to; `null` for none, or when refused.' },
+  ),
   remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description:
       "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0.",

@@ -217,3 +217,36 @@ describe('a new API key joins an identity', () => {
     expect((await keyward.listIdentitiesPage('proj_a')).records).toHaveLength(1)
   })
 })
+
+describe('a verification of a key of an identity', () => {
+  it('answers the identity in the guard context, and a change of it at once, cached or not', async () => {
+    for (const cache of [false, {}] as const) {
+      const store = new MemoryKeyStore()
+      const keyward = createKeyward({ store, cache })
+      const acme = await keyward.createIdentity('proj_a', {
+        externalId: 'customer_acme',
+        metadata: { plan: 'pro' },
+      })
+      const { key } = await keyward.issueProjectKey('proj_a', { identityId: acme.id })
+      const plain = await keyward.issueProjectKey('proj_a')
+      const requirement = { scope: 'project', projectId: 'proj_a' } as const
+      const verify = async (presented: string) =>
+        (await keyward.authenticate({ projectKey: presented }, requirement)) as { identity: unknown }
+      expect((await verify(key)).identity).toEqual({
+        id: acme.id,
+        externalId: 'customer_acme',
+        metadata: { plan: 'pro' },
+      })
+      expect((await verify(plain.key)).identity).toBeNull()
+      await keyward.updateIdentity(acme.id, { metadata: { plan: 'enterprise' } })
+      expect((await verify(key)).identity).toMatchObject({ metadata: { plan: 'enterprise' } })
+      // The guards' synchronous path answers the same once the key is cached.
+      if (cache) {
+        expect(keyward.authenticateNow({ projectKey: key }, requirement)).toMatchObject({
+          identity: { metadata: { plan: 'enterprise' } },
+        })
+      }
+      await keyward.close()
+    }
+  })
+})

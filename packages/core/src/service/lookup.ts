@@ -167,10 +167,20 @@ export function createLookup(deps: LookupDependencies): Lookup {
 
   function findKey(hash: string): Promise<KeyRecord | null> {
     try {
-      return store.findKeyByHash(hash)
+      const found = store.findKeyByHash(hash)
+      return identities === undefined ? found : found.then(withIdentity)
     } catch (error) {
       return Promise.reject(error)
     }
+  }
+
+  // A key of an identity answers what it is: read after the key unless the store joined it.
+  const identities = store.identities
+  async function withIdentity(record: KeyRecord | null): Promise<KeyRecord | null> {
+    if (!record?.identityId || record.identity !== undefined) return record
+    const found = await identities!.findIdentity(record.identityId)
+    const identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
+    return { ...record, identity }
   }
 
   /**

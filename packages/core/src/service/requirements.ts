@@ -1,4 +1,5 @@
 import type { KeywardRequest } from '../http/types.js'
+import type { IdentityInfo } from '../identities/model.js'
 import type { KeyMetadata, PermissionRule } from '../policy/policies.js'
 
 /**
@@ -64,6 +65,8 @@ export interface ProjectAuth<M extends KeyMetadata = KeyMetadata> {
   readonly permissions: readonly string[] | null
   /** The key's metadata, or `null`. Never logged by Keyward. */
   readonly metadata: M | null
+  /** The identity the key belongs to (its id, external id and metadata), or `null`. */
+  readonly identity: IdentityInfo | null
 }
 
 /** A request authenticated with both keys, for an elevated operation on `projectId`. */
@@ -77,6 +80,8 @@ export interface ElevatedAuth<M extends KeyMetadata = KeyMetadata> {
   readonly permissions: readonly string[] | null
   /** The API key's metadata, or `null`. */
   readonly metadata: M | null
+  /** The identity the API key belongs to, or `null`. */
+  readonly identity: IdentityInfo | null
 }
 
 /** Any authenticated request. Switch on `scope`. */

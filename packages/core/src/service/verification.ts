@@ -97,6 +97,7 @@ const projectAuth = (key: KeyRecord) => ({
   projectKey: projectKeyRef(key),
   permissions: key.permissions ?? null,
   metadata: key.metadata ?? null,
+  identity: key.identity ?? null,
 })
 
 const ACCEPTED = OUTCOME.accepted

@@ -1,6 +1,7 @@
 // The records a store keeps and hands back. Apart from the store interface (./types.ts) so that
 // the modules its methods take (audit rows, credits, usage) can name a record without a circle.
 import type { CreditRefill, CreditState } from '../credits/types.js'
+import type { IdentityInfo } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata } from '../policy/policies.js'
 
@@ -64,6 +65,12 @@ export interface KeyRecord {
   readonly refilledAt?: Date | null
   /** The identity the key belongs to (an API key only), whose limits and credit pool it shares; `null` for none. */
   readonly identityId?: string | null
+  /**
+   * What a verification answers of the key's identity, read with the key: a store may join it in
+   * `findKeyByHash`; when it does not, the service reads the identity after the key. Absent on
+   * records of other reads.
+   */
+  readonly identity?: IdentityInfo | null
 }
 
 /** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */

@@ -4,7 +4,8 @@
 //   {"op":"spend","count":500,"start":0}  verifies `count` times at once, request i costing
 //     1 + ((start + i) % 5); answers { acceptedCost, accepted, refused, other }
 //   {"op":"clock","at":"2027-01-31T00:00:00.000Z"}  sets the clock the service (and its leases) use
-//   {"op":"close"}  gives back the unspent block (keyward.close()), closes the store, exits
+//   {"op":"close"}  gives back the unspent block (keyward.close()), closes the store, exits;
+//                   answers the credits it could not give back and the store's errors
 // Only `usage_exceeded` may refuse a request: any other refusal is counted in `other`.
 import { createInterface } from 'node:readline'
 import { apiKeyGuard, createKeyward } from '@keyward/core'
@@ -18,10 +19,17 @@ const store = await createPgKeyStore(
   { schema, preparedStatements, queryTimeoutMs: 30_000 },
 )
 let clock = null
+// What a stop could not give back, and the store's errors: the test's books must balance with them.
+let stranded = 0
+const storeErrors = []
 const keyward = createKeyward({
   store,
   trackLastUsed: false,
   now: () => (clock ? new Date(clock) : new Date()),
+  onEvent: (event) => {
+    if (event.type === 'credits.stranded') stranded += event.credits
+    if (event.type === 'store.error') storeErrors.push(`${event.operation}: ${String(event.error)}`)
+  },
 })
 const guards = [1, 2, 3, 4, 5].map((cost) => apiKeyGuard(keyward, { cost }))
 const request = {
@@ -57,7 +65,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   } else if (command.op === 'close') {
     await keyward.close()
     await store.close()
-    answer({ closed: true })
+    answer({ closed: true, stranded, storeErrors })
     process.exit(0)
   }
 }
