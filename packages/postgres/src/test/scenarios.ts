@@ -78,6 +78,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           refill_interval: null,
           refill_day: null,
           refilled_at: null,
+          identity_id: null,
         },
         expect.objectContaining({
           id: projectKey.id,

@@ -135,7 +135,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await migrate(driver, { schema })
         const indexes = await driver.query<{ indexname: string }>(
           'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2 ORDER BY indexname',
-          [schema, '%page_idx'],
+          [schema, 'api_keys_%page_idx'],
         )
         expect(indexes.map((row) => row.indexname)).toEqual([
           'api_keys_developer_page_idx',
