@@ -46,6 +46,7 @@ export default packageBuild({
       'audit-log.sql',
       'credits.sql',
       'key-usage.sql',
+      'identities.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -9,13 +9,12 @@ import {
   type CreditChange,
   type CreditChangeResult,
   type CreditLease,
-  type CreditRefill,
   changedCredits,
   creditState,
+  type IdentityStore,
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
-  type KeyMetadata,
   type KeyOwner,
   type KeyOwnerSummary,
   type KeyPage,
@@ -51,6 +50,19 @@ import {
   type StrictRevocationOptions,
   strictSettings,
 } from './fences.js'
+import { PostgresIdentities } from './identities.js'
+import {
+  type Changed,
+  creditValues,
+  firstRecord,
+  jsonOrNull,
+  type KeyRow,
+  readPage,
+  refillOf,
+  run,
+  toRecord,
+  UUID,
+} from './key-rows.js'
 import {
   checkReplicas,
   type ReadReplica,
@@ -59,7 +71,7 @@ import {
   type ReplicaReadStats,
   ReplicaReads,
 } from './replicas/reads.js'
-import { checkSchema, type Statement, type Statements, statementPrefix, statementsFor } from './statements.js'
+import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
 import { PostgresUsage } from './usage.js'
 
 /** Options of {@link PostgresKeyStore}. */
@@ -117,42 +129,9 @@ export interface PostgresTransaction {
  */
 export const DEFAULT_SCHEMA = 'keyward'
 
-type KeyRow = {
-  id: string
-  hash: string
-  key_prefix: string
-  developer_id: string | null
-  project_id: string | null
-  name: string | null
-  active: boolean
-  created_at: Date
-  expires_at: Date | null
-  last_used_at: Date | null
-  replaced_by: string | null
-  revoked_reason: RevokedReason | null
-  ip_allowlist: string[] | null
-  permissions: string[] | null
-  metadata: KeyMetadata | null
-  // bigint columns come as text from node-postgres
-  remaining: string | number | null
-  refill_amount: string | number | null
-  refill_interval: 'daily' | 'monthly' | null
-  refill_day: number | null
-  refilled_at: Date | null
-}
-
 type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
   granted: string | number
 }
-
-const refillOf = (
-  row: Pick<KeyRow, 'refill_amount' | 'refill_interval' | 'refill_day'>,
-): CreditRefill | null =>
-  row.refill_amount === null || row.refill_interval === null
-    ? null
-    : row.refill_interval === 'daily'
-      ? { amount: Number(row.refill_amount), interval: 'daily' }
-      : { amount: Number(row.refill_amount), interval: 'monthly', day: row.refill_day ?? 1 }
 
 type OwnerRow = {
   id: string
@@ -161,37 +140,6 @@ type OwnerRow = {
   first_created_at: Date
   last_created_at: Date
 }
-
-// A key without a limit carries no credit fields; a metered one gets them on its fresh record, in
-// one order, so that every record of a kind shares one hidden class (the verification reads them).
-const toRecord = (row: KeyRow): KeyRecord => {
-  const record = plainRecord(row)
-  if (row.remaining === null) return record
-  return Object.assign(record, {
-    remaining: Number(row.remaining),
-    refill: refillOf(row),
-    refilledAt: row.refilled_at,
-  })
-}
-
-const plainRecord = (row: KeyRow): KeyRecord => ({
-  id: row.id,
-  hash: row.hash,
-  keyPrefix: row.key_prefix,
-  ownerType: row.developer_id === null ? 'project' : 'developer',
-  ownerId: row.developer_id ?? (row.project_id as string),
-  name: row.name,
-  active: row.active,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  lastUsedAt: row.last_used_at,
-  replacedBy: row.replaced_by,
-  // Absent while active, and for a key deactivated before schema version 5.
-  ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
-  ipAllowlist: row.ip_allowlist,
-  permissions: row.permissions,
-  metadata: row.metadata,
-})
 
 // The parameters of an insert, in the order of the statements' columns ($1 to $14).
 const insertValues = (record: KeyRecord): unknown[] => [
@@ -211,21 +159,6 @@ const insertValues = (record: KeyRecord): unknown[] => [
   jsonOrNull(record.metadata),
   ...creditValues(creditState(record)),
 ]
-
-// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
-const creditValues = ({ remaining, refill, refilledAt }: ReturnType<typeof creditState>): unknown[] => [
-  remaining,
-  refill?.amount ?? null,
-  refill?.interval ?? null,
-  refill?.interval === 'monthly' ? refill.day : null,
-  refilledAt,
-]
-
-// Metadata goes to its jsonb column as JSON text: a driver would write an array for an array.
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
-
-// Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * The `KeyStore` of `@keyward/core` on PostgreSQL, over a small {@link SqlDriver}: node-postgres
@@ -253,6 +186,12 @@ export class PostgresKeyStore implements KeyStore {
   readonly schema: string
   /** The store's change feed, when it was given one. */
   readonly changes?: KeyChangeFeed
+  /**
+   * The identities of the project keys, in the table `identities` beside `api_keys` (schema
+   * version 10): each write with its audit rows in one transaction, and a change of an identity
+   * on the change feed for each of its keys.
+   */
+  readonly identities: IdentityStore
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
@@ -276,6 +215,14 @@ export class PostgresKeyStore implements KeyStore {
     this.#sql = statementsFor(this.schema)
     this.#auditSql = auditStatements(this.schema, statementPrefix(this.schema))
     this.#usage = new PostgresUsage(this.schema)
+    // Its writes reach this store's feed and revocations, as the store's own do (a store bound
+    // to a transaction collects them).
+    this.identities = new PostgresIdentities(this.schema, {
+      db: driver,
+      audit: this.#auditSql,
+      wrote: (change) => this.#wrote(change),
+      revoked: (committedAt) => this.#revoked(committedAt),
+    })
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -369,22 +316,7 @@ export class PostgresKeyStore implements KeyStore {
 
   // One indexed keyset query per page: one more row than asked tells whether a page follows.
   async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
-    const { limit, after } = query
-    const rows = await run<KeyRow & { position_at: string }>(
-      this.#db,
-      !after
-        ? this.#sql.listPage[owner.type]
-        : UUID.test(after.id)
-          ? this.#sql.listPageAfter[owner.type]
-          : this.#sql.listPageAfterText[owner.type],
-      after ? [owner.id, limit + 1, after.createdAt, after.id] : [owner.id, limit + 1],
-    )
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
-    return {
-      records: page.map(toRecord),
-      next: rows.length > limit && last ? { createdAt: last.position_at, id: last.id } : null,
-    }
+    return readPage(this.#db, this.#sql.listPage[owner.type], owner.id, query, toRecord)
   }
 
   async setKeyExpiry(id: string, expiresAt: Date | null, audit?: AuditWrite): Promise<KeyRecord | null> {
@@ -801,19 +733,4 @@ function reportFreshness(changes: KeyChangeFeed, onEvent: ((event: ReplicaEvent)
       // The host's hook must not change what the feed does.
     }
   })
-}
-
-/** What a write changed, as the change feed names it: a key record, or a closed owner. */
-type Changed = Pick<KeyRecord, 'hash'> & { readonly id?: string }
-
-// A lookup by hash answers one row of NULLs for an unknown key (see `findByHash`).
-const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null =>
-  rows[0] && rows[0].id !== null ? toRecord(rows[0]) : null
-
-function run<R extends SqlRow = KeyRow>(
-  db: SqlQueryable,
-  { name, text }: Statement,
-  params: readonly unknown[],
-): Promise<R[]> {
-  return db.query<R>(text, params, { name })
 }

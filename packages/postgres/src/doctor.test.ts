@@ -77,6 +77,22 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
     ])
   })
 
+  it("names what differs of the identities: a column's default, the keys' index, the feed's trigger", async () => {
+    const schema = await fresh()
+    await admin.query(`ALTER TABLE "${schema}".identities ALTER COLUMN ratelimits DROP DEFAULT`)
+    await admin.query(`DROP INDEX "${schema}".api_keys_identity_idx`)
+    await admin.query(`DROP TRIGGER identities_notify_change ON "${schema}".identities`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual([
+      ['different', 'column', `${schema}.identities.ratelimits`],
+      ['missing', 'index', `${schema}.api_keys_identity_idx`],
+      ['missing', 'trigger', `${schema}.identities.identities_notify_change`],
+    ])
+    expect(drift[0]?.message).toBe(
+      `column ${schema}.identities.ratelimits differs: expected jsonb NOT NULL DEFAULT '[]'::jsonb, found jsonb NOT NULL`,
+    )
+  })
+
   it('names an old version and a schema that was never migrated', async () => {
     const schema = uniqueSchema()
     schemas.push(schema)

@@ -167,7 +167,7 @@ export function compareCatalogs(
 /**
  * Compares Keyward's schema in the database with what its migrations create at this version of
  * `@keyward/postgres`: tables, columns (type, NOT NULL, default), constraints, indexes, the
- * change feed's trigger and function, and the version recorded in `keyward_migrations`. The
+ * change feed's triggers and functions (on `api_keys` and `identities`), and the version recorded in `keyward_migrations`. The
  * expected schema is built by the migrations themselves in a scratch schema, under a savepoint
  * that is rolled back, so the database keeps nothing of it (in your transaction too, with a
  * driver that joins it) (it needs the right to create a

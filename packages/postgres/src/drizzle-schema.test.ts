@@ -25,6 +25,7 @@ describe('the Drizzle tables', () => {
       'apiKeys',
       'auditChain',
       'auditLog',
+      'identities',
       'keyUsage',
       'keyward',
       'keywardMigrations',

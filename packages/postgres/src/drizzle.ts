@@ -114,14 +114,14 @@ export function drizzleDriver(db: DrizzlePgDatabase, options: ClientDriverOption
  * Keyward's tables as Drizzle tables, in the SQL schema `schema` (default `keyward`): for
  * queries and joins of your own, and so that drizzle-kit, which compares your schema module with
  * the database, knows them. They are what Keyward's migrations create at the current version
- * (a test compares the two). drizzle-kit cannot create the change feed's trigger and function:
+ * (a test compares the two). drizzle-kit cannot create the change feed's triggers and functions:
  * apply Keyward's migrations with `migrate()` or `keyward schema sql`, and keep drizzle-kit off
  * the schema (`schemaFilter`) or let it find the tables already there.
  *
  * @example
  * ```ts
  * // drizzle/schema.ts, the module drizzle-kit reads
- * export { apiKeyOwners, apiKeys, keywardMigrations } from '@keyward/postgres/drizzle'
+ * export { apiKeyOwners, apiKeys, identities, keywardMigrations } from '@keyward/postgres/drizzle'
  *
  * // A join of your own: a project's active keys.
  * const keys = await db.select().from(apiKeys).where(and(eq(apiKeys.projectId, id), eq(apiKeys.active, true)))
@@ -158,6 +158,7 @@ export function keywardTables(schema = 'keyward') {
       refillInterval: text('refill_interval').$type<'daily' | 'monthly'>(),
       refillDay: smallint('refill_day'),
       refilledAt: at('refilled_at'),
+      identityId: uuid('identity_id'),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),
@@ -174,6 +175,42 @@ export function keywardTables(schema = 'keyward') {
       index('api_keys_project_page_idx')
         .on(t.projectId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
         .where(sql`project_id IS NOT NULL`),
+      index('api_keys_identity_idx')
+        .on(t.identityId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+        .where(sql`identity_id IS NOT NULL`),
+    ],
+  )
+  const identities = keyward.table(
+    'identities',
+    {
+      id: uuid('id').primaryKey(),
+      projectId: text('project_id').notNull(),
+      externalId: text('external_id').notNull(),
+      metadata: jsonb('metadata').$type<Record<string, unknown>>(),
+      ratelimits: jsonb('ratelimits')
+        .notNull()
+        .default(sql`'[]'::jsonb`)
+        .$type<{ name: string; limit: number; duration: number }[]>(),
+      remaining: bigint('remaining', { mode: 'number' }),
+      refillAmount: bigint('refill_amount', { mode: 'number' }),
+      refillInterval: text('refill_interval').$type<'daily' | 'monthly'>(),
+      refillDay: smallint('refill_day'),
+      refilledAt: at('refilled_at'),
+      createdAt: at('created_at').notNull().defaultNow(),
+      updatedAt: at('updated_at').notNull().defaultNow(),
+    },
+    (t) => [
+      check(
+        'identities_external_id_check',
+        sql`char_length(external_id) >= 1 AND char_length(external_id) <= 255`,
+      ),
+      check('identities_remaining_check', sql`remaining >= 0`),
+      uniqueIndex('identities_project_external_id_key').on(t.projectId, t.externalId),
+      index('identities_project_page_idx').on(
+        t.projectId,
+        t.createdAt.desc().nullsFirst(),
+        t.id.desc().nullsFirst(),
+      ),
     ],
   )
   const apiKeyOwners = keyward.table(
@@ -246,7 +283,7 @@ export function keywardTables(schema = 'keyward') {
     },
     () => [check('audit_chain_id_check', sql`id = 1`)],
   )
-  return { keyward, keywardMigrations, apiKeys, apiKeyOwners, keyUsage, auditLog, auditChain }
+  return { keyward, keywardMigrations, apiKeys, apiKeyOwners, keyUsage, auditLog, auditChain, identities }
 }
 
 const tables = keywardTables()
@@ -312,3 +349,15 @@ export const keyUsage = tables.keyUsage
  * ```
  */
 export const auditLog = tables.auditLog
+
+/**
+ * The table `keyward.identities` (a project's customers, whose keys share rate limits and a
+ * credit pool), for reading it with Drizzle and joining it to `api_keys.identity_id`. Write
+ * identities through Keyward: it keeps the change feed and the audit log.
+ *
+ * @example
+ * ```ts
+ * const keys = await db.select().from(apiKeys).innerJoin(identities, eq(apiKeys.identityId, identities.id))
+ * ```
+ */
+export const identities = tables.identities

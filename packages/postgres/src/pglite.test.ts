@@ -61,6 +61,7 @@ describe('PGlite driver', () => {
         { version: 7 },
         { version: 8 },
         { version: 9 },
+        { version: 10 },
       ])
       await second.close()
     } finally {

@@ -26,7 +26,9 @@ function columnOf(type: string, optional: boolean, list: boolean, attributes: st
     Json: native === 'JsonB' ? 'jsonb' : 'json',
   }
   const sqlType = `${base[type] ?? `unknown ${type}`}${list ? '[]' : ''}`
-  const fallback = /@default\(([^)]*\)?)\)/.exec(attributes)?.[1]
+  const given = /@default\((dbgenerated\("[^"]*"\)|[^)]*\)?)\)/.exec(attributes)?.[1]
+  // dbgenerated("...") is the SQL of the default as it is.
+  const fallback = given === undefined ? undefined : (/^dbgenerated\("(.*)"\)$/.exec(given)?.[1] ?? given)
   // Scalar lists are nullable columns in PostgreSQL.
   return `${sqlType}${optional || list ? '' : ' NOT NULL'}${fallback ? ` DEFAULT ${fallback}` : ''}`
 }
@@ -79,8 +81,10 @@ function entriesOf(fragment: string, schema: string): CatalogEntry[] {
         definition: `PRIMARY KEY (${columns.join(', ')})`,
       })
     }
-    // A plain index: `@@index([field, field(sort: Desc)], map: "name")`.
-    for (const [, fields, name] of (body as string).matchAll(/@@index\(\[([^\]]+)\], map: "(\w+)"\)/g)) {
+    // A plain index: `@@index([field, field(sort: Desc)], map: "name")`, or a unique one (`@@unique`).
+    for (const [, kind, fields, name] of (body as string).matchAll(
+      /@@(index|unique)\(\[([^\]]+)\], map: "(\w+)"\)/g,
+    )) {
       const columns = (fields as string).split(',').map((f) => {
         const [, field, desc] = /(\w+)(\(sort: Desc\))?/.exec(f.trim()) as unknown as string[]
         return `${fieldColumns.get(field as string)}${desc ? ' DESC' : ''}`
@@ -89,7 +93,7 @@ function entriesOf(fragment: string, schema: string): CatalogEntry[] {
         kind: 'index',
         name: name as string,
         table,
-        definition: `CREATE INDEX ${name} ON ${schema}.${table} USING btree (${columns.join(', ')})`,
+        definition: `CREATE ${kind === 'unique' ? 'UNIQUE ' : ''}INDEX ${name} ON ${schema}.${table} USING btree (${columns.join(', ')})`,
       })
     }
   }

@@ -2,6 +2,7 @@ import auditLogSql from './audit-log.sql?raw'
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
 import creditsSql from './credits.sql?raw'
+import identitiesSql from './identities.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
@@ -9,14 +10,16 @@ import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (9, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (10, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
  * `dist/closed-owners.sql`, then version 5 (paged listings, the reason of a revocation) as
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
- * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql` , version 8 (usage counts) as shipped in `dist/key-usage.sql` and version 9 (the audit log) as shipped in `dist/audit-log.sql`. Readable, idempotent, ready for `psql -f` or your own
- * migration tool. {@link migrate} applies the same statements.
+ * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
+ * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
+ * `dist/audit-log.sql` and version 10 (identities) as shipped in `dist/identities.sql`. Readable,
+ * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
  * ```ts
@@ -34,6 +37,7 @@ export const SCHEMA_SQL: string = [
   creditsSql,
   keyUsageSql,
   auditLogSql,
+  identitiesSql,
 ].join('\n')
 
 /**
@@ -136,6 +140,21 @@ export const KEY_USAGE_SQL: string = keyUsageSql
 export const AUDIT_LOG_SQL: string = auditLogSql
 
 /**
+ * The SQL of schema version 10, identities: the table `identities` (a project's customers, their
+ * `external_id` unique in the project, metadata, shared rate limits and credit pool), the column
+ * `identity_id` of `api_keys` with its index, and the change feed's triggers, so that a change of
+ * an identity reaches every process's cache for each of its keys. Shipped as
+ * `dist/identities.sql`; apply it after the versions before it if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { IDENTITIES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/010_keyward_identities.sql', IDENTITIES_SQL)
+ * ```
+ */
+export const IDENTITIES_SQL: string = identitiesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -160,7 +179,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 9
+ * MIGRATIONS.at(-1)?.version // 10
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -173,6 +192,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'credits', sql: creditsSql },
   { version: 8, name: 'usage', sql: keyUsageSql },
   { version: 9, name: 'audit_log', sql: auditLogSql },
+  { version: 10, name: 'identities', sql: identitiesSql },
 ]
 
 /**

@@ -7,6 +7,17 @@ export interface Statement {
   readonly text: string
 }
 
+/**
+ * The statements of one listing, newest first, a page at a time: its first page, and the page
+ * after a cursor whose id is a UUID or not. Parameters: the listing's scope ($1), how many rows
+ * ($2), and the cursor's `createdAt` ($3) and `id` ($4).
+ */
+export interface PageStatements {
+  readonly first: Statement
+  readonly after: Statement
+  readonly afterText: Statement
+}
+
 /** The statements of the store, for one schema. */
 export interface Statements {
   readonly findByHash: Statement
@@ -14,9 +25,7 @@ export interface Statements {
   readonly findById: Statement
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
-  readonly listPage: Readonly<Record<KeyKind, Statement>>
-  readonly listPageAfter: Readonly<Record<KeyKind, Statement>>
-  readonly listPageAfterText: Readonly<Record<KeyKind, Statement>>
+  readonly listPage: Readonly<Record<KeyKind, PageStatements>>
   readonly setExpiry: Statement
   readonly setPolicies: Statement
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
@@ -59,10 +68,39 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 const INSERTED =
   'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at'
 // The columns a record is read from.
-const COLUMNS = `${INSERTED}, revoked_reason`
-// A key's creation time as text to the microsecond, in UTC: the position of a page's last key,
-// as precise as PostgreSQL compares it.
+export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
+const COLUMNS = KEY_COLUMNS
+// A record's creation time as text to the microsecond, in UTC: the position of a page's last
+// record, as precise as PostgreSQL compares it.
 const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
+
+/**
+ * @internal The statements of a listing of `table` where `scope` (a condition on $1), newest
+ * first: the keyset after ($3, $4) is one range of an index on (scope, created_at DESC, id DESC),
+ * read from where the cursor points. After a cursor whose id is not a UUID (no record of this
+ * store has one), the id is compared as text, which orders canonical UUIDs as PostgreSQL does.
+ */
+export function pageStatements(
+  named: (name: string, text: string) => Statement,
+  label: string,
+  table: string,
+  columns: string,
+  scope: string,
+): PageStatements {
+  const select = `SELECT ${columns}, ${POSITION} FROM ${table}`
+  const order = 'ORDER BY created_at DESC, id DESC LIMIT $2'
+  return {
+    first: named(`list_page_${label}`, `${select} WHERE ${scope}\n ${order}`),
+    after: named(
+      `list_page_after_${label}`,
+      `${select}\n WHERE ${scope} AND (created_at, id) < ($3::timestamptz, $4::uuid)\n ${order}`,
+    ),
+    afterText: named(
+      `list_page_after_text_${label}`,
+      `${select}\n WHERE ${scope} AND created_at <= $3::timestamptz AND (created_at < $3::timestamptz OR id::text < $4)\n ${order}`,
+    ),
+  }
+}
 
 // Where the owner id is among the parameters of the insert (columns in the order of COLUMNS).
 const OWNER_PARAM: Readonly<Record<KeyKind, string>> = { developer: '$4', project: '$5' }
@@ -132,33 +170,11 @@ export function statementsFor(schema: string): Statements {
     listByOwner: byKind((kind, column) =>
       named(`list_${kind}`, `SELECT ${COLUMNS} FROM ${keys} WHERE ${column} = $1 ORDER BY created_at, id`),
     ),
-    // One page, newest first: the keyset after ($3, $4) is one range of the owner's page index,
-    // (owner, created_at DESC, id DESC), read from where the cursor points.
-    listPage: byKind((kind, column) =>
-      named(
-        `list_page_${kind}`,
-        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys} WHERE ${column} = $1
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-      ),
-    ),
-    listPageAfter: byKind((kind, column) =>
-      named(
-        `list_page_after_${kind}`,
-        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
-         WHERE ${column} = $1 AND (created_at, id) < ($3::timestamptz, $4::uuid)
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-      ),
-    ),
-    // The same after a cursor whose id is not a UUID (no key of this store has one): the id is
-    // compared as text, which orders canonical UUIDs as PostgreSQL does.
-    listPageAfterText: byKind((kind, column) =>
-      named(
-        `list_page_after_text_${kind}`,
-        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
-         WHERE ${column} = $1 AND created_at <= $3::timestamptz AND (created_at < $3::timestamptz OR id::text < $4)
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-      ),
-    ),
+    // One page of an owner's keys, on the owner's page index.
+    listPage: {
+      developer: pageStatements(named, 'developer', keys, COLUMNS, `${OWNER_COLUMN.developer} = $1`),
+      project: pageStatements(named, 'project', keys, COLUMNS, `${OWNER_COLUMN.project} = $1`),
+    },
     listOwners: byKind((kind, column) =>
       named(
         `list_owners_${kind}`,

@@ -65,7 +65,8 @@ export const doctorCommand: Command = {
   description:
     "Reads Keyward's schema in the PostgreSQL database (--pg-url, --pg-schema) and compares it with what " +
     "this version's migrations create: tables, columns (type, NOT NULL, default), constraints, indexes, the " +
-    'change feed trigger and function, and the version recorded in keyward_migrations. It builds the ' +
+    'change feed triggers and functions (on api_keys and identities), and the version recorded in ' +
+    'keyward_migrations. It builds the ' +
     'expected schema with the migrations in a scratch schema, under a savepoint it rolls back (it needs the ' +
     'right to create a schema), and changes nothing. Prints each drift on its own line; exits 1 on any.',
   arguments: [],

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { migrate } from '../migrate.js'
 import { runAuditScenarios } from './audit-scenarios.js'
 import type { Harness } from './harness.js'
+import { identityScenarios } from './identity-scenarios.js'
 
 const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   id: crypto.randomUUID(),
@@ -34,6 +35,8 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
     afterEach(async () => {
       for (const harness of open.splice(0)) await harness.close()
     })
+
+    identityScenarios(make)
 
     it('keeps keys in snake_case columns: key_prefix, developer_id or project_id, timestamptz', async () => {
       const { store, sql, schema } = await make()
@@ -75,6 +78,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           refill_interval: null,
           refill_day: null,
           refilled_at: null,
+          identity_id: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -211,7 +215,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -222,6 +226,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 7, name: 'credits' },
         { version: 8, name: 'usage' },
         { version: 9, name: 'audit_log' },
+        { version: 10, name: 'identities' },
       ])
     })
   })

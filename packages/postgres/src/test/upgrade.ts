@@ -49,9 +49,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           applied: [2],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [3, 4, 5, 6, 7, 8, 9] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [3, 4, 5, 6, 7, 8, 9, 10] })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -90,7 +90,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
-        expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [4, 5, 6, 7, 8, 9] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [4, 5, 6, 7, 8, 9, 10] })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
           { owner_id: 'dev-v3', closed_at: null },
@@ -135,7 +135,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await migrate(driver, { schema })
         const indexes = await driver.query<{ indexname: string }>(
           'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2 ORDER BY indexname',
-          [schema, '%page_idx'],
+          [schema, 'api_keys_%page_idx'],
         )
         expect(indexes.map((row) => row.indexname)).toEqual([
           'api_keys_developer_page_idx',
@@ -165,7 +165,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 9, applied: [6, 7, 8, 9] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [6, 7, 8, 9, 10] })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -228,9 +228,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 9 })
+        expect(error).toMatchObject({ found: 99, known: 10 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 9). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 10). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {
