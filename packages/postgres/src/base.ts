@@ -141,7 +141,7 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-// The parameters of an insert, in the order of the statements' columns ($1 to $14).
+// The parameters of an insert, in the order of the statements' columns ($1 to $19).
 const insertValues = (record: KeyRecord): unknown[] => [
   record.id,
   record.hash,
@@ -252,7 +252,7 @@ export class PostgresKeyStore implements KeyStore {
     if (!record.active || activeLimit === undefined) {
       // One statement: no row back means the owner is closed.
       const inserted = this.#audited(audit, false, one, (db) =>
-        run(db, this.#sql.insert[owner.type], values).then((rows) => {
+        run(db, this.#sql.insert[owner.type], [...values, record.identityId ?? null]).then((rows) => {
           const inserted = firstRecord(rows)
           if (!inserted) throw ownerClosedError(owner)
           return inserted
@@ -263,7 +263,11 @@ export class PostgresKeyStore implements KeyStore {
     const inserted = this.#audited(audit, true, one, async (tx) => {
       await this.#lockOpenOwner(tx, owner)
       const inserted = firstRecord(
-        await run(tx, this.#sql.insertWithinLimit[owner.type], [...values, activeLimit]),
+        await run(tx, this.#sql.insertWithinLimit[owner.type], [
+          ...values,
+          record.identityId ?? null,
+          activeLimit,
+        ]),
       )
       if (!inserted) throw limitExceededError(owner, activeLimit)
       return inserted

@@ -187,23 +187,24 @@ export function statementsFor(schema: string): Statements {
     // One statement: locks the owner's row first, then inserts unless the owner is closed (no
     // row comes back then). The lock orders it with `closeOwner`: a deletion that comes after
     // it finds the key, one that came before refuses it.
+    // The key's identity is the last parameter ($20), after those every insert shares.
     insert: byKind((kind) =>
       named(
         `insert_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)})
-         INSERT INTO ${keys} (${INSERTED})
-         SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
+         INSERT INTO ${keys} (${INSERTED}, identity_id)
+         SELECT ${values}, $20::uuid WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Run with the owner locked: inserts only while the owner has fewer than $20 counted keys
-    // at the new key's creation time ($8).
+    // Run with the owner locked: inserts only while the owner has fewer than $21 counted keys
+    // at the new key's creation time ($8); the key's identity is $20, as in `insert`.
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
-        `INSERT INTO ${keys} (${INSERTED})
-         SELECT ${values}
-         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $20
+        `INSERT INTO ${keys} (${INSERTED}, identity_id)
+         SELECT ${values}, $20::uuid
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $21
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -278,8 +279,8 @@ export function statementsFor(schema: string): Statements {
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
     // marks key $20 replaced by the new key $1 only if the owner is open and the key still
-    // counts at $22 and has the new key's owner, then inserts the new key. Concurrent rolls of
-    // one key wait on the locks and then find it replaced: one wins.
+    // counts at $22 and has the new key's owner, then inserts the new key, in the identity of the
+    // key it replaces. Concurrent rolls of one key wait on the locks and then find it replaced: one wins.
     roll: byKind((kind) =>
       named(
         `roll_${kind}`,
@@ -291,7 +292,8 @@ export function statementsFor(schema: string): Statements {
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}
        ), replacement AS (
-         INSERT INTO ${keys} (${INSERTED}) SELECT ${values} FROM previous RETURNING ${COLUMNS}
+         INSERT INTO ${keys} (${INSERTED}, identity_id) SELECT ${values}, previous.identity_id FROM previous
+         RETURNING ${COLUMNS}
        )
        SELECT true AS is_replacement, ${COLUMNS} FROM replacement
        UNION ALL SELECT false, ${COLUMNS} FROM previous`,

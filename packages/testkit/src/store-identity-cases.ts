@@ -144,6 +144,22 @@ export function identityCases(make: () => Promise<StoreHarness>): void {
     expect((await identities.listIdentityKeys(acme.id, { limit: 10 })).records).toEqual([record])
   })
 
+  it('rolls a key of an identity into a key of the same identity (when it keeps identities)', async (context) => {
+    const given = await withIdentities(make)
+    if (!given) return context.skip(NO_IDENTITIES)
+    const { store, identities } = given
+    const project = uniqueProject()
+    const acme = (await identities.insertIdentity(identityFor(project, 'customer_acme')))!
+    const record = await store.insertKey({
+      ...(await recordFor(undefined, 'project', project)),
+      identityId: acme.id,
+    })
+    const replacement = { ...(await recordFor(undefined, 'project', project)), identityId: acme.id }
+    const rolled = await store.rollKey(record.id, replacement, new Date(Date.now() + 60_000), new Date())
+    expect(rolled?.replacement.identityId).toBe(acme.id)
+    expect((await store.findKeyByHash(replacement.hash))?.identityId).toBe(acme.id)
+  })
+
   it('deletes an identity with keys only when asked to revoke them, in one step (when it keeps identities)', async (context) => {
     const given = await withIdentities(make)
     if (!given) return context.skip(NO_IDENTITIES)

@@ -250,3 +250,16 @@ describe('a verification of a key of an identity', () => {
     }
   })
 })
+
+describe('a rolled key of an identity', () => {
+  it('is replaced by a key of the same identity', async () => {
+    const { keyward } = setup()
+    const acme = await keyward.createIdentity('proj_a', { externalId: 'customer_acme' })
+    const { record } = await keyward.issueProjectKey('proj_a', { identityId: acme.id })
+    const rolled = await keyward.rollKey(record.id, { graceSeconds: 0 })
+    expect(rolled?.record.identityId).toBe(acme.id)
+    expect((await keyward.listIdentityKeys(acme.id)).records.map((key) => key.id)).toContain(
+      rolled?.record.id,
+    )
+  })
+})

@@ -59,7 +59,7 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows,
     const lifetime = rollLifetime(rules, current)
     const owner = { type: current.ownerType, id: current.ownerId }
     const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
-    const { key, record } = await mintKey(
+    const minted = await mintKey(
       owner,
       current.name,
       expiresAt,
@@ -73,6 +73,9 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows,
       // unlimited one. Its balance is the old key's as last stored (see the credits guide).
       creditState(current),
     )
+    const { key } = minted
+    // And its identity: the customer's new key shares its limits and pool as the old one did.
+    const record = current.identityId ? { ...minted.record, identityId: current.identityId } : minted.record
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
     // Two rows: the old key rolled (its new expiry, its replacement), the new key issued.
     const isOld = (written: KeyRecord) => written.id === current.id
