@@ -152,6 +152,22 @@ const endpoints: {
     reply: { status: 200, body: { keys: [], next_cursor: null } },
   },
   {
+    name: 'developerKeys.get',
+    call: (c) => c.developerKeys.get('k1'),
+    method: 'GET',
+    path: '/api/v1/auth/developer-keys/k1',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, developer_id: 'dev_1' } },
+  },
+  {
+    name: 'apiKeys.get',
+    call: (c) => c.apiKeys.get('p/1', 'k1'),
+    method: 'GET',
+    path: '/api/v1/projects/p%2F1/api-keys/k1',
+    send: { developer: true },
+    reply: { status: 200, body: { ...listed, project_id: 'p/1' } },
+  },
+  {
     name: 'developerKeys.setExpiry',
     call: (c) => c.developerKeys.setExpiry('k1', { expires_at: null }),
     method: 'PATCH',

@@ -136,6 +136,8 @@ export interface KeywardClient {
     list(options?: ListOptions): Promise<KeyList<DeveloperKeyInfo>>
     /** Every developer key, newest first, page after page (`for await (const key of ...)`). */
     listAll(options?: ListAllOptions): AsyncIterable<DeveloperKeyInfo>
+    /** `GET /api/v1/auth/developer-keys/{key_id}`: one of the developer's keys; 404 `not_found` for any other. */
+    get(keyId: string, options?: CallOptions): Promise<DeveloperKeyInfo>
     /**
      * `PATCH /api/v1/auth/developer-keys/{key_id}`: sets when a key expires (`expires_at`, or
      * `null` for never) or in how many days (`expires_in_days`); 409 `key_rolled` for a key in a
@@ -187,6 +189,8 @@ export interface KeywardClient {
     list(projectId: string, options?: ListOptions): Promise<KeyList<ApiKeyInfo>>
     /** Every API key of the project, newest first, page after page. */
     listAll(projectId: string, options?: ListAllOptions): AsyncIterable<ApiKeyInfo>
+    /** `GET /api/v1/projects/{project_id}/api-keys/{key_id}`: one of the project's keys; 404 `not_found` for any other. */
+    get(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
     /** `PATCH /api/v1/projects/{project_id}/api-keys/{key_id}`: sets when one of the project's keys expires. */
     setExpiry(
       projectId: string,
@@ -420,6 +424,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         ),
       listAll: (options) =>
         everyPage(client.developerKeys.list, (page: KeyList<DeveloperKeyInfo>) => page.keys, options),
+      get: async (keyId, options) =>
+        request('GET', developerKeyPath(keyId), developer('developerKeys.get'), options),
       setExpiry: async (keyId, body, options) =>
         request('PATCH', developerKeyPath(keyId), developer('developerKeys.setExpiry'), options, body),
       deactivate: async (keyId, options) =>
@@ -464,6 +470,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
           (page: KeyList<ApiKeyInfo>) => page.keys,
           options,
         ),
+      get: async (projectId, keyId, options) =>
+        request('GET', apiKeyPath(projectId, keyId), developer('apiKeys.get'), options),
       setExpiry: async (projectId, keyId, body, options) =>
         request('PATCH', apiKeyPath(projectId, keyId), developer('apiKeys.setExpiry'), options, body),
       update: async (projectId, keyId, body, options) =>

@@ -27,7 +27,8 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        readonly get?: never;
+        /** One of the calling developer's keys, active or not (404 for any other). */
+        readonly get: operations["getDeveloperKey"];
         readonly put?: never;
         readonly post?: never;
         /** Deactivate one of the calling developer's keys. */
@@ -98,7 +99,8 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        readonly get?: never;
+        /** One of a project's API keys, active or not (404 for any other). */
+        readonly get: operations["getApiKey"];
         readonly put?: never;
         readonly post?: never;
         /** Deactivate one of a project's API keys. */
@@ -1475,6 +1477,33 @@ export interface operations {
             readonly 503: components["responses"]["Error503"];
         };
     };
+    readonly getDeveloperKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeveloperKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
     readonly deactivateDeveloperKey: {
         readonly parameters: {
             readonly query?: never;
@@ -1692,6 +1721,35 @@ export interface operations {
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getApiKey: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly key_id: components["parameters"]["key_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];

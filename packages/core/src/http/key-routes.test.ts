@@ -62,6 +62,43 @@ describe('createKeyRoutes', () => {
     }
   })
 
+  it("reads one key as listings show it, of the caller's only: 404 for another's, a key of another kind or project", async () => {
+    const { call, d1, d2 } = await world()
+    const developerKey = (
+      await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: '{"name":"ci"}' })
+    ).json
+    const apiKey = (await call('POST', '/api/v1/projects/p1/api-keys', { key: d1, body: '{"name":"web"}' }))
+      .json
+    const { key: _d, ...developerListed } = developerKey
+    const { key: _a, ...apiListed } = apiKey
+    const one = await call('GET', `/api/v1/auth/developer-keys/${developerKey.id}`, { key: d1 })
+    expect(one).toMatchObject({
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+      json: developerListed,
+    })
+    expect(one.json).toEqual(developerListed)
+    expect((await call('GET', `/api/v1/projects/p1/api-keys/${apiKey.id}`, { key: d1 })).json).toEqual(
+      apiListed,
+    )
+    for (const [path, key] of [
+      [`/api/v1/auth/developer-keys/${developerKey.id}`, d2],
+      [`/api/v1/auth/developer-keys/${apiKey.id}`, d1],
+      [`/api/v1/projects/p1/api-keys/${developerKey.id}`, d1],
+      [`/api/v1/auth/developer-keys/${crypto.randomUUID()}`, d1],
+      ['/api/v1/auth/developer-keys/not-a-uuid', d1],
+    ] as const) {
+      const refused = await call('GET', path, { key })
+      expect([path, refused.status, refused.json.detail]).toEqual([
+        path,
+        404,
+        [{ loc: ['path', 'key_id'], msg: 'Key not found.', type: 'not_found' }],
+      ])
+    }
+    const other = await call('GET', `/api/v1/projects/p1/api-keys/${apiKey.id}`, { key: d2 })
+    expect([other.status, other.json.detail[0].type]).toEqual([403, 'not_project_owner'])
+  })
+
   it('validates names: absent or null is fine, 1-100 characters', async () => {
     const { call, d1 } = await world()
     expect(

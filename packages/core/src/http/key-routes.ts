@@ -313,7 +313,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(201, rolledKeyToJson(rolled))
   }
 
-  // The routes on one key: deactivate, set its expiry, activate, roll.
+  // The routes on one key: read, deactivate, set its expiry, activate, roll.
   const keyRoutes = (
     base: string,
     guard: Guard<DeveloperAuth>,
@@ -325,6 +325,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       audit: auditContext(keyward, request, auth),
     })
     return [
+      route('GET', `${base}/:key_id`, guard, async (request, auth) =>
+        respond(200, listed(await ownKey(request, kind, ownerOf(auth)))),
+      ),
       route('DELETE', `${base}/:key_id`, guard, (request, auth) =>
         deactivate(request, kind, caller(request, auth)),
       ),

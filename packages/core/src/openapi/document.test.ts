@@ -42,6 +42,9 @@ const DESIGN_TABLE = [
   'get /api/v1/projects/{project_id}/usage',
   'get /openapi.json',
   'get /healthz',
+  // Issue 43: the console's key page.
+  'get /api/v1/auth/developer-keys/{key_id}',
+  'get /api/v1/projects/{project_id}/api-keys/{key_id}',
 ]
 
 const operationsOf = (document: Json) =>

@@ -154,6 +154,36 @@ export const consoleCases: readonly HttpCase[] = [
     expect: { status: 200, check: (body) => assert(body.revoked_reason === 'revoked', 'revoked', body) },
   },
   {
+    name: 'GET project api-keys/{key_id}: 200 L of one key, as listings show it',
+    request: async (w) => {
+      const { record } = await w.keyward.issueProjectKey('proj-1', { name: 'one' })
+      return get(`${API_KEYS('proj-1')}/${record.id}`, developerKey(w.keys.d1))
+    },
+    expect: {
+      status: 200,
+      check: async (body, w) => {
+        assert(body.name === 'one' && body.project_id === 'proj-1' && !('key' in body), 'L of the key', body)
+        const stored = await w.keyward.findKey(body.id)
+        assert(stored?.keyPrefix === body.key_prefix, 'the stored key', body)
+      },
+    },
+  },
+  {
+    name: "GET developer-keys/{key_id}: another developer's key is not found",
+    request: async (w) =>
+      get(`${DEV_KEYS}/${(await w.keyward.issueDeveloperKey('dev-2')).record.id}`, developerKey(w.keys.d1)),
+    expect: error(404, 'not_found', ['path', 'key_id']),
+  },
+  {
+    name: "GET project api-keys/{key_id}: another project's key is not found",
+    request: async (w) =>
+      get(
+        `${API_KEYS('proj-1')}/${(await w.keyward.issueProjectKey('proj-2')).record.id}`,
+        developerKey(w.keys.d1),
+      ),
+    expect: error(404, 'not_found', ['path', 'key_id']),
+  },
+  {
     name: 'POST project api-keys: a new key reads revoked_reason null',
     request: (w) => post(API_KEYS('proj-2'), w.keys.d2, '{"name":"fresh"}'),
     expect: { status: 201, check: (body) => assert(body.revoked_reason === null, 'null', body) },
