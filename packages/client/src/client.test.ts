@@ -152,6 +152,28 @@ const endpoints: {
     reply: { status: 200, body: { keys: [], next_cursor: null } },
   },
   {
+    name: 'apiKeys.list with a search and a status',
+    call: (c) => c.apiKeys.list('p1', { limit: 50, q: 'ak_Ab3 & co', status: 'revoked' }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/api-keys?limit=50&q=ak_Ab3%20%26%20co&status=revoked',
+    send: { developer: true },
+    reply: { status: 200, body: { keys: [], next_cursor: null } },
+  },
+  {
+    name: 'audit.list of one key, one action, a range',
+    call: (c) =>
+      c.audit.list({
+        keyId: 'k1',
+        action: 'key.revoked',
+        from: new Date('2026-01-01T00:00:00Z'),
+        to: '2026-01-02T00:00:00+01:00',
+      }),
+    method: 'GET',
+    path: '/api/v1/audit?key_id=k1&action=key.revoked&from=2026-01-01T00%3A00%3A00.000Z&to=2026-01-02T00%3A00%3A00%2B01%3A00',
+    send: { developer: true },
+    reply: { status: 200, body: { entries: [], next_cursor: null } },
+  },
+  {
     name: 'developerKeys.get',
     call: (c) => c.developerKeys.get('k1'),
     method: 'GET',

@@ -75,10 +75,26 @@ export interface ListOptions extends CallOptions {
   readonly cursor?: string | null
 }
 
-/** Options of {@link KeywardClient.audit}'s `list`: a page, and one project's rows only. */
+/** Options of a key listing: a page, and which keys (`q`, `status`). */
+export interface KeyListOptions extends ListOptions {
+  /** Only keys whose name contains it (any case) or whose prefix starts with it; 1 to 100 characters. */
+  readonly q?: string
+  /** Only keys of this status now. */
+  readonly status?: 'active' | 'expired' | 'revoked'
+}
+
+/** Options of {@link KeywardClient.audit}'s `list`: a page, and which rows. */
 export interface AuditListOptions extends ListOptions {
   /** Only this project's rows (one of the developer's projects; 404 `not_found` for any other). */
   readonly projectId?: string
+  /** Only the rows about this key (its id). */
+  readonly keyId?: string
+  /** Only the rows of this action, e.g. `key.revoked`. */
+  readonly action?: AuditEntry['action']
+  /** Only the rows at or after this time (a `Date` or an RFC 3339 time). */
+  readonly from?: Date | string
+  /** Only the rows before this time. */
+  readonly to?: Date | string
 }
 
 /** Options of a usage call: the range and the size of its buckets, and the call's options. */
@@ -133,7 +149,7 @@ export interface KeywardClient {
      * `GET /api/v1/auth/developer-keys`: one page of the developer's keys, newest first, without
      * the keys themselves; `next_cursor` asks for the next page (`null` on the last).
      */
-    list(options?: ListOptions): Promise<KeyList<DeveloperKeyInfo>>
+    list(options?: KeyListOptions): Promise<KeyList<DeveloperKeyInfo>>
     /** Every developer key, newest first, page after page (`for await (const key of ...)`). */
     listAll(options?: ListAllOptions): AsyncIterable<DeveloperKeyInfo>
     /** `GET /api/v1/auth/developer-keys/{key_id}`: one of the developer's keys; 404 `not_found` for any other. */
@@ -186,7 +202,7 @@ export interface KeywardClient {
      */
     create(projectId: string, body?: CreateApiKeyBody, options?: CallOptions): Promise<CreatedApiKey>
     /** `GET /api/v1/projects/{project_id}/api-keys`: one page of the project's keys, newest first. */
-    list(projectId: string, options?: ListOptions): Promise<KeyList<ApiKeyInfo>>
+    list(projectId: string, options?: KeyListOptions): Promise<KeyList<ApiKeyInfo>>
     /** Every API key of the project, newest first, page after page. */
     listAll(projectId: string, options?: ListAllOptions): AsyncIterable<ApiKeyInfo>
     /** `GET /api/v1/projects/{project_id}/api-keys/{key_id}`: one of the project's keys; 404 `not_found` for any other. */
@@ -284,11 +300,21 @@ const OPTION_NAMES: Readonly<Record<ClientSetting, string>> = {
 const DEFAULT_TIMEOUT_MS = 30_000
 
 // `?limit=&cursor=` of a listing (and the audit log's `project_id`), or nothing.
-function pageQuery(options: AuditListOptions | undefined): string {
+function pageQuery(options: (AuditListOptions & KeyListOptions) | undefined): string {
+  const time = (at: Date | string) => (at instanceof Date ? at.toISOString() : at)
   const parts: string[] = []
-  if (options?.limit !== undefined) parts.push(`limit=${encodeURIComponent(String(options.limit))}`)
-  if (options?.cursor) parts.push(`cursor=${encodeURIComponent(options.cursor)}`)
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined) parts.push(`${name}=${encodeURIComponent(value)}`)
+  }
+  add('limit', options?.limit === undefined ? undefined : String(options.limit))
+  if (options?.cursor) add('cursor', options.cursor)
   if (options?.projectId !== undefined) parts.push(`project_id=${segment('projectId', options.projectId)}`)
+  add('q', options?.q)
+  add('status', options?.status)
+  add('key_id', options?.keyId)
+  add('action', options?.action)
+  add('from', options?.from === undefined ? undefined : time(options.from))
+  add('to', options?.to === undefined ? undefined : time(options.to))
   return parts.length === 0 ? '' : `?${parts.join('&')}`
 }
 

@@ -11,6 +11,7 @@ export {
   type CallOptions,
   type ClientOptions,
   createClient,
+  type KeyListOptions,
   type KeywardClient,
   type ListAllOptions,
   type ListOptions,

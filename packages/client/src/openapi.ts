@@ -9,7 +9,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List the calling developer's keys, active or not, newest first, a page at a time. */
+        /** List the calling developer's keys, active or not, newest first, a page at a time; with `q` and `status`, those whose name or prefix matches, of one status. */
         readonly get: operations["listDeveloperKeys"];
         readonly put?: never;
         /** Create a developer key for the calling developer (at most 10 active). */
@@ -81,7 +81,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List a project's API keys, active or not, newest first, a page at a time. */
+        /** List a project's API keys, active or not, newest first, a page at a time; with `q` and `status`, those whose name or prefix matches, of one status. */
         readonly get: operations["listApiKeys"];
         readonly put?: never;
         /** Create an API key for a project of the calling developer. */
@@ -328,7 +328,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The calling developer's audit log (of their keys and projects), newest first, a page at a time; with `project_id`, one of their projects (404 for one that is not theirs). */
+        /** The calling developer's audit log (of their keys and projects), newest first, a page at a time; with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `action`, `from` and `to`, the rows about one key, of one action, in a range of time. */
         readonly get: operations["listAuditLog"];
         readonly put?: never;
         readonly post?: never;
@@ -1401,6 +1401,18 @@ export interface components {
         readonly to: string;
         /** The size of a bucket, in UTC. Default `hour`. */
         readonly granularity: "minute" | "hour" | "day";
+        /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
+        readonly key_q: string;
+        /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
+        readonly key_status: "active" | "expired" | "revoked";
+        /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
+        readonly audit_key_id: string;
+        /** Only the rows of this action. */
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        /** Only the rows at or after this time, an RFC 3339 time with an offset. */
+        readonly audit_from: string;
+        /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
+        readonly audit_to: string;
         /** Only this key (a UUID) of the caller's; another's is answered 404. */
         readonly usage_key_id: string;
         /** The sender's ECDSA P-256 / SHA-256 signature of the raw body, base64 DER. */
@@ -1422,6 +1434,10 @@ export interface operations {
                 readonly limit?: components["parameters"]["limit"];
                 /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
                 readonly cursor?: components["parameters"]["cursor"];
+                /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
+                readonly q?: components["parameters"]["key_q"];
+                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
+                readonly status?: components["parameters"]["key_status"];
             };
             readonly header?: never;
             readonly path?: never;
@@ -1664,6 +1680,10 @@ export interface operations {
                 readonly limit?: components["parameters"]["limit"];
                 /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
                 readonly cursor?: components["parameters"]["cursor"];
+                /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
+                readonly q?: components["parameters"]["key_q"];
+                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
+                readonly status?: components["parameters"]["key_status"];
             };
             readonly header?: never;
             readonly path: {
@@ -2250,6 +2270,14 @@ export interface operations {
                 readonly cursor?: components["parameters"]["cursor"];
                 /** Only this project's rows: a project of the calling developer (404 for any other). */
                 readonly project_id?: components["parameters"]["audit_project_id"];
+                /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
+                readonly key_id?: components["parameters"]["audit_key_id"];
+                /** Only the rows of this action. */
+                readonly action?: components["parameters"]["audit_action"];
+                /** Only the rows at or after this time, an RFC 3339 time with an offset. */
+                readonly from?: components["parameters"]["audit_from"];
+                /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
+                readonly to?: components["parameters"]["audit_to"];
             };
             readonly header?: never;
             readonly path?: never;

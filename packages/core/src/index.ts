@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 
+export { type AuditFilter, matchesAuditFilter } from './audit/filter.js'
 export {
   AUDIT_ACTIONS,
   AUDIT_GENESIS_HASH,
@@ -276,6 +277,14 @@ export type { OwnerKeyPolicies } from './service/types.js'
 export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'
 export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
+export {
+  filterPrefix,
+  KEY_STATUSES,
+  type KeyFilter,
+  type KeyStatus,
+  keyStatus,
+  matchesKeyFilter,
+} from './store/key-filter.js'
 export { countsAgainstLimit, limitExceededError } from './store/limit.js'
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './store/memory.js'
 export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'

@@ -64,6 +64,10 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
       `SELECT ${READ_COLUMNS} FROM ${log}
        WHERE developer_id = $1::text AND ($2::text IS NULL OR project_id = $2::text)
          AND ($3::bigint IS NULL OR seq < $3::bigint)
+         AND ($5::text IS NULL OR (target_type = 'key' AND target_id = $5::text))
+         AND ($6::text IS NULL OR action = $6::text)
+         AND ($7::timestamptz IS NULL OR at >= $7::timestamptz)
+         AND ($8::timestamptz IS NULL OR at < $8::timestamptz)
        ORDER BY seq DESC LIMIT $4`,
     ),
     read: named(
@@ -110,10 +114,19 @@ export async function appendAuditIn(
 
 /** @internal One developer's rows, newest first. */
 export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query: AuditQuery) {
-  const { developerId, projectId, limit, beforeSeq } = query
+  const { developerId, projectId, limit, beforeSeq, keyId, action, from, to } = query
   const rows = await db.query<AuditRow>(
     sql.list.text,
-    [developerId, projectId ?? null, beforeSeq ?? null, limit + 1],
+    [
+      developerId,
+      projectId ?? null,
+      beforeSeq ?? null,
+      limit + 1,
+      keyId ?? null,
+      action ?? null,
+      from ?? null,
+      to ?? null,
+    ],
     {
       name: sql.list.name,
     },

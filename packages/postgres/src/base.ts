@@ -51,6 +51,7 @@ import {
   strictSettings,
 } from './fences.js'
 import { PostgresIdentities } from './identities.js'
+import { readFilteredPage } from './key-filter.js'
 import {
   type Changed,
   creditValues,
@@ -320,6 +321,7 @@ export class PostgresKeyStore implements KeyStore {
 
   // One indexed keyset query per page: one more row than asked tells whether a page follows.
   async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
+    if (query.filter) return readFilteredPage(this.#db, this.#sql, owner, query, query.filter)
     return readPage(this.#db, this.#sql.listPage[owner.type], owner.id, query, toRecord)
   }
 

@@ -127,6 +127,18 @@ export async function readPage<R extends { id: string }, T>(
     !after ? statements.first : UUID.test(after.id) ? statements.after : statements.afterText,
     after ? [scope, limit + 1, after.createdAt, after.id] : [scope, limit + 1],
   )
+  return pageOfRows(rows, limit, record)
+}
+
+/**
+ * @internal A page of at most `limit` records from rows read with one more than that (which tells
+ * whether a page follows), and the position of its last one, to the microsecond.
+ */
+export function pageOfRows<R extends { id: string; position_at: string }, T>(
+  rows: readonly R[],
+  limit: number,
+  record: (row: R) => T,
+): { records: T[]; next: KeyPagePosition | null } {
   const page = rows.slice(0, limit)
   const last = page.at(-1)
   return {

@@ -1,4 +1,11 @@
-import { type AuditContext, type AuditWrite, type CreditAuditWrite, createKeyward } from '@keyward/core'
+import {
+  type AuditContext,
+  type AuditFilter,
+  type AuditWrite,
+  type CreditAuditWrite,
+  createKeyward,
+  matchesAuditFilter,
+} from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
 import { recordFor } from './store-record.js'
@@ -113,6 +120,30 @@ export function auditCases(make: () => Promise<StoreHarness>): void {
     expect(ofProject.records.every((row) => row.projectId === projectId)).toBe(true)
     expect(ofProject.records).toHaveLength(rows.filter((row) => row.projectId === projectId).length)
     expect((await keyward.listAudit(uniqueOwner('dev'))).records).toEqual([])
+    // A filter keeps the rows its rule keeps (one key, one action, a range of time), in order,
+    // page after page.
+    const oldest = rows.at(-1)!.at
+    const filters: AuditFilter[] = [
+      { keyId: id },
+      { keyId: id, action: 'key.issued' },
+      { action: 'key.revoked' },
+      { from: rows[2]!.at },
+      { to: rows[2]!.at },
+      { keyId: id, from: oldest, to: new Date(Date.now() + 60_000) },
+      { keyId: crypto.randomUUID() },
+    ]
+    for (const filter of filters) {
+      const kept: number[] = []
+      let page = await keyward.listAudit(developerId, { limit: 2, filter })
+      kept.push(...page.records.map((row) => row.seq))
+      while (page.next) {
+        page = await keyward.listAudit(developerId, { limit: 2, beforeSeq: page.next, filter })
+        kept.push(...page.records.map((row) => row.seq))
+      }
+      const expected = rows.filter((row) => matchesAuditFilter(row, filter)).map((row) => row.seq)
+      expect({ filter, kept }).toEqual({ filter, kept: expected })
+    }
+    expect(rows.filter((row) => matchesAuditFilter(row, { keyId: id })).length).toBeGreaterThan(3)
     // No key and no hash anywhere, as the store returns the rows and as it keeps them.
     const text = JSON.stringify([rows, (await harness.readRawAudit?.()) ?? []])
     for (const key of [registered.key, issued.key, other.key]) expect(text).not.toContain(key.slice(8))

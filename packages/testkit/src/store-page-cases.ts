@@ -1,4 +1,10 @@
-import type { KeyOwner, KeyPagePosition, KeyRecord } from '@keyward/core'
+import {
+  type KeyFilter,
+  type KeyOwner,
+  type KeyPagePosition,
+  type KeyRecord,
+  matchesKeyFilter,
+} from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
 import { recordFor } from './store-record.js'
@@ -12,11 +18,20 @@ const newestFirst = (a: KeyRecord, b: KeyRecord) =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
 /** Walks every page of an owner's keys, checking each page's size; returns the ids in order. */
-async function walk(harness: StoreHarness, owner: KeyOwner, limit: number): Promise<string[]> {
+async function walk(
+  harness: StoreHarness,
+  owner: KeyOwner,
+  limit: number,
+  filter?: KeyFilter,
+): Promise<string[]> {
   const ids: string[] = []
   let after: KeyPagePosition | undefined
   for (let pages = 0; pages < 1000; pages++) {
-    const page = await harness.store.listKeysPage!(owner, after ? { limit, after } : { limit })
+    const page = await harness.store.listKeysPage!(owner, {
+      limit,
+      ...(after ? { after } : {}),
+      ...(filter ? { filter } : {}),
+    })
     expect(page.records.length).toBeLessThanOrEqual(limit)
     ids.push(...page.records.map((record) => record.id))
     if (page.next === null) return ids
@@ -61,6 +76,70 @@ export function pageCases(make: () => Promise<StoreHarness>): void {
     const first = await harness.store.listKeysPage(owner, { limit: 3 })
     expect(first.records.map((record) => record.id)).toEqual(expected.slice(0, 3))
     expect(first.records[0]).toEqual(records.find((record) => record.id === expected[0]))
+  })
+
+  it('pages only the keys a filter keeps: a name that contains q in any case, a prefix that starts with it, a status (when it has listKeysPage)', async (context) => {
+    const harness = await make()
+    if (!harness.store.listKeysPage) return context.skip(skipReason)
+    const owner: KeyOwner = { type: 'project', id: uniqueOwner('proj') }
+    const now = new Date(1_700_000_100_000)
+    // Names with the wildcards of LIKE, which match only themselves; keys of one instant and of many.
+    const names = ['Prod web', 'prod-api', 'staging', null, '100% off', 'a_b', 'ab', 'PRODUCTION', 'ci']
+    const records: KeyRecord[] = []
+    for (let i = 0; i < 36; i++) {
+      const base = await recordFor(undefined, 'project', owner.id)
+      const record = await harness.store.insertKey({
+        ...base,
+        name: names[i % names.length]!,
+        createdAt: new Date(1_700_000_000_000 + Math.floor(i / 3) * 1000),
+        // Every fourth expired at `now`, every fifth a day later.
+        expiresAt:
+          i % 4 === 1
+            ? new Date(now.getTime() - 1)
+            : i % 5 === 2
+              ? new Date(now.getTime() + 86_400_000)
+              : null,
+      })
+      records.push(i % 7 === 3 ? (await harness.store.setKeyActive(record.id, false))! : record)
+    }
+    await harness.store.insertKey({
+      ...(await recordFor(undefined, 'project', uniqueOwner('proj'))),
+      name: 'prod',
+    })
+    const prefix = records[5]!.keyPrefix
+    const filters: KeyFilter[] = [
+      { q: 'prod', now },
+      { q: 'PROD', status: 'active', now },
+      { q: '%', now },
+      { q: '_', now },
+      { q: 'a_b', now },
+      { q: prefix.slice(0, 6), now },
+      { q: `${prefix}...`, now },
+      { status: 'active', now },
+      { status: 'expired', now },
+      { status: 'revoked', now },
+      { q: 'nothing like it', now },
+    ]
+    for (const filter of filters) {
+      const expected = records
+        .filter((record) => matchesKeyFilter(record, filter))
+        .sort(newestFirst)
+        .map((record) => record.id)
+      for (const limit of [2, 50]) {
+        expect({ filter, limit, ids: await walk(harness, owner, limit, filter) }).toEqual({
+          filter,
+          limit,
+          ids: expected,
+        })
+      }
+    }
+    // The rule itself: a prefix matches however many keys share it, a status needs no q.
+    expect(
+      records.filter((record) => matchesKeyFilter(record, { q: `${prefix}...`, now })).length,
+    ).toBeGreaterThan(0)
+    expect(
+      records.filter((record) => matchesKeyFilter(record, { status: 'expired', now })).length,
+    ).toBeGreaterThan(0)
   })
 
   it('answers the last page with next null, an empty owner with no records (when it has listKeysPage)', async (context) => {

@@ -179,6 +179,14 @@ export interface AuditQuery {
   readonly limit: number
   /** Rows with a `seq` below this one (the `next` of the previous page); absent for the first page. */
   readonly beforeSeq?: number
+  /** Only the rows about this key (`target` a key with this id). */
+  readonly keyId?: string
+  /** Only the rows of this action. */
+  readonly action?: AuditAction
+  /** Only the rows at or after this time. */
+  readonly from?: Date
+  /** Only the rows before this time. */
+  readonly to?: Date
 }
 
 /** One page of audit rows, newest first. */

@@ -51,6 +51,38 @@ describe('GET /api/v1/audit', () => {
     expect(other.json.entries.map((e: Json) => e.developer_id)).toEqual(['d2'])
   })
 
+  it('narrows the rows to one key, one action and a range of time, and refuses a bad filter with 422', async () => {
+    const { call, d1 } = await world()
+    const ci = (await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: '{"name":"ci"}' })).json
+    await call('POST', '/api/v1/auth/developer-keys', { key: d1, body: '{"name":"other"}' })
+    await call('DELETE', `/api/v1/auth/developer-keys/${ci.id}`, { key: d1 })
+    const rows = async (query: string) =>
+      ((await call('GET', `/api/v1/audit?${query}`, { key: d1 })).json.entries as Json[]).map(
+        (entry) => `${entry.action} ${entry.target.id === ci.id ? 'ci' : 'other'}`,
+      )
+    expect(await rows(`key_id=${ci.id}`)).toEqual(['key.revoked ci', 'key.issued ci'])
+    expect(await rows(`key_id=${ci.id.toUpperCase()}&action=key.issued`)).toEqual(['key.issued ci'])
+    expect(await rows('action=key.revoked')).toEqual(['key.revoked ci'])
+    const at = encodeURIComponent(NOW.toISOString())
+    expect(await rows(`key_id=${ci.id}&from=${at}`)).toHaveLength(2)
+    expect(await rows(`key_id=${ci.id}&to=${at}`)).toEqual([])
+    for (const [query, loc, type] of [
+      ['key_id=ci', 'key_id', 'uuid_parsing'],
+      ['action=key.lost', 'action', 'value_error'],
+      ['from=yesterday', 'from', 'datetime_parsing'],
+      [`from=${at}&to=${at}`, 'from', 'value_error'],
+      ['action=key.revoked&action=key.issued', 'action', 'value_error'],
+    ]) {
+      const refused = await call('GET', `/api/v1/audit?${query}`, { key: d1 })
+      expect([query, refused.status, refused.json.detail[0].loc, refused.json.detail[0].type]).toEqual([
+        query,
+        422,
+        ['query', loc],
+        type,
+      ])
+    }
+  })
+
   it('takes no request id that may hold a key: the audit log never holds one', async () => {
     const { call, d1 } = await world()
     await call('POST', '/api/v1/auth/developer-keys', { key: d1, headers: { 'x-request-id': d1 } })

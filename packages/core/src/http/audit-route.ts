@@ -1,4 +1,6 @@
 import { auditRecordToJson } from '../audit/chain.js'
+import { type AuditFilter, auditFilterOf } from '../audit/filter.js'
+import { AUDIT_ACTIONS, type AuditAction } from '../audit/types.js'
 import { echoValue } from '../errors/echo.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
@@ -6,42 +8,55 @@ import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { encodeCursor, invalidCursor } from './cursor.js'
 import { readPageQuery } from './page-query.js'
+import { invalidQuery, queryParameters, singleValue, timeValue } from './query-parameters.js'
 import type { KeywardRequest } from './types.js'
 
 // A cursor of the audit log names a row by its `seq`.
 const SEQ = /^[1-9][0-9]{0,15}$/
 
-// The query's `project_id`, decoded; absent when not given (an empty one is refused).
-function projectParameter(url: string): string | undefined {
-  const start = url.indexOf('?')
-  if (start < 0) return undefined
-  const end = url.indexOf('#', start)
-  const found: string[] = []
-  for (const pair of url.slice(start + 1, end < 0 ? undefined : end).split('&')) {
-    const eq = pair.indexOf('=')
-    if ((eq < 0 ? pair : pair.slice(0, eq)) !== 'project_id') continue
-    const raw = eq < 0 ? '' : pair.slice(eq + 1).replace(/\+/g, ' ')
-    try {
-      found.push(decodeURIComponent(raw))
-    } catch {
-      found.push(raw)
-    }
+const NAMES = ['project_id', 'key_id', 'action', 'from', 'to'] as const
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+// The query's `project_id` (an empty one is refused) and its filter: `key_id` (a UUID), `action`
+// (one of the log's), `from` and `to` (RFC 3339 times, `from` before `to`).
+function auditQuery(url: string): { projectId?: string; filter: AuditFilter } {
+  const found = queryParameters(url, NAMES)
+  if (found.project_id?.length === 1 && found.project_id[0] === '') {
+    throw invalidQuery(ErrorType.stringTooShort, 'project_id', 'project_id must not be empty.')
   }
-  const loc = ['query', 'project_id']
-  if (found.length > 1) throw new KeywardError(ErrorType.valueError, 'Give project_id at most once.', loc)
-  if (found[0] === '') throw new KeywardError(ErrorType.stringTooShort, 'project_id must not be empty.', loc)
-  return found[0]
+  const projectId = singleValue(found, 'project_id')
+  const keyId = singleValue(found, 'key_id')
+  if (keyId !== undefined && !UUID.test(keyId)) {
+    throw invalidQuery(ErrorType.uuidParsing, 'key_id', 'Input should be a valid UUID.')
+  }
+  const action = singleValue(found, 'action')
+  if (action !== undefined && !AUDIT_ACTIONS.includes(action as AuditAction)) {
+    throw invalidQuery(ErrorType.valueError, 'action', `Input should be one of: ${AUDIT_ACTIONS.join(', ')}.`)
+  }
+  const from = timeValue(found, 'from')
+  const to = timeValue(found, 'to')
+  if (from && to && from.getTime() >= to.getTime()) {
+    throw invalidQuery(ErrorType.valueError, 'from', 'from must be before to.')
+  }
+  const filter = auditFilterOf({
+    ...(keyId === undefined ? {} : { keyId: keyId.toLowerCase() }),
+    ...(action === undefined ? {} : { action: action as AuditAction }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  })
+  return { ...(projectId === undefined ? {} : { projectId }), filter }
 }
 
 /**
- * @internal `GET /api/v1/audit?cursor&limit&project_id`: the calling developer's audit rows,
- * newest first (of one of their projects with `project_id`; 404 for a project that is not
- * theirs), and the cursor of the next page.
+ * @internal `GET /api/v1/audit?cursor&limit&project_id&key_id&action&from&to`: the calling
+ * developer's audit rows, newest first (of one of their projects with `project_id`; 404 for a
+ * project that is not theirs; about one key, of one action, in a range of time), and the cursor
+ * of the next page.
  */
 export async function auditPage(keyward: Keyward, request: KeywardRequest, auth: DeveloperAuth) {
   const { limit, after } = readPageQuery(request)
   if (after && !SEQ.test(after.id)) throw invalidCursor('it does not hold a position')
-  const projectId = projectParameter(request.url)
+  const { projectId, filter } = auditQuery(request.url)
   if (projectId !== undefined && (await keyward.projectOwner(projectId)) !== auth.developerId) {
     throw new KeywardError(ErrorType.notFound, `Project ${echoValue(projectId)} was not found.`, [
       'query',
@@ -52,6 +67,7 @@ export async function auditPage(keyward: Keyward, request: KeywardRequest, auth:
     limit,
     ...(after ? { beforeSeq: Number(after.id) } : {}),
     ...(projectId === undefined ? {} : { projectId }),
+    filter,
   })
   const last = page.records.at(-1)
   return {

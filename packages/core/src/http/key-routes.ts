@@ -28,6 +28,7 @@ import { auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { encodeCursor, type PagePosition } from './cursor.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
+import { readKeyFilterQuery } from './key-filter-query.js'
 import { readPageQuery } from './page-query.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
@@ -275,10 +276,14 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
-  // A page of the owner's keys, newest first, and the cursor of the next.
+  // A page of the owner's keys, newest first (those `q` and `status` keep), and the cursor of the next.
   async function listPage(request: KeywardRequest, owner: KeyOwner) {
     const { limit, after } = readPageQuery(request)
-    const page = await keyward.listKeysPage(owner, { limit, after: after ?? null })
+    const page = await keyward.listKeysPage(owner, {
+      limit,
+      after: after ?? null,
+      ...readKeyFilterQuery(request),
+    })
     return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
   }
 

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from '../audit/types.js'
 import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
 import { API_OPERATIONS, type ApiOperation, type OperationCredential } from './operations.js'
 import { API_SCHEMAS, type ApiSchemaName, errorDetailSchema } from './schemas.js'
@@ -100,6 +101,51 @@ const PARAMETERS = {
     required: false,
     description: 'The size of a bucket, in UTC. Default `hour`.',
     schema: { type: 'string', enum: ['minute', 'hour', 'day'], default: 'hour' },
+  },
+  key_q: {
+    name: 'q',
+    in: 'query',
+    required: false,
+    description:
+      'Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none.',
+    schema: { type: 'string', maxLength: 100 },
+  },
+  key_status: {
+    name: 'status',
+    in: 'query',
+    required: false,
+    description:
+      "Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated).",
+    schema: { type: 'string', enum: ['active', 'expired', 'revoked'] },
+  },
+  audit_key_id: {
+    name: 'key_id',
+    in: 'query',
+    required: false,
+    description:
+      'Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  audit_action: {
+    name: 'action',
+    in: 'query',
+    required: false,
+    description: 'Only the rows of this action.',
+    schema: { type: 'string', enum: [...AUDIT_ACTIONS] },
+  },
+  audit_from: {
+    name: 'from',
+    in: 'query',
+    required: false,
+    description: 'Only the rows at or after this time, an RFC 3339 time with an offset.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  audit_to: {
+    name: 'to',
+    in: 'query',
+    required: false,
+    description: 'Only the rows before this time, an RFC 3339 time with an offset; after `from`.',
+    schema: { type: 'string', format: 'date-time' },
   },
   usage_key_id: {
     name: 'key_id',

@@ -39,6 +39,12 @@ export interface ApiOperation {
     | 'granularity'
     | 'usage_key_id'
     | 'audit_project_id'
+    | 'key_q'
+    | 'key_status'
+    | 'audit_key_id'
+    | 'audit_action'
+    | 'audit_from'
+    | 'audit_to'
   )[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
@@ -61,6 +67,8 @@ const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
 const BODY_ERRORS = [413, 415, 422]
 const PAGED = ['limit', 'cursor'] as const
+// A key listing's page and filter.
+const KEY_LIST = [...PAGED, 'key_q', 'key_status'] as const
 const USAGE_QUERY = ['from', 'to', 'granularity', 'usage_key_id'] as const
 // Bad ranges (an unknown granularity, from after to, past the retention) are 422; another owner's key 404.
 const USAGE_ERRORS = [404, 422]
@@ -83,10 +91,11 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: 'get',
     path: DEV,
     operationId: 'listDeveloperKeys',
-    summary: "List the calling developer's keys, active or not, newest first, a page at a time.",
+    summary:
+      "List the calling developer's keys, active or not, newest first, a page at a time; with `q` and `status`, those whose name or prefix matches, of one status.",
     tag: 'Developer keys',
     credential: 'developer',
-    query: PAGED,
+    query: KEY_LIST,
     success: { status: 200, schema: 'DeveloperKeyList' },
     errors: [422],
     keyRoute: 'always',
@@ -164,10 +173,11 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: 'get',
     path: API,
     operationId: 'listApiKeys',
-    summary: "List a project's API keys, active or not, newest first, a page at a time.",
+    summary:
+      "List a project's API keys, active or not, newest first, a page at a time; with `q` and `status`, those whose name or prefix matches, of one status.",
     tag: 'API keys',
     credential: 'owner',
-    query: PAGED,
+    query: KEY_LIST,
     success: { status: 200, schema: 'ApiKeyList' },
     errors: [422],
     keyRoute: 'always',
@@ -382,10 +392,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'listAuditLog',
     summary:
       "The calling developer's audit log (of their keys and projects), newest first, a page at a time; " +
-      'with `project_id`, one of their projects (404 for one that is not theirs).',
+      'with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `action`, `from` and `to`, the rows about one key, of one action, in a range of time.',
     tag: 'Audit',
     credential: 'developer',
-    query: [...PAGED, 'audit_project_id'],
+    query: [...PAGED, 'audit_project_id', 'audit_key_id', 'audit_action', 'audit_from', 'audit_to'],
     success: { status: 200, schema: 'AuditLog' },
     errors: [404, 422],
     keyRoute: 'audit',

@@ -1,4 +1,5 @@
 import { type AuditVerification, verifyAuditChain } from '../audit/chain.js'
+import { type AuditFilter, auditFilterOf } from '../audit/filter.js'
 import type { AuditContext, AuditEvent, AuditPage, AuditRecord } from '../audit/types.js'
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
 import type { KeyStore } from '../store/types.js'
@@ -59,6 +60,8 @@ export interface ListAuditOptions {
   readonly limit?: number
   /** Rows before this `seq` (the `next` of the previous page); absent for the first page. */
   readonly beforeSeq?: number | null
+  /** Only the rows about this key, of this action, at or after `from`, before `to`. */
+  readonly filter?: AuditFilter
 }
 
 /** @internal What the service's audit methods need of it. */
@@ -95,6 +98,7 @@ export function auditMethods({ store, rows, storeCall }: AuditDependencies): Key
         limit,
         ...(options.projectId === undefined ? {} : { projectId: options.projectId }),
         ...(beforeSeq === undefined ? {} : { beforeSeq }),
+        ...auditFilterOf(options.filter ?? {}),
       }
       return storeCall('listAudit', () => store.listAudit!(query))
     },

@@ -13,6 +13,7 @@ import { newKeyCredits } from './credits.js'
 import { deactivatedEvent } from './events.js'
 import { expirySetter, type KeyExpiryChange } from './expiry.js'
 import { identityOfNewKey } from './identities.js'
+import { type KeyStatus, keyFilter } from './key-filter.js'
 import { type LeakedKey, type LeakedKeyResult, leakedKeyRevoker } from './leaked.js'
 import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
@@ -67,6 +68,10 @@ export interface ListKeysPageOptions {
   readonly limit?: number
   /** Start after this key (the `next` of the previous page); absent for the first page. */
   readonly after?: KeyPagePosition | null
+  /** Only keys whose name contains it (any case) or whose prefix starts with it, 1 to 100 characters. */
+  readonly q?: string
+  /** Only keys of this status now: `active`, `expired` or `revoked`. */
+  readonly status?: KeyStatus
 }
 
 /** @internal The keys' part of the key service's interface (`Keyward`): their issue, listing and lifecycle. */
@@ -327,7 +332,11 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
         throw new TypeError(`listKeysPage: option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
       }
-      const query = pageOptions.after ? { limit, after: pageOptions.after } : { limit }
+      const query = {
+        limit,
+        ...(pageOptions.after ? { after: pageOptions.after } : {}),
+        ...keyFilter(pageOptions, now()),
+      }
       return storeCall('listKeysPage', async () =>
         store.listKeysPage
           ? store.listKeysPage(owner, query)

@@ -1,4 +1,5 @@
 import { chainAuditEntries } from '../audit/chain.js'
+import { matchesAuditFilter } from '../audit/filter.js'
 import {
   AUDIT_GENESIS_HASH,
   type AuditChainHead,
@@ -328,7 +329,8 @@ export class MemoryKeyStore implements KeyStore {
         (row) =>
           row.developerId === developerId &&
           (projectId === undefined || row.projectId === projectId) &&
-          (beforeSeq === undefined || row.seq < beforeSeq),
+          (beforeSeq === undefined || row.seq < beforeSeq) &&
+          matchesAuditFilter(row, query),
       )
       .sort((a, b) => b.seq - a.seq)
     const records = rows.slice(0, limit)

@@ -1,3 +1,4 @@
+import { matchesKeyFilter } from './key-filter.js'
 import type { KeyPage, KeyPagePosition, KeyPageQuery, KeyRecord } from './types.js'
 
 /** The most records one page of a listing holds. */
@@ -14,7 +15,8 @@ const time = (position: KeyPagePosition) => new Date(position.createdAt).getTime
 
 /**
  * One page of `records` in the order of {@link KeyStore.listKeysPage}: newest first, at most
- * `query.limit` after `query.after`, with the position of the last one when more follow. For a
+ * `query.limit` after `query.after` of those `query.filter` keeps, with the position of the last
+ * one when more follow. For a
  * store that holds an owner's records in memory; the service uses it for a store without
  * `listKeysPage`.
  *
@@ -26,8 +28,9 @@ const time = (position: KeyPagePosition) => new Date(position.createdAt).getTime
  * ```
  */
 export function keyPage(records: readonly KeyRecord[], query: KeyPageQuery): KeyPage {
-  const { after, limit } = query
-  const sorted = [...records].sort(newerFirst)
+  const { after, limit, filter } = query
+  const kept = filter ? records.filter((record) => matchesKeyFilter(record, filter)) : records
+  const sorted = [...kept].sort(newerFirst)
   const start = after ? sorted.findIndex((record) => newerFirst(after, record) < 0) : 0
   const rest = start < 0 ? [] : sorted.slice(start)
   const page = rest.slice(0, limit)

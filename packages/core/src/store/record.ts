@@ -1,9 +1,11 @@
 // The records a store keeps and hands back. Apart from the store interface (./types.ts) so that
 // the modules its methods take (audit rows, credits, usage) can name a record without a circle.
+
 import type { CreditRefill, CreditState } from '../credits/types.js'
 import type { IdentityInfo } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata } from '../policy/policies.js'
+import type { KeyFilter } from './key-filter.js'
 
 /**
  * A stored key. It holds the SHA-256 hash and the 8-character `keyPrefix`, never the key.
@@ -115,4 +117,6 @@ export interface KeyPageQuery {
   readonly limit: number
   /** Start after this record; absent for the first page. */
   readonly after?: KeyPagePosition
+  /** Only the keys it keeps (the rule of `matchesKeyFilter`); absent for every key. */
+  readonly filter?: KeyFilter
 }

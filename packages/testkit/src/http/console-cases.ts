@@ -154,6 +154,46 @@ export const consoleCases: readonly HttpCase[] = [
     expect: { status: 200, check: (body) => assert(body.revoked_reason === 'revoked', 'revoked', body) },
   },
   {
+    name: 'GET project api-keys?q=&status=: the keys whose name contains q, of that status, newest first',
+    request: async (w) => {
+      const searched = await w.keyward.issueProjectKey('proj-1', { name: 'Search Me' })
+      await w.keyward.issueProjectKey('proj-1', { name: 'search me too' })
+      await w.keyward.deactivateKey(searched.record.id)
+      return get(`${API_KEYS('proj-1')}?q=SEARCH%20me&status=active`, developerKey(w.keys.d1))
+    },
+    expect: {
+      status: 200,
+      check: (body) => {
+        const names = (body.keys as { name: string }[]).map((key) => key.name)
+        assert(names.length === 1 && names[0] === 'search me too', 'the active match only', body)
+      },
+    },
+  },
+  {
+    name: 'GET developer-keys?q=: a key found by the display form of its prefix',
+    request: async (w) => {
+      const { record } = await w.keyward.issueDeveloperKey('dev-1', { name: 'by prefix' })
+      return get(`${DEV_KEYS}?q=${encodeURIComponent(`${record.keyPrefix}...`)}`, developerKey(w.keys.d1))
+    },
+    expect: {
+      status: 200,
+      check: (body) => {
+        const names = (body.keys as { name: string }[]).map((key) => key.name)
+        assert(names.includes('by prefix'), 'the key of that prefix', body)
+      },
+    },
+  },
+  {
+    name: 'GET project api-keys?status=lost: 422 at ["query", "status"]',
+    request: (w) => get(`${API_KEYS('proj-1')}?status=lost`, developerKey(w.keys.d1)),
+    expect: error(422, 'value_error', ['query', 'status']),
+  },
+  {
+    name: 'GET developer-keys?q= of 101 characters: 422 string_too_long at ["query", "q"]',
+    request: (w) => get(`${DEV_KEYS}?q=${'x'.repeat(101)}`, developerKey(w.keys.d1)),
+    expect: error(422, 'string_too_long', ['query', 'q']),
+  },
+  {
     name: 'GET project api-keys/{key_id}: 200 L of one key, as listings show it',
     request: async (w) => {
       const { record } = await w.keyward.issueProjectKey('proj-1', { name: 'one' })

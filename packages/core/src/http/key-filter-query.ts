@@ -1,0 +1,29 @@
+import { ErrorType } from '../errors/types.js'
+import { MAX_NAME_LENGTH } from '../service/name.js'
+import { KEY_STATUSES, type KeyStatus } from '../store/key-filter.js'
+import { invalidQuery, queryParameters, singleValue } from './query-parameters.js'
+import type { KeywardRequest } from './types.js'
+
+/**
+ * @internal A key listing's `?q=&status=`, read and checked: `q` 1 to 100 characters (an empty one
+ * is none), `status` one of `active`, `expired`, `revoked`. Throws a 422 at `["query", name]`.
+ */
+export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: string; status?: KeyStatus } {
+  const found = queryParameters(request.url, ['q', 'status'] as const)
+  const q = singleValue(found, 'q')
+  if (q !== undefined && q.length > MAX_NAME_LENGTH) {
+    throw invalidQuery(
+      ErrorType.stringTooLong,
+      'q',
+      `String should have at most ${MAX_NAME_LENGTH} characters, got ${q.length}.`,
+    )
+  }
+  const status = singleValue(found, 'status')
+  if (status !== undefined && !KEY_STATUSES.includes(status as KeyStatus)) {
+    throw invalidQuery(ErrorType.valueError, 'status', "Input should be 'active', 'expired' or 'revoked'.")
+  }
+  return {
+    ...(q === undefined ? {} : { q }),
+    ...(status === undefined ? {} : { status: status as KeyStatus }),
+  }
+}
