@@ -14,7 +14,12 @@ const alias = readdirSync(packagesDir).flatMap((name) => [
 export default defineConfig({
   resolve: { alias },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/console/app/src/**/*.test.ts',
+      'examples/*/src/**/*.test.ts',
+      'examples/*/test/**/*.test.ts',
+    ],
     // Tests that build PostgreSQL clusters of their own run apart: `pnpm test:replicas` and
     // `pnpm test:faults`; so do the apps built by a framework's own build: `pnpm test:builds`.
     exclude: ['**/node_modules/**', '**/*.replicas.test.ts', '**/*.faults.test.ts', '**/*.build.test.ts'],

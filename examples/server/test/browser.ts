@@ -50,6 +50,54 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     )
 }
 
+/**
+ * What is wrong with the page's layout at its size: a page wider than the window, a table that
+ * scrolls sideways, a word broken across lines (a column squeezed to a letter or two), and on a
+ * desktop (`wide`) a table cell of more than one line. Text that is hidden (closed, clipped for
+ * screen readers) is not looked at.
+ */
+export function layoutProblems(page: Page, wide: boolean): Promise<string[]> {
+  return page.evaluate((wide) => {
+    const problems: string[] = []
+    const where = (element: Element) =>
+      `${element.tagName.toLowerCase()}${element.className ? `.${String(element.className).split(' ')[0]}` : ''} “${(element.textContent ?? '').trim().slice(0, 40)}”`
+    if (document.documentElement.scrollWidth > innerWidth + 1) {
+      problems.push(`the page is ${document.documentElement.scrollWidth}px wide in a ${innerWidth}px window`)
+    }
+    for (const wrap of Array.from(document.querySelectorAll('.table-wrap'))) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) problems.push(`${where(wrap)} scrolls sideways`)
+    }
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement
+      if (!parent || parent.closest('.visually-hidden, option, script, style, select')) continue
+      const text = node.textContent ?? ''
+      for (const match of text.matchAll(/[^\s-]{2,}/g)) {
+        const range = document.createRange()
+        range.setStart(node, match.index)
+        range.setEnd(node, match.index + match[0].length)
+        const tops = new Set(
+          Array.from(range.getClientRects())
+            .filter((r) => r.width > 0)
+            .map((r) => Math.round(r.top)),
+        )
+        if (tops.size > 1) problems.push(`the word “${match[0]}” is broken across ${tops.size} lines`)
+      }
+    }
+    if (wide) {
+      for (const cell of Array.from(document.querySelectorAll('main td'))) {
+        const range = document.createRange()
+        range.selectNodeContents(cell)
+        const lineHeight = Number.parseFloat(getComputedStyle(cell).lineHeight) || 24
+        if (range.getBoundingClientRect().height > lineHeight * 1.5) {
+          problems.push(`the cell ${where(cell)} takes more than one line`)
+        }
+      }
+    }
+    return problems
+  }, wide)
+}
+
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 /** Where the screenshots go: `KEYWARD_CONSOLE_SCREENSHOTS` (e.g. `docs/console`), else `test-results/console`. */
 const SHOTS = resolve(ROOT, process.env.KEYWARD_CONSOLE_SCREENSHOTS ?? 'test-results/console')
@@ -59,17 +107,29 @@ const SIZES = [
   { name: 'phone', width: 390, height: 844 },
 ] as const
 
+/** The colour schemes each page is checked and photographed in. */
+const SCHEMES = ['light', 'dark'] as const
+
 /**
- * Checks the page with axe at both sizes, keeping what it finds in `violations`, and saves it as
- * `<name>-desktop.png` and `<name>-phone.png`; the page is left at the desktop size.
+ * Checks the page with axe and for its layout ({@link layoutProblems}) at both sizes and in both
+ * colour schemes, keeping what it finds in `findings` (`axe: <name> (<size>, <scheme>)` and
+ * `layout: ...`), and saves it as `<name>-desktop.png`, `<name>-phone.png` and, in the dark scheme,
+ * `<name>-desktop-dark.png`, `<name>-phone-dark.png`; the page is left at the desktop size, light.
  */
-export async function recordPage(page: Page, name: string, violations: Map<string, string[]>): Promise<void> {
+export async function recordPage(page: Page, name: string, findings: Map<string, string[]>): Promise<void> {
   await mkdir(SHOTS, { recursive: true })
   await page.waitForLoadState('networkidle')
-  for (const size of SIZES) {
-    await page.setViewportSize({ width: size.width, height: size.height })
-    violations.set(`${name} (${size.name})`, await seriousViolations(page))
-    await page.screenshot({ path: join(SHOTS, `${name}-${size.name}.png`), fullPage: true })
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme })
+    for (const size of SIZES) {
+      await page.setViewportSize({ width: size.width, height: size.height })
+      const label = `${name} (${size.name}, ${scheme})`
+      findings.set(`axe: ${label}`, await seriousViolations(page))
+      findings.set(`layout: ${label}`, await layoutProblems(page, size.name === 'desktop'))
+      const file = `${name}-${size.name}${scheme === 'dark' ? '-dark' : ''}.png`
+      await page.screenshot({ path: join(SHOTS, file), fullPage: true })
+    }
   }
+  await page.emulateMedia({ colorScheme: 'light' })
   await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
 }

@@ -2,7 +2,7 @@
 // the built reference server as `pnpm start` runs it, on embedded PGlite. Each page is checked with
 // axe-core and photographed at a desktop and a phone size.
 
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +24,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   /** The key created with access policies, whose policies are edited after. */
   let fencedKey: string
   const violations = new Map<string, string[]>()
+  /** What the budgets test measured, written beside the screenshots' default folder. */
+  const budgets: Record<string, unknown> = {}
   const cspErrors: string[] = []
   /** The JSON bodies the page sent to the API, with the method and path they went to. */
   const sent: { method: string; path: string; body: unknown }[] = []
@@ -46,10 +48,23 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   /** The full key the page shows once, after a creation or a roll. */
   const shownKey = () => page.locator('#issued-key').inputValue()
 
+  /** Opens a key's page from its project's list, by the key's name. */
+  async function openKey(name: string): Promise<void> {
+    await page.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: new RegExp(`^${name} ak_`) }).waitFor()
+  }
+  /** Back from a key's page to the list of its project's keys. */
+  async function backToKeys(): Promise<void> {
+    await page.getByRole('link', { name: /^← API keys of/ }).click()
+    await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
+  }
+  /** What a key's page says of it, its list of facts as text. */
+  const facts = () => page.locator('dl.facts').textContent()
+
   beforeAll(async () => {
     await buildServer()
     cwd = await mkdtemp(join(tmpdir(), 'keyward-console-'))
-    server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data') })
+    server = await startServer(cwd, { KEYWARD_DATA_DIR: join(cwd, 'data'), KEYWARD_USAGE_FLUSH_SECONDS: '1' })
     base = server.baseUrl
     developerKey = /Developer key {2}(ak_[A-Za-z0-9_-]{32})\n/.exec(server.stdout())![1]!
     browser = await launchChromium()
@@ -68,6 +83,15 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   }, 180_000)
 
   afterAll(async () => {
+    if (Object.keys(budgets).length > 0) {
+      const checked = [...violations.keys()].filter((name) => name.startsWith('axe: '))
+      budgets.checks = {
+        pages: checked.length,
+        withFindings: [...violations].filter(([, found]) => found.length > 0).length,
+      }
+      await mkdir('test-results', { recursive: true })
+      await writeFile('test-results/console-budgets.json', `${JSON.stringify(budgets, null, 2)}\n`)
+    }
     await browser?.close()
     await server?.stop()
     if (cwd) await rm(cwd, { recursive: true, force: true })
@@ -115,14 +139,14 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'Create project' }).click()
     expect(await shownKey()).toMatch(KEY)
     await page.getByRole('button', { name: 'I have stored it' }).click()
-    const link = page.getByRole('link', { name: 'Shop' })
+    const link = page.getByRole('link', { name: 'Shop', exact: true })
     projectId = (await link.getAttribute('href'))!.split('/').pop()!
     await record('projects')
   })
 
   it('creates a key that works against the API, and is refused after a revoke from the page', async () => {
-    await page.getByRole('link', { name: 'Shop' }).click()
-    await page.getByRole('heading', { name: 'API keys of “Shop”' }).waitFor()
+    await page.getByRole('link', { name: 'Shop', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
     await page.getByLabel('Name of the new API key').fill('ci')
     await page.getByRole('button', { name: 'Create API key' }).click()
     const key = await shownKey()
@@ -132,11 +156,15 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await expect.poll(() => page.locator('#issued-key').count()).toBe(0) // never shown again
     expect(await page.content()).not.toContain(key)
 
-    await page.getByRole('button', { name: 'Revoke ci' }).click()
+    await openKey('ci')
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click()
     await page.getByRole('status').filter({ hasText: 'Revoked' }).waitFor()
     const refused = await accessToken(projectId, key)
     expect(refused.status).toBe(401)
     expect((await refused.json()).detail[0].type).toBe('key_invalid')
+    expect(await page.locator('.key-head').textContent()).toContain('Revoked')
+    await backToKeys()
+    await expect.poll(() => page.locator('tr', { hasText: 'ci' }).textContent()).toContain('Revoked')
     await record('project-keys')
   })
 
@@ -145,17 +173,23 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('button', { name: 'Create API key' }).click()
     const old = await shownKey()
     await page.getByRole('button', { name: 'I have stored it' }).click()
-    await page.getByRole('button', { name: 'Roll rolling' }).click()
+    await openKey('rolling')
+    await page.getByRole('button', { name: 'Roll…' }).click()
     await page.getByLabel('Grace period').selectOption({ label: '1 hour' })
     await page.getByRole('button', { name: 'Roll key' }).click()
     const rolled = await shownKey()
     expect(rolled).toMatch(KEY)
     expect(rolled).not.toBe(old)
-    await expect.poll(() => page.locator('tr', { hasText: 'rolling' }).count()).toBe(2)
+    // The page reads the key again: it works for the grace period.
+    await expect
+      .poll(() => page.locator('.key-head').textContent())
+      .toMatch(/Active, expires in (59 minutes|1 hour)/)
     expect((await accessToken(projectId, old)).status).toBe(201)
     expect((await accessToken(projectId, rolled)).status).toBe(201)
     await record('roll')
     await page.getByRole('button', { name: 'I have stored it' }).click()
+    await backToKeys()
+    await expect.poll(() => page.locator('tr', { hasText: 'rolling' }).count()).toBe(2)
   })
 
   it('creates a key with access policies: the table shows them, and the allowlist holds', async () => {
@@ -173,17 +207,18 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     const key = await shownKey()
     fencedKey = key
     await page.getByRole('button', { name: 'I have stored it' }).click()
-    const row = page.locator('tr', { hasText: 'fenced' })
-    await expect.poll(() => row.textContent()).toContain('198.51.100.0/24, 2001:db8::/32')
-    expect(await row.textContent()).toContain('generations:write')
-    expect(await row.textContent()).toContain('{"plan":"pro"}')
-    // A key created without credits is unlimited; the table says so.
-    expect(await row.textContent()).toContain('Creditsunlimited')
+    await openKey('fenced')
+    await expect.poll(facts).toContain('198.51.100.0/24, 2001:db8::/32')
+    expect(await facts()).toContain('generations:write')
+    expect(await facts()).toContain('{"plan":"pro"}')
+    // A key created without credits is unlimited; its page says so.
+    expect(await facts()).toContain('Creditsunlimited')
     // The test talks to the server from 127.0.0.1, outside the list.
     const refused = await accessToken(projectId, key)
     expect([refused.status, (await refused.json()).detail[0].type]).toEqual([403, 'ip_not_allowed'])
     await record('key-policies')
     // A refusal of the server names the faulty entry.
+    await backToKeys()
     await openPolicies()
     await page.getByLabel(/^IP allowlist/).fill('10.0.0.1/8')
     await page.getByRole('button', { name: 'Create API key' }).click()
@@ -191,7 +226,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   })
 
   it("edits a key's policies after its creation: only what is edited changes, and the server applies it", async () => {
-    const row = page.locator('tr', { hasText: 'fenced' })
+    await openKey('fenced')
     const listed = async () => {
       const response = await api(`/api/v1/projects/${projectId}/api-keys`, {
         headers: { 'x-developer-key': developerKey },
@@ -200,7 +235,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
       return keys.find((key) => key.name === 'fenced')!
     }
     const before = await listed()
-    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    await page.getByRole('button', { name: 'Policies…' }).click()
     const dialog = page.getByRole('dialog', { name: /^Policies of / })
     // The fields hold the key's policies.
     expect(await dialog.getByLabel(/^IP allowlist/).inputValue()).toBe('198.51.100.0/24\n2001:db8::/32')
@@ -212,8 +247,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await dialog.getByLabel(/^Metadata/).fill('')
     await dialog.getByRole('button', { name: 'Save policies' }).click()
     await page.getByRole('status').filter({ hasText: 'Updated the policies of' }).waitFor()
-    await expect.poll(() => row.textContent()).toContain('127.0.0.0/8, ::1')
-    expect(await row.textContent()).not.toContain('{"plan":"pro"}')
+    await expect.poll(facts).toContain('127.0.0.0/8, ::1')
+    expect(await facts()).not.toContain('{"plan":"pro"}')
     expect(await listed()).toEqual({
       ...before,
       ip_allowlist: ['127.0.0.0/8', '::1'],
@@ -224,21 +259,23 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     expect(admitted.status).toBe(201)
 
     // Emptying the permissions gives every permission; a bad entry is refused, changing nothing.
-    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    await page.getByRole('button', { name: 'Policies…' }).click()
     await dialog.getByLabel(/^Permissions/).fill('')
     await dialog.getByRole('button', { name: 'Save policies' }).click()
     await page.getByRole('status').filter({ hasText: 'Updated the policies of' }).waitFor()
     expect((await listed()).permissions).toBeNull()
-    await page.getByRole('button', { name: 'Edit the policies of fenced' }).click()
+    await page.getByRole('button', { name: 'Policies…' }).click()
     await dialog.getByLabel(/^IP allowlist/).fill('10.0.0.1/8')
     await dialog.getByRole('button', { name: 'Save policies' }).click()
     await page.getByText(/host bits are set/).waitFor()
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     expect((await listed()).ip_allowlist).toEqual(['127.0.0.0/8', '::1'])
+    await backToKeys()
   })
 
   it("sets and clears a key's expiry from the page", async () => {
-    await page.getByRole('button', { name: 'Set the expiry of default' }).click()
+    await openKey('default')
+    await page.getByRole('button', { name: 'Expiry…' }).click()
     await page.getByLabel('Expires at (your time zone)').fill('2030-01-31T12:00')
     await page.getByRole('button', { name: 'Set expiry' }).click()
     await page.getByRole('status').filter({ hasText: 'expires' }).waitFor()
@@ -250,10 +287,12 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
       return keys.find((key) => key.name === 'default')!.expires_at
     }
     expect(await listed()).toMatch(/^2030-01-3[01]T/) // noon in the browser's time zone
-    await page.getByRole('button', { name: 'Set the expiry of default' }).click()
+    await expect.poll(() => page.locator('.key-head').textContent()).toMatch(/Active, expires in \d+ years?/)
+    await page.getByRole('button', { name: 'Expiry…' }).click()
     await page.getByRole('button', { name: 'Never expires' }).click()
     await page.getByRole('status').filter({ hasText: 'no longer expires' }).waitFor()
     expect(await listed()).toBeNull()
+    await backToKeys()
   })
 
   it("changes an API key's credits from the page: the new balance shown, and the API's; a refusal in plain words", async () => {
@@ -274,21 +313,21 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
       return listed.find((key) => key.id === id)!.remaining
     }
     await page.reload()
-    const row = page.locator('tr', { hasText: 'metered' })
-    await expect.poll(() => row.textContent()).toContain('Credits100')
+    await openKey('metered')
+    await expect.poll(facts).toContain('Credits100')
 
-    await page.getByRole('button', { name: 'Change the credits of metered' }).click()
+    await page.getByRole('button', { name: 'Credits…' }).click()
     await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Add credits' })
     await page.getByLabel('Credits', { exact: true }).fill('50')
     await record('credits')
     await page.getByRole('button', { name: 'Add', exact: true }).click()
     await page.getByRole('status').filter({ hasText: 'Credits of' }).waitFor()
     expect(await page.getByRole('status').textContent()).toMatch(/^Credits of ak_.{5}\.\.\.: 150\.$/)
-    await expect.poll(() => row.textContent()).toContain('Credits150')
+    await expect.poll(facts).toContain('Credits150')
     expect(await balance()).toBe(150)
 
     // A subtraction below zero: the server's refusal, in the dialog, and nothing changes.
-    await page.getByRole('button', { name: 'Change the credits of metered' }).click()
+    await page.getByRole('button', { name: 'Credits…' }).click()
     await page.getByLabel('Change', { exact: true }).selectOption({ label: 'Subtract credits' })
     await page.getByLabel('Credits', { exact: true }).fill('1000')
     await page.getByRole('button', { name: 'Subtract', exact: true }).click()
@@ -310,7 +349,160 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
       .waitFor()
     await page.getByRole('button', { name: 'Cancel' }).click()
     expect(await balance()).toBe(150)
-    expect(await row.textContent()).toContain('Credits150')
+    expect(await facts()).toContain('Credits150')
+    await backToKeys()
+  })
+
+  it("charts a project's and a key's verifications, accepted against refused, as the API counts them", async () => {
+    const asDeveloper = { 'x-developer-key': developerKey }
+    // The API's counts over the last 24 hours (the chart's first range), accepted and refused.
+    const counted = async (query = '') => {
+      const response = await api(`/api/v1/projects/${projectId}/usage?granularity=hour${query}`, {
+        headers: asDeveloper,
+      })
+      const rows = (await response.json()).usage as { outcome: string; count: number }[]
+      const sum = (accepted: boolean) =>
+        rows.filter((row) => (row.outcome === 'accepted') === accepted).reduce((n, row) => n + row.count, 0)
+      return { accepted: sum(true), refused: sum(false) }
+    }
+    // The tests above used keys of the project, accepted and refused; counts are written each second.
+    await expect.poll(async () => (await counted()).refused, { timeout: 15_000 }).toBeGreaterThan(0)
+    const project = await counted()
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Usage' }).click()
+    const legend = page.locator('.chart-legend')
+    await expect
+      .poll(() => legend.textContent())
+      .toBe(`Accepted (solid): ${project.accepted}Refused (dashed): ${project.refused}`)
+    // uPlot drew the series on a canvas as wide as the page's column.
+    const drawn = () =>
+      page.locator('.chart-plot canvas').evaluate((canvas: HTMLCanvasElement) => {
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+        let inked = 0
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) inked++
+        return { width: canvas.getBoundingClientRect().width, inked }
+      })
+    const plot = await drawn()
+    expect(plot.width).toBeGreaterThan(1000)
+    expect(plot.inked).toBeGreaterThan(2000)
+    expect(await page.getByRole('img', { name: /^Chart: \d+ accepted and \d+ refused/ }).count()).toBe(1)
+    await record('project-usage')
+
+    // A key's page charts that key's counts only: fenced was refused by its allowlist, then accepted.
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await openKey('fenced')
+    const fencedId = (await facts())!.match(/Id([0-9a-f-]{36})/)![1]!
+    const fenced = await counted(`&key_id=${fencedId}`)
+    expect(fenced).toEqual({ accepted: 1, refused: 1 })
+    await expect.poll(() => legend.textContent()).toBe('Accepted (solid): 1Refused (dashed): 1')
+    await page.getByText('The counts as a table').click()
+    expect(await page.locator('.chart-figure table').getByRole('row').count()).toBe(2) // one bucket
+    await record('key')
+    // Thirty days are asked of the API by day.
+    const asked = page.waitForRequest((request) => request.url().includes('granularity=day'))
+    await page.getByLabel('Range').selectOption({ label: 'Last 30 days' })
+    expect(new URL((await asked).url()).searchParams.get('key_id')).toBe(fencedId)
+    await expect.poll(() => legend.textContent()).toBe('Accepted (solid): 1Refused (dashed): 1')
+    await backToKeys()
+  })
+
+  it("says so when a key has no usage yet, and when a key is not one of the developer's", async () => {
+    await page.goto(`${base}/console/#/projects/${projectId}/keys/${crypto.randomUUID()}`)
+    await page
+      .getByText('There is no such key: it belongs to someone else, or the address is wrong.')
+      .waitFor()
+    await page.goto(`${base}/console/#/projects/${projectId}`)
+    await openKey('metered')
+    await page.getByText('No verifications of this key, last 24 hours.', { exact: false }).waitFor()
+    await backToKeys()
+  })
+
+  it("finds keys by name, by prefix and by status, as the server filters them; a key's page lists its changes", async () => {
+    await page.goto(`${base}/console/#/projects/${projectId}`)
+    const names = () => page.locator('table.list tbody tr td:first-child a').allTextContents()
+    await page.getByRole('link', { name: 'default', exact: true }).waitFor()
+    const search = async (q: string, status = 'Any status') => {
+      const asked = page.waitForRequest((request) => request.url().includes('/api-keys?'))
+      await page.getByLabel('Find API keys').fill(q)
+      await page.getByLabel('Status').selectOption({ label: status })
+      await page.getByRole('button', { name: 'Search' }).click()
+      return new URL((await asked).url()).searchParams
+    }
+    const asked = await search('FENC')
+    expect([asked.get('q'), asked.get('status')]).toEqual(['FENC', null])
+    await expect.poll(names).toEqual(['fenced'])
+    expect((await search('', 'Revoked')).get('status')).toBe('revoked')
+    await expect.poll(names).toEqual(['ci'])
+    await search('no such key')
+    await page.getByText('No API key matches this search.').waitFor()
+    const prefix = await page.evaluate(async (id) => {
+      const response = await fetch(`/api/v1/projects/${id}/api-keys?q=metered`, {
+        headers: { 'x-keyward-console': '1' },
+      })
+      return (await response.json()).keys[0].display as string
+    }, projectId)
+    await search(prefix)
+    await expect.poll(names).toEqual(['metered'])
+    await openKey('metered')
+    const changes = page.getByRole('table', { name: 'Changes of this key' })
+    await expect.poll(() => changes.getByRole('row').count()).toBeGreaterThan(2)
+    const rows = await changes.getByRole('row').allInnerTexts()
+    expect(rows.at(-1)).toContain('Key created')
+    expect(rows.some((row) => row.includes('Credits changed: 100 → 150'))).toBe(true)
+    await backToKeys()
+  })
+
+  it('works with the keyboard alone: to a key, a dialog opened and closed, the focus always shown', async () => {
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement!
+        return {
+          name: `${element.tagName.toLowerCase()} ${element.textContent?.trim() ?? ''}`,
+          outline: getComputedStyle(element).outlineStyle,
+          inDialog: element.closest('dialog') !== null,
+        }
+      })
+    // Tab from the top of the page to the first key's name, and through nothing that hides the focus.
+    const tabTo = async (name: string) => {
+      for (let presses = 0; presses < 60; presses++) {
+        await page.keyboard.press('Tab')
+        const now = await focused()
+        expect(now.outline).not.toBe('none')
+        if (now.name === name) return
+      }
+      throw new Error(`Tab never reached ${name}`)
+    }
+    await page.goto(`${base}/console/#/projects/${projectId}`)
+    await page.getByRole('link', { name: 'default', exact: true }).waitFor()
+    await tabTo('a default')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { level: 1, name: /^default ak_/ }).waitFor()
+    await tabTo('button Expiry…')
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: /^Expiry of / })
+    await dialog.waitFor()
+    expect((await focused()).inDialog).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => dialog.count()).toBe(0)
+    // The range of the chart changes with the arrow keys too.
+    await tabTo('select Last 24 hoursLast 7 daysLast 30 days')
+    const asked = page.waitForRequest((request) => request.url().includes('/usage?'))
+    await page.keyboard.press('ArrowDown')
+    expect(new URL((await asked).url()).searchParams.get('granularity')).toBe('hour')
+    expect(await page.getByLabel('Range').inputValue()).toBe('7d')
+  })
+
+  it("follows the reader's colour scheme, dark or light", async () => {
+    const background = () =>
+      page.evaluate(() => {
+        const [r, g, b] = getComputedStyle(document.body.parentElement!)
+          .backgroundColor.match(/\d+/g)!
+          .map(Number)
+        return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255
+      })
+    await page.emulateMedia({ colorScheme: 'dark' })
+    expect(await background()).toBeLessThan(0.15)
+    await page.emulateMedia({ colorScheme: 'light' })
+    expect(await background()).toBeGreaterThan(0.9)
   })
 
   it('revokes the key it issued for a deletion that fails, a key that lives 5 minutes', async () => {
@@ -353,7 +545,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     expect(life).toBeLessThanOrEqual(5 * 60_000)
     // The project is still there, with its default key only.
     expect(keys.filter((key) => key.active).map((key) => key.name)).toEqual(['default'])
-    await page.getByRole('link', { name: 'Shop' }).click() // where the next test starts
+    await page.getByRole('link', { name: 'Shop', exact: true }).click() // where the next test starts
   })
 
   it("deletes a project from a browser whose clock is an hour behind the server's", async () => {
@@ -400,7 +592,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await confirm.click()
     await page.getByRole('status').filter({ hasText: 'Deleted project “Temporary”' }).waitFor()
     expect((await accessToken(project.id, api_key.key)).status).toBe(401)
-    await expect.poll(() => page.getByRole('link', { name: 'Temporary' }).count()).toBe(0)
+    await expect.poll(() => page.getByRole('link', { name: 'Temporary', exact: true }).count()).toBe(0)
   })
 
   it('says plainly that a developer already has 10 active developer keys', async () => {
@@ -446,6 +638,51 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     // The rows are those of the API, which any client reads.
     const log = await api('/api/v1/audit?limit=1', { headers: { 'x-developer-key': developerKey } })
     expect((await log.json()).entries[0].action).toBe('key.issued')
+  })
+
+  it('sends at most 200 KB of JavaScript gzipped, and renders first on a CPU 4 times slower (measured)', async () => {
+    const html = await (await api('/console/')).text()
+    const files = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.(js|css))"/g)]
+    expect(files.map((match) => match[2]).sort()).toEqual(['css', 'js'])
+    const sent: Record<string, number> = {}
+    for (const [, file, kind] of files) {
+      const response = await api(`/console/${file}`, { headers: { 'accept-encoding': 'gzip' } })
+      expect(response.headers.get('content-encoding')).toBe('gzip')
+      sent[kind!] = Number(response.headers.get('content-length'))
+      await response.arrayBuffer()
+    }
+    expect(sent.js).toBeGreaterThan(10_000)
+    expect(sent.js).toBeLessThanOrEqual(200 * 1024)
+
+    // The first render of the sign-in page and of a project's keys, each in a fresh context (nothing
+    // cached) with Chromium's CPU throttled 4 times: reported, not asserted (the machine is shared).
+    const renders: Record<string, number[]> = { 'sign-in': [], 'project keys': [] }
+    for (let round = 0; round < 5; round++) {
+      for (const [name, url, shown] of [
+        ['sign-in', `${base}/console/`, (p: Page) => p.getByLabel('Developer key').waitFor()],
+        [
+          'project keys',
+          `${base}/console/#/projects/${projectId}`,
+          (p: Page) => p.getByRole('link', { name: 'default', exact: true }).waitFor(),
+        ],
+      ] as const) {
+        const fresh = await browser.newContext()
+        if (name !== 'sign-in') await fresh.addCookies(await context.cookies())
+        const slow = await fresh.newPage()
+        const cdp = await fresh.newCDPSession(slow)
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 })
+        const started = performance.now()
+        await slow.goto(url)
+        await shown(slow)
+        renders[name]!.push(performance.now() - started)
+        await fresh.close()
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+    budgets.gzip = sent
+    budgets.firstRenderMs4xCpu = Object.fromEntries(
+      Object.entries(renders).map(([name, times]) => [name, Math.round(median(times))]),
+    )
   })
 
   it('refuses a cross-site form POST, and another origin of the same site', async () => {
@@ -583,8 +820,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
   })
 
   it('has no serious accessibility violation and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBeGreaterThanOrEqual(12)
-    for (const [name, found] of violations) expect({ name, found }).toEqual({ name, found: [] })
+    expect(violations.size).toBeGreaterThanOrEqual(12 * 8)
+    expect(Object.fromEntries([...violations].filter(([, found]) => found.length > 0))).toEqual({})
     expect(cspErrors).toEqual([])
   })
 })

@@ -15,7 +15,9 @@ import {
   type RolledDeveloperKey,
   type SetKeyExpiryBody,
   type UpdateApiKeyBody,
+  type Usage,
 } from '@keyward/client'
+import type { Granularity } from './usage'
 
 export type {
   ApiKeyInfo,
@@ -25,6 +27,7 @@ export type {
   CreatedDeveloperKey,
   DeveloperKeyInfo,
   Project,
+  Usage,
 }
 
 /** A key as lists show it, of either kind. */
@@ -172,7 +175,13 @@ export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions'
 
 /** The calls of one kind of key. */
 export interface KeyCalls {
-  list(cursor: string | null): Promise<Page<KeyInfo>>
+  /** The project of API keys; absent for developer keys. */
+  readonly projectId?: string
+  list(cursor: string | null, filter?: KeySearch): Promise<Page<KeyInfo>>
+  /** One key, by its id. */
+  get(keyId: string): Promise<KeyInfo>
+  /** The usage counts of one key (`keyId`) or of all of them, in a range of buckets. */
+  usage(range: UsageRange): Promise<Usage>
   create(name: string, expiresInDays?: number, policies?: KeyPolicies): Promise<CreatedKey>
   revoke(keyId: string): Promise<KeyInfo>
   activate(keyId: string): Promise<KeyInfo>
@@ -184,17 +193,33 @@ export interface KeyCalls {
   updatePolicies?(keyId: string, change: PolicyChange): Promise<KeyInfo>
 }
 
+/** Which keys a list shows: those whose name or prefix matches `q`, of one status. */
+export interface KeySearch {
+  readonly q?: string
+  readonly status?: 'active' | 'expired' | 'revoked'
+}
+
+/** What a chart asks the usage endpoints for: a range of buckets, of one key or of all. */
+export interface UsageRange {
+  readonly from: Date
+  readonly to: Date
+  readonly granularity: Granularity
+  readonly keyId?: string
+}
+
 const creation = (name: string, expiresInDays?: number) => ({
   ...(name === '' ? {} : { name }),
   ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
 })
 
 export const developerKeys: KeyCalls = {
-  list: (cursor) =>
+  list: (cursor, filter) =>
     call(async () => {
-      const listed = await client.developerKeys.list({ cursor, limit: LIMIT })
+      const listed = await client.developerKeys.list({ cursor, limit: LIMIT, ...filter })
       return page(listed.keys, listed.next_cursor)
     }),
+  get: (keyId) => call(() => client.developerKeys.get(keyId)),
+  usage: (range) => call(() => client.usage.developer(range)),
   create: (name, days) => call(() => client.developerKeys.create(creation(name, days))),
   revoke: (keyId) => call(() => client.developerKeys.deactivate(keyId)),
   activate: (keyId) => call(() => client.developerKeys.activate(keyId)),
@@ -203,9 +228,12 @@ export const developerKeys: KeyCalls = {
 }
 
 export const projectKeys = (projectId: string): KeyCalls => ({
-  list: (cursor) =>
+  projectId,
+  get: (keyId) => call(() => client.apiKeys.get(projectId, keyId)),
+  usage: (range) => call(() => client.usage.project(projectId, range)),
+  list: (cursor, filter) =>
     call(async () => {
-      const listed = await client.apiKeys.list(projectId, { cursor, limit: LIMIT })
+      const listed = await client.apiKeys.list(projectId, { cursor, limit: LIMIT, ...filter })
       return page(listed.keys, listed.next_cursor)
     }),
   create: (name, days, policies) =>
@@ -220,9 +248,10 @@ export const projectKeys = (projectId: string): KeyCalls => ({
 
 /** The signed-in developer's audit log, newest first. */
 export const audit = {
-  list: (cursor: string | null): Promise<Page<AuditEntry>> =>
+  /** A page of the log; of one key's rows with `keyId`. */
+  list: (cursor: string | null, keyId?: string, limit = LIMIT): Promise<Page<AuditEntry>> =>
     call(async () => {
-      const listed = await client.audit.list({ cursor, limit: LIMIT })
+      const listed = await client.audit.list({ cursor, limit, ...(keyId === undefined ? {} : { keyId }) })
       return page(listed.entries, listed.next_cursor)
     }),
 }

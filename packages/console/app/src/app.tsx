@@ -1,21 +1,23 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { type Project, type Session, session, whenSignedOut } from './api'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import {
+  developerKeys,
+  type Page as ListPage,
+  type Project,
+  projects as projectCalls,
+  projectKeys,
+  type Session,
+  session,
+  whenSignedOut,
+} from './api'
 import { Message } from './components/Message'
 import { Audit } from './pages/audit/Audit'
-import { DeveloperKeys } from './pages/developer-keys/DeveloperKeys'
-import { ProjectKeys } from './pages/project-keys/ProjectKeys'
+import { DEVELOPER_LIMIT_MESSAGE, DeveloperKeys } from './pages/developer-keys/DeveloperKeys'
+import { Key } from './pages/key/Key'
+import { PROJECT_LIMIT_MESSAGE, ProjectKeys } from './pages/project-keys/ProjectKeys'
+import { ProjectUsage } from './pages/project-usage/ProjectUsage'
 import { Projects } from './pages/projects/Projects'
 import { SignIn } from './pages/sign-in/SignIn'
-
-/**
- * The pages of the navigation, in order. A page that a later feature adds (usage, the audit
- * log) is one more entry here and one more case in `Page`.
- */
-const NAVIGATION: readonly { readonly hash: string; readonly label: string }[] = [
-  { hash: '#/projects', label: 'Projects' },
-  { hash: '#/developer-keys', label: 'Developer keys' },
-  { hash: '#/audit', label: 'Audit log' },
-]
+import { NAVIGATION, projectHref, type Route, route } from './routes'
 
 // How often an open page asks whether its session still stands (a revoked key ends it).
 const SESSION_CHECK_MS = 30_000
@@ -30,31 +32,101 @@ function useHash(): string {
   return hash
 }
 
+// How many pages of projects a page opened by its address reads to learn its project's name.
+const NAME_PAGES = 4
+
+/**
+ * Learns the name of the project a page opened by its address is of (after a reload, or from a
+ * link), from the first pages of the developer's projects; the page shows the project's id until then.
+ */
+function useProjectName(at: Route, projects: Map<string, Project>, remember: (project: Project) => void) {
+  const [, learned] = useState(0)
+  useEffect(() => {
+    const id = 'projectId' in at ? at.projectId : undefined
+    if (id === undefined || projects.has(id)) return
+    let current = true
+    void (async () => {
+      let cursor: string | null = null
+      for (let read = 0; read < NAME_PAGES && current && !projects.has(id); read++) {
+        const page: ListPage<Project> | null = await projectCalls.list(cursor).catch(() => null)
+        if (page === null) return
+        for (const project of page.items) remember(project)
+        if (page.next === null) break
+        cursor = page.next
+      }
+      if (current) learned((n) => n + 1)
+    })()
+    return () => {
+      current = false
+    }
+  }, [at, projects, remember])
+}
+
+/** The page of a route (`routes.ts`): each page is a folder under `pages/`. */
 function Page({
-  hash,
+  at,
   current,
   projects,
   remember,
 }: {
-  hash: string
+  at: Route
   current: Session
   projects: Map<string, Project>
   remember: (project: Project) => void
 }) {
-  const project = /^#\/projects\/([^/]+)$/.exec(hash)
-  if (project) {
-    const id = decodeURIComponent(project[1]!)
-    return <ProjectKeys projectId={id} project={projects.get(id)} permissions={current.permissions} />
+  const calls = useMemo(() => (at.page === 'key' ? projectKeys(at.projectId) : developerKeys), [at])
+  useProjectName(at, projects, remember)
+  switch (at.page) {
+    case 'project':
+      return at.section === 'usage' ? (
+        <ProjectUsage projectId={at.projectId} project={projects.get(at.projectId)} />
+      ) : (
+        <ProjectKeys
+          projectId={at.projectId}
+          project={projects.get(at.projectId)}
+          permissions={current.permissions}
+        />
+      )
+    case 'key': {
+      const project = projects.get(at.projectId)
+      return (
+        <Key
+          calls={calls}
+          keyId={at.keyId}
+          back={{
+            href: projectHref(at.projectId),
+            label: `API keys of ${project ? `“${project.name}”` : 'the project'}`,
+          }}
+          limitMessage={PROJECT_LIMIT_MESSAGE}
+          permissions={current.permissions}
+        />
+      )
+    }
+    case 'developer-key':
+      return (
+        <Key
+          calls={calls}
+          keyId={at.keyId}
+          back={{ href: '#/developer-keys', label: 'Developer keys' }}
+          limitMessage={DEVELOPER_LIMIT_MESSAGE}
+          permissions={[]}
+          currentPrefix={current.key_prefix}
+        />
+      )
+    case 'developer-keys':
+      return <DeveloperKeys session={current} />
+    case 'audit':
+      return <Audit />
+    default:
+      return <Projects remember={remember} />
   }
-  if (hash === '#/developer-keys') return <DeveloperKeys session={current} />
-  if (hash === '#/audit') return <Audit />
-  return <Projects remember={remember} />
 }
 
 export function App() {
   const [current, setCurrent] = useState<Session | null | undefined>(undefined)
   const [notice, setNotice] = useState('')
   const hash = useHash()
+  const at = useMemo(() => route(hash), [hash])
   const projects = useRef(new Map<string, Project>()).current
   const remember = useCallback((project: Project) => void projects.set(project.id, project), [projects])
 
@@ -133,7 +205,7 @@ export function App() {
         </button>
       </header>
       <Message kind="info">{notice}</Message>
-      <Page hash={hash} current={current} projects={projects} remember={remember} />
+      <Page at={at} current={current} projects={projects} remember={remember} />
     </>
   )
 }

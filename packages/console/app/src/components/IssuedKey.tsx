@@ -1,15 +1,21 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { CreatedKey } from '../api'
 
-/** A new key, in full, this once: a copy button, a warning, and nothing kept once dismissed. */
+/**
+ * A new key, in full, this once: a copy button, a warning, and nothing kept once dismissed;
+ * `children` (a link to the key's page) follow the note.
+ */
 export function IssuedKey({
   issued,
   note,
   onDone,
+  children,
 }: {
   issued: CreatedKey
   note?: string
   onDone: () => void
+  children?: ComponentChildren
 }) {
   const [copied, setCopied] = useState(false)
   const copy = async () => {
@@ -42,6 +48,7 @@ export function IssuedKey({
         </button>
       </div>
       {note ? <p>{note}</p> : null}
+      {children ? <p>{children}</p> : null}
       <button type="button" class="secondary" onClick={onDone}>
         I have stored it
       </button>

@@ -121,26 +121,20 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   return { fields, inputs, read, changed, clear }
 }
 
-/** An API key's policies in its row of the table: allowlist, permissions, metadata. */
-export function PolicyCell({ keyInfo }: { keyInfo: KeyInfo }) {
+/** An API key's access policies and credits, as terms of its page's list of facts. */
+export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
   if (!('project_id' in keyInfo)) return null
   const { ip_allowlist: ips, permissions, metadata } = keyInfo
   return (
-    <td data-label="Policies">
-      <dl class="policy-list">
-        <dt>IPs</dt>
-        <dd class="mono">{ips ? ips.join(', ') : 'any'}</dd>
-        <dt>Permissions</dt>
-        <dd class="mono">{permissions ? permissions.join(', ') || 'none' : 'all'}</dd>
-        {metadata ? (
-          <>
-            <dt>Metadata</dt>
-            <dd class="mono">{JSON.stringify(metadata)}</dd>
-          </>
-        ) : null}
-        <dt>Credits</dt>
-        <dd class="mono">{creditsText(keyInfo)}</dd>
-      </dl>
-    </td>
+    <>
+      <dt>Credits</dt>
+      <dd class="mono">{creditsText(keyInfo)}</dd>
+      <dt>IP allowlist</dt>
+      <dd class="mono">{ips ? ips.join(', ') : 'any address'}</dd>
+      <dt>Permissions</dt>
+      <dd class="mono">{permissions ? permissions.join(', ') || 'none' : 'all'}</dd>
+      <dt>Metadata</dt>
+      <dd class="mono">{metadata ? JSON.stringify(metadata) : 'none'}</dd>
+    </>
   )
 }

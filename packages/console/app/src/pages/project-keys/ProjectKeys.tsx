@@ -1,6 +1,10 @@
 import { useMemo } from 'preact/hooks'
 import { type Project, projectKeys } from '../../api'
-import { KeyManager } from '../../components/KeyManager'
+import { KeyList } from '../../components/KeyList'
+import { ProjectHeader } from '../../components/ProjectHeader'
+
+/** The project's answer at its limit of active keys. */
+export const PROJECT_LIMIT_MESSAGE = 'This project cannot have another active key right now.'
 
 /** One project's API keys; `permissions`: the names the host declares, which a key may carry. */
 export function ProjectKeys({
@@ -15,17 +19,15 @@ export function ProjectKeys({
   const calls = useMemo(() => projectKeys(projectId), [projectId])
   return (
     <main id="main" class="stack">
-      <p>
-        <a href="#/projects">← Projects</a>
-      </p>
-      <h1>API keys of {project ? `“${project.name}”` : <span class="mono">{projectId}</span>}</h1>
+      <ProjectHeader projectId={projectId} project={project} section="keys" />
       <p class="muted">
-        Requests send these in the <code>X-API-Key</code> header. A project may have any number of them.
+        Requests send these in the <code>X-API-Key</code> header. A project may have any number of them. Open
+        a key by its name to change it or see its usage.
       </p>
-      <KeyManager
+      <KeyList
         calls={calls}
         noun="API key"
-        limitMessage="This project cannot have another active key right now."
+        limitMessage={PROJECT_LIMIT_MESSAGE}
         policies
         permissions={permissions}
       />

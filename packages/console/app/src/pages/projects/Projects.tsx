@@ -4,7 +4,14 @@ import { Dialog, DialogButtons } from '../../components/Dialog'
 import { IssuedKey } from '../../components/IssuedKey'
 import { Message } from '../../components/Message'
 import { usePaged } from '../../components/paged'
-import { when } from '../../format'
+import { ListStates, When } from '../../components/States'
+import { projectHref } from '../../routes'
+
+/** A failure to list projects: a host whose key routes do not list them says so. */
+const explain = (failure: unknown) =>
+  failure instanceof ApiError && (failure.status === 404 || failure.status === 405)
+    ? 'This server does not list projects: its key routes have no `listProjects`.'
+    : messageOf(failure)
 
 /** The developer's projects: a paged list, creation (with the default key shown once), deletion. */
 export function Projects({ remember }: { remember: (project: Project) => void }) {
@@ -22,14 +29,6 @@ export function Projects({ remember }: { remember: (project: Project) => void })
       current = false
     }
   }, [])
-  const failed = useCallback((failure: unknown) => {
-    const unlisted = failure instanceof ApiError && (failure.status === 404 || failure.status === 405)
-    setError(
-      unlisted
-        ? 'This server does not list projects: its key routes have no `listProjects`.'
-        : messageOf(failure),
-    )
-  }, [])
   const fetchPage = useCallback(
     async (cursor: string | null) => {
       const page = await projects.list(cursor)
@@ -38,7 +37,8 @@ export function Projects({ remember }: { remember: (project: Project) => void })
     },
     [remember],
   )
-  const { items: list, next, loading, reload, more } = usePaged(fetchPage, failed)
+  const paged = usePaged(fetchPage)
+  const { items: list, reload } = paged
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -77,14 +77,25 @@ export function Projects({ remember }: { remember: (project: Project) => void })
         {list.map((project) => (
           <li key={project.id} class="card">
             <h2>
-              <a href={`#/projects/${project.id}`}>{project.name}</a>
+              <a href={projectHref(project.id)}>{project.name}</a>
             </h2>
             <p class="muted">
-              Created {when(project.created_at)} · <span class="mono">{project.id}</span>
+              Created <When value={project.created_at} /> · <span class="mono">{project.id}</span>
             </p>
             <div class="buttons">
-              <a class="button secondary" href={`#/projects/${project.id}`}>
+              <a
+                class="button secondary"
+                href={projectHref(project.id)}
+                aria-label={`API keys of ${project.name}`}
+              >
                 API keys
+              </a>
+              <a
+                class="button secondary"
+                href={projectHref(project.id, 'usage')}
+                aria-label={`Usage of ${project.name}`}
+              >
+                Usage
               </a>
               {deletes ? (
                 <button
@@ -100,15 +111,12 @@ export function Projects({ remember }: { remember: (project: Project) => void })
           </li>
         ))}
       </ul>
-      {loading ? <p role="status">Loading…</p> : null}
-      {!loading && list.length === 0 && error === '' ? (
-        <p>No projects yet: create your first one above.</p>
-      ) : null}
-      {next !== null && !loading ? (
-        <button type="button" class="secondary" onClick={more}>
-          Show more
-        </button>
-      ) : null}
+      <ListStates
+        paged={paged}
+        what="your projects"
+        message={explain}
+        empty={<p>No projects yet: name your first one above and create it.</p>}
+      />
       {deleting ? (
         <DeleteDialog
           project={deleting}

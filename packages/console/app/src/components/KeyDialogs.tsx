@@ -1,0 +1,158 @@
+import { useState } from 'preact/hooks'
+import { type KeyInfo, messageOf, type PolicyChange } from '../api'
+import { when } from '../format'
+import { Dialog, DialogButtons, DialogError } from './Dialog'
+import { usePolicyFields } from './Policies'
+
+const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
+  { seconds: 0, label: 'None: the old key stops now' },
+  { seconds: 3_600, label: '1 hour' },
+  { seconds: 86_400, label: '24 hours' },
+  { seconds: 7 * 86_400, label: '7 days' },
+  { seconds: 30 * 86_400, label: '30 days' },
+]
+
+/** An offset-bearing instant from a `datetime-local` value, read in the reader's time zone. */
+function instantOf(local: string): string | null {
+  const time = new Date(local)
+  return Number.isNaN(time.getTime()) ? null : time.toISOString()
+}
+
+/**
+ * Edits an API key's IP allowlist, permissions and metadata; only the fields edited are sent.
+ * A refusal (metadata that is not JSON, the server's) shows in the dialog, which stays open.
+ */
+export function PoliciesDialog({
+  keyInfo,
+  declared,
+  onClose,
+  onSave,
+}: {
+  keyInfo: KeyInfo
+  declared: readonly string[]
+  onClose: () => void
+  onSave: (change: PolicyChange) => Promise<void>
+}) {
+  const fields = usePolicyFields(declared, 'edit-key', keyInfo)
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setError('')
+          setBusy(true)
+          try {
+            await onSave(fields.changed())
+          } catch (failure) {
+            setError(messageOf(failure))
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <p>
+          Every server process applies a narrower list or fewer permissions as it applies a revocation. Clear
+          a field to remove its policy.
+        </p>
+        {fields.inputs}
+        <DialogError id="policies-error">{error}</DialogError>
+        <DialogButtons onCancel={onClose}>
+          <button type="submit" disabled={busy}>
+            Save policies
+          </button>
+        </DialogButtons>
+      </form>
+    </Dialog>
+  )
+}
+
+export function RollDialog({
+  keyInfo,
+  onClose,
+  onRoll,
+}: {
+  keyInfo: KeyInfo
+  onClose: () => void
+  onRoll: (grace: number) => void
+}) {
+  const [grace, setGrace] = useState(86_400)
+  return (
+    <Dialog title={`Roll ${keyInfo.display}`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault()
+          onRoll(grace)
+        }}
+      >
+        <p>
+          A new key replaces this one, with the same name. The old key keeps working for the grace period you
+          choose.
+        </p>
+        <label for="roll-grace">Grace period</label>
+        <select
+          id="roll-grace"
+          value={String(grace)}
+          onChange={(event) => setGrace(Number(event.currentTarget.value))}
+        >
+          {GRACE_CHOICES.map((choice) => (
+            <option key={choice.seconds} value={String(choice.seconds)}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+        <DialogButtons onCancel={onClose}>
+          <button type="submit">Roll key</button>
+        </DialogButtons>
+      </form>
+    </Dialog>
+  )
+}
+
+export function ExpiryDialog({
+  keyInfo,
+  onClose,
+  onSet,
+}: {
+  keyInfo: KeyInfo
+  onClose: () => void
+  onSet: (expiresAt: string | null) => void
+}) {
+  const [local, setLocal] = useState('')
+  const [invalid, setInvalid] = useState('')
+  return (
+    <Dialog title={`Expiry of ${keyInfo.display}`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault()
+          const instant = instantOf(local)
+          if (instant === null) setInvalid('Choose a date and time, or “Never expires”.')
+          else onSet(instant)
+        }}
+      >
+        <p>Now: {when(keyInfo.expires_at, 'never expires')}.</p>
+        <label for="expiry-at">Expires at (your time zone)</label>
+        <input
+          id="expiry-at"
+          type="datetime-local"
+          value={local}
+          onInput={(event) => setLocal(event.currentTarget.value)}
+          aria-describedby="expiry-error"
+        />
+        <p id="expiry-error" class="field-error">
+          {invalid}
+        </p>
+        <DialogButtons onCancel={onClose}>
+          <button type="submit">Set expiry</button>
+          <button type="button" class="secondary" onClick={() => onSet(null)}>
+            Never expires
+          </button>
+        </DialogButtons>
+      </form>
+    </Dialog>
+  )
+}
