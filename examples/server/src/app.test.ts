@@ -42,7 +42,7 @@ describeBackends('the app (%s)', (backend) => {
   it('answers a known path with another method 405 method_not_allowed, with Allow', async () => {
     const cases: Array<[string, string, string]> = [
       ['PUT', '/api/v1/projects', 'POST, GET, HEAD'],
-      ['PUT', '/api/v1/auth/developer-keys/k1', 'DELETE, PATCH'],
+      ['PUT', '/api/v1/auth/developer-keys/k1', 'GET, DELETE, PATCH, HEAD'],
       ['GET', '/api/v1/projects/p1', 'DELETE'],
       ['PATCH', '/api/v1/auth/developer-keys', 'POST, GET, HEAD'],
       ['GET', '/api/v1/generation/generations-v2/abc', 'DELETE'],
