@@ -451,6 +451,36 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await backToKeys()
   })
 
+  it('says while a list loads, and when it fails, with "Try again" that loads it', async () => {
+    const listing = `${base}/api/v1/projects/${projectId}/api-keys?limit=50`
+    let held: (() => void) | undefined
+    let refuse = true
+    await page.route(listing, async (route) => {
+      if (refuse) {
+        refuse = false
+        return route.abort('connectionreset')
+      }
+      await new Promise<void>((done) => {
+        held = done
+      })
+      await route.continue()
+    })
+    try {
+      await page.goto(`${base}/console/#/projects/${projectId}`)
+      const failed = page.getByRole('alert').filter({ hasText: 'The server cannot be reached' })
+      await failed.waitFor()
+      await failed.getByRole('button', { name: 'Try again' }).click()
+      await page.getByRole('status').filter({ hasText: 'Loading API keys…' }).waitFor()
+      expect(await page.getByRole('link', { name: 'default', exact: true }).count()).toBe(0)
+      await expect.poll(() => held !== undefined).toBe(true)
+      held!()
+      await page.getByRole('link', { name: 'default', exact: true }).waitFor()
+      expect(await page.getByRole('status').filter({ hasText: 'Loading' }).count()).toBe(0)
+    } finally {
+      await page.unroute(listing)
+    }
+  })
+
   it('works with the keyboard alone: to a key, a dialog opened and closed, the focus always shown', async () => {
     const focused = () =>
       page.evaluate(() => {
