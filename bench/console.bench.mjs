@@ -158,7 +158,7 @@ try {
     )
     times[`keys of a project with ${KEYS}`].push(
       await timed(page, `${base}/console/?r=${round}#/projects/${projectId}`, () =>
-        page.locator('table.keys tbody tr').first().waitFor(),
+        page.locator('table.list tbody tr').first().waitFor(),
       ),
     )
   }
