@@ -1,4 +1,5 @@
 import { ErrorType } from '../errors/types.js'
+import { holdsKeyMaterial } from '../key/material.js'
 import { MAX_NAME_LENGTH } from '../service/name.js'
 import { KEY_STATUSES, type KeyStatus } from '../store/key-filter.js'
 import { invalidQuery, queryParameters, singleValue } from './query-parameters.js'
@@ -6,7 +7,8 @@ import type { KeywardRequest } from './types.js'
 
 /**
  * @internal A key listing's `?q=&status=`, read and checked: `q` 1 to 100 characters (an empty one
- * is none), `status` one of `active`, `expired`, `revoked`. Throws a 422 at `["query", name]`.
+ * is none, never shaped like a key), `status` one of `active`, `expired`, `revoked`. Throws a 422
+ * at `["query", name]`.
  */
 export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: string; status?: KeyStatus } {
   const found = queryParameters(request.url, ['q', 'status'] as const)
@@ -16,6 +18,14 @@ export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: 
       ErrorType.stringTooLong,
       'q',
       `String should have at most ${MAX_NAME_LENGTH} characters, got ${q.length}.`,
+    )
+  }
+  // A key pasted into a search: refused, never run (a prefix finds it; the key has left in a URL).
+  if (q !== undefined && holdsKeyMaterial(q)) {
+    throw invalidQuery(
+      ErrorType.keyShapedValue,
+      'q',
+      'The search holds something shaped like a key: search by its first 8 characters (ak_Ab3xY), and if it is a real key, deactivate it.',
     )
   }
   const status = singleValue(found, 'status')

@@ -194,6 +194,11 @@ export const consoleCases: readonly HttpCase[] = [
     expect: error(422, 'string_too_long', ['query', 'q']),
   },
   {
+    name: 'GET project api-keys?q= holding a key: 422 key_shaped_value at ["query", "q"], the key not echoed',
+    request: (w) => get(`${API_KEYS('proj-1')}?q=${w.keys.p1}`, developerKey(w.keys.d1)),
+    expect: error(422, 'key_shaped_value', ['query', 'q']),
+  },
+  {
     name: 'GET project api-keys/{key_id}: 200 L of one key, as listings show it',
     request: async (w) => {
       const { record } = await w.keyward.issueProjectKey('proj-1', { name: 'one' })

@@ -117,6 +117,9 @@ export function KeyList({
   )
 }
 
+// A whole key, as someone might paste it into the search.
+const FULL_KEY = /^ak_[A-Za-z0-9_-]{32}$/
+
 const STATUSES: readonly { value: '' | NonNullable<KeySearch['status']>; label: string }[] = [
   { value: '', label: 'Any status' },
   { value: 'active', label: 'Active' },
@@ -134,7 +137,9 @@ function SearchForm({ noun, onSearch }: { noun: string; onSearch: (search: KeySe
         class="inline-form search-form"
         onSubmit={(event) => {
           event.preventDefault()
-          const text = q.trim()
+          // A whole key pasted here is cut to its prefix, all a search matches: the key is never sent.
+          const text = FULL_KEY.test(q.trim()) ? q.trim().slice(0, 8) : q.trim()
+          if (text !== q) setQ(text)
           onSearch({ ...(text === '' ? {} : { q: text }), ...(status === '' ? {} : { status }) })
         }}
       >
