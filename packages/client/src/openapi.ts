@@ -1408,7 +1408,7 @@ export interface components {
         /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
         readonly audit_key_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
