@@ -875,7 +875,7 @@ export interface components {
             readonly developer_id: string | null;
             readonly project_id: string | null;
             readonly target: {
-                readonly type: "key" | "project" | "developer";
+                readonly type: "key" | "project" | "developer" | "identity";
                 readonly id: string;
             };
             /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -917,7 +917,7 @@ export interface components {
                 readonly developer_id: string | null;
                 readonly project_id: string | null;
                 readonly target: {
-                    readonly type: "key" | "project" | "developer";
+                    readonly type: "key" | "project" | "developer" | "identity";
                     readonly id: string;
                 };
                 /** The changed fields before the change (a key by its 8-character prefix, never the key). */
