@@ -97,6 +97,7 @@ export {
   bodyError,
   type CreateProject,
   type CreateProjectInput,
+  checkQueryNames,
   clientAddress,
   clientErrorResponse,
   createKeyRoutes,
