@@ -377,6 +377,7 @@ describe('keyward keys list', () => {
           metadata: null,
           remaining: null,
           refill: null,
+          identity_id: null,
         },
       ],
       next_cursor: null,

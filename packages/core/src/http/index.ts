@@ -53,7 +53,9 @@ export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { type PageQuery, readPageQuery } from './page-query.js'
 export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
+  type IdentityJson,
   type IssuedKeyJson,
+  identityToJson,
   issuedKeyToJson,
   type KeyJson,
   keyToJson,
