@@ -28,6 +28,7 @@ const EXIT_CODES =
 const GROUPS: Readonly<Record<string, string>> = {
   developers: 'Developers: register, list',
   keys: 'Keys: list, revoke, activate, roll, expire',
+  identities: "Identities: a project's customers, whose keys share limits and credits",
   schema: "Schema: Keyward's SQL migrations",
 }
 

@@ -377,6 +377,7 @@ describe('keyward keys list', () => {
           metadata: null,
           remaining: null,
           refill: null,
+          identity_id: null,
         },
       ],
       next_cursor: null,
@@ -678,7 +679,7 @@ describe('help, version and usage errors', () => {
     const cli = harness()
     const help = await cli.run('--help')
     expect(help.code).toBe(EXIT.ok)
-    for (const name of ['developers', 'keys', 'generate', 'check', 'hash']) {
+    for (const name of ['developers', 'keys', 'identities', 'generate', 'check', 'hash']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'))
     }
     expect(help.stdout).toContain('Exit codes: 0 success')
@@ -694,6 +695,8 @@ describe('help, version and usage errors', () => {
     ['keys revoke'],
     ['keys activate'],
     ['keys expire'],
+    ['identities create'],
+    ['identities delete'],
     ['generate'],
     ['check'],
     ['hash'],

@@ -3,6 +3,14 @@ import type { Command, CommandContext } from './command.js'
 import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
 import { creditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
+import {
+  identitiesCreateCommand,
+  identitiesDeleteCommand,
+  identitiesGetCommand,
+  identitiesKeysCommand,
+  identitiesListCommand,
+  identitiesUpdateCommand,
+} from './commands/identities.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
@@ -25,6 +33,12 @@ const COMMANDS: readonly Command[] = [
   activateCommand,
   rollCommand,
   expireCommand,
+  identitiesCreateCommand,
+  identitiesListCommand,
+  identitiesGetCommand,
+  identitiesUpdateCommand,
+  identitiesDeleteCommand,
+  identitiesKeysCommand,
   auditListCommand,
   auditVerifyCommand,
   auditExportCommand,

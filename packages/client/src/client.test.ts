@@ -99,6 +99,17 @@ const listed = {
   rotation_due: false,
 }
 const previous_key = { id: 'k0', expires_at: '2025-01-03T00:00:00.000Z' }
+const identity = {
+  id: 'i1',
+  project_id: 'p1',
+  external_id: 'customer_acme',
+  metadata: { plan: 'pro' },
+  ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+  remaining: null,
+  refill: null,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+}
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
 const usage = {
@@ -397,6 +408,79 @@ const endpoints: {
     reply: { status: 200, body: usage },
   },
   {
+    name: 'identities.create',
+    call: (c) =>
+      c.identities.create('p1', {
+        external_id: 'customer_acme',
+        ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+      }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/identities',
+    send: { developer: true },
+    body: { external_id: 'customer_acme', ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }] },
+    reply: { status: 201, body: identity },
+  },
+  {
+    name: 'identities.list',
+    call: (c) => c.identities.list('p1', { limit: 20, cursor: 'c1' }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/identities?limit=20&cursor=c1',
+    send: { developer: true },
+    reply: { status: 200, body: { identities: [identity], next_cursor: null } },
+  },
+  {
+    name: 'identities.get',
+    call: (c) => c.identities.get('p1', 'i1'),
+    method: 'GET',
+    path: '/api/v1/projects/p1/identities/i1',
+    send: { developer: true },
+    reply: { status: 200, body: identity },
+  },
+  {
+    name: 'identities.update',
+    call: (c) => c.identities.update('p1', 'i1', { metadata: null }),
+    method: 'PATCH',
+    path: '/api/v1/projects/p1/identities/i1',
+    send: { developer: true },
+    body: { metadata: null },
+    reply: { status: 200, body: { ...identity, metadata: null } },
+  },
+  {
+    name: 'identities.delete',
+    call: (c) => c.identities.delete('p1', 'i1'),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1/identities/i1',
+    send: { developer: true },
+    reply: { status: 200, body: { id: 'i1', deleted: true, revoked_keys: [] } },
+  },
+  {
+    name: 'identities.delete with revokeKeys',
+    call: (c) => c.identities.delete('p1', 'i1', { revokeKeys: true }),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1/identities/i1?revoke_keys=true',
+    send: { developer: true },
+    reply: { status: 200, body: { id: 'i1', deleted: true, revoked_keys: ['k1'] } },
+  },
+  {
+    name: 'identities.keys',
+    call: (c) => c.identities.keys('p1', 'i1', { limit: 5 }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/identities/i1/keys?limit=5',
+    send: { developer: true },
+    reply: {
+      status: 200,
+      body: { keys: [{ ...listed, project_id: 'p1', identity_id: 'i1' }], next_cursor: null },
+    },
+  },
+  {
+    name: 'identities.usage',
+    call: (c) => c.identities.usage('p1', 'i1', { granularity: 'day' }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/identities/i1/usage?granularity=day',
+    send: { developer: true },
+    reply: { status: 200, body: usage },
+  },
+  {
     name: 'health',
     call: (c) => c.health(),
     method: 'GET',
@@ -405,6 +489,43 @@ const endpoints: {
     reply: { status: 200, body: { status: 'ok' } },
   },
 ]
+
+describe('createClient: identities', () => {
+  it('findByExternalId sends the id in the query, encoded, and answers the identity or null', async () => {
+    const server = await fakeServer((request) => ({
+      status: 200,
+      body: { identities: request.path.endsWith('acme%2F1') ? [identity] : [], next_cursor: null },
+    }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    await expect(client.identities.findByExternalId('p1', 'acme/1')).resolves.toEqual(identity)
+    await expect(client.identities.findByExternalId('p1', 'nobody')).resolves.toBeNull()
+    expect(server.seen.map((request) => request.path)).toEqual([
+      '/api/v1/projects/p1/identities?external_id=acme%2F1',
+      '/api/v1/projects/p1/identities?external_id=nobody',
+    ])
+    await expect(client.identities.findByExternalId('p1', '')).rejects.toThrow(
+      'externalId must be a non-empty string.',
+    )
+  })
+
+  it('listAll walks every page', async () => {
+    const second = { ...identity, id: 'i2' }
+    const server = await fakeServer((request) => ({
+      status: 200,
+      body: request.path.includes('cursor=')
+        ? { identities: [second], next_cursor: null }
+        : { identities: [identity], next_cursor: 'c2' },
+    }))
+    const client = createClient({ baseUrl: server.baseUrl, developerKey })
+    const all = []
+    for await (const item of client.identities.listAll('p1')) all.push(item.id)
+    expect(all).toEqual(['i1', 'i2'])
+    expect(server.seen.map((request) => request.path)).toEqual([
+      '/api/v1/projects/p1/identities?limit=200',
+      '/api/v1/projects/p1/identities?limit=200&cursor=c2',
+    ])
+  })
+})
 
 describe('createClient: keys.verify', () => {
   it('sends a service token instead of the developer key when the call gives one', async () => {

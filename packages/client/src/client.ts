@@ -16,12 +16,16 @@ import type {
   CreatedApiKey,
   CreatedDeveloperKey,
   CreatedProject,
+  CreateIdentityBody,
   CreateKeyBody,
   CreateProjectBody,
   Deleted,
+  DeletedIdentity,
   DeveloperKeyInfo,
   Generation,
   Health,
+  Identity,
+  IdentityList,
   KeyList,
   Project,
   ProjectList,
@@ -30,6 +34,7 @@ import type {
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
+  UpdateIdentityBody,
   Usage,
   VerifyKeyBody,
   VerifyKeyResult,
@@ -107,6 +112,15 @@ export interface UsageOptions extends CallOptions {
   readonly granularity?: 'minute' | 'hour' | 'day'
   /** Only this key (its id). */
   readonly keyId?: string
+}
+
+/** Options of {@link KeywardClient.identities}' `delete`. */
+export interface DeleteIdentityOptions extends CallOptions {
+  /**
+   * Revoke the identity's keys and delete it, in one transaction. Without it, an identity that
+   * still has keys is kept: 409 `identity_has_keys`.
+   */
+  readonly revokeKeys?: boolean
 }
 
 /** Options of a walk over every page of a listing (`listAll`). */
@@ -247,6 +261,57 @@ export interface KeywardClient {
     activate(projectId: string, keyId: string, options?: CallOptions): Promise<ApiKeyInfo>
     /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/roll`: a new key; the old one works for the grace window. */
     roll(projectId: string, keyId: string, body?: RollKeyBody, options?: CallOptions): Promise<RolledApiKey>
+  }
+  /**
+   * A project's identities, managed with the owner's developer key: customers whose API keys share
+   * their rate limits, credit pool and metadata. A key joins one with `identity_id` or
+   * `external_id` at its creation, or with `apiKeys.update(projectId, keyId, { identity_id })`.
+   */
+  readonly identities: {
+    /**
+     * `POST /api/v1/projects/{project_id}/identities`: a new identity; 409 `identity_exists` when the
+     * project has one with this `external_id`.
+     *
+     * @example
+     * ```ts
+     * const acme = await client.identities.create(projectId, {
+     *   external_id: 'customer_acme',
+     *   ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+     * })
+     * await client.apiKeys.create(projectId, { name: 'production', identity_id: acme.id })
+     * ```
+     */
+    create(projectId: string, body: CreateIdentityBody, options?: CallOptions): Promise<Identity>
+    /** `GET /api/v1/projects/{project_id}/identities`: one page of the project's identities, newest first. */
+    list(projectId: string, options?: ListOptions): Promise<IdentityList>
+    /** Every identity of the project, newest first, page after page. */
+    listAll(projectId: string, options?: ListAllOptions): AsyncIterable<Identity>
+    /** `GET /api/v1/projects/{project_id}/identities?external_id=`: the identity with your id for it, or `null`. */
+    findByExternalId(projectId: string, externalId: string, options?: CallOptions): Promise<Identity | null>
+    /** `GET /api/v1/projects/{project_id}/identities/{identity_id}`: one of the project's identities; 404 for any other. */
+    get(projectId: string, identityId: string, options?: CallOptions): Promise<Identity>
+    /**
+     * `PATCH /api/v1/projects/{project_id}/identities/{identity_id}`: changes its `metadata` or
+     * `ratelimits` (a field left out stays, `null` clears it).
+     */
+    update(
+      projectId: string,
+      identityId: string,
+      body: UpdateIdentityBody,
+      options?: CallOptions,
+    ): Promise<Identity>
+    /**
+     * `DELETE /api/v1/projects/{project_id}/identities/{identity_id}`: deletes it; 409
+     * `identity_has_keys` while keys belong to it, unless `revokeKeys`, which revokes them with it.
+     */
+    delete(projectId: string, identityId: string, options?: DeleteIdentityOptions): Promise<DeletedIdentity>
+    /** `GET /api/v1/projects/{project_id}/identities/{identity_id}/keys`: one page of its API keys, newest first. */
+    keys(projectId: string, identityId: string, options?: ListOptions): Promise<KeyList<ApiKeyInfo>>
+    /**
+     * `GET /api/v1/projects/{project_id}/identities/{identity_id}/usage`: the counts of its keys per
+     * bucket, key and outcome; the identity's total is their sum.
+     */
+    usage(projectId: string, identityId: string, options?: UsageOptions): Promise<Usage>
   }
   /** Bearer tokens for the generation endpoints. */
   readonly accessTokens: {
@@ -434,6 +499,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
   const developerKeyPath = (keyId: string) => `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`
   const apiKeyPath = (projectId: string, keyId: string) =>
     `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`
+  const identityPath = (projectId: string, identityId: string) =>
+    `${projectPath(projectId)}/identities/${segment('identityId', identityId)}`
 
   // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
@@ -516,6 +583,63 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         request('POST', `${apiKeyPath(projectId, keyId)}/activate`, developer('apiKeys.activate'), options),
       roll: async (projectId, keyId, body = {}, options) =>
         request('POST', `${apiKeyPath(projectId, keyId)}/roll`, developer('apiKeys.roll'), options, body),
+    },
+    identities: {
+      create: async (projectId, body, options) =>
+        request(
+          'POST',
+          `${projectPath(projectId)}/identities`,
+          developer('identities.create'),
+          options,
+          body,
+        ),
+      list: async (projectId, options) =>
+        request(
+          'GET',
+          `${projectPath(projectId)}/identities${pageQuery(options)}`,
+          developer('identities.list'),
+          options,
+        ),
+      listAll: (projectId, options) =>
+        everyPage(
+          (page) => client.identities.list(projectId, page),
+          (page: IdentityList) => page.identities,
+          options,
+        ),
+      findByExternalId: async (projectId, externalId, options) => {
+        const page: IdentityList = await request(
+          'GET',
+          `${projectPath(projectId)}/identities?external_id=${segment('externalId', externalId)}`,
+          developer('identities.findByExternalId'),
+          options,
+        )
+        return page.identities[0] ?? null
+      },
+      get: async (projectId, identityId, options) =>
+        request('GET', identityPath(projectId, identityId), developer('identities.get'), options),
+      update: async (projectId, identityId, body, options) =>
+        request('PATCH', identityPath(projectId, identityId), developer('identities.update'), options, body),
+      delete: async (projectId, identityId, options) =>
+        request(
+          'DELETE',
+          `${identityPath(projectId, identityId)}${options?.revokeKeys ? '?revoke_keys=true' : ''}`,
+          developer('identities.delete'),
+          options,
+        ),
+      keys: async (projectId, identityId, options) =>
+        request(
+          'GET',
+          `${identityPath(projectId, identityId)}/keys${pageQuery(options)}`,
+          developer('identities.keys'),
+          options,
+        ),
+      usage: async (projectId, identityId, options) =>
+        request(
+          'GET',
+          `${identityPath(projectId, identityId)}/usage${usageQuery(options)}`,
+          developer('identities.usage'),
+          options,
+        ),
     },
     accessTokens: {
       create: async (projectId, options) =>

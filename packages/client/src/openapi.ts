@@ -287,6 +287,77 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/projects/{project_id}/identities": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List a project's identities, newest first, a page at a time; with `external_id`, the one identity of that id (an empty page when there is none). */
+        readonly get: operations["listIdentities"];
+        readonly put?: never;
+        /** Create an identity in a project of the calling developer: a customer whose keys share its rate limits, credit pool and metadata. */
+        readonly post: operations["createIdentity"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/identities/{identity_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** One of a project's identities (404 for any other). */
+        readonly get: operations["getIdentity"];
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete an identity: 409 `identity_has_keys` while keys belong to it, unless `revoke_keys=true`, which revokes them in the same transaction. */
+        readonly delete: operations["deleteIdentity"];
+        readonly options?: never;
+        readonly head?: never;
+        /** Change an identity's metadata or rate limits (`null` clears); every key of it sees the change within the revocation bound. */
+        readonly patch: operations["updateIdentity"];
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/identities/{identity_id}/keys": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List an identity's API keys, active or not, newest first, a page at a time. */
+        readonly get: operations["listIdentityKeys"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/identities/{identity_id}/usage": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** Usage of an identity: the counts of the API keys that belong to it now, per bucket (minute, hour or day), key and outcome; the identity's total is their sum. */
+        readonly get: operations["getIdentityUsage"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/secret-scanning/github": {
         readonly parameters: {
             readonly query?: never;
@@ -391,7 +462,7 @@ export interface components {
             /** Days until the key stops working. */
             readonly expires_in_days?: number;
         };
-        /** Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. */
+        /** Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. Without `remaining` its credits are unlimited; `refill` needs `remaining`. Give `identity_id` or `external_id`, not both. */
         readonly CreateApiKeyBody: {
             /** A descriptive name. */
             readonly name?: string | null;
@@ -420,8 +491,12 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The identity the key joins, one of the project's (422 at `identity_id` for any other). */
+            readonly identity_id?: string;
+            /** The identity the key joins, by its `external_id`: created on first use, joined by every later key that names it. */
+            readonly external_id?: string;
         };
-        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateApiKeyBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -435,6 +510,8 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The identity the key joins, or `null`: it leaves its identity. */
+            readonly identity_id?: string | null;
         };
         /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are refused (`extra_forbidden`). */
         readonly ChangeCreditsBody: {
@@ -449,6 +526,59 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+        };
+        /** Unknown fields are refused (`extra_forbidden`). A second identity with the same `external_id` in the project is 409 `identity_exists`. `refill` needs `remaining`. */
+        readonly CreateIdentityBody: {
+            /** The host's own id for its customer: 1 to 255 characters, unique within the project, no control character, nothing shaped like a key (`key_shaped_value`). It never changes. */
+            readonly external_id: string;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** At most 5 named limits shared by every key of the identity; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                readonly name: string;
+                /** Requests per window. */
+                readonly limit: number;
+                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                readonly duration: number;
+            }[] | null;
+            /** The credit pool every key of the identity spends from; `null` (or absent) for none. A key with credits of its own spends from both. */
+            readonly remaining?: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill?: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
+        };
+        /** Any of `metadata` and `ratelimits` (`null` clears); fields left out stay as they are. `external_id` never changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields are refused (`extra_forbidden`). */
+        readonly UpdateIdentityBody: {
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata?: {
+                readonly [key: string]: unknown;
+            } | null;
+            /** At most 5 named limits shared by every key of the identity; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                readonly name: string;
+                /** Requests per window. */
+                readonly limit: number;
+                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                readonly duration: number;
+            }[] | null;
+        };
+        /** Unknown fields are refused (`extra_forbidden`). */
+        readonly RateLimit: {
+            /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+            readonly name: string;
+            /** Requests per window. */
+            readonly limit: number;
+            /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+            readonly duration: number;
         };
         /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
         readonly CreditRefill: {
@@ -540,6 +670,8 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The identity the key belongs to (its id); `null` for none. */
+            readonly identity_id?: string | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -608,6 +740,8 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The identity the key belongs to (its id); `null` for none. */
+            readonly identity_id?: string | null;
         };
         readonly RolledDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -685,6 +819,8 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The identity the key belongs to (its id); `null` for none. */
+            readonly identity_id?: string | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -763,9 +899,99 @@ export interface components {
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
                 } | null;
+                /** The identity the key belongs to (its id); `null` for none. */
+                readonly identity_id?: string | null;
             }[];
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
             readonly next_cursor: string | null;
+        };
+        readonly Identity: {
+            /** The identity's id: what its operations and a key's `identity_id` take. */
+            readonly id: string;
+            readonly project_id: string;
+            /** The host's own id for its customer. */
+            readonly external_id: string;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata: {
+                readonly [key: string]: unknown;
+            } | null;
+            readonly ratelimits: readonly {
+                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                readonly name: string;
+                /** Requests per window. */
+                readonly limit: number;
+                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                readonly duration: number;
+            }[];
+            /** The credits left in the pool; `null` for no pool. */
+            readonly remaining: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
+            /**
+             * Format: date-time
+             * When the identity was created.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * When it last changed.
+             */
+            readonly updated_at: string;
+        };
+        readonly IdentityList: {
+            readonly identities: readonly {
+                /** The identity's id: what its operations and a key's `identity_id` take. */
+                readonly id: string;
+                readonly project_id: string;
+                /** The host's own id for its customer. */
+                readonly external_id: string;
+                /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+                readonly metadata: {
+                    readonly [key: string]: unknown;
+                } | null;
+                readonly ratelimits: readonly {
+                    /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                    readonly name: string;
+                    /** Requests per window. */
+                    readonly limit: number;
+                    /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                    readonly duration: number;
+                }[];
+                /** The credits left in the pool; `null` for no pool. */
+                readonly remaining: number | null;
+                /** How the credits come back; `null` for never. */
+                readonly refill: {
+                    /** The balance a refill brings the key up to. */
+                    readonly amount: number;
+                    readonly interval: "daily" | "monthly";
+                    /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                    readonly day?: number;
+                } | null;
+                /**
+                 * Format: date-time
+                 * When the identity was created.
+                 */
+                readonly created_at: string;
+                /**
+                 * Format: date-time
+                 * When it last changed.
+                 */
+                readonly updated_at: string;
+            }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
+        };
+        readonly DeletedIdentity: {
+            readonly id: string;
+            readonly deleted: true;
+            /** The ids of the keys the deletion revoked (with `revoke_keys=true`); empty otherwise. */
+            readonly revoked_keys: readonly string[];
         };
         readonly Project: {
             readonly id: string;
@@ -844,6 +1070,8 @@ export interface components {
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
                 } | null;
+                /** The identity the key belongs to (its id); `null` for none. */
+                readonly identity_id?: string | null;
             };
         };
         readonly Deleted: {
@@ -1197,7 +1425,7 @@ export interface components {
                 };
             };
         };
-        /** The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive). Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`, `identity_exists`, `identity_has_keys`. */
+        /** The owner already has its limit of active keys, the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive), the project has an identity with this `external_id` already, or the identity still has keys. Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`, `identity_exists`, `identity_has_keys`. */
         readonly Error409: {
             headers: {
                 /** `no-store`. */
@@ -1387,6 +1615,11 @@ export interface components {
     parameters: {
         readonly project_id: string;
         readonly key_id: string;
+        readonly identity_id: string;
+        /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
+        readonly identity_external_id: string;
+        /** `true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409). */
+        readonly revoke_keys: "true" | "false";
         /** A UUID; anything else is answered 422 `uuid_parsing`. */
         readonly generation_id: string;
         /** How many items at most, 1 to 200. Default 100. */
@@ -2193,6 +2426,252 @@ export interface operations {
             readonly 404: components["responses"]["Error404"];
             readonly 413: components["responses"]["Error413"];
             readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listIdentities: {
+        readonly parameters: {
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+                /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
+                readonly external_id?: components["parameters"]["identity_external_id"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["IdentityList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createIdentity: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateIdentityBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Identity"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getIdentity: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Identity"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deleteIdentity: {
+        readonly parameters: {
+            readonly query?: {
+                /** `true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409). */
+                readonly revoke_keys?: components["parameters"]["revoke_keys"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeletedIdentity"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly updateIdentity: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["UpdateIdentityBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Identity"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listIdentityKeys: {
+        readonly parameters: {
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getIdentityUsage: {
+        readonly parameters: {
+            readonly query?: {
+                /** The start of the range, an RFC 3339 time with an offset. Default: 24 hours before `to`. Not older than the granularity is kept (minutes 7 days, hours 90, days 730 by default): 422 at `["query", "from"]`. */
+                readonly from?: components["parameters"]["from"];
+                /** The end of the range (exclusive), an RFC 3339 time with an offset. Default: now. At most 1440 buckets from `from`. */
+                readonly to?: components["parameters"]["to"];
+                /** The size of a bucket, in UTC. Default `hour`. */
+                readonly granularity?: components["parameters"]["granularity"];
+                /** Only this key (a UUID) of the caller's; another's is answered 404. */
+                readonly key_id?: components["parameters"]["usage_key_id"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Usage"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
             readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];

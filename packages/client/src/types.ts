@@ -97,6 +97,24 @@ export type CreditRefill = components['schemas']['CreditRefill']
 /** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
 export type RollKeyBody = components['schemas']['RollKeyBody']
 
+/** An identity: one customer of the host, whose API keys share its rate limits, credit pool and metadata. */
+export type Identity = components['schemas']['Identity']
+
+/** One page of a project's identities, newest first. */
+export type IdentityList = components['schemas']['IdentityList']
+
+/** A named rate limit of an identity: at most `limit` per `duration` milliseconds. */
+export type RateLimit = components['schemas']['RateLimit']
+
+/** The body of identity creation: `external_id`, and `metadata`, `ratelimits`, `remaining`, `refill` if given. */
+export type CreateIdentityBody = components['schemas']['CreateIdentityBody']
+
+/** The body of an identity's `PATCH`: `metadata` and `ratelimits` (`null` clears one). */
+export type UpdateIdentityBody = components['schemas']['UpdateIdentityBody']
+
+/** The answer to deleting an identity: its id, and the ids of the keys it revoked. */
+export type DeletedIdentity = components['schemas']['DeletedIdentity']
+
 /** The body of project creation. */
 export type CreateProjectBody = components['schemas']['CreateProjectBody']
 

@@ -80,6 +80,7 @@ function usageStatementsFor(schema: string): UsageStatements {
        FROM ${table}
        WHERE owner_type = $2 AND owner_id = $3 AND key_id <> '' AND granularity = ANY($4::text[])
          AND bucket >= $5 AND bucket < $6 AND ($7::text IS NULL OR key_id = $7)
+         AND ($8::text[] IS NULL OR key_id = ANY($8::text[]))
        GROUP BY 1, 2, 3 HAVING sum(count) <> 0
        ORDER BY 1, 2, 3`,
     ),
@@ -130,6 +131,7 @@ export class PostgresUsage {
       bucketStart(query.from, query.granularity),
       query.to,
       query.keyId ?? null,
+      query.keyIds === undefined ? null : [...query.keyIds],
     ])
     return rows.map((row) => ({
       start: new Date(row.start as Date),

@@ -90,6 +90,15 @@ export function usageCases(make: () => Promise<StoreHarness>): void {
       keyId: a.id,
     })
     expect(within.map((row) => row.count)).toEqual([7])
+    // `keyIds` (an identity's keys): only those of the owner's keys; none when empty.
+    const day = { owner: owned, granularity: 'day', from, to } as const
+    expect(await store.readUsage({ ...day, keyIds: [b.id, other.id] })).toEqual([
+      { start: new Date('2026-03-04T00:00:00Z'), keyId: b.id, outcome: 'expired', count: 1 },
+    ])
+    expect(await store.readUsage({ ...day, keyIds: [] })).toEqual([])
+    expect(await store.readUsage({ ...day, keyIds: [a.id, b.id], keyId: a.id })).toEqual([
+      { start: new Date('2026-03-04T00:00:00Z'), keyId: a.id, outcome: 'accepted', count: 17 },
+    ])
     expect(
       await store.readUsage({ owner: { type: 'developer', id: owner }, granularity: 'day', from, to }),
     ).toEqual([])

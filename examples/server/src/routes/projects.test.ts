@@ -45,6 +45,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       metadata: null,
       remaining: null,
       refill: null,
+      identity_id: null,
     })
     expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },

@@ -37,8 +37,32 @@ const policies = (record: KeyRecord) =>
 const describe = (record: KeyRecord) =>
   `${displayKey(record.keyPrefix)}, ${OWNER_LABEL[record.ownerType]} ${printable(record.ownerId)}`
 
-// The page the options ask for: `--limit` 1 to 200, `--cursor` a next_cursor of this command or the API.
-function pageOptions(context: CommandContext): { limit?: number; after?: KeyPagePosition } | undefined {
+/** @internal Keys as a table, by prefix only: what `keys list` and `identities keys` print. */
+export function keyTable(keyward: Keyward, keys: readonly KeyRecord[]): string {
+  return table(
+    ['ID', 'KEY', 'NAME', 'ACTIVE', 'REVOKED', 'CREATED', 'EXPIRES', 'USED', 'DUE', 'POLICIES'],
+    keys.map((r) => [
+      r.id,
+      displayKey(r.keyPrefix),
+      r.name ?? '-',
+      r.active ? 'yes' : 'no',
+      revokedReason(r) ?? '-',
+      timestamp(r.createdAt),
+      optionalTime(r.expiresAt),
+      optionalTime(r.lastUsedAt),
+      keyward.isRotationDue(r) ? 'yes' : 'no',
+      policies(r),
+    ]),
+  )
+}
+
+/**
+ * @internal The page the options ask for: `--limit` 1 to 200, `--cursor` a next_cursor of this
+ * command or the API; `undefined` when neither is given (every item).
+ */
+export function pageOptions(
+  context: CommandContext,
+): { limit?: number; after?: KeyPagePosition } | undefined {
   const limit = stringOption(context, 'limit')
   const cursor = stringOption(context, 'cursor')
   if (limit === undefined && cursor === undefined) return undefined
@@ -57,17 +81,26 @@ function pageOptions(context: CommandContext): { limit?: number; after?: KeyPage
   return { limit: limit === undefined ? DEFAULT_PAGE_LIMIT : Number(limit), ...(after ? { after } : {}) }
 }
 
-// Every key of the owner, newest first, a page of 200 at a time.
-async function allKeys(keyward: Keyward, owner: KeyOwner): Promise<KeyPage> {
-  const records: KeyRecord[] = []
-  let page = await keyward.listKeysPage(owner, { limit: MAX_PAGE_LIMIT })
-  records.push(...page.records)
-  while (page.next) {
-    page = await keyward.listKeysPage(owner, { limit: MAX_PAGE_LIMIT, after: page.next })
+/** @internal Every item of a listing, newest first, asked for a page of 200 at a time. */
+export async function everyPage<T>(
+  listPage: (query: {
+    limit: number
+    after?: KeyPagePosition
+  }) => Promise<{ readonly records: readonly T[]; readonly next: KeyPagePosition | null }>,
+): Promise<{ records: T[]; next: null }> {
+  const records: T[] = []
+  let after: KeyPagePosition | undefined
+  do {
+    const page = await listPage(after ? { limit: MAX_PAGE_LIMIT, after } : { limit: MAX_PAGE_LIMIT })
     records.push(...page.records)
-  }
+    after = page.next ?? undefined
+  } while (after)
   return { records, next: null }
 }
+
+// Every key of the owner, newest first.
+const allKeys = (keyward: Keyward, owner: KeyOwner): Promise<KeyPage> =>
+  everyPage((query) => keyward.listKeysPage(owner, query))
 
 /** `keyward keys list --developer ID | --project ID`: the owner's keys, by prefix only. */
 export const listCommand: Command = {
@@ -107,21 +140,7 @@ export const listCommand: Command = {
       const text =
         keys.length === 0
           ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}${paging?.after ? ' after this cursor' : ''}.${more}`
-          : `${table(
-              ['ID', 'KEY', 'NAME', 'ACTIVE', 'REVOKED', 'CREATED', 'EXPIRES', 'USED', 'DUE', 'POLICIES'],
-              keys.map((r) => [
-                r.id,
-                displayKey(r.keyPrefix),
-                r.name ?? '-',
-                r.active ? 'yes' : 'no',
-                revokedReason(r) ?? '-',
-                timestamp(r.createdAt),
-                optionalTime(r.expiresAt),
-                optionalTime(r.lastUsedAt),
-                keyward.isRotationDue(r) ? 'yes' : 'no',
-                policies(r),
-              ]),
-            )}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.${more}`
+          : `${keyTable(keyward, keys)}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.${more}`
       context.print(text, { keys: keys.map((record) => listed(keyward, record)), next_cursor: nextCursor })
       return EXIT.ok
     })

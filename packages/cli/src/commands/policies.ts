@@ -3,6 +3,7 @@ import {
   ErrorType,
   isKeywardError,
   type KeyPolicies,
+  type KeyRecord,
   type Keyward,
   KeywardError,
   type KeywardOptions,
@@ -43,7 +44,8 @@ const declared = (context: CommandContext) =>
     .map((name) => name.trim())
     .filter((name) => name !== '')
 
-function metadataOption(context: CommandContext): unknown {
+/** @internal `--metadata JSON`, parsed (the service checks it is an object of at most 4 KB). */
+export function metadataOption(context: CommandContext): unknown {
   const text = stringOption(context, 'metadata')
   if (text === undefined) return undefined
   try {
@@ -90,8 +92,13 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   remaining: '--credits',
   refill: '--refill',
   name: '--name',
+  external_id: '--external-id',
+  ratelimits: '--ratelimit',
+  identity_id: '--identity',
 }
-async function asUsage<T>(run: () => Promise<T>): Promise<T> {
+
+/** @internal Runs a service call; its 422 becomes a usage error that names the faulty option. */
+export async function asUsage<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run()
   } catch (error) {
@@ -148,7 +155,9 @@ export const createCommand: Command = {
     'addresses it may be used from; --permission (repeatable) gives it only these permissions, among ' +
     `those the host declares in ${PERMISSIONS_ENV} (comma-separated; without --permission the key ` +
     'has every permission); --metadata attaches a JSON object handed to the server with the key. ' +
-    `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server.`,
+    `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server. ` +
+    '--identity joins it to an identity of the project, --external-id to the identity with your id for the ' +
+    'customer (created on first use): it then shares its rate limits, credits and metadata.',
   arguments: [],
   options: [
     { flags: '--project <id>', help: 'the project the key belongs to' },
@@ -157,6 +166,11 @@ export const createCommand: Command = {
     ...POLICY_OPTIONS,
     { flags: '--credits <n>', help: 'the credits the key starts with (without it: unlimited)' },
     { flags: '--refill <rule>', help: 'with --credits: AMOUNT:daily or AMOUNT:monthly:DAY (1-31)' },
+    { flags: '--identity <id>', help: 'the identity the key joins (from keyward identities list)' },
+    {
+      flags: '--external-id <id>',
+      help: 'the identity the key joins, by your id for it: created on first use',
+    },
   ],
   store: true,
   exitCodes: '0 created, 1 refused (a deleted project), 2 usage error, 3 store unavailable',
@@ -170,6 +184,8 @@ export const createCommand: Command = {
     const name = stringOption(context, 'name') ?? null
     const credits = stringOption(context, 'credits')
     const refill = refillOption(stringOption(context, 'refill')) as CreditRefill | null | undefined
+    const identityId = stringOption(context, 'identity')
+    const externalId = stringOption(context, 'external-id')
     return context.withKeyward(async (keyward) => {
       const options = {
         name,
@@ -177,6 +193,8 @@ export const createCommand: Command = {
         ...(days === undefined ? {} : { expiresInDays: Number(days) }),
         ...(credits === undefined ? {} : { remaining: creditsOption(credits, '--credits') }),
         ...(refill === undefined ? {} : { refill }),
+        ...(identityId === undefined ? {} : { identityId }),
+        ...(externalId === undefined ? {} : { externalId }),
       }
       const { key, record } = await asUsage(() => keyward.issueProjectKey(projectId, options))
       context.print(
@@ -194,41 +212,60 @@ export const createCommand: Command = {
   },
 }
 
-/** `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions] [--metadata JSON | --clear-metadata]`. */
+/** `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions] [--metadata JSON | --clear-metadata] [--identity ID | --leave-identity]`. */
 export const updateCommand: Command = {
   name: 'keys update',
-  summary: "Change an API key's IP allowlist, permissions or metadata",
+  summary: "Change an API key's IP allowlist, permissions, metadata or identity",
   description:
     'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
     '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
     `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
-    'replaces the metadata, --clear-metadata removes it. Every server process sees the change within its ' +
-    'revocation bound, as a revocation.',
+    'replaces the metadata, --clear-metadata removes it; --identity joins the key to an identity of its ' +
+    'project, --leave-identity takes it out of its identity. Every server process sees the change within ' +
+    'its revocation bound, as a revocation.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [
     ...POLICY_OPTIONS,
     { flags: '--any-ip', help: 'remove the IP allowlist: the key may be used from anywhere' },
     { flags: '--all-permissions', help: 'give the key every declared permission' },
     { flags: '--clear-metadata', help: 'remove the metadata' },
+    { flags: '--identity <id>', help: "join this identity of the key's project" },
+    { flags: '--leave-identity', help: 'take the key out of its identity' },
   ],
   store: true,
   exitCodes: '0 updated, 1 no such API key, 2 usage error, 3 store unavailable',
   async run(context) {
     const keyId = idArgument(context.positionals[0], '<key-id>')
     const policies = policiesOf(context, true)
-    if (Object.keys(policies).length === 0) {
+    const joins = stringOption(context, 'identity')
+    const leaves = context.values['leave-identity'] === true
+    if (joins !== undefined && leaves) throw usageError('--leave-identity cannot go with --identity.')
+    if (Object.keys(policies).length === 0 && joins === undefined && !leaves) {
       throw usageError(
-        'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata.',
+        'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata, ' +
+          '--identity, --leave-identity.',
       )
     }
+    const notFound = () => new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
     return context.withKeyward(async (keyward: Keyward) => {
       const current = await keyward.findKey(keyId)
-      if (current?.ownerType !== 'project') {
-        throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
+      if (current?.ownerType !== 'project') throw notFound()
+      // The identity is checked before anything is written, as the API checks it.
+      if (joins !== undefined && (await keyward.findIdentity(joins))?.projectId !== current.ownerId) {
+        throw usageError(`--identity: project ${printable(current.ownerId)} has no such identity.`)
       }
-      const updated = await asUsage(() => keyward.setKeyPolicies(keyId, policies))
-      if (!updated) throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
-      context.print(`Updated the policies of key ${updated.id}.`, keyToJson(updated))
+      let updated: KeyRecord | null = current
+      if (Object.keys(policies).length > 0)
+        updated = await asUsage(() => keyward.setKeyPolicies(keyId, policies))
+      if (updated && (joins !== undefined || leaves))
+        updated = await keyward.setKeyIdentity(keyId, joins ?? null)
+      if (!updated) throw notFound()
+      const said = [
+        Object.keys(policies).length > 0 ? `Updated the policies of key ${updated.id}.` : '',
+        joins !== undefined ? `Key ${updated.id} joined identity ${printable(joins)}.` : '',
+        leaves ? `Key ${updated.id} left its identity.` : '',
+      ]
+      context.print(said.filter(Boolean).join('\n'), keyToJson(updated))
       return EXIT.ok
     }, serviceOptions(context))
   },

@@ -17,7 +17,11 @@ describe('keyward schema sql', () => {
     ])
     expect(headers).toEqual(MIGRATIONS.map((m) => [m.version, m.name]))
     expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "billing_keys".api_keys')
-    expect(stdout).not.toMatch(/\bkeyward\.api_keys/)
+    // Version 10: identities, and the column that joins a key to one.
+    expect(stdout).toMatch(/^-- Keyward schema version 10 \(identities\)/m)
+    expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "billing_keys".identities')
+    expect(stdout).toContain('ALTER TABLE "billing_keys".api_keys ADD COLUMN IF NOT EXISTS identity_id uuid')
+    expect(stdout).not.toMatch(/\bkeyward\.(api_keys|identities)/)
   })
 
   it('prints only the versions after --from, and the list as JSON with --json', async () => {
@@ -77,12 +81,14 @@ describe.skipIf(!PG_URL)(
       )
       await admin.query(`ALTER TABLE "${schema}".api_keys DROP COLUMN revoked_reason`)
       await admin.query(`DROP INDEX "${schema}".api_keys_hash_key`)
+      await admin.query(`DROP INDEX "${schema}".api_keys_identity_idx`)
       const drifted = await cli.run('doctor', '--pg-url', PG_URL, '--pg-schema', schema)
       expect(drifted.code).toBe(1)
       expect(drifted.stdout.split('\n')).toEqual([
-        `Schema ${schema} (version ${LATEST}; expected ${LATEST}): 2 drifts.`,
+        `Schema ${schema} (version ${LATEST}; expected ${LATEST}): 3 drifts.`,
         `  column ${schema}.api_keys.revoked_reason is missing: expected text`,
         `  index ${schema}.api_keys_hash_key is missing: expected CREATE UNIQUE INDEX api_keys_hash_key ON ${schema}.api_keys USING btree (hash)`,
+        `  index ${schema}.api_keys_identity_idx is missing: expected CREATE INDEX api_keys_identity_idx ON ${schema}.api_keys USING btree (identity_id, created_at DESC, id DESC) WHERE (identity_id IS NOT NULL)`,
         '',
       ])
       const json = await cli.run('doctor', '--pg-schema', schema, '--json')
@@ -93,6 +99,7 @@ describe.skipIf(!PG_URL)(
         drift: [
           { type: 'missing', kind: 'column', object: `${schema}.api_keys.revoked_reason` },
           { type: 'missing', kind: 'index', object: `${schema}.api_keys_hash_key` },
+          { type: 'missing', kind: 'index', object: `${schema}.api_keys_identity_idx` },
         ],
       })
     })

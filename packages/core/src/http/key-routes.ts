@@ -26,15 +26,15 @@ import type { KeyOwner, KeyRecord } from '../store/types.js'
 import { auditContext } from './audit-context.js'
 import { AUDIT_QUERY, auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
-import { encodeCursor, type PagePosition } from './cursor.js'
+import type { PagePosition } from './cursor.js'
+import { nextCursor, respond, guardedRoute as route, UUID } from './guarded-route.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
+import { identityOfBody, identityRoutes, noSuchIdentity } from './identity-routes.js'
 import { KEY_FILTER_QUERY, readKeyFilterQuery } from './key-filter-query.js'
 import { PAGE_QUERY, readPageQuery } from './page-query.js'
-import { checkQueryNames } from './query-parameters.js'
-import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
-import type { Guard, KeyRoute, KeywardRequest, KeywardResponse } from './types.js'
-import { readUsageQuery, USAGE_QUERY } from './usage-query.js'
+import type { Guard, KeyRoute, KeywardRequest } from './types.js'
+import { readUsageQuery, USAGE_QUERY, usageToJson } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
 /** What the host's `createProject` receives. */
@@ -123,42 +123,8 @@ export interface KeyRoutesOptions {
   readonly verify?: VerifyRouteOptions | false
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const NO_STORE = { 'cache-control': 'no-store' }
-
-const respond = (status: number, value: unknown) => jsonResponse(status, value, NO_STORE)
-const nextCursor = (next: { readonly createdAt: Date | string; readonly id: string } | null) =>
-  next ? encodeCursor(next) : null
-
 // A key listing's query: a page, and what it keeps.
 const KEY_LIST_QUERY = [...PAGE_QUERY, ...KEY_FILTER_QUERY]
-
-/**
- * A route: its guard first (the credential is checked before anything of the request is), then its
- * query (a parameter not in `query`, the names it reads, is 422 `extra_forbidden`), then `run`.
- */
-function route(
-  method: KeyRoute['method'],
-  path: string,
-  guard: Guard<DeveloperAuth>,
-  run: (request: KeywardRequest, auth: DeveloperAuth) => Promise<KeywardResponse>,
-  query: readonly string[] = [],
-): KeyRoute {
-  return {
-    method,
-    path,
-    async handle(request) {
-      const result = await guard(request)
-      if (!result.ok) return result.response
-      try {
-        checkQueryNames(request, query)
-        return await run(request, result.auth)
-      } catch (error) {
-        return errorResponse(error)
-      }
-    },
-  }
-}
 
 function checkOptions(keyward: Keyward, options: KeyRoutesOptions): void {
   if (typeof keyward?.authenticate !== 'function') {
@@ -215,6 +181,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       ...(value.remaining === undefined ? {} : { remaining: value.remaining }),
       // Checked by the service (a monthly rule's `day` defaults to 1 there).
       ...(value.refill === undefined ? {} : { refill: value.refill as CreditRefill | null }),
+      // The identity it joins, checked by the service (an external id's is created on first use).
+      ...(value.identity_id === undefined ? {} : { identityId: value.identity_id }),
+      ...(value.external_id === undefined ? {} : { externalId: value.external_id }),
     }
   }
 
@@ -254,7 +223,8 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     return respond(200, listed(updated))
   }
 
-  // An update: a new expiry (for any key), new policies (for an API key), or both, expiry first.
+  // An update: a new expiry (for any key), new policies and a new identity (for an API key), in
+  // that order. The identity is checked before anything is written.
   async function update(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     const record = await ownKey(request, kind, ownerId)
     const value = checkBody(
@@ -262,14 +232,24 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       await body(request),
     )
     const policies = kind === 'project' ? policiesOf(value as Record<string, unknown>) : {}
+    const identityId =
+      kind === 'project'
+        ? await identityOfBody(keyward, value as { identity_id?: string | null }, ownerId)
+        : undefined
     const hasExpiry = value.expires_at !== undefined || value.expires_in_days !== undefined
     let updated: KeyRecord | null = record
-    if (hasExpiry || Object.keys(policies).length === 0) {
+    if (hasExpiry || (Object.keys(policies).length === 0 && identityId === undefined)) {
       const change = { ...readExpiryFields(value), ...(value.expires_at === null ? { expiresAt: null } : {}) }
       updated = await keyward.setKeyExpiry(record.id, change, audit)
     }
     if (updated !== null && Object.keys(policies).length > 0) {
       updated = await keyward.setKeyPolicies(record.id, policies, audit)
+    }
+    if (updated !== null && identityId !== undefined && identityId !== (updated.identityId ?? null)) {
+      const joined = await keyward.setKeyIdentity(record.id, identityId, audit)
+      // `null`: the identity was deleted since it was checked.
+      if (joined === null) throw noSuchIdentity()
+      updated = joined
     }
     if (updated === null) throw notFound()
     return respond(200, listed(updated))
@@ -306,18 +286,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
         throw new KeywardError(ErrorType.notFound, 'Key not found.', ['query', 'key_id'])
       }
     }
-    const rows = await keyward.readUsage({ owner, ...query })
-    return respond(200, {
-      granularity: query.granularity,
-      from: query.from.toISOString(),
-      to: query.to.toISOString(),
-      usage: rows.map((row) => ({
-        start: row.start.toISOString(),
-        key_id: row.keyId,
-        outcome: row.outcome,
-        count: row.count,
-      })),
-    })
+    return respond(200, usageToJson(query, await keyward.readUsage({ owner, ...query })))
   }
 
   async function roll(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
@@ -386,6 +355,8 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
     route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
+    // Mounted when the store keeps identities.
+    ...(keyward.store.identities ? identityRoutes(keyward, owner, body) : []),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   // Mounted when the service counts usage and its store can read it back.

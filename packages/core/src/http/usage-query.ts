@@ -1,9 +1,11 @@
 import { ErrorType } from '../errors/types.js'
+import type { ApiValue } from '../openapi/schemas.js'
 import {
   bucketMs,
   retentionDays,
   retentionStart,
   USAGE_GRANULARITIES,
+  type UsageBucket,
   type UsageGranularity,
   type UsageRetention,
 } from '../store/usage.js'
@@ -74,4 +76,19 @@ export function readUsageQuery(
   return keyId === undefined
     ? { granularity, from, to }
     : { granularity, from, to, keyId: keyId.toLowerCase() }
+}
+
+/** @internal The answer of a usage route: the range as asked, and its rows, oldest first. */
+export function usageToJson(query: UsageRequestQuery, rows: readonly UsageBucket[]): ApiValue<'Usage'> {
+  return {
+    granularity: query.granularity,
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+    usage: rows.map((row) => ({
+      start: row.start.toISOString(),
+      key_id: row.keyId,
+      outcome: row.outcome,
+      count: row.count,
+    })),
+  }
 }

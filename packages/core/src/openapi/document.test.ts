@@ -45,6 +45,14 @@ const DESIGN_TABLE = [
   // Issue 43: the console's key page.
   'get /api/v1/auth/developer-keys/{key_id}',
   'get /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 39: identities.
+  'post /api/v1/projects/{project_id}/identities',
+  'get /api/v1/projects/{project_id}/identities',
+  'get /api/v1/projects/{project_id}/identities/{identity_id}',
+  'patch /api/v1/projects/{project_id}/identities/{identity_id}',
+  'delete /api/v1/projects/{project_id}/identities/{identity_id}',
+  'get /api/v1/projects/{project_id}/identities/{identity_id}/keys',
+  'get /api/v1/projects/{project_id}/identities/{identity_id}/usage',
 ]
 
 const operationsOf = (document: Json) =>
@@ -109,9 +117,13 @@ describe('openApiDocument', () => {
   })
 
   it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
-    // Over a store without an audit log, the routes do not mount GET /api/v1/audit (no store call
-    // is made here: a store whose appendAudit is hidden will do).
-    const plain = Object.create(new MemoryKeyStore(), { appendAudit: { value: undefined } })
+    // Over a store without an audit log, the routes do not mount GET /api/v1/audit, nor the
+    // identities' routes over a store without identities (no store call is made here: a store
+    // whose appendAudit and identities are hidden will do).
+    const plain = Object.create(new MemoryKeyStore(), {
+      appendAudit: { value: undefined },
+      identities: { value: undefined },
+    })
     const auditing = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
     const silent = createKeyward({ store: plain, projectOwner: () => null })
     expect([auditing.auditing, silent.auditing]).toEqual([true, false])
@@ -129,8 +141,16 @@ describe('openApiDocument', () => {
       })
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
       expect(mounted.includes('post /api/v1/keys/verify')).toBe(verify)
+      expect(mounted.includes('post /api/v1/projects/{project_id}/identities')).toBe(audit)
       const documented = operationsOf(
-        openApiDocument({ operations: 'key-routes', createProject, listProjects, audit, verify }),
+        openApiDocument({
+          operations: 'key-routes',
+          createProject,
+          listProjects,
+          audit,
+          verify,
+          identities: audit,
+        }),
       )
       expect(documented.sort()).toEqual(mounted.sort())
     }
@@ -143,6 +163,8 @@ describe('openApiDocument', () => {
       ['/api/v1/projects/{project_id}/api-keys', 'get'],
       ['/api/v1/projects', 'get'],
       ['/api/v1/audit', 'get'],
+      ['/api/v1/projects/{project_id}/identities', 'get'],
+      ['/api/v1/projects/{project_id}/identities/{identity_id}/keys', 'get'],
     ] as const) {
       const operation = paths[path][method]
       const refs = operation.parameters.map((p: Json) => p.$ref)
@@ -196,6 +218,9 @@ describe('openApiDocument', () => {
     expect(closed).toContain('post /api/v1/projects/{project_id}/api-keys')
     expect(closed).toContain('post /api/v1/projects/{project_id}/api-keys.refill')
     expect(closed).toContain('post /api/v1/keys/verify')
+    expect(closed).toContain('post /api/v1/projects/{project_id}/identities')
+    expect(closed).toContain('post /api/v1/projects/{project_id}/identities.ratelimits[]')
+    expect(closed).toContain('patch /api/v1/projects/{project_id}/identities/{identity_id}')
   })
 
   it('is plain JSON: what JSON.stringify writes reads back the same', () => {

@@ -19,6 +19,11 @@ export interface OpenApiDocumentOptions {
    * it when the store keeps an audit log). Default `false`.
    */
   readonly audit?: boolean
+  /**
+   * With `operations: 'key-routes'`: whether the identities' operations are mounted (the key routes
+   * mount them when the store keeps identities). Default `true`.
+   */
+  readonly identities?: boolean
   /** With `operations: 'key-routes'`: whether `POST /api/v1/keys/verify` is mounted. Default `true`. */
   readonly verify?: boolean
   /** `info.title`. Default `'Keyward API'`. */
@@ -53,6 +58,23 @@ const CREDENTIAL: Readonly<Record<OperationCredential, { security: object[]; err
 const PARAMETERS = {
   project_id: { name: 'project_id', in: 'path', required: true, schema: { type: 'string' } },
   key_id: { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } },
+  identity_id: { name: 'identity_id', in: 'path', required: true, schema: { type: 'string' } },
+  identity_external_id: {
+    name: 'external_id',
+    in: 'query',
+    required: false,
+    description:
+      'Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page.',
+    schema: { type: 'string', maxLength: 255 },
+  },
+  revoke_keys: {
+    name: 'revoke_keys',
+    in: 'query',
+    required: false,
+    description:
+      "`true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409).",
+    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
   generation_id: {
     name: 'generation_id',
     in: 'path',
@@ -179,7 +201,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   403: "A valid credential without access to this project, used from an address outside the API key's IP allowlist, or without a permission the route requires.",
   404: 'The project or resource does not exist, or is not visible to the caller.',
   408: 'The client took longer than the server allows to send the request; the connection closes.',
-  409: 'The owner already has its limit of active keys, or the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive).',
+  409: 'The owner already has its limit of active keys, the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive), the project has an identity with this `external_id` already, or the identity still has keys.',
   413: 'The request body is larger than the server accepts.',
   415: 'The request body is not `application/json`.',
   417: 'The request has an `Expect` header other than `100-continue`.',
@@ -294,7 +316,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       (op.keyRoute === 'createProject' && options.createProject) ||
       (op.keyRoute === 'listProjects' && options.listProjects) ||
       (op.keyRoute === 'audit' && options.audit) ||
-      (op.keyRoute === 'verify' && options.verify !== false),
+      (op.keyRoute === 'verify' && options.verify !== false) ||
+      (op.keyRoute === 'identities' && options.identities !== false),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {

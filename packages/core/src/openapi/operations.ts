@@ -24,6 +24,7 @@ export interface ApiOperation {
     | 'Developer keys'
     | 'Projects'
     | 'API keys'
+    | 'Identities'
     | 'Access tokens'
     | 'Generations'
     | 'Audit'
@@ -45,6 +46,8 @@ export interface ApiOperation {
     | 'audit_action'
     | 'audit_from'
     | 'audit_to'
+    | 'identity_external_id'
+    | 'revoke_keys'
   )[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
@@ -59,12 +62,13 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify' | 'identities'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
 const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
+const IDS = '/api/v1/projects/{project_id}/identities'
 const BODY_ERRORS = [413, 415, 422]
 const PAGED = ['limit', 'cursor'] as const
 // A key listing's page and filter.
@@ -359,6 +363,94 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, schema: 'ApiKey' },
     errors: BODY_ERRORS,
     keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: IDS,
+    operationId: 'createIdentity',
+    summary:
+      'Create an identity in a project of the calling developer: a customer whose keys share its rate limits, credit pool and metadata.',
+    tag: 'Identities',
+    credential: 'owner',
+    body: { schema: 'CreateIdentityBody', required: true },
+    success: { status: 201, schema: 'Identity' },
+    errors: [409, ...BODY_ERRORS],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'get',
+    path: IDS,
+    operationId: 'listIdentities',
+    summary:
+      "List a project's identities, newest first, a page at a time; with `external_id`, the one identity of that id (an empty page when there is none).",
+    tag: 'Identities',
+    credential: 'owner',
+    query: [...PAGED, 'identity_external_id'],
+    success: { status: 200, schema: 'IdentityList' },
+    errors: [422],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'get',
+    path: `${IDS}/{identity_id}`,
+    operationId: 'getIdentity',
+    summary: "One of a project's identities (404 for any other).",
+    tag: 'Identities',
+    credential: 'owner',
+    success: { status: 200, schema: 'Identity' },
+    errors: [404],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'patch',
+    path: `${IDS}/{identity_id}`,
+    operationId: 'updateIdentity',
+    summary:
+      "Change an identity's metadata or rate limits (`null` clears); every key of it sees the change within the revocation bound.",
+    tag: 'Identities',
+    credential: 'owner',
+    body: { schema: 'UpdateIdentityBody', required: true },
+    success: { status: 200, schema: 'Identity' },
+    errors: BODY_ERRORS,
+    keyRoute: 'identities',
+  },
+  {
+    method: 'delete',
+    path: `${IDS}/{identity_id}`,
+    operationId: 'deleteIdentity',
+    summary:
+      'Delete an identity: 409 `identity_has_keys` while keys belong to it, unless `revoke_keys=true`, which revokes them in the same transaction.',
+    tag: 'Identities',
+    credential: 'owner',
+    query: ['revoke_keys'],
+    success: { status: 200, schema: 'DeletedIdentity' },
+    errors: [409, 422],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'get',
+    path: `${IDS}/{identity_id}/keys`,
+    operationId: 'listIdentityKeys',
+    summary: "List an identity's API keys, active or not, newest first, a page at a time.",
+    tag: 'Identities',
+    credential: 'owner',
+    query: PAGED,
+    success: { status: 200, schema: 'ApiKeyList' },
+    errors: [422],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'get',
+    path: `${IDS}/{identity_id}/usage`,
+    operationId: 'getIdentityUsage',
+    summary:
+      "Usage of an identity: the counts of the API keys that belong to it now, per bucket (minute, hour or day), key and outcome; the identity's total is their sum.",
+    tag: 'Identities',
+    credential: 'owner',
+    query: USAGE_QUERY,
+    success: { status: 200, schema: 'Usage' },
+    errors: USAGE_ERRORS,
+    keyRoute: 'identities',
   },
   {
     method: 'post',

@@ -1,6 +1,14 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { MAX_CREDITS } from '../credits/model.js'
 import { ERROR_STATUS, ErrorType } from '../errors/types.js'
+import {
+  MAX_EXTERNAL_ID_LENGTH,
+  MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_DURATION_MS,
+  MAX_RATE_LIMITS,
+  MIN_RATE_LIMIT_DURATION_MS,
+  RATE_LIMIT_NAME_PATTERN,
+} from '../identities/model.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
   MAX_IP_ALLOWLIST,
@@ -34,6 +42,17 @@ export const NameSchema = Type.String({
 export const NullableNameSchema = Type.Union([NameSchema, Type.Null()], {
   description: 'A descriptive name.',
 })
+
+// An identity's `external_id`: the host's own id for its customer, 1 to 255 characters (Unicode
+// code points), no control character, nothing shaped like a key (checked as a name is).
+const externalId = (description: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_EXTERNAL_ID_LENGTH, pattern: NameSchema.pattern, description })
+
+/** An identity's `external_id`, as its creation takes it. */
+export const ExternalIdSchema = externalId(
+  "The host's own id for its customer: 1 to 255 characters, unique within the project, no control character, " +
+    'nothing shaped like a key (`key_shaped_value`). It never changes.',
+)
 
 /** The body of `POST .../developer-keys` and `POST .../api-keys`: every field optional. */
 export const CreateKeyBodySchema = Type.Object(
@@ -125,14 +144,29 @@ const creditFields = {
   refill: Type.Optional(refill),
 }
 
+// The identity an API key belongs to, by its id (one of the key's project's).
+const identityId = (description: string) => Type.String({ description })
+
 /** The body of `POST .../api-keys`: the fields of a developer key's, and the key's policies. */
 export const CreateApiKeyBodySchema = Type.Object(
-  { ...CreateKeyBodySchema.properties, ...policyFields, ...creditFields },
+  {
+    ...CreateKeyBodySchema.properties,
+    ...policyFields,
+    ...creditFields,
+    identity_id: Type.Optional(
+      identityId("The identity the key joins, one of the project's (422 at `identity_id` for any other)."),
+    ),
+    external_id: Type.Optional(
+      externalId(
+        'The identity the key joins, by its `external_id`: created on first use, joined by every later key that names it.',
+      ),
+    ),
+  },
   {
     additionalProperties: false,
     description:
       'Unknown fields are refused (`extra_forbidden`). Give `expires_at` or `expires_in_days`, not both. Without `permissions` the key has every permission. ' +
-      'Without `remaining` its credits are unlimited; `refill` needs `remaining`.',
+      'Without `remaining` its credits are unlimited; `refill` needs `remaining`. Give `identity_id` or `external_id`, not both.',
   },
 )
 
@@ -155,14 +189,29 @@ export const SetKeyExpiryBodySchema = Type.Object(
   },
 )
 
-/** The body of `PATCH .../api-keys/{key_id}`: a new expiry, new policies, or both. */
+/** The body of `PATCH .../api-keys/{key_id}`: a new expiry, new policies, a new identity, or several. */
 export const UpdateApiKeyBodySchema = Type.Object(
-  { ...SetKeyExpiryBodySchema.properties, ...policyFields },
+  {
+    ...SetKeyExpiryBodySchema.properties,
+    ...policyFields,
+    identity_id: Type.Optional(
+      Type.Union(
+        [
+          identityId(
+            "The identity the key joins, one of the project's (422 at `identity_id` for any other).",
+          ),
+          Type.Null(),
+        ],
+        { description: 'The identity the key joins, or `null`: it leaves its identity.' },
+      ),
+    ),
+  },
   {
     additionalProperties: false,
     description:
       'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
-      '(`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`).',
+      '(`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as ' +
+      'they are. Unknown fields are refused (`extra_forbidden`).',
   },
 )
 
@@ -266,6 +315,11 @@ export const ApiKeySchema = Type.Object({
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
   ...creditFields,
+  identity_id: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'The identity the key belongs to (its id); `null` for none.',
+    }),
+  ),
 })
 
 /** A developer key just created (the `K` shape): the listing fields and the full `key`. */
@@ -304,6 +358,97 @@ export const DeveloperKeyListSchema = Type.Object({
 
 /** A page of a project's API keys, newest first. */
 export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema), next_cursor: nextCursor })
+
+/** A named rate limit of an identity: at most `limit` per `duration` milliseconds. */
+export const RateLimitSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: RATE_LIMIT_NAME_PATTERN.source,
+      description: 'A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all.',
+    }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Requests per window.' }),
+    duration: Type.Integer({
+      minimum: MIN_RATE_LIMIT_DURATION_MS,
+      maximum: MAX_RATE_LIMIT_DURATION_MS,
+      multipleOf: 1000,
+      description: 'The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000).',
+    }),
+  },
+  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
+)
+const ratelimits = Type.Union(
+  [Type.Array(RateLimitSchema, { maxItems: MAX_RATE_LIMITS, description: 'Distinct names.' }), Type.Null()],
+  {
+    description: `At most ${MAX_RATE_LIMITS} named limits shared by every key of the identity; \`null\` or \`[]\` for none.`,
+  },
+)
+// An identity's credit pool. Amounts are checked by the service, which says which field is wrong.
+const poolFields = {
+  remaining: Type.Optional(
+    credits(
+      'The credit pool every key of the identity spends from; `null` (or absent) for none. ' +
+        'A key with credits of its own spends from both.',
+    ),
+  ),
+  refill: Type.Optional(refill),
+}
+
+/** The body of `POST .../identities`. */
+export const CreateIdentityBodySchema = Type.Object(
+  {
+    external_id: ExternalIdSchema,
+    metadata: Type.Optional(metadata),
+    ratelimits: Type.Optional(ratelimits),
+    ...poolFields,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Unknown fields are refused (`extra_forbidden`). A second identity with the same `external_id` in the project is 409 `identity_exists`. `refill` needs `remaining`.',
+  },
+)
+
+/** The body of `PATCH .../identities/{identity_id}`. */
+export const UpdateIdentityBodySchema = Type.Object(
+  { metadata: Type.Optional(metadata), ratelimits: Type.Optional(ratelimits) },
+  {
+    additionalProperties: false,
+    description:
+      'Any of `metadata` and `ratelimits` (`null` clears); fields left out stay as they are. `external_id` never ' +
+      'changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields ' +
+      'are refused (`extra_forbidden`).',
+  },
+)
+
+/** An identity: one customer of the host, whose keys share its limits, its pool and its metadata. */
+export const IdentitySchema = Type.Object({
+  id: Type.String({ description: "The identity's id: what its operations and a key's `identity_id` take." }),
+  project_id: Type.String(),
+  external_id: Type.String({ description: "The host's own id for its customer." }),
+  metadata,
+  ratelimits: Type.Array(RateLimitSchema),
+  remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: 'The credits left in the pool; `null` for no pool.',
+  }),
+  refill,
+  created_at: timestamp('When the identity was created.'),
+  updated_at: timestamp('When it last changed.'),
+})
+
+/** A page of a project's identities, newest first. */
+export const IdentityListSchema = Type.Object({
+  identities: Type.Array(IdentitySchema),
+  next_cursor: nextCursor,
+})
+
+/** The answer to deleting an identity. */
+export const DeletedIdentitySchema = Type.Object({
+  id: Type.String(),
+  deleted: Type.Literal(true),
+  revoked_keys: Type.Array(Type.String(), {
+    description: 'The ids of the keys the deletion revoked (with `revoke_keys=true`); empty otherwise.',
+  }),
+})
 
 /** A project. */
 export const ProjectSchema = Type.Object({
@@ -587,6 +732,9 @@ export const API_SCHEMAS = {
   CreateApiKeyBody: CreateApiKeyBodySchema,
   UpdateApiKeyBody: UpdateApiKeyBodySchema,
   ChangeCreditsBody: ChangeCreditsBodySchema,
+  CreateIdentityBody: CreateIdentityBodySchema,
+  UpdateIdentityBody: UpdateIdentityBodySchema,
+  RateLimit: RateLimitSchema,
   CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
@@ -600,6 +748,9 @@ export const API_SCHEMAS = {
   RolledApiKey: RolledApiKeySchema,
   DeveloperKeyList: DeveloperKeyListSchema,
   ApiKeyList: ApiKeyListSchema,
+  Identity: IdentitySchema,
+  IdentityList: IdentityListSchema,
+  DeletedIdentity: DeletedIdentitySchema,
   Project: ProjectSchema,
   ProjectList: ProjectListSchema,
   CreatedProject: CreatedProjectSchema,

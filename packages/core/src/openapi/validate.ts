@@ -38,13 +38,15 @@ const PROBLEMS: Partial<Record<ValueErrorType, Problem>> = {
 }
 
 // Names count code points, as JSON Schema does (TypeBox counts UTF-16 units): `checkName` checks
-// them. A name schema is known by its pattern (`Type.Optional` copies the schema object).
+// them, up to the schema's `maxLength` (a key's name 100, an identity's `external_id` 255). A name
+// schema is known by its pattern (`Type.Optional` copies the schema object).
 const isName = (schema: TSchema) => schema.pattern === NameSchema.pattern
 
 function checkNameField(schema: TSchema, value: unknown, loc: readonly string[]): boolean {
-  const nullable = Array.isArray(schema.anyOf) && schema.anyOf.some(isName)
-  if (!nullable && !isName(schema)) return false
-  if (checkName(value, loc) === null && !nullable) {
+  const name = isName(schema) ? schema : (schema.anyOf as TSchema[] | undefined)?.find(isName)
+  if (name === undefined) return false
+  const nullable = name !== schema
+  if (checkName(value, loc, name.maxLength) === null && !nullable) {
     throw new KeywardError(ErrorType.stringType, 'Input should be a valid string.', loc)
   }
   return true

@@ -9,6 +9,7 @@ import type { IdentityAuditWrite, IdentityPage, IdentityStore } from '../identit
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata } from '../policy/policies.js'
 import type { KeyPagePosition, KeyRecord } from '../store/types.js'
+import type { UsageBucket, UsageQuery } from '../store/usage.js'
 import { auditedFields, changed } from './audit-rows.js'
 import type { Writes } from './types.js'
 
@@ -73,6 +74,19 @@ export interface KeywardIdentities {
     id: string,
     options?: IdentityPageOptions,
   ): Promise<{ readonly records: KeyRecord[]; readonly next: KeyPagePosition | null }>
+  /**
+   * The usage of an identity: the counts of the keys that belong to it now, per bucket, key and
+   * outcome, as `readUsage` answers them for its project (with `keyId`, of that key alone, when it
+   * is one of them). The identity's total is their sum. `null` when there is no such identity.
+   * Throws a `TypeError` when the store does not implement `readUsage`.
+   *
+   * @example
+   * ```ts
+   * const rows = await keyward.readIdentityUsage(identity.id, { granularity: 'hour', from, to })
+   * const total = rows.reduce((sum, row) => sum + row.count, 0)
+   * ```
+   */
+  readIdentityUsage(id: string, query: Omit<UsageQuery, 'owner' | 'keyIds'>): Promise<UsageBucket[] | null>
 }
 
 const CREATE_OPTIONS = optionNames<CreateIdentityOptions>({
@@ -276,7 +290,7 @@ export function identityMethods(writes: Writes): KeywardIdentities {
         throw new KeywardError(
           ErrorType.identityHasKeys,
           `The identity has ${outcome.keys} keys: move or revoke them first, or delete it with revoke_keys.`,
-          [],
+          ['path', 'identity_id'],
         )
       }
       for (const key of outcome.revoked) wrote(key.hash)
@@ -300,6 +314,32 @@ export function identityMethods(writes: Writes): KeywardIdentities {
     listIdentityKeys: async (id, options) => {
       const query = pageQuery(options)
       return storeCall('listIdentityKeys', () => identities().listIdentityKeys(id, query))
+    },
+    async readIdentityUsage(id, query) {
+      if (!store.readUsage) throw new TypeError('This key store cannot read usage (no `readUsage`).')
+      const identity = await findIdentity(id)
+      if (identity === null) return null
+      // Its keys now, every page of them: their counts, whichever identity they had when counted.
+      const keyIds = new Set<string>()
+      let after: KeyPagePosition | undefined
+      do {
+        const page = await storeCall('listIdentityKeys', () =>
+          identities().listIdentityKeys(
+            id,
+            after ? { limit: MAX_PAGE_LIMIT, after } : { limit: MAX_PAGE_LIMIT },
+          ),
+        )
+        for (const key of page.records) keyIds.add(key.id)
+        after = page.next ?? undefined
+      } while (after !== undefined)
+      if (query.keyId !== undefined && !keyIds.has(query.keyId)) return []
+      if (keyIds.size === 0) return []
+      const owner = { type: 'project', id: identity.projectId } as const
+      const rows = await storeCall('readUsage', () =>
+        store.readUsage!({ ...query, owner, keyIds: [...keyIds] }),
+      )
+      // A store that reads every key of the project answers the same: only the identity's count.
+      return rows.filter((row) => keyIds.has(row.keyId))
     },
   }
 }

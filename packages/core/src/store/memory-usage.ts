@@ -70,6 +70,7 @@ export class MemoryUsage {
 
   read(query: UsageQuery): UsageBucket[] {
     const finest = USAGE_GRANULARITIES.indexOf(query.granularity)
+    const keyIds = query.keyIds === undefined ? undefined : new Set(query.keyIds)
     const from = bucketStart(query.from, query.granularity).getTime()
     const to = query.to.getTime()
     const sums = new Map<string, UsageBucket>()
@@ -78,6 +79,7 @@ export class MemoryUsage {
         row.ownerType !== query.owner.type ||
         row.ownerId !== query.owner.id ||
         (query.keyId !== undefined && row.keyId !== query.keyId) ||
+        (keyIds !== undefined && !keyIds.has(row.keyId)) ||
         USAGE_GRANULARITIES.indexOf(row.granularity) > finest
       ) {
         continue

@@ -76,6 +76,11 @@ export interface UsageQuery {
   readonly to: Date
   /** Only this key of the owner; all of them when absent. */
   readonly keyId?: string
+  /**
+   * Only these keys of the owner (an identity's), besides `keyId` when both are given; all of
+   * them when absent, none when empty.
+   */
+  readonly keyIds?: readonly string[]
 }
 
 /** The count of one key and outcome in one bucket, as {@link KeyStore.readUsage} answers. */

@@ -5,6 +5,7 @@ import { consoleCases } from './console-cases.js'
 import { credentialCases } from './credential-cases.js'
 import { creditCases } from './credit-cases.js'
 import { endpointCases } from './endpoint-cases.js'
+import { identityCases } from './identity-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
@@ -72,7 +73,17 @@ const COMPARED_HEADERS = [
   'x-credits-remaining',
   'connection',
 ] as const
-const MASKED_FIELDS = new Set(['id', 'key', 'key_id', 'key_prefix', 'display', 'keyPrefix', 'next_cursor'])
+const MASKED_FIELDS = new Set([
+  'id',
+  'key',
+  'key_id',
+  'key_prefix',
+  'display',
+  'keyPrefix',
+  'next_cursor',
+  'identity_id',
+  'revoked_keys',
+])
 
 /**
  * A success body with its random fields (ids, keys, prefixes, cursors) masked, for comparison
@@ -91,7 +102,13 @@ function masked(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      MASKED_FIELDS.has(k) && typeof v === 'string' ? '<random>' : masked(v),
+      !MASKED_FIELDS.has(k)
+        ? masked(v)
+        : typeof v === 'string'
+          ? '<random>'
+          : Array.isArray(v)
+            ? v.map((item) => (typeof item === 'string' ? '<random>' : masked(item)))
+            : masked(v),
     ]),
   )
 }
@@ -217,6 +234,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...strictBodyCases,
       ...strictQueryCases,
       ...consoleCases,
+      ...identityCases,
     ]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []
