@@ -174,13 +174,16 @@ export function createLookup(deps: LookupDependencies): Lookup {
     }
   }
 
-  // A key of an identity answers what it is: read after the key unless the store joined it.
+  // A key of an identity answers what it is, and spends from its pool: read after the key unless
+  // the store joined both.
   const identities = store.identities
   async function withIdentity(record: KeyRecord | null): Promise<KeyRecord | null> {
-    if (!record?.identityId || record.identity !== undefined) return record
+    if (!record?.identityId || (record.identity !== undefined && record.identityRemaining !== undefined)) {
+      return record
+    }
     const found = await identities!.findIdentity(record.identityId)
     const identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
-    return { ...record, identity }
+    return { ...record, identity, identityRemaining: found?.remaining ?? null }
   }
 
   /**
