@@ -875,7 +875,7 @@ export interface components {
             readonly developer_id: string | null;
             readonly project_id: string | null;
             readonly target: {
-                readonly type: "key" | "project" | "developer";
+                readonly type: "key" | "project" | "developer" | "identity";
                 readonly id: string;
             };
             /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -917,7 +917,7 @@ export interface components {
                 readonly developer_id: string | null;
                 readonly project_id: string | null;
                 readonly target: {
-                    readonly type: "key" | "project" | "developer";
+                    readonly type: "key" | "project" | "developer" | "identity";
                     readonly id: string;
                 };
                 /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -1277,7 +1277,7 @@ export interface components {
                 };
             };
         };
-        /** The request body, path or query is invalid. Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
+        /** The request body, path or query is invalid, or the query names a parameter the operation does not declare (`extra_forbidden` at `["query", name]`). Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
         readonly Error422: {
             headers: {
                 /** `no-store`. */
@@ -1515,6 +1515,7 @@ export interface operations {
             };
             readonly 401: components["responses"]["Error401"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1542,6 +1543,7 @@ export interface operations {
             };
             readonly 401: components["responses"]["Error401"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1668,6 +1670,7 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1770,6 +1773,7 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
@@ -1799,6 +1803,7 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];

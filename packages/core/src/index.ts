@@ -98,6 +98,7 @@ export {
   bodyError,
   type CreateProject,
   type CreateProjectInput,
+  checkQueryNames,
   clientAddress,
   clientErrorResponse,
   createKeyRoutes,

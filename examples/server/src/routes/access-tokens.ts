@@ -1,4 +1,4 @@
-import { API_SCHEMAS, checkBody, readJsonObjectBody } from '@keyward/core'
+import { API_SCHEMAS, checkBody, checkQueryNames, readJsonObjectBody } from '@keyward/core'
 import { requireProject, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { projectOwner } from '../db/projects.js'
@@ -17,11 +17,11 @@ export function accessTokenRoutes({
 }: RouteContext): Hono {
   return new Hono().post('/api/v1/projects/:project_id/access-tokens', requireProject(keyward), async (c) => {
     const { projectId, projectKey } = c.get('keyward')
-    // No body, or `{}`: an option this endpoint does not have (`expires_in`) is refused, not ignored.
-    checkBody(
-      API_SCHEMAS.NoFieldsBody,
-      (await readJsonObjectBody(toKeywardRequest(c), { limit: bodyLimit }))?.value,
-    )
+    const request = toKeywardRequest(c)
+    // No query, and no body or `{}`: an option this endpoint does not have (`expires_in`) is
+    // refused, not ignored.
+    checkQueryNames(request, [])
+    checkBody(API_SCHEMAS.NoFieldsBody, (await readJsonObjectBody(request, { limit: bodyLimit }))?.value)
     // No token for a project once its deletion has answered. A deletion deactivates the project's
     // keys in its transaction, so when verifications see every acknowledged revocation, the key
     // verified just now proves the project is there. Otherwise another process's cache may not

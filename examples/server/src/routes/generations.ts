@@ -1,4 +1,4 @@
-import { ErrorType, KeywardError, readJsonObjectBody } from '@keyward/core'
+import { checkQueryNames, ErrorType, KeywardError, readJsonObjectBody } from '@keyward/core'
 import { requireBearer, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteGeneration, insertGeneration } from '../db/generations.js'
@@ -41,8 +41,11 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
   return new Hono()
     .post('/api/v1/generation/generations-v2', requireToken('generations:write'), async (c) => {
       const { projectId } = c.get('keyward').claims
-      // Any JSON object, kept as the text that was sent.
-      const body = await readJsonObjectBody(toKeywardRequest(c), { limit: bodyLimit })
+      const request = toKeywardRequest(c)
+      // The token first, then the request: it takes no query, and any JSON object as its body,
+      // kept as the text that was sent.
+      checkQueryNames(request, [])
+      const body = await readJsonObjectBody(request, { limit: bodyLimit })
       if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
       const generation = await database('generations.create', () =>
         insertGeneration(store, projectId, body.text),
@@ -56,6 +59,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       requireToken('generations:delete'),
       async (c) => {
         const { projectId } = c.get('keyward').claims
+        checkQueryNames(toKeywardRequest(c), [])
         const generationId = c.req.param('generation_id')
         if (!isUuid(generationId)) {
           throw new KeywardError(ErrorType.uuidParsing, 'Input should be a valid UUID.', GENERATION_LOC)

@@ -1,4 +1,4 @@
-import { auditContext, type CreateProject, type ListProjects } from '@keyward/core'
+import { auditContext, type CreateProject, checkQueryNames, type ListProjects } from '@keyward/core'
 import { keywardRoutes, requireElevated, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteProject, insertProject, listProjects, lockProject } from '../db/projects.js'
@@ -47,7 +47,9 @@ export function projectRoutes({
     .delete('/api/v1/projects/:project_id', requireElevated(keyward), async (c) => {
       const auth = c.get('keyward')
       const { projectId, developerId } = auth
-      const audit = auditContext(keyward, toKeywardRequest(c), auth)
+      const request = toKeywardRequest(c)
+      checkQueryNames(request, [])
+      const audit = auditContext(keyward, request, auth)
       // In one transaction, the project's row locked first: its keys stop working and it gets no
       // new ones (a key created meanwhile is refused, 404, or deactivated here), its generations
       // and the project go (a generation created meanwhile waits, then finds no project: 404).

@@ -55,8 +55,11 @@ export function nearestName(name: string, known: Iterable<string>): string | und
 
 /** How {@link checkKnownFields} words its refusal. */
 export interface KnownFieldsWording {
-  /** What the names are: `'field'` (a request body's, the default) or `'option'` (a library call's). */
-  readonly noun?: 'field' | 'option'
+  /**
+   * What the names are: `'field'` (a request body's, the default), `'option'` (a library call's)
+   * or `'query parameter'` (a request's query string's).
+   */
+  readonly noun?: 'field' | 'option' | 'query parameter'
   /** Who refuses, put before the message: `'issueProjectKey'`. */
   readonly who?: string
 }
@@ -91,7 +94,11 @@ export function checkKnownFields(
   }
 }
 
-function unknownField(
+/**
+ * @internal The refusal of one unknown name, as {@link checkKnownFields} words it: 422
+ * `extra_forbidden` at `[...loc, name]`, naming the nearest known name.
+ */
+export function unknownField(
   field: string,
   known: readonly string[],
   loc: readonly string[],

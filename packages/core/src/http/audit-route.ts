@@ -7,20 +7,21 @@ import { ErrorType } from '../errors/types.js'
 import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { encodeCursor, invalidCursor } from './cursor.js'
-import { readPageQuery } from './page-query.js'
+import { PAGE_QUERY, readPageQuery } from './page-query.js'
 import { invalidQuery, queryParameters, singleValue, timeValue } from './query-parameters.js'
 import type { KeywardRequest } from './types.js'
 
 // A cursor of the audit log names a row by its `seq`.
 const SEQ = /^[1-9][0-9]{0,15}$/
 
-const NAMES = ['project_id', 'key_id', 'action', 'from', 'to'] as const
+/** @internal The query parameters the audit log reads: a page, and its project and filter. */
+export const AUDIT_QUERY = [...PAGE_QUERY, 'project_id', 'key_id', 'action', 'from', 'to'] as const
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 // The query's `project_id` (an empty one is refused) and its filter: `key_id` (a UUID), `action`
 // (one of the log's), `from` and `to` (RFC 3339 times, `from` before `to`).
 function auditQuery(url: string): { projectId?: string; filter: AuditFilter } {
-  const found = queryParameters(url, NAMES)
+  const found = queryParameters(url, AUDIT_QUERY)
   if (found.project_id?.length === 1 && found.project_id[0] === '') {
     throw invalidQuery(ErrorType.stringTooShort, 'project_id', 'project_id must not be empty.')
   }

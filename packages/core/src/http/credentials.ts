@@ -1,6 +1,7 @@
 import { isKeywardError, KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER, type KeyKind, KIND_WORDS } from '../key/format.js'
+import { queryPairs } from './query-parameters.js'
 import type { KeywardRequest } from './types.js'
 
 /** Marks a header sent with several values (several lines, or one comma-separated list). */
@@ -35,24 +36,8 @@ export function readKey(request: KeywardRequest, kind: KeyKind): string | undefi
 }
 
 /** The names of the query string's parameters, lower-cased, without '-' and '_', and its values. */
-function queryParameters(url: string): Array<[name: string, value: string]> {
-  const start = url.indexOf('?')
-  if (start < 0) return []
-  const end = url.indexOf('#', start)
-  const query = url.slice(start + 1, end < 0 ? undefined : end)
-  return query.split('&').map((pair) => {
-    const eq = pair.indexOf('=')
-    const decode = (s: string) => {
-      try {
-        return decodeURIComponent(s.replace(/\+/g, ' '))
-      } catch {
-        return s
-      }
-    }
-    const name = decode(eq < 0 ? pair : pair.slice(0, eq))
-    return [name.toLowerCase().replace(/[-_]/g, ''), eq < 0 ? '' : decode(pair.slice(eq + 1))]
-  })
-}
+const queryParameters = (url: string): Array<[name: string, value: string]> =>
+  queryPairs(url).map(([name, value]) => [name.toLowerCase().replace(/[-_]/g, ''), value])
 
 const KEY_QUERY_NAMES = new Set(['apikey', 'xapikey', 'key', 'projectkey', 'developerkey', 'xdeveloperkey'])
 const TOKEN_QUERY_NAMES = new Set(['accesstoken', 'token', 'bearer', 'authorization'])

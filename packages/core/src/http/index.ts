@@ -51,6 +51,7 @@ export {
 export { type MemoryProject, MemoryProjects } from './memory-projects.js'
 export { type NodeHeaders, nodeRequestHeader } from './node-headers.js'
 export { type PageQuery, readPageQuery } from './page-query.js'
+export { checkQueryNames } from './query-parameters.js'
 export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
   type IssuedKeyJson,

@@ -5,13 +5,16 @@ import { KEY_STATUSES, type KeyStatus } from '../store/key-filter.js'
 import { invalidQuery, queryParameters, singleValue } from './query-parameters.js'
 import type { KeywardRequest } from './types.js'
 
+/** @internal The query parameters a key listing's filter reads. */
+export const KEY_FILTER_QUERY = ['q', 'status'] as const
+
 /**
  * @internal A key listing's `?q=&status=`, read and checked: `q` 1 to 100 characters (an empty one
  * is none, never shaped like a key), `status` one of `active`, `expired`, `revoked`. Throws a 422
  * at `["query", name]`.
  */
 export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: string; status?: KeyStatus } {
-  const found = queryParameters(request.url, ['q', 'status'] as const)
+  const found = queryParameters(request.url, KEY_FILTER_QUERY)
   const q = singleValue(found, 'q')
   if (q !== undefined && q.length > MAX_NAME_LENGTH) {
     throw invalidQuery(

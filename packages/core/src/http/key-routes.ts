@@ -24,16 +24,17 @@ import type { IssuedKey } from '../service/mint.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
 import { auditContext } from './audit-context.js'
-import { auditPage } from './audit-route.js'
+import { AUDIT_QUERY, auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { encodeCursor, type PagePosition } from './cursor.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
-import { readKeyFilterQuery } from './key-filter-query.js'
-import { readPageQuery } from './page-query.js'
+import { KEY_FILTER_QUERY, readKeyFilterQuery } from './key-filter-query.js'
+import { PAGE_QUERY, readPageQuery } from './page-query.js'
+import { checkQueryNames } from './query-parameters.js'
 import { errorResponse, jsonResponse } from './response.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeyRoute, KeywardRequest, KeywardResponse } from './types.js'
-import { readUsageQuery } from './usage-query.js'
+import { readUsageQuery, USAGE_QUERY } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
 
 /** What the host's `createProject` receives. */
@@ -129,11 +130,19 @@ const respond = (status: number, value: unknown) => jsonResponse(status, value, 
 const nextCursor = (next: { readonly createdAt: Date | string; readonly id: string } | null) =>
   next ? encodeCursor(next) : null
 
+// A key listing's query: a page, and what it keeps.
+const KEY_LIST_QUERY = [...PAGE_QUERY, ...KEY_FILTER_QUERY]
+
+/**
+ * A route: its guard first (the credential is checked before anything of the request is), then its
+ * query (a parameter not in `query`, the names it reads, is 422 `extra_forbidden`), then `run`.
+ */
 function route(
   method: KeyRoute['method'],
   path: string,
   guard: Guard<DeveloperAuth>,
   run: (request: KeywardRequest, auth: DeveloperAuth) => Promise<KeywardResponse>,
+  query: readonly string[] = [],
 ): KeyRoute {
   return {
     method,
@@ -142,6 +151,7 @@ function route(
       const result = await guard(request)
       if (!result.ok) return result.response
       try {
+        checkQueryNames(request, query)
         return await run(request, result.auth)
       } catch (error) {
         return errorResponse(error)
@@ -354,8 +364,12 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       const audit = auditContext(keyward, request, auth)
       return respond(201, issuedKeyToJson(await keyward.issueDeveloperKey(auth.developerId, options, audit)))
     }),
-    route('GET', '/api/v1/auth/developer-keys', developer, (request, auth) =>
-      listPage(request, { type: 'developer', id: auth.developerId }),
+    route(
+      'GET',
+      '/api/v1/auth/developer-keys',
+      developer,
+      (request, auth) => listPage(request, { type: 'developer', id: auth.developerId }),
+      KEY_LIST_QUERY,
     ),
     ...keyRoutes('/api/v1/auth/developer-keys', developer, 'developer', (auth) => auth.developerId),
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
@@ -363,8 +377,12 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       const audit = auditContext(keyward, request, auth)
       return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options, audit)))
     }),
-    route('GET', '/api/v1/projects/:project_id/api-keys', owner, (request, auth) =>
-      listPage(request, { type: 'project', id: auth.projectId! }),
+    route(
+      'GET',
+      '/api/v1/projects/:project_id/api-keys',
+      owner,
+      (request, auth) => listPage(request, { type: 'project', id: auth.projectId! }),
+      KEY_LIST_QUERY,
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
     route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
@@ -373,18 +391,30 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   // Mounted when the service counts usage and its store can read it back.
   if (keyward.usageRetention && keyward.store.readUsage) {
     routes.push(
-      route('GET', '/api/v1/auth/usage', developer, (request, auth) =>
-        usage(request, { type: 'developer', id: auth.developerId }),
+      route(
+        'GET',
+        '/api/v1/auth/usage',
+        developer,
+        (request, auth) => usage(request, { type: 'developer', id: auth.developerId }),
+        USAGE_QUERY,
       ),
-      route('GET', '/api/v1/projects/:project_id/usage', owner, (request, auth) =>
-        usage(request, { type: 'project', id: auth.projectId! }),
+      route(
+        'GET',
+        '/api/v1/projects/:project_id/usage',
+        owner,
+        (request, auth) => usage(request, { type: 'project', id: auth.projectId! }),
+        USAGE_QUERY,
       ),
     )
   }
   if (keyward.auditing) {
     routes.push(
-      route('GET', '/api/v1/audit', developer, async (request, auth) =>
-        respond(200, await auditPage(keyward, request, auth)),
+      route(
+        'GET',
+        '/api/v1/audit',
+        developer,
+        async (request, auth) => respond(200, await auditPage(keyward, request, auth)),
+        AUDIT_QUERY,
       ),
     )
   }
@@ -433,17 +463,27 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   }
   if (listProjects) {
     routes.push(
-      route('GET', '/api/v1/projects', developer, async (request, auth) => {
-        const { limit, after } = readPageQuery(request)
-        const page = await listProjects({ developerId: auth.developerId, limit, ...(after ? { after } : {}) })
-        if (!Array.isArray(page?.projects) || page.projects.length > limit || page.next === undefined) {
-          throw new TypeError('listProjects must return { projects, next }, at most `limit` projects.')
-        }
-        return respond(200, {
-          projects: page.projects.map(projectToJson),
-          next_cursor: nextCursor(page.next),
-        })
-      }),
+      route(
+        'GET',
+        '/api/v1/projects',
+        developer,
+        async (request, auth) => {
+          const { limit, after } = readPageQuery(request)
+          const page = await listProjects({
+            developerId: auth.developerId,
+            limit,
+            ...(after ? { after } : {}),
+          })
+          if (!Array.isArray(page?.projects) || page.projects.length > limit || page.next === undefined) {
+            throw new TypeError('listProjects must return { projects, next }, at most `limit` projects.')
+          }
+          return respond(200, {
+            projects: page.projects.map(projectToJson),
+            next_cursor: nextCursor(page.next),
+          })
+        },
+        PAGE_QUERY,
+      ),
     )
   }
   return routes

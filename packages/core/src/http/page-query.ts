@@ -2,6 +2,7 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../store/page.js'
 import { decodeCursor, invalidCursor, type PagePosition } from './cursor.js'
+import { queryParameters } from './query-parameters.js'
 import type { KeywardRequest } from './types.js'
 
 /** A listing's `?limit=&cursor=`, read and checked. */
@@ -12,28 +13,10 @@ export interface PageQuery {
   readonly after?: PagePosition
 }
 
-// The values of the query string's parameters `limit` and `cursor`, decoded.
-function pageParameters(url: string): { limit: string[]; cursor: string[] } {
-  const found = { limit: [] as string[], cursor: [] as string[] }
-  const start = url.indexOf('?')
-  if (start < 0) return found
-  const end = url.indexOf('#', start)
-  for (const pair of url.slice(start + 1, end < 0 ? undefined : end).split('&')) {
-    const eq = pair.indexOf('=')
-    const name = eq < 0 ? pair : pair.slice(0, eq)
-    if (name !== 'limit' && name !== 'cursor') continue
-    const raw = eq < 0 ? '' : pair.slice(eq + 1).replace(/\+/g, ' ')
-    try {
-      found[name].push(decodeURIComponent(raw))
-    } catch {
-      if (name === 'cursor') throw invalidCursor('it is not URL-encoded text')
-      found[name].push(raw)
-    }
-  }
-  return found
-}
+/** @internal The query parameters a page reads. */
+export const PAGE_QUERY = ['limit', 'cursor'] as const
 
-function checkLimit(values: readonly string[]): number {
+function checkLimit(values: readonly string[] = []): number {
   const loc = ['query', 'limit']
   if (values.length === 0) return DEFAULT_PAGE_LIMIT
   if (values.length > 1) throw new KeywardError(ErrorType.valueError, 'Give limit at most once.', loc)
@@ -62,6 +45,8 @@ function checkLimit(values: readonly string[]): number {
  * Reads a listing's `?limit=&cursor=` from the request's query string: `limit` an integer from
  * 1 to 200 (default 100), `cursor` the `next_cursor` of the previous page (absent or empty for
  * the first). Throws a 422 {@link KeywardError} at `["query", "limit"]` or `["query", "cursor"]`.
+ * Other parameters are left to the route, which refuses those it does not read with
+ * {@link checkQueryNames}.
  *
  * @example
  * ```ts
@@ -69,7 +54,7 @@ function checkLimit(values: readonly string[]): number {
  * ```
  */
 export function readPageQuery(request: Pick<KeywardRequest, 'url'>): PageQuery {
-  const { limit, cursor } = pageParameters(request.url)
+  const { limit, cursor = [] } = queryParameters(request.url, PAGE_QUERY)
   const checked = checkLimit(limit)
   if (cursor.length > 1) throw invalidCursor('give it at most once')
   const given = cursor[0]

@@ -21,7 +21,8 @@ export interface UsageRequestQuery {
 /** The most buckets one request may ask for: a day of minutes, 60 days of hours, about 4 years of days. */
 export const MAX_USAGE_BUCKETS = 1440
 
-const NAMES = ['from', 'to', 'granularity', 'key_id'] as const
+/** @internal The query parameters a usage request reads. */
+export const USAGE_QUERY = ['from', 'to', 'granularity', 'key_id'] as const
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
@@ -41,7 +42,7 @@ export function readUsageQuery(
   retention: UsageRetention,
   now: Date,
 ): UsageRequestQuery {
-  const found = queryParameters(request.url, NAMES)
+  const found = queryParameters(request.url, USAGE_QUERY)
   const granularity = (singleValue(found, 'granularity') ?? 'hour') as UsageGranularity
   if (!USAGE_GRANULARITIES.includes(granularity)) {
     throw invalidQuery(ErrorType.valueError, 'granularity', "Input should be 'minute', 'hour' or 'day'.")

@@ -15,6 +15,7 @@ import type { ApiKeyCheck } from '../service/verification.js'
 import type { KeyRecord } from '../store/types.js'
 import { readJsonObjectBody } from './body.js'
 import { bearerGuard, developerGuard } from './guards.js'
+import { checkQueryNames } from './query-parameters.js'
 import { errorResponse, jsonResponse } from './response.js'
 import type { BearerAuth, Guard, KeywardRequest, KeywardResponse } from './types.js'
 
@@ -230,6 +231,7 @@ export function createVerifyRoute(
       const caller = await callerGuard(request)(request)
       if (!caller.ok) return caller.response
       try {
+        checkQueryNames(request, [])
         const body = checkBody(
           VerifyKeyBodySchema,
           (await readJsonObjectBody(request, { limit: bodyLimit }))?.value,

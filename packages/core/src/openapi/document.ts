@@ -32,6 +32,9 @@ export interface OpenApiDocumentOptions {
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = { readonly openapi: '3.1.0' } & Readonly<Record<string, unknown>>
 
+// The API's operations; `/openapi.json` and `/healthz` are the server's.
+const API_PREFIX = '/api/v1/'
+
 const ref = (kind: 'schemas' | 'responses' | 'parameters', name: string) => ({
   $ref: `#/components/${kind}/${name}`,
 })
@@ -180,7 +183,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   413: 'The request body is larger than the server accepts.',
   415: 'The request body is not `application/json`.',
   417: 'The request has an `Expect` header other than `100-continue`.',
-  422: 'The request body, path or query is invalid.',
+  422: 'The request body, path or query is invalid, or the query names a parameter the operation does not declare (`extra_forbidden` at `["query", name]`).',
   429: "Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled).",
   431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
@@ -231,7 +234,9 @@ function operationObject(op: ApiOperation) {
   const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as keyof typeof PARAMETERS)
   names.push(...(op.query ?? []))
   if (op.credential === 'signature') names.push('github_signature', 'github_key_id')
-  const errors = [...new Set([...credential.errors, ...op.errors])].sort()
+  // Every operation of the API refuses a query parameter it does not declare.
+  const query = op.path.startsWith(API_PREFIX) ? [422] : []
+  const errors = [...new Set([...credential.errors, ...op.errors, ...query])].sort()
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -304,7 +309,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       version: options.version ?? '1.0.0',
       description:
         'API-key authentication: developer keys (`X-Developer-Key`), project API keys (`X-API-Key`) ' +
-        'and short-lived bearer tokens. Every error body is `{"detail": [{"loc", "msg", "type"}]}`.',
+        'and short-lived bearer tokens. Every error body is `{"detail": [{"loc", "msg", "type"}]}`. ' +
+        'An operation under `/api/v1/` refuses a query parameter it does not declare: 422 `extra_forbidden` at `["query", name]`, changing nothing.',
     },
     ...(options.servers ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
     paths,

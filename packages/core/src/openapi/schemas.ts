@@ -352,7 +352,12 @@ export const AuditEntrySchema = Type.Object({
   developer_id: Type.Union([Type.String(), Type.Null()]),
   project_id: Type.Union([Type.String(), Type.Null()]),
   target: Type.Object({
-    type: Type.Union([Type.Literal('key'), Type.Literal('project'), Type.Literal('developer')]),
+    type: Type.Union([
+      Type.Literal('key'),
+      Type.Literal('project'),
+      Type.Literal('developer'),
+      Type.Literal('identity'),
+    ]),
     id: Type.String(),
   }),
   before: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {

@@ -278,4 +278,25 @@ describe('the secret-scanning alert endpoint', () => {
     expect(calls).toEqual(['findKeysByHashes', 'deactivateKeys'])
     expect((await keyward.listKeys({ type: 'project', id: 'proj-1' })).every((r) => !r.active)).toBe(true)
   })
+
+  it('refuses a query parameter once the alert is signed, and revokes nothing; unsigned, the signature is missing', async () => {
+    const { route, keyward } = world()
+    const { key } = await keyward.issueProjectKey('proj-1')
+    const body = alert(key)
+    const queried = { ...signed(body), url: '/api/v1/secret-scanning/github?dry_run=1' }
+    const answer = await route.handle(queried)
+    expect([answer.status, JSON.parse(answer.body).detail]).toEqual([
+      422,
+      [
+        {
+          loc: ['query', 'dry_run'],
+          msg: 'Unknown query parameter `dry_run`: this takes no query parameters.',
+          type: 'extra_forbidden',
+        },
+      ],
+    ])
+    await keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'proj-1' })
+    const unsigned = await route.handle({ ...post(body, []), url: queried.url })
+    expect([unsigned.status, JSON.parse(unsigned.body).detail[0].type]).toEqual([401, 'signature_missing'])
+  })
 })

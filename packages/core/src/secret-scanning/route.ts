@@ -3,6 +3,7 @@ import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import { requestId } from '../http/audit-context.js'
 import { readJsonBody } from '../http/body.js'
+import { checkQueryNames } from '../http/query-parameters.js'
 import { errorResponse, jsonResponse } from '../http/response.js'
 import type { KeyRoute, KeywardRequest } from '../http/types.js'
 import { KEY_PATTERN, LEGACY_DEVELOPER_KEY_PREFIX, MIN_KEY_LENGTH } from '../key/constants.js'
@@ -100,6 +101,8 @@ export function createSecretScanningRoute(keyward: Keyward, options: SecretScann
     }
     const key = await keys.key(identifier)
     if (key === null || !(await verifySignature(key, signature, body.bytes!))) throw badSignature()
+    // Signed, so the sender is known: now its request (GitHub sends no query).
+    checkQueryNames(request, [])
     return parseAlert(body.value)
   }
 

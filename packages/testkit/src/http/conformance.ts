@@ -11,6 +11,7 @@ import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { strictBodyCases } from './strict-body-cases.js'
+import { strictQueryCases } from './strict-query-cases.js'
 import { verifyCases } from './verify-cases.js'
 import {
   CONFORMANCE_MAX_LIFETIME_DAYS,
@@ -214,6 +215,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...verifyCases,
       ...creditCases,
       ...strictBodyCases,
+      ...strictQueryCases,
       ...consoleCases,
     ]) {
       it(testCase.name, async () => {

@@ -11,6 +11,10 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'key.expiry_set': 'Expiry set',
   'key.policies_set': 'Policies changed',
   'key.credits_changed': 'Credits changed',
+  'key.identity_set': 'Identity set',
+  'identity.created': 'Identity created',
+  'identity.updated': 'Identity changed',
+  'identity.deleted': 'Identity deleted',
   'project.created': 'Project created',
   'project.deleted': 'Project deleted',
   'developer.registered': 'Developer registered',
@@ -21,9 +25,13 @@ const ACTIONS: Readonly<Record<string, string>> = {
 // A balance as a row keeps it: a number, or `null` for unlimited.
 const balance = (value: unknown) => (typeof value === 'number' ? value.toLocaleString('en-US') : 'unlimited')
 
-/** What a row's action says, with a change of credits' balance before and after. */
+/**
+ * What a row's action says, with a change of credits' balance before and after, and whether a key
+ * joined an identity or left it.
+ */
 export function action(entry: AuditEntry): string {
   const words = ACTIONS[entry.action] ?? entry.action
+  if (entry.action === 'key.identity_set' && entry.after?.identity_id === null) return 'Identity removed'
   if (entry.action !== 'key.credits_changed' || !entry.before || !entry.after) return words
   return `${words}: ${balance(entry.before.remaining)} → ${balance(entry.after.remaining)}`
 }
@@ -35,15 +43,29 @@ export function actor({ actor }: AuditEntry): string {
   return actor.type === 'secret_scanning' ? 'Secret scanning' : 'System'
 }
 
-/** What a change was about: a key by its prefix (never the key), a project, a developer. */
+// A field of the row, after the change or, when it did not change, before it.
+const field = (entry: AuditEntry, name: string) =>
+  (entry.after?.[name] ?? entry.before?.[name]) as string | undefined
+
+/**
+ * What a change was about: a key by its prefix (never the key), a project by its name, an identity
+ * by its external id (when the row holds it), a developer.
+ */
 export function target(entry: AuditEntry): string {
-  const prefix = (entry.after?.key_prefix ?? entry.before?.key_prefix) as string | undefined
-  if (entry.target.type === 'key') return prefix ? `Key ${prefix}...` : `Key ${entry.target.id}`
-  if (entry.target.type === 'project') {
-    const name = (entry.after?.name ?? entry.before?.name) as string | undefined
-    return name ? `Project “${name}”` : `Project ${entry.target.id}`
+  const { type, id } = entry.target
+  if (type === 'key') {
+    const prefix = field(entry, 'key_prefix')
+    return prefix ? `Key ${prefix}...` : `Key ${id}`
   }
-  return `Developer ${entry.target.id}`
+  if (type === 'project') {
+    const name = field(entry, 'name')
+    return name ? `Project “${name}”` : `Project ${id}`
+  }
+  if (type === 'identity') {
+    const externalId = field(entry, 'external_id')
+    return externalId ? `Identity “${externalId}”` : `Identity ${id}`
+  }
+  return `Developer ${id}`
 }
 
 /** A failure to read the log: a host without one says so. */
