@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
 import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
-import { creditsCommand } from './commands/credits.js'
+import { creditsCommand, identityCreditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
@@ -21,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   createCommand,
   updateCommand,
   creditsCommand,
+  identityCreditsCommand,
   revokeCommand,
   activateCommand,
   rollCommand,

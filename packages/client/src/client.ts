@@ -22,6 +22,7 @@ import type {
   DeveloperKeyInfo,
   Generation,
   Health,
+  Identity,
   KeyList,
   Project,
   ProjectList,
@@ -248,6 +249,30 @@ export interface KeywardClient {
     /** `POST /api/v1/projects/{project_id}/api-keys/{key_id}/roll`: a new key; the old one works for the grace window. */
     roll(projectId: string, keyId: string, body?: RollKeyBody, options?: CallOptions): Promise<RolledApiKey>
   }
+  /**
+   * A project's identities, managed with the owner's developer key: customers whose API keys share
+   * their rate limits, credit pool and metadata.
+   */
+  readonly identities: {
+    /**
+     * `POST /api/v1/projects/{project_id}/identities/{identity_id}/credits`: one atomic change of the
+     * identity's credit pool, as `apiKeys.changeCredits` changes a key's: `{ op: 'set' | 'add' |
+     * 'subtract', amount, refill? }` (a subtraction below zero is refused with 422 and changes
+     * nothing). Every key of the identity spends from the pool besides its own credits.
+     *
+     * @example
+     * ```ts
+     * const acme = await client.identities.changeCredits(projectId, identityId, { op: 'set', amount: 100 })
+     * acme.remaining // 100
+     * ```
+     */
+    changeCredits(
+      projectId: string,
+      identityId: string,
+      body: ChangeCreditsBody,
+      options?: CallOptions,
+    ): Promise<Identity>
+  }
   /** Bearer tokens for the generation endpoints. */
   readonly accessTokens: {
     /** `POST /api/v1/projects/{project_id}/access-tokens` (`X-API-Key` of that project). */
@@ -434,6 +459,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
   const developerKeyPath = (keyId: string) => `/api/v1/auth/developer-keys/${segment('keyId', keyId)}`
   const apiKeyPath = (projectId: string, keyId: string) =>
     `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`
+  const identityPath = (projectId: string, identityId: string) =>
+    `${projectPath(projectId)}/identities/${segment('identityId', identityId)}`
 
   // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
@@ -516,6 +543,16 @@ export function buildClient(settings: ClientSettings): KeywardClient {
         request('POST', `${apiKeyPath(projectId, keyId)}/activate`, developer('apiKeys.activate'), options),
       roll: async (projectId, keyId, body = {}, options) =>
         request('POST', `${apiKeyPath(projectId, keyId)}/roll`, developer('apiKeys.roll'), options, body),
+    },
+    identities: {
+      changeCredits: async (projectId, identityId, body, options) =>
+        request(
+          'POST',
+          `${identityPath(projectId, identityId)}/credits`,
+          developer('identities.changeCredits'),
+          options,
+          body,
+        ),
     },
     accessTokens: {
       create: async (projectId, options) =>

@@ -42,6 +42,7 @@ export type {
   ErrorBody,
   Generation,
   Health,
+  Identity,
   KeyInfoBase,
   KeyList,
   NameBody,

@@ -287,6 +287,26 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/projects/{project_id}/identities/{identity_id}/credits": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Set, add to or subtract from the credit pool of one of a project's identities, atomically; `set` may change the refill too.
+         * Every key of the identity spends from the pool besides its own credits, from both or from neither. A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; an identity of another project is 404, as an unknown one.
+         */
+        readonly post: operations["changeIdentityCredits"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/secret-scanning/github": {
         readonly parameters: {
             readonly query?: never;
@@ -449,6 +469,15 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+        };
+        /** Unknown fields are refused (`extra_forbidden`). */
+        readonly RateLimit: {
+            /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+            readonly name: string;
+            /** Requests per window. */
+            readonly limit: number;
+            /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+            readonly duration: number;
         };
         /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
         readonly CreditRefill: {
@@ -767,6 +796,45 @@ export interface components {
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
             readonly next_cursor: string | null;
         };
+        readonly Identity: {
+            /** The identity's id: what its operations and a key's `identity_id` take. */
+            readonly id: string;
+            readonly project_id: string;
+            /** The host's own id for its customer. */
+            readonly external_id: string;
+            /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
+            readonly metadata: {
+                readonly [key: string]: unknown;
+            } | null;
+            readonly ratelimits: readonly {
+                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                readonly name: string;
+                /** Requests per window. */
+                readonly limit: number;
+                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                readonly duration: number;
+            }[];
+            /** The credits left in the pool; `null` for no pool. */
+            readonly remaining: number | null;
+            /** How the credits come back; `null` for never. */
+            readonly refill: {
+                /** The balance a refill brings the key up to. */
+                readonly amount: number;
+                readonly interval: "daily" | "monthly";
+                /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
+                readonly day?: number;
+            } | null;
+            /**
+             * Format: date-time
+             * When the identity was created.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * When it last changed.
+             */
+            readonly updated_at: string;
+        };
         readonly Project: {
             readonly id: string;
             readonly name: string;
@@ -1023,7 +1091,7 @@ export interface components {
                     readonly [key: string]: unknown;
                 } | null;
             } | null;
-            /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0. */
+            /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells; for a key that spends from its identity's pool too, the lower of the two); `null` for a key without credits or pool, or a cost of 0. */
             readonly remaining: number | null;
             /** When the key stops working; `null` for never, or when refused. */
             readonly expires_at: string | null;
@@ -1297,14 +1365,14 @@ export interface components {
                 };
             };
         };
-        /** Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled). Types: `rate_limited`, `usage_exceeded`. */
+        /** Too many requests (`Retry-After` says when to try again), or the API key's credits, or its identity's credit pool, cannot pay this request (`X-Credits-Remaining` says how many are left in the one that refused; `Retry-After` when it has a refill scheduled). Types: `rate_limited`, `usage_exceeded`. */
         readonly Error429: {
             headers: {
                 /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 /** Seconds to wait. */
                 readonly "Retry-After"?: string;
-                /** With `usage_exceeded`: the credits the API key has left (fewer than the request's cost). */
+                /** With `usage_exceeded`: the credits left (fewer than the request's cost) in what refused it: the API key's own, or its identity's pool. */
                 readonly "X-Credits-Remaining"?: string;
                 readonly [name: string]: unknown;
             };
@@ -1387,6 +1455,7 @@ export interface components {
     parameters: {
         readonly project_id: string;
         readonly key_id: string;
+        readonly identity_id: string;
         /** A UUID; anything else is answered 422 `uuid_parsing`. */
         readonly generation_id: string;
         /** How many items at most, 1 to 200. Default 100. */
@@ -1408,7 +1477,7 @@ export interface components {
         /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
         readonly audit_key_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
@@ -1659,7 +1728,7 @@ export interface operations {
             /** Success. */
             readonly 200: {
                 headers: {
-                    /** For an API key with credits: how many it has left. */
+                    /** For an API key with credits, or of an identity with a pool: how many it can still spend (with both, the lower of the two). */
                     readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
@@ -1864,7 +1933,7 @@ export interface operations {
             /** Success. */
             readonly 201: {
                 headers: {
-                    /** For an API key with credits: how many it has left. */
+                    /** For an API key with credits, or of an identity with a pool: how many it can still spend (with both, the lower of the two). */
                     readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
@@ -2186,6 +2255,42 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly changeIdentityCredits: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["ChangeCreditsBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Identity"];
                 };
             };
             readonly 401: components["responses"]["Error401"];

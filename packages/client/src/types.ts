@@ -97,6 +97,9 @@ export type CreditRefill = components['schemas']['CreditRefill']
 /** The body of a roll: `grace_seconds`, 0 to 604800, default 86400 (a day). */
 export type RollKeyBody = components['schemas']['RollKeyBody']
 
+/** An identity: one customer of the host, whose API keys share its rate limits, credit pool and metadata. */
+export type Identity = components['schemas']['Identity']
+
 /** The body of project creation. */
 export type CreateProjectBody = components['schemas']['CreateProjectBody']
 

@@ -54,7 +54,9 @@ export { type PageQuery, readPageQuery } from './page-query.js'
 export { checkQueryNames } from './query-parameters.js'
 export { errorResponse, jsonResponse, notFoundResponse, STORE_RETRY_AFTER_SECONDS } from './response.js'
 export {
+  type IdentityJson,
   type IssuedKeyJson,
+  identityToJson,
   issuedKeyToJson,
   type KeyJson,
   keyToJson,

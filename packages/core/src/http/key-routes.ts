@@ -28,6 +28,7 @@ import { AUDIT_QUERY, auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
 import { encodeCursor, type PagePosition } from './cursor.js'
 import { checkProjectOwner, developerGuard } from './guards.js'
+import { IDENTITY_CREDITS_PATH, identityCreditsChange } from './identity-credits-route.js'
 import { KEY_FILTER_QUERY, readKeyFilterQuery } from './key-filter-query.js'
 import { PAGE_QUERY, readPageQuery } from './page-query.js'
 import { checkQueryNames } from './query-parameters.js'
@@ -386,6 +387,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ),
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
     route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
+    // An identity's pool: mounted when the store keeps identities.
+    ...(keyward.store.identities
+      ? [route('POST', IDENTITY_CREDITS_PATH, owner, identityCreditsChange(keyward, body))]
+      : []),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   // Mounted when the service counts usage and its store can read it back.

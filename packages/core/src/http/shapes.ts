@@ -1,3 +1,4 @@
+import type { IdentityRecord } from '../identities/model.js'
 import { displayKey } from '../key/display.js'
 import type { ApiValue } from '../openapi/schemas.js'
 import type { IssuedKey } from '../service/mint.js'
@@ -12,6 +13,9 @@ export type IssuedKeyJson = ApiValue<'CreatedDeveloperKey'> | ApiValue<'CreatedA
 
 /** A rolled key: the new key (the `K` shape) and the old key's id and new expiry. */
 export type RolledKeyJson = ApiValue<'RolledDeveloperKey'> | ApiValue<'RolledApiKey'>
+
+/** An identity in a response. */
+export type IdentityJson = ApiValue<'Identity'>
 
 /** A project as the host created it. */
 export interface ProjectRecord {
@@ -126,5 +130,28 @@ export function projectToJson(project: ProjectRecord): ProjectJson {
     name: project.name,
     developer_id: project.developerId,
     created_at: iso(project.createdAt),
+  }
+}
+
+/**
+ * An identity as JSON: `{"id","project_id","external_id","metadata","ratelimits","remaining","refill","created_at","updated_at"}`.
+ *
+ * @example
+ * ```ts
+ * identityToJson(await keyward.createIdentity('p1', { externalId: 'customer_acme' }))
+ * // { id, project_id: 'p1', external_id: 'customer_acme', metadata: null, ratelimits: [], remaining: null, ... }
+ * ```
+ */
+export function identityToJson(identity: IdentityRecord): IdentityJson {
+  return {
+    id: identity.id,
+    project_id: identity.projectId,
+    external_id: identity.externalId,
+    metadata: identity.metadata,
+    ratelimits: identity.ratelimits.map(({ name, limit, duration }) => ({ name, limit, duration })),
+    remaining: identity.remaining,
+    refill: identity.refill,
+    created_at: identity.createdAt.toISOString(),
+    updated_at: identity.updatedAt.toISOString(),
   }
 }

@@ -45,6 +45,8 @@ const DESIGN_TABLE = [
   // Issue 43: the console's key page.
   'get /api/v1/auth/developer-keys/{key_id}',
   'get /api/v1/projects/{project_id}/api-keys/{key_id}',
+  // Issue 39: identities.
+  'post /api/v1/projects/{project_id}/identities/{identity_id}/credits',
 ]
 
 const operationsOf = (document: Json) =>

@@ -24,6 +24,7 @@ export interface ApiOperation {
     | 'Developer keys'
     | 'Projects'
     | 'API keys'
+    | 'Identities'
     | 'Access tokens'
     | 'Generations'
     | 'Audit'
@@ -59,12 +60,13 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify'
+  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify' | 'identities'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
 const API = '/api/v1/projects/{project_id}/api-keys'
 const GEN = '/api/v1/generation/generations-v2'
+const IDS = '/api/v1/projects/{project_id}/identities'
 const BODY_ERRORS = [413, 415, 422]
 const PAGED = ['limit', 'cursor'] as const
 // A key listing's page and filter.
@@ -359,6 +361,23 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, schema: 'ApiKey' },
     errors: BODY_ERRORS,
     keyRoute: 'always',
+  },
+  {
+    method: 'post',
+    path: `${IDS}/{identity_id}/credits`,
+    operationId: 'changeIdentityCredits',
+    summary:
+      "Set, add to or subtract from the credit pool of one of a project's identities, atomically; `set` may change the refill too.",
+    description:
+      'Every key of the identity spends from the pool besides its own credits, from both or from neither. ' +
+      'A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; ' +
+      'an identity of another project is 404, as an unknown one.',
+    tag: 'Identities',
+    credential: 'owner',
+    body: { schema: 'ChangeCreditsBody', required: true },
+    success: { status: 200, schema: 'Identity' },
+    errors: [404, ...BODY_ERRORS],
+    keyRoute: 'identities',
   },
   {
     method: 'post',

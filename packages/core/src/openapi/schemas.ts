@@ -1,6 +1,12 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { MAX_CREDITS } from '../credits/model.js'
 import { ERROR_STATUS, ErrorType } from '../errors/types.js'
+import {
+  MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_DURATION_MS,
+  MIN_RATE_LIMIT_DURATION_MS,
+  RATE_LIMIT_NAME_PATTERN,
+} from '../identities/model.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
   MAX_IP_ALLOWLIST,
@@ -305,6 +311,39 @@ export const DeveloperKeyListSchema = Type.Object({
 /** A page of a project's API keys, newest first. */
 export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema), next_cursor: nextCursor })
 
+/** A named rate limit of an identity: at most `limit` per `duration` milliseconds. */
+export const RateLimitSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: RATE_LIMIT_NAME_PATTERN.source,
+      description: 'A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all.',
+    }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Requests per window.' }),
+    duration: Type.Integer({
+      minimum: MIN_RATE_LIMIT_DURATION_MS,
+      maximum: MAX_RATE_LIMIT_DURATION_MS,
+      multipleOf: 1000,
+      description: 'The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000).',
+    }),
+  },
+  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
+)
+
+/** An identity: one customer of the host, whose keys share its limits, its pool and its metadata. */
+export const IdentitySchema = Type.Object({
+  id: Type.String({ description: "The identity's id: what its operations and a key's `identity_id` take." }),
+  project_id: Type.String(),
+  external_id: Type.String({ description: "The host's own id for its customer." }),
+  metadata,
+  ratelimits: Type.Array(RateLimitSchema),
+  remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: 'The credits left in the pool; `null` for no pool.',
+  }),
+  refill,
+  created_at: timestamp('When the identity was created.'),
+  updated_at: timestamp('When it last changed.'),
+})
+
 /** A project. */
 export const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -511,7 +550,7 @@ export const VerifyKeyResultSchema = Type.Object({
   ),
   remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description:
-      "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0.",
+      "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells; for a key that spends from its identity's pool too, the lower of the two); `null` for a key without credits or pool, or a cost of 0.",
   }),
   expires_at: Type.Union([timestamp('When the key stops working.'), Type.Null()], {
     description: 'When the key stops working; `null` for never, or when refused.',
@@ -587,6 +626,7 @@ export const API_SCHEMAS = {
   CreateApiKeyBody: CreateApiKeyBodySchema,
   UpdateApiKeyBody: UpdateApiKeyBodySchema,
   ChangeCreditsBody: ChangeCreditsBodySchema,
+  RateLimit: RateLimitSchema,
   CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
@@ -600,6 +640,7 @@ export const API_SCHEMAS = {
   RolledApiKey: RolledApiKeySchema,
   DeveloperKeyList: DeveloperKeyListSchema,
   ApiKeyList: ApiKeyListSchema,
+  Identity: IdentitySchema,
   Project: ProjectSchema,
   ProjectList: ProjectListSchema,
   CreatedProject: CreatedProjectSchema,
