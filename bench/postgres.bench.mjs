@@ -7,9 +7,9 @@
 // Then, on PostgreSQL with the cache, usage counting on against off at 16 in flight
 // (POSTGRES_BENCH=usage runs only that). The cases above count no usage (`usage: false`).
 // Last, on PostgreSQL, one page of a paged listing from the middle of a project's 10,000 keys
-// (POSTGRES_BENCH=pages runs only that). And credits: a guard's verification of keys with credits
-// against the same without credits, and against a baseline that writes once per request
-// (POSTGRES_BENCH=credits runs only that).
+// (POSTGRES_BENCH=pages runs only that). And credits: a guard's verification of keys with credits,
+// and of keys of identities with a credit pool, against the same without credits, and against a
+// baseline that writes once per request (POSTGRES_BENCH=credits runs only that).
 import { writeFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import { apiKeyGuard, createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
@@ -472,9 +472,17 @@ async function creditBench() {
   try {
     const plain = []
     const metered = []
+    // And keys of identities with a pool: 100 customers of 10 keys each, no credits of their own.
+    const pooled = []
+    const pools = []
+    for (let i = 0; i < KEYS / 10; i++) {
+      const externalId = `customer_${i}`
+      pools.push(await keyward.createIdentity(PROJECT, { externalId, remaining: 1_000_000_000_000 }))
+    }
     for (let i = 0; i < KEYS; i++) {
       plain.push((await keyward.issueProjectKey(PROJECT)).key)
       metered.push((await keyward.issueProjectKey(PROJECT, { remaining: 1_000_000_000_000 })).key)
+      pooled.push((await keyward.issueProjectKey(PROJECT, { identityId: pools[i % pools.length].id })).key)
     }
     const guard = apiKeyGuard(keyward)
     const requests = (keys) =>
@@ -506,6 +514,7 @@ async function creditBench() {
       ['no credits (cached)', withoutCredits],
       ['credits, leased blocks (cached)', withCredits],
       ['credits, a write per request', writeEach],
+      ["identity's pool, leased blocks (cached)", guarded(requests(pooled))],
     ])
     const rows = []
     for (const inFlight of IN_FLIGHT) {
@@ -522,14 +531,14 @@ async function creditBench() {
           samples.get(name).push((await throughput(credits.get(name), inFlight, ROUND_MS)).opsPerSecond)
       }
       const ops = Object.fromEntries(names.map((name) => [name, median(samples.get(name))]))
-      const [none, leased, each] = names.map((name) => ops[name])
+      const [none, , each] = names.map((name) => ops[name])
       for (const name of names) {
         rows.push([
           name,
           String(inFlight),
           Math.round(ops[name]).toLocaleString('en-US'),
           `${(ops[name] / none).toFixed(2)}x`,
-          name.startsWith('credits, leased') ? `${(leased / each).toFixed(1)}x` : '',
+          name.includes('leased') ? `${(ops[name] / each).toFixed(1)}x` : '',
         ])
       }
     }
@@ -537,13 +546,17 @@ async function creditBench() {
     const [{ leases }] = await store.query(
       `SELECT count(*)::int AS leases FROM "${schema}".api_keys WHERE remaining < 1000000000000`,
     )
+    const [{ spent }] = await store.query(
+      `SELECT count(*)::int AS spent FROM "${schema}".identities WHERE remaining < 1000000000000`,
+    )
     console.log(
       '\nCredits on PostgreSQL, through a guard (targets at 16 in flight: >= 0.5x of no credits, >= 10x of a write per request):\n',
     )
     table(['case', 'in flight', 'ops/s', 'vs no credits', 'vs a write per request'], rows)
     console.log(
       `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round. ${KEYS} keys of each kind,` +
-        ` cost 1; node-postgres pool of 10; verification cache on, with the change feed; ${leases} metered keys spent from.`,
+        ` cost 1; node-postgres pool of 10; verification cache on, with the change feed; ${leases} metered keys spent from;` +
+        ` the keys of identities: ${pools.length} identities of ${KEYS / pools.length} keys, ${spent} pools spent from.`,
     )
   } finally {
     await store.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -96,6 +96,10 @@ describe('formatEvent', () => {
         ).join(', ')}, and 2 more keys`,
       ],
       [
+        { type: 'identity.credits_stranded', identityId: 'i1', credits: 241 },
+        'identity.credits_stranded identity i1: 241 credits leased by this process from its pool were not given back at the stop (the database did not answer); they stay spent',
+      ],
+      [
         { type: 'store.error', operation: 'findKeyByHash', error: new Error('connect ECONNREFUSED') },
         'store.error during findKeyByHash: connect ECONNREFUSED',
       ],

@@ -48,6 +48,8 @@ export function formatEvent(event: KeywardEvent, feed = 'the change feed'): stri
       return `${event.type} during ${event.operation}: ${causeOf(event.error)}`
     case 'credits.stranded':
       return `${event.type} ${displayKey(event.keyPrefix)} (key id ${event.keyId}): ${event.credits} credits leased by this process were not given back at the stop (the database did not answer); they stay spent`
+    case 'identity.credits_stranded':
+      return `${event.type} identity ${event.identityId}: ${event.credits} credits leased by this process from its pool were not given back at the stop (the database did not answer); they stay spent`
     case 'usage.stranded': {
       // A bounded line however many keys: the largest shares, then how many more.
       const shown = event.keys

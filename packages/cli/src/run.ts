@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
 import type { Command, CommandContext } from './command.js'
 import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
-import { creditsCommand } from './commands/credits.js'
+import { creditsCommand, identityCreditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
 import {
   identitiesCreateCommand,
@@ -29,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   createCommand,
   updateCommand,
   creditsCommand,
+  identityCreditsCommand,
   revokeCommand,
   activateCommand,
   rollCommand,

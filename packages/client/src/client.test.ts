@@ -259,6 +259,28 @@ const endpoints: {
     reply: { status: 200, body: { ...listed, project_id: 'p1', remaining: 1500, refill: null } },
   },
   {
+    name: 'identities.changeCredits',
+    call: (c) => c.identities.changeCredits('p1', 'i1', { op: 'set', amount: 100 }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/identities/i1/credits',
+    send: { developer: true },
+    body: { op: 'set', amount: 100 },
+    reply: {
+      status: 200,
+      body: {
+        id: 'i1',
+        project_id: 'p1',
+        external_id: 'customer_acme',
+        metadata: null,
+        ratelimits: [],
+        remaining: 100,
+        refill: null,
+        created_at: listed.created_at,
+        updated_at: listed.created_at,
+      },
+    },
+  },
+  {
     name: 'developerKeys.deactivate',
     call: (c) => c.developerKeys.deactivate('k1'),
     method: 'DELETE',

@@ -312,6 +312,24 @@ export interface KeywardClient {
      * bucket, key and outcome; the identity's total is their sum.
      */
     usage(projectId: string, identityId: string, options?: UsageOptions): Promise<Usage>
+    /**
+     * `POST /api/v1/projects/{project_id}/identities/{identity_id}/credits`: one atomic change of the
+     * identity's credit pool, as `apiKeys.changeCredits` changes a key's: `{ op: 'set' | 'add' |
+     * 'subtract', amount, refill? }` (a subtraction below zero is refused with 422 and changes
+     * nothing). Every key of the identity spends from the pool besides its own credits.
+     *
+     * @example
+     * ```ts
+     * const acme = await client.identities.changeCredits(projectId, identityId, { op: 'set', amount: 100 })
+     * acme.remaining // 100
+     * ```
+     */
+    changeCredits(
+      projectId: string,
+      identityId: string,
+      body: ChangeCreditsBody,
+      options?: CallOptions,
+    ): Promise<Identity>
   }
   /** Bearer tokens for the generation endpoints. */
   readonly accessTokens: {
@@ -639,6 +657,14 @@ export function buildClient(settings: ClientSettings): KeywardClient {
           `${identityPath(projectId, identityId)}/usage${usageQuery(options)}`,
           developer('identities.usage'),
           options,
+        ),
+      changeCredits: async (projectId, identityId, body, options) =>
+        request(
+          'POST',
+          `${identityPath(projectId, identityId)}/credits`,
+          developer('identities.changeCredits'),
+          options,
+          body,
         ),
     },
     accessTokens: {

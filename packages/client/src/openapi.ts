@@ -358,6 +358,26 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/projects/{project_id}/identities/{identity_id}/credits": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Set, add to or subtract from the credit pool of one of a project's identities, atomically; `set` may change the refill too.
+         * Every key of the identity spends from the pool besides its own credits, from both or from neither. A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; an identity of another project is 404, as an unknown one.
+         */
+        readonly post: operations["changeIdentityCredits"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/v1/secret-scanning/github": {
         readonly parameters: {
             readonly query?: never;
@@ -1251,7 +1271,7 @@ export interface components {
                     readonly [key: string]: unknown;
                 } | null;
             } | null;
-            /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0. */
+            /** The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells; for a key that spends from its identity's pool too, the lower of the two); `null` for a key without credits or pool, or a cost of 0. */
             readonly remaining: number | null;
             /** When the key stops working; `null` for never, or when refused. */
             readonly expires_at: string | null;
@@ -1525,14 +1545,14 @@ export interface components {
                 };
             };
         };
-        /** Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled). Types: `rate_limited`, `usage_exceeded`. */
+        /** Too many requests (`Retry-After` says when to try again), or the API key's credits, or its identity's credit pool, cannot pay this request (`X-Credits-Remaining` says how many are left in the one that refused; `Retry-After` when it has a refill scheduled). Types: `rate_limited`, `usage_exceeded`. */
         readonly Error429: {
             headers: {
                 /** `no-store`. */
                 readonly "Cache-Control"?: string;
                 /** Seconds to wait. */
                 readonly "Retry-After"?: string;
-                /** With `usage_exceeded`: the credits the API key has left (fewer than the request's cost). */
+                /** With `usage_exceeded`: the credits left (fewer than the request's cost) in what refused it: the API key's own, or its identity's pool. */
                 readonly "X-Credits-Remaining"?: string;
                 readonly [name: string]: unknown;
             };
@@ -1641,7 +1661,7 @@ export interface components {
         /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
         readonly audit_key_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
@@ -1892,7 +1912,7 @@ export interface operations {
             /** Success. */
             readonly 200: {
                 headers: {
-                    /** For an API key with credits: how many it has left. */
+                    /** For an API key with credits, or of an identity with a pool: how many it can still spend (with both, the lower of the two). */
                     readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
@@ -2097,7 +2117,7 @@ export interface operations {
             /** Success. */
             readonly 201: {
                 headers: {
-                    /** For an API key with credits: how many it has left. */
+                    /** For an API key with credits, or of an identity with a pool: how many it can still spend (with both, the lower of the two). */
                     readonly "X-Credits-Remaining"?: string;
                     readonly [name: string]: unknown;
                 };
@@ -2672,6 +2692,42 @@ export interface operations {
             readonly 401: components["responses"]["Error401"];
             readonly 403: components["responses"]["Error403"];
             readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly changeIdentityCredits: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly identity_id: components["parameters"]["identity_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["ChangeCreditsBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Identity"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
             readonly 422: components["responses"]["Error422"];
             readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];

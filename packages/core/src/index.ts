@@ -52,6 +52,7 @@ export {
 } from './client-config/index.js'
 export { checkCreditChange, checkRefill } from './credits/checks.js'
 export {
+  type CreditHolder,
   changedCredits,
   creditState,
   creditsTooFewError,
@@ -187,7 +188,13 @@ export {
   RATE_LIMIT_NAME_PATTERN,
   type StoredRateLimit,
 } from './identities/model.js'
-export type { IdentityAuditWrite, IdentityDeletion, IdentityPage, IdentityStore } from './identities/store.js'
+export type {
+  IdentityAuditWrite,
+  IdentityCreditChangeResult,
+  IdentityDeletion,
+  IdentityPage,
+  IdentityStore,
+} from './identities/store.js'
 export {
   KEY_ALPHABET,
   KEY_LENGTH,
@@ -249,7 +256,7 @@ export {
 } from './secret-scanning/index.js'
 export type { ListAuditOptions } from './service/audit.js'
 export type { VerificationCacheOptions, VerificationCacheStats } from './service/cache.js'
-export type { AuthFailureReason, KeywardEvent, KeywardEventHook } from './service/events.js'
+export type { AuthFailureReason, CreditsChanged, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'
 export type { CreateIdentityOptions, IdentityPageOptions } from './service/identities.js'
 export type { IssueKeyOptions, ListKeysPageOptions } from './service/keys.js'

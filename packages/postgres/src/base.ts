@@ -58,9 +58,10 @@ import {
   firstRecord,
   jsonOrNull,
   type KeyRow,
+  type LeaseRow,
   readPage,
-  refillOf,
   run,
+  toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
@@ -129,10 +130,6 @@ export interface PostgresTransaction {
  * ```
  */
 export const DEFAULT_SCHEMA = 'keyward'
-
-type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
-  granted: string | number
-}
 
 type OwnerRow = {
   id: string
@@ -424,12 +421,7 @@ export class PostgresKeyStore implements KeyStore {
   async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
     if (!UUID.test(id)) return null
     const [row] = await run<LeaseRow>(this.#db, this.#sql.leaseCredits, [id, want, need, now])
-    if (!row) return null
-    return {
-      granted: Number(row.granted),
-      remaining: row.remaining === null ? null : Number(row.remaining),
-      refill: refillOf(row),
-    }
+    return row ? toLease(row) : null
   }
 
   async returnCredits(id: string, amount: number): Promise<void> {

@@ -2,68 +2,22 @@
 // Keyward service of its own, and verifies one metered key through a guard; the parent reads what
 // the store holds. The invariant: accepted costs never add up to more than the credits granted,
 // and after clean stops, granted minus accepted cost is the stored balance, exactly.
-import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createInterface, type Interface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import { apiKeyGuard, createKeyward, type KeyRecord } from '@keyward/core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { PgBouncer, pgbouncerUnavailable } from '../../../scripts/pgbouncer.mjs'
-import { PostgresKeyStore } from './base.js'
-import { type Harness, PG_URL, pgHarness, pgliteHarness } from './test/harness.js'
+import { createKeyward, type KeyRecord } from '@keyward/core'
+import { describe, expect, it } from 'vitest'
+import {
+  eightProcesses,
+  eightProcessesThroughBouncer,
+  eightServices,
+  killSpendersAfterEach,
+  pgHarnesses,
+  type Spent,
+  spender,
+  sum,
+} from './test/credit-spenders.js'
+import { type Harness, PG_URL, pgliteHarness } from './test/harness.js'
 
-const SPEND = fileURLToPath(new URL('./test/spend-credits.mjs', import.meta.url))
-
-interface Spent {
-  readonly acceptedCost: number
-  readonly accepted: number
-  readonly refused: number
-  readonly other: string[]
-}
-
-interface Spender {
-  readonly child: ChildProcess
-  send<T>(command: object): Promise<T>
-}
-
-const children: ChildProcess[] = []
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL')
-      await once(child, 'exit')
-    }
-  }
-})
-
-function spender(options: {
-  url: string
-  schema: string
-  key: string
-  preparedStatements?: boolean
-}): Spender {
-  const child = spawn(process.execPath, [SPEND, JSON.stringify(options)], {
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const lines: Interface = createInterface({ input: child.stdout! })
-  const waiting: ((line: string) => void)[] = []
-  lines.on('line', (line) => waiting.shift()?.(line))
-  return {
-    child,
-    send: <T>(command: object) =>
-      new Promise<T>((resolve, reject) => {
-        waiting.push((line) => resolve(JSON.parse(line) as T))
-        child.once('exit', (code, signal) => reject(new Error(`exited (${code ?? signal}): ${stderr}`)))
-        child.stdin!.write(`${JSON.stringify(command)}\n`)
-      }),
-  }
-}
+killSpendersAfterEach()
 
 const balanceOf = async (harness: Harness, id: string) => {
   const [row] = await harness.sql<{ remaining: string | number }>(
@@ -78,40 +32,20 @@ async function meteredKey(harness: Harness, remaining: number, refill?: KeyRecor
   return keyward.issueProjectKey('proj-credits', { remaining, ...(refill ? { refill } : {}) })
 }
 
-const JAN = new Date('2027-01-01T00:00:00Z')
-const sum = (spent: readonly Spent[]) => spent.reduce((total, s) => total + s.acceptedCost, 0)
-
-/** 8 processes send 4,000 concurrent verifications (500 each, costing 1 to 5) against 1,000 credits. */
-async function eightProcesses(harness: Harness, url: string, preparedStatements = true) {
+/** One key of 1,000 credits, which the processes spend. */
+async function oneKey(harness: Harness) {
   const { key, record } = await meteredKey(harness, 1000)
-  const processes = Array.from({ length: 8 }, () =>
-    spender({ url, schema: harness.schema, key, preparedStatements }),
-  )
-  const spent = await Promise.all(
-    processes.map((p, i) => p.send<Spent>({ op: 'spend', count: 500, start: i })),
-  )
-  const accepted = sum(spent)
-  expect(spent.flatMap((s) => s.other)).toEqual([])
-  expect(accepted).toBeLessThanOrEqual(1000)
-  await Promise.all(processes.map((p) => p.send({ op: 'close' })))
-  expect(await balanceOf(harness, record.id)).toBe(1000 - accepted)
-  return { accepted, refused: spent.reduce((total, s) => total + s.refused, 0) }
+  return { keys: [key], balance: () => balanceOf(harness, record.id) }
 }
 
+const JAN = new Date('2027-01-01T00:00:00Z')
+
 describe.skipIf(!PG_URL)('credits on PostgreSQL, across processes (set KEYWARD_PG_URL to run)', () => {
-  const open: Harness[] = []
-  afterEach(async () => {
-    for (const harness of open.splice(0)) await harness.close()
-  })
-  const make = async () => {
-    const harness = await pgHarness()
-    open.push(harness)
-    return harness
-  }
+  const make = pgHarnesses()
 
   it('8 processes, 4,000 concurrent verifications costing 1 to 5, 1,000 credits: never more accepted, the balance exact after clean stops', async () => {
     const harness = await make()
-    const { accepted, refused } = await eightProcesses(harness, PG_URL as string)
+    const { accepted, refused } = await eightProcesses(harness, PG_URL as string, await oneKey(harness))
     // With 12,000 credits asked for, nearly all of the 1,000 are spent.
     expect(accepted).toBeGreaterThan(900)
     expect(refused).toBeGreaterThan(0)
@@ -225,28 +159,11 @@ describe.skipIf(!PG_URL)('credits on PostgreSQL, across processes (set KEYWARD_P
   }, 120_000)
 })
 
-const bouncerMissing =
-  pgbouncerUnavailable() ?? (PG_URL ? undefined : 'KEYWARD_PG_URL is not set: PgBouncer needs a server')
-
-describe.skipIf(bouncerMissing)(
-  `credits through PgBouncer in transaction mode${bouncerMissing ? ` (skipped: ${bouncerMissing})` : ''}`,
-  () => {
-    let bouncer: PgBouncer
-    beforeAll(async () => {
-      bouncer = await PgBouncer.start({ server: PG_URL as string, poolMode: 'transaction' })
-    })
-    afterAll(() => bouncer?.destroy())
-
-    it('8 processes, 4,000 concurrent verifications, 1,000 credits: never more accepted, the balance exact', async () => {
-      const harness = await pgHarness()
-      try {
-        const { accepted } = await eightProcesses(harness, bouncer.through(PG_URL as string), false)
-        console.info(`credits through PgBouncer: accepted cost ${accepted} of 1000`)
-      } finally {
-        await harness.close()
-      }
-    }, 120_000)
-  },
+eightProcessesThroughBouncer(
+  'credits through PgBouncer in transaction mode',
+  '8 processes, 4,000 concurrent verifications, 1,000 credits: never more accepted, the balance exact',
+  oneKey,
+  (accepted) => console.info(`credits through PgBouncer: accepted cost ${accepted} of 1000`),
 )
 
 // PGlite is one process's database (its data directory admits one process): 8 services, each
@@ -255,32 +172,7 @@ describe('credits on PGlite: 8 services and stores in one process', () => {
   it('4,000 concurrent verifications costing 1 to 5 against 1,000 credits: never more accepted, the balance exact', async () => {
     const harness = await pgliteHarness()
     try {
-      const { key, record } = await meteredKey(harness, 1000)
-      const services = Array.from({ length: 8 }, () =>
-        createKeyward({
-          store: new PostgresKeyStore(harness.driver, { schema: harness.schema }),
-          trackLastUsed: false,
-        }),
-      )
-      const guards = services.map((keyward) => [1, 2, 3, 4, 5].map((cost) => apiKeyGuard(keyward, { cost })))
-      const request = {
-        method: 'GET',
-        url: '/',
-        params: {},
-        header: (name: string) => (name === 'x-api-key' ? key : undefined),
-      }
-      let accepted = 0
-      await Promise.all(
-        Array.from({ length: 4000 }, async (_, i) => {
-          const cost = 1 + (i % 5)
-          const result = await guards[i % 8]![cost - 1]!(request)
-          if (result.ok) accepted += cost
-          else expect(JSON.parse(result.response.body).detail[0].type).toBe('usage_exceeded')
-        }),
-      )
-      expect(accepted).toBeLessThanOrEqual(1000)
-      await Promise.all(services.map((keyward) => keyward.close()))
-      expect(await balanceOf(harness, record.id)).toBe(1000 - accepted)
+      const accepted = await eightServices(harness, await oneKey(harness))
       console.info(`credits on PGlite: accepted cost ${accepted} of 1000`)
     } finally {
       await harness.close()

@@ -1,16 +1,21 @@
-import type {
-  CreditRefill,
-  IdentityAuditWrite,
-  IdentityChange,
-  IdentityDeletion,
-  IdentityPage,
-  IdentityRecord,
-  IdentityStore,
-  KeyMetadata,
-  KeyPagePosition,
-  KeyPageQuery,
-  KeyRecord,
-  StoredRateLimit,
+import {
+  type CreditChange,
+  type CreditLease,
+  type CreditRefill,
+  changedCredits,
+  type IdentityAuditWrite,
+  type IdentityChange,
+  type IdentityCreditChangeResult,
+  type IdentityDeletion,
+  type IdentityPage,
+  type IdentityRecord,
+  type IdentityStore,
+  type KeyMetadata,
+  type KeyPagePosition,
+  type KeyPageQuery,
+  type KeyRecord,
+  refilled,
+  type StoredRateLimit,
 } from '@keyward/core'
 import { type AuditStatements, appendAuditIn } from './audit.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
@@ -20,9 +25,11 @@ import {
   creditValues,
   jsonOrNull,
   type KeyRow,
+  type LeaseRow,
   readPage,
   refillOf,
   run,
+  toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
@@ -236,6 +243,53 @@ export class PostgresIdentities implements IdentityStore {
   ): Promise<{ records: KeyRecord[]; next: KeyPagePosition | null }> {
     if (!UUID.test(id)) return { records: [], next: null }
     return readPage(this.#access.db, this.#sql.listKeys, id, query, toRecord)
+  }
+
+  // One statement: the refill due at `now` and the lease in one conditional write, as a key's.
+  async leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    if (!UUID.test(id)) return null
+    const [row] = await run<LeaseRow>(this.#access.db, this.#sql.leaseCredits, [id, want, need, now])
+    return row ? toLease(row) : null
+  }
+
+  async returnIdentityCredits(id: string, amount: number): Promise<void> {
+    if (!UUID.test(id) || amount <= 0) return
+    await run(this.#access.db, this.#sql.returnCredits, [id, amount])
+  }
+
+  // Rare (an operator's change), as a key's: a transaction with the row locked, the rule computed
+  // by core's `refilled` and `changedCredits`, one write, and its audit rows in the transaction.
+  async changeIdentityCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityCreditChangeResult | null> {
+    if (!UUID.test(id)) return null
+    const changed = await this.#access.db.transaction(async (tx) => {
+      const current = firstIdentity(await run<IdentityRow>(tx, this.#sql.lock, [id]))
+      if (!current) return null
+      const { remaining, refill, refilledAt } = refilled(current, now)
+      const before = { remaining, refill, refilledAt }
+      const after = changedCredits(before, change, now, 'identity')
+      // Whether the identity has a pool is what verifications of its keys read (see identities.sql).
+      const pooled = (before.remaining === null) !== (after.remaining === null)
+      const [row] = await run<IdentityRow & { members: Changed[] }>(tx, this.#sql.writeCredits, [
+        id,
+        ...creditValues(after),
+        now,
+        pooled,
+      ])
+      if (!row) return null
+      const identity = toIdentity(row)
+      if (audit) {
+        await appendAuditIn(tx, this.#access.audit, audit(identity, [], { ...current, ...before }))
+      }
+      return { result: { before, identity }, members: row.members }
+    })
+    if (!changed) return null
+    for (const key of changed.members) this.#access.wrote(key)
+    return changed.result
   }
 
   // A write and its audit rows in one transaction; without `audit`, the write alone.

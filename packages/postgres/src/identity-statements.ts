@@ -1,4 +1,6 @@
 import {
+  type CreditStatements,
+  creditStatements,
   KEY_COLUMNS,
   type PageStatements,
   pageStatements,
@@ -7,7 +9,7 @@ import {
 } from './statements.js'
 
 /** The statements of the store's identities, for one schema. */
-export interface IdentityStatements {
+export interface IdentityStatements extends CreditStatements {
   readonly insert: Statement
   readonly findById: Statement
   readonly findByExternalId: Statement
@@ -18,6 +20,7 @@ export interface IdentityStatements {
   readonly leaveAll: Statement
   readonly delete: Statement
   readonly setKeyIdentity: Statement
+  readonly writeCredits: Statement
   readonly listPage: PageStatements
   readonly listKeys: PageStatements
 }
@@ -40,6 +43,12 @@ export function identityStatementsFor(schema: string): IdentityStatements {
     KEY_COLUMNS.split(', ')
       .map((column) => `${table}.${column}`)
       .join(', ')
+  const identityColumns = IDENTITY_COLUMNS.split(', ')
+    .map((column) => `i.${column}`)
+    .join(', ')
+  // The identity's keys, for this process to hear of them at once (the trigger tells every process).
+  const members = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
+     FROM ${keys} AS k WHERE k.identity_id = i.id)`
   const statements: IdentityStatements = {
     // Nothing back when the project has an identity of this external id: the unique index
     // decides, under races too (a concurrent insert is waited for, then found).
@@ -69,11 +78,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
          ratelimits = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE i.ratelimits END,
          updated_at = $6::timestamptz
        WHERE i.id = $1
-       RETURNING ${IDENTITY_COLUMNS.split(', ')
-         .map((column) => `i.${column}`)
-         .join(', ')},
-         (SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
-          FROM ${keys} AS k WHERE k.identity_id = i.id) AS members`,
+       RETURNING ${identityColumns}, ${members} AS members`,
     ),
     countKeys: named('count_keys', `SELECT count(*)::int AS keys FROM ${keys} WHERE identity_id = $1`),
     // Every key leaves the identity; the active ones are revoked (`was_active` says which).
@@ -92,6 +97,17 @@ export function identityStatementsFor(schema: string): IdentityStatements {
       `WITH previous AS (SELECT id, identity_id FROM ${keys} WHERE id = $1 FOR UPDATE)
        UPDATE ${keys} AS k SET identity_id = $2::uuid FROM previous AS p WHERE k.id = p.id
        RETURNING ${keyColumns('k')}, p.identity_id AS previous_identity_id`,
+    ),
+    ...creditStatements(named, identities, schema),
+    // A change of the pool, under the row lock its transaction took: the keys come back when
+    // $8 says that the change is one of pool or no pool, which verifications read.
+    writeCredits: named(
+      'write_credits',
+      `UPDATE ${identities} AS i SET remaining = $2::bigint, refill_amount = $3::bigint,
+         refill_interval = $4::text, refill_day = $5::smallint, refilled_at = $6::timestamptz,
+         updated_at = $7::timestamptz
+       WHERE i.id = $1
+       RETURNING ${identityColumns}, CASE WHEN $8::boolean THEN ${members} ELSE '[]'::jsonb END AS members`,
     ),
     listPage: pageStatements(named, 'identities', identities, IDENTITY_COLUMNS, 'project_id = $1'),
     listKeys: pageStatements(named, 'keys', keys, KEY_COLUMNS, 'identity_id = $1::uuid'),

@@ -1,6 +1,7 @@
 // Key rows as the store's statements return them, and the records made of them: shared by the
 // store's keys and its identities (whose statements return their keys' rows too).
 import type {
+  CreditLease,
   CreditRefill,
   CreditState,
   KeyMetadata,
@@ -77,6 +78,17 @@ export const plainRecord = (row: KeyRow): KeyRecord => ({
   ipAllowlist: row.ip_allowlist,
   permissions: row.permissions,
   metadata: row.metadata,
+})
+
+/** A row of a lease of credits (a key's own, or an identity's pool), as the lease statement returns it. */
+export type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
+  granted: string | number
+}
+
+export const toLease = (row: LeaseRow): CreditLease => ({
+  granted: Number(row.granted),
+  remaining: row.remaining === null ? null : Number(row.remaining),
+  refill: refillOf(row),
 })
 
 // The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.

@@ -19,7 +19,7 @@ export interface PageStatements {
 }
 
 /** The statements of the store, for one schema. */
-export interface Statements {
+export interface Statements extends CreditStatements {
   readonly findByHash: Statement
   readonly findByHashes: Statement
   readonly findById: Statement
@@ -42,8 +42,6 @@ export interface Statements {
   readonly activateWithinLimit: Readonly<Record<KeyKind, Statement>>
   readonly roll: Readonly<Record<KeyKind, Statement>>
   readonly recordUse: Statement
-  readonly leaseCredits: Statement
-  readonly returnCredits: Statement
   readonly lockCredits: Statement
   readonly writeCredits: Statement
 }
@@ -136,6 +134,57 @@ function fnv1a(text: string): string {
 export const statementPrefix = (schema: string) => `keyward_${fnv1a(schema)}`
 
 const cache = new Map<string, Statements>()
+
+/** The statements of a lease and a give-back of credits, on the table of a holder of them. */
+export interface CreditStatements {
+  readonly leaseCredits: Statement
+  readonly returnCredits: Statement
+}
+
+/**
+ * @internal The lease and the give-back of credits on `table`, whose rows carry `remaining`, the
+ * refill columns and `refilled_at`: an API key's own credits, or an identity's pool.
+ */
+export function creditStatements(
+  named: (name: string, text: string) => Statement,
+  table: string,
+  schema: string,
+): CreditStatements {
+  return {
+    // A lease of credits, in one statement: the row is locked and read as it is once locked (a
+    // lease or change that committed meanwhile included), the refill due at $4 applied (once per
+    // period: the first lease of a period moves refilled_at to its start), then min($2, balance)
+    // taken when the balance holds at least $3, else nothing. A row without a limit grants $2
+    // and is not written.
+    leaseCredits: named(
+      'lease_credits',
+      `WITH locked AS (
+         SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at,
+           CASE WHEN remaining IS NOT NULL AND refill_amount IS NOT NULL
+             THEN "${schema}".credit_period_start(refill_interval, refill_day, $4::timestamptz) END AS period
+         FROM ${table} WHERE id = $1 FOR UPDATE
+       ), refilled AS (
+         SELECT id, refill_amount, refill_interval, refill_day,
+           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN greatest(remaining, refill_amount)
+             ELSE remaining END AS balance,
+           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN period ELSE refilled_at END AS refilled_at
+         FROM locked
+       ), lease AS (
+         SELECT *, CASE WHEN balance IS NULL THEN $2::bigint WHEN balance >= $3::bigint
+           THEN least($2::bigint, balance) ELSE 0 END AS granted
+         FROM refilled
+       ), written AS (
+         UPDATE ${table} AS k SET remaining = l.balance - l.granted, refilled_at = l.refilled_at
+         FROM lease AS l WHERE k.id = l.id AND l.balance IS NOT NULL RETURNING k.id
+       )
+       SELECT granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
+    ),
+    returnCredits: named(
+      'return_credits',
+      `UPDATE ${table} SET remaining = remaining + $2::bigint WHERE id = $1 AND remaining IS NOT NULL`,
+    ),
+  }
+}
 
 /** @internal The store's statements for `schema`, built once per schema. */
 export function statementsFor(schema: string): Statements {
@@ -328,38 +377,7 @@ export function statementsFor(schema: string): Statements {
        UNION ALL SELECT false, ${COLUMNS} FROM previous`,
       ),
     ),
-    // A lease of credits, in one statement: the row is locked and read as it is once locked (a
-    // lease or change that committed meanwhile included), the refill due at $4 applied (once per
-    // period: the first lease of a period moves refilled_at to its start), then min($2, balance)
-    // taken when the balance holds at least $3, else nothing. A key without a limit grants $2
-    // and is not written.
-    leaseCredits: named(
-      'lease_credits',
-      `WITH locked AS (
-         SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at,
-           CASE WHEN remaining IS NOT NULL AND refill_amount IS NOT NULL
-             THEN "${schema}".credit_period_start(refill_interval, refill_day, $4::timestamptz) END AS period
-         FROM ${keys} WHERE id = $1 FOR UPDATE
-       ), refilled AS (
-         SELECT id, refill_amount, refill_interval, refill_day,
-           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN greatest(remaining, refill_amount)
-             ELSE remaining END AS balance,
-           CASE WHEN period > coalesce(refilled_at, '-infinity') THEN period ELSE refilled_at END AS refilled_at
-         FROM locked
-       ), lease AS (
-         SELECT *, CASE WHEN balance IS NULL THEN $2::bigint WHEN balance >= $3::bigint
-           THEN least($2::bigint, balance) ELSE 0 END AS granted
-         FROM refilled
-       ), written AS (
-         UPDATE ${keys} AS k SET remaining = l.balance - l.granted, refilled_at = l.refilled_at
-         FROM lease AS l WHERE k.id = l.id AND l.balance IS NOT NULL RETURNING k.id
-       )
-       SELECT granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
-    ),
-    returnCredits: named(
-      'return_credits',
-      `UPDATE ${keys} SET remaining = remaining + $2::bigint WHERE id = $1 AND remaining IS NOT NULL`,
-    ),
+    ...creditStatements(named, keys, schema),
     // A change of credits runs in a transaction: the row locked, the change computed by the
     // service's rule (refill first), then written.
     lockCredits: named('lock_credits', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1 FOR UPDATE`),

@@ -1,7 +1,16 @@
-import { type CreditRefill, ErrorType, type KeyRecord, type KeyStore } from '@keyward/core'
+import {
+  type AuditEntry,
+  type CreditChange,
+  type CreditLease,
+  type CreditRefill,
+  ErrorType,
+  type KeyChangeEvent,
+  type KeyRecord,
+  type KeyStore,
+} from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { recordFor } from './store-record.js'
+import { recordFor, until } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = () => `proj-credits-${Date.now().toString(36)}-${(counter++).toString(36)}`
@@ -19,75 +28,172 @@ async function metered(store: KeyStore, remaining: number, refill: CreditRefill 
   return store.insertKey(record)
 }
 
-const noCredits = 'the store keeps no credits (leaseCredits, returnCredits, changeCredits are optional)'
-const keepsCredits = (store: KeyStore) =>
-  store.leaseCredits !== undefined && store.returnCredits !== undefined && store.changeCredits !== undefined
+/**
+ * What the cases do with one holder of credits: an API key's own credits, or the pool of an
+ * identity. `create` answers the new holder's id.
+ */
+interface CreditHolderAccess {
+  /** Why the store cannot run these cases, or `undefined` when it can. */
+  missing(store: KeyStore): string | undefined
+  /** How the cases' names begin. */
+  readonly title: string
+  create(store: KeyStore, remaining: number | null, refill?: CreditRefill | null): Promise<string>
+  lease(store: KeyStore, id: string, want: number, need: number, now: Date): Promise<CreditLease | null>
+  giveBack(store: KeyStore, id: string, amount: number): Promise<void>
+  change(
+    store: KeyStore,
+    id: string,
+    change: CreditChange,
+    now: Date,
+  ): Promise<{
+    before: { remaining: number | null }
+    remaining: number | null
+    refill: CreditRefill | null
+  } | null>
+  balance(store: KeyStore, id: string): Promise<number | null | undefined>
+}
+
+const KEY_CREDITS: CreditHolderAccess = {
+  title: '',
+  missing: (store) =>
+    store.leaseCredits !== undefined && store.returnCredits !== undefined && store.changeCredits !== undefined
+      ? undefined
+      : 'the store keeps no credits (leaseCredits, returnCredits, changeCredits are optional)',
+  create: async (store, remaining, refill = null) =>
+    remaining === null
+      ? (await store.insertKey(await recordFor(undefined, 'project', uniqueOwner()))).id
+      : (await metered(store, remaining, refill)).id,
+  lease: (store, id, want, need, now) => store.leaseCredits!(id, want, need, now),
+  giveBack: (store, id, amount) => store.returnCredits!(id, amount),
+  change: async (store, id, change, now) => {
+    const changed = await store.changeCredits!(id, change, now)
+    return (
+      changed && {
+        before: changed.before,
+        remaining: changed.record.remaining ?? null,
+        refill: changed.record.refill ?? null,
+      }
+    )
+  },
+  balance: async (store, id) => (await store.findKeyById(id))?.remaining ?? null,
+}
+
+const IDENTITY_POOL: CreditHolderAccess = {
+  title: "an identity's pool: ",
+  missing: (store) =>
+    store.identities ? undefined : 'the store keeps no identities (store.identities is optional)',
+  create: async (store, remaining, refill = null) => {
+    const id = crypto.randomUUID()
+    await store.identities!.insertIdentity({
+      id,
+      projectId: uniqueOwner(),
+      externalId: `customer_${id}`,
+      metadata: null,
+      ratelimits: [],
+      remaining,
+      refill,
+      refilledAt: refill ? JAN : null,
+      createdAt: JAN,
+      updatedAt: JAN,
+    })
+    return id
+  },
+  lease: (store, id, want, need, now) => store.identities!.leaseIdentityCredits(id, want, need, now),
+  giveBack: (store, id, amount) => store.identities!.returnIdentityCredits(id, amount),
+  change: async (store, id, change, now) => {
+    const changed = await store.identities!.changeIdentityCredits(id, change, now)
+    return (
+      changed && {
+        before: changed.before,
+        remaining: changed.identity.remaining,
+        refill: changed.identity.refill,
+      }
+    )
+  },
+  balance: async (store, id) => (await store.identities!.findIdentity(id))?.remaining,
+}
 
 const cost = (i: number) => 1 + (i % 5)
 
 /**
- * @internal The conformance cases of credits (`leaseCredits`, `returnCredits`, `changeCredits`):
- * leases never take more than the balance under races, a refill fires once per period however
- * many callers ask, and a change races leases without a lost update.
+ * @internal The conformance cases of credits (`leaseCredits`, `returnCredits`, `changeCredits`)
+ * and of the pools of identities (`leaseIdentityCredits`, `returnIdentityCredits`,
+ * `changeIdentityCredits`): leases never take more than the balance under races, a refill fires
+ * once per period however many callers ask, and a change races leases without a lost update.
  */
 export function creditCases(make: () => Promise<StoreHarness>, repeats: number): void {
   it("keeps a key's credits as inserted; a key without a limit has no credit fields", async (context) => {
     const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
+    const missing = KEY_CREDITS.missing(store)
+    if (missing) return context.skip(missing)
     const key = await metered(store, 7, MONTHLY)
     expect(key).toMatchObject({ remaining: 7, refill: MONTHLY, refilledAt: JAN })
     expect(await store.findKeyByHash(key.hash)).toEqual(key)
     const plain = await store.insertKey(await recordFor(undefined, 'project', uniqueOwner()))
     expect(plain.remaining ?? null).toBeNull()
-    expect(await store.leaseCredits!(plain.id, 50, 3, JAN)).toEqual({
+  })
+
+  holderCases(KEY_CREDITS, make, repeats)
+  holderCases(IDENTITY_POOL, make, repeats)
+  identityPoolCases(make)
+}
+
+function holderCases(holder: CreditHolderAccess, make: () => Promise<StoreHarness>, repeats: number) {
+  const { title } = holder
+  async function ready(context: { skip(note: string): void }) {
+    const { store } = await make()
+    const missing = holder.missing(store)
+    if (missing) context.skip(missing)
+    return store
+  }
+
+  it(`${title}grants what is asked without a limit, and writes nothing`, async (context) => {
+    const store = await ready(context)
+    const plain = await holder.create(store, null)
+    expect(await holder.lease(store, plain, 50, 3, JAN)).toEqual({
       granted: 50,
       remaining: null,
       refill: null,
     })
+    expect(await holder.balance(store, plain)).toBeNull()
   })
 
-  it('leases at most the balance, nothing below `need`, and takes back what is returned', async (context) => {
-    const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
-    const key = await metered(store, 10)
-    expect(await store.leaseCredits!(key.id, 4, 1, JAN)).toEqual({ granted: 4, remaining: 6, refill: null })
-    expect(await store.leaseCredits!(key.id, 100, 1, JAN)).toEqual({ granted: 6, remaining: 0, refill: null })
-    expect(await store.leaseCredits!(key.id, 5, 1, JAN)).toEqual({ granted: 0, remaining: 0, refill: null })
-    await store.returnCredits!(key.id, 3)
-    expect(await store.leaseCredits!(key.id, 5, 4, JAN)).toEqual({ granted: 0, remaining: 3, refill: null })
-    expect((await store.findKeyById(key.id))?.remaining).toBe(3)
-    expect(await store.leaseCredits!(crypto.randomUUID(), 5, 1, JAN)).toBeNull()
+  it(`${title}leases at most the balance, nothing below \`need\`, and takes back what is returned`, async (context) => {
+    const store = await ready(context)
+    const id = await holder.create(store, 10)
+    expect(await holder.lease(store, id, 4, 1, JAN)).toEqual({ granted: 4, remaining: 6, refill: null })
+    expect(await holder.lease(store, id, 100, 1, JAN)).toEqual({ granted: 6, remaining: 0, refill: null })
+    expect(await holder.lease(store, id, 5, 1, JAN)).toEqual({ granted: 0, remaining: 0, refill: null })
+    await holder.giveBack(store, id, 3)
+    expect(await holder.lease(store, id, 5, 4, JAN)).toEqual({ granted: 0, remaining: 3, refill: null })
+    expect(await holder.balance(store, id)).toBe(3)
+    expect(await holder.lease(store, crypto.randomUUID(), 5, 1, JAN)).toBeNull()
   })
 
-  it('set, add and subtract the balance; a subtraction below zero and a change of an unlimited key are 422 and change nothing', async (context) => {
-    const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
-    const key = await metered(store, 10)
-    const added = await store.changeCredits!(key.id, { op: 'add', amount: 5 }, JAN)
+  it(`${title}set, add and subtract the balance; a subtraction below zero and a change of an unlimited one are 422 and change nothing`, async (context) => {
+    const store = await ready(context)
+    const id = await holder.create(store, 10)
+    const added = await holder.change(store, id, { op: 'add', amount: 5 }, JAN)
     expect(added?.before.remaining).toBe(10)
-    expect(added?.record.remaining).toBe(15)
-    const below = store.changeCredits!(key.id, { op: 'subtract', amount: 16 }, JAN)
+    expect(added?.remaining).toBe(15)
+    const below = holder.change(store, id, { op: 'subtract', amount: 16 }, JAN)
     await expect(below).rejects.toMatchObject({ type: ErrorType.greaterThanEqual, status: 422 })
-    expect((await store.findKeyById(key.id))?.remaining).toBe(15)
-    expect((await store.changeCredits!(key.id, { op: 'subtract', amount: 15 }, JAN))?.record.remaining).toBe(
-      0,
-    )
-    const set = await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: MONTHLY }, JAN)
-    expect(set?.record).toMatchObject({ remaining: 40, refill: MONTHLY })
-    const unlimited = await store.changeCredits!(key.id, { op: 'set', remaining: null }, JAN)
+    expect(await holder.balance(store, id)).toBe(15)
+    expect((await holder.change(store, id, { op: 'subtract', amount: 15 }, JAN))?.remaining).toBe(0)
+    const set = await holder.change(store, id, { op: 'set', remaining: 40, refill: MONTHLY }, JAN)
+    expect(set).toMatchObject({ remaining: 40, refill: MONTHLY })
+    const unlimited = await holder.change(store, id, { op: 'set', remaining: null }, JAN)
     expect(unlimited?.before).toMatchObject({ remaining: 40, refill: MONTHLY })
-    expect(unlimited?.record.remaining ?? null).toBeNull()
-    expect(unlimited?.record.refill ?? null).toBeNull()
-    await expect(store.changeCredits!(key.id, { op: 'add', amount: 1 }, JAN)).rejects.toMatchObject({
+    expect(unlimited).toMatchObject({ remaining: null, refill: null })
+    await expect(holder.change(store, id, { op: 'add', amount: 1 }, JAN)).rejects.toMatchObject({
       status: 422,
     })
-    expect(await store.changeCredits!(crypto.randomUUID(), { op: 'add', amount: 1 }, JAN)).toBeNull()
+    expect(await holder.change(store, crypto.randomUUID(), { op: 'add', amount: 1 }, JAN)).toBeNull()
   })
 
-  it('a monthly refill on day 31 tops the balance up once per month (February on its last day), however many callers ask at once', async (context) => {
-    const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
-    const key = await metered(store, 0, MONTHLY)
+  it(`${title}a monthly refill on day 31 tops the balance up once per month (February on its last day), however many callers ask at once`, async (context) => {
+    const store = await ready(context)
+    const id = await holder.create(store, 0, MONTHLY)
     let granted = 0
     // 12 simulated months: at each refill, and just before the next one, 8 callers race.
     for (let month = 0; month < 12; month++) {
@@ -95,57 +201,116 @@ export function creditCases(make: () => Promise<StoreHarness>, repeats: number):
         Date.UTC(2027, month, Math.min(31, new Date(Date.UTC(2027, month + 1, 0)).getUTCDate())),
       )
       const justBefore = new Date(refillAt.getTime() - 1)
-      const before = await store.leaseCredits!(key.id, 1000, 1, justBefore)
+      const before = await holder.lease(store, id, 1000, 1, justBefore)
       expect(before?.granted).toBe(0)
       const leases = await Promise.all(
-        Array.from({ length: 8 }, (_, i) =>
-          store.leaseCredits!(key.id, 30, 1, new Date(refillAt.getTime() + i)),
-        ),
+        Array.from({ length: 8 }, (_, i) => holder.lease(store, id, 30, 1, new Date(refillAt.getTime() + i))),
       )
       for (const lease of leases) granted += lease?.granted ?? 0
       // 8 callers ask for 240: the one refill of the month gave 100, not more.
       expect(granted).toBe(100 * (month + 1))
-      const later = await store.leaseCredits!(key.id, 1000, 1, new Date(refillAt.getTime() + 3_600_000))
+      const later = await holder.lease(store, id, 1000, 1, new Date(refillAt.getTime() + 3_600_000))
       expect(later).toMatchObject({ granted: 0, remaining: 0 })
     }
   })
 
-  it('concurrent leases never take more than the balance, and what they took plus the balance is what was granted', async (context) => {
-    const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
+  it(`${title}concurrent leases never take more than the balance, and what they took plus the balance is what was granted`, async (context) => {
+    const store = await ready(context)
     for (let round = 0; round < repeats; round++) {
-      const key = await metered(store, 100)
+      const id = await holder.create(store, 100)
       const leases = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => store.leaseCredits!(key.id, cost(i), cost(i), JAN)),
+        Array.from({ length: 60 }, (_, i) => holder.lease(store, id, cost(i), cost(i), JAN)),
       )
       const taken = leases.reduce((sum, lease) => sum + (lease?.granted ?? 0), 0)
       expect(taken).toBeLessThanOrEqual(100)
       expect(taken).toBeGreaterThan(100 - 5)
-      expect(taken + ((await store.findKeyById(key.id))?.remaining ?? Number.NaN)).toBe(100)
+      expect(taken + ((await holder.balance(store, id)) ?? Number.NaN)).toBe(100)
     }
   })
 
-  it('add, subtract and set race leases without a lost update', async (context) => {
-    const { store } = await make()
-    if (!keepsCredits(store)) return context.skip(noCredits)
+  it(`${title}add, subtract and set race leases without a lost update`, async (context) => {
+    const store = await ready(context)
     for (let round = 0; round < repeats; round++) {
-      const key = await metered(store, 1000)
-      const leases = Array.from({ length: 40 }, (_, i) => store.leaseCredits!(key.id, cost(i), 1, JAN))
+      const id = await holder.create(store, 1000)
+      const leases = Array.from({ length: 40 }, (_, i) => holder.lease(store, id, cost(i), 1, JAN))
       const changes = Array.from({ length: 10 }, (_, i) =>
-        store.changeCredits!(key.id, { op: i % 2 ? 'add' : 'subtract', amount: 7 + i }, JAN),
+        holder.change(store, id, { op: i % 2 ? 'add' : 'subtract', amount: 7 + i }, JAN),
       )
       const [granted, changed] = await Promise.all([Promise.all(leases), Promise.all(changes)])
       const taken = granted.reduce((sum, lease) => sum + (lease?.granted ?? 0), 0)
       const moved = changed.reduce((sum, _, i) => sum + (i % 2 ? 1 : -1) * (7 + i), 0)
-      expect((await store.findKeyById(key.id))?.remaining).toBe(1000 + moved - taken)
+      expect(await holder.balance(store, id)).toBe(1000 + moved - taken)
       // A set: what leases took after it is what is missing from the value set.
-      const setKey = await metered(store, 1000)
-      const racing = Array.from({ length: 40 }, (_, i) => store.leaseCredits!(setKey.id, cost(i), 1, JAN))
-      const set = store.changeCredits!(setKey.id, { op: 'set', remaining: 500 }, JAN)
+      const setId = await holder.create(store, 1000)
+      const racing = Array.from({ length: 40 }, (_, i) => holder.lease(store, setId, cost(i), 1, JAN))
+      const set = holder.change(store, setId, { op: 'set', remaining: 500 }, JAN)
       const [afterSet, setResult] = await Promise.all([Promise.all(racing), set])
       const all = afterSet.reduce((sum, lease) => sum + (lease?.granted ?? 0), 0)
       const takenBefore = 1000 - (setResult?.before.remaining ?? Number.NaN)
-      expect((await store.findKeyById(setKey.id))?.remaining).toBe(500 - (all - takenBefore))
+      expect(await holder.balance(store, setId)).toBe(500 - (all - takenBefore))
+    }
+  })
+}
+
+// What only an identity's pool does: its audit rows in the change's transaction, and the feed of
+// its keys when the change starts or ends the pool.
+function identityPoolCases(make: () => Promise<StoreHarness>) {
+  it("an identity's pool: a change calls its audit with the identity after and before, and a failing audit changes nothing", async (context) => {
+    const { store } = await make()
+    const missing = IDENTITY_POOL.missing(store)
+    if (missing) return context.skip(missing)
+    const identities = store.identities!
+    const id = await IDENTITY_POOL.create(store, 10)
+    const later = new Date(JAN.getTime() + 60_000)
+    const seen: [number | null, number | null | undefined][] = []
+    const rows: AuditEntry[] = []
+    const changed = await identities.changeIdentityCredits(
+      id,
+      { op: 'add', amount: 5 },
+      later,
+      (identity, keys, before) => {
+        seen.push([identity.remaining, before?.remaining])
+        expect(keys).toEqual([])
+        return rows
+      },
+    )
+    expect(seen).toEqual([[15, 10]])
+    expect(changed?.identity).toMatchObject({ remaining: 15, updatedAt: later })
+    expect(await identities.findIdentity(id)).toEqual(changed?.identity)
+    const failing = identities.changeIdentityCredits(id, { op: 'add', amount: 5 }, later, () => {
+      throw new Error('the audit log is full')
+    })
+    await expect(failing).rejects.toThrow('the audit log is full')
+    expect(await IDENTITY_POOL.balance(store, id)).toBe(15)
+  })
+
+  it("an identity's pool: a change between no pool and a pool reaches the change feed for each of its keys", async (context) => {
+    const { store } = await make()
+    const missing = IDENTITY_POOL.missing(store)
+    if (missing) return context.skip(missing)
+    const feed = store.changes
+    if (!feed) return context.skip('the store has no change feed (store.changes)')
+    await until(() => feed.connected)
+    const id = await IDENTITY_POOL.create(store, null)
+    const { projectId } = (await store.identities!.findIdentity(id))!
+    const keys = await Promise.all(
+      [1, 2].map(async () =>
+        store.insertKey({ ...(await recordFor(undefined, 'project', projectId)), identityId: id }),
+      ),
+    )
+    for (const change of [
+      { op: 'set', remaining: 100 },
+      { op: 'set', remaining: null },
+    ] as const) {
+      const heard: KeyChangeEvent[] = []
+      const stop = feed.subscribe((event) => heard.push(event))
+      try {
+        await store.identities!.changeIdentityCredits(id, change, JAN)
+        const hashes = () => new Set(heard.flatMap((event) => (event.type === 'changed' ? [event.hash] : [])))
+        await until(() => keys.every((key) => hashes().has(key.hash)))
+      } finally {
+        stop()
+      }
     }
   })
 }

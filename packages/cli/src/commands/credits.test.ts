@@ -1,3 +1,4 @@
+import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '../exit.js'
 import { harness, STORE } from '../test/harness.js'
@@ -76,5 +77,51 @@ describe('keyward keys credits', () => {
     ])
     const text = await cli.run('audit', 'list', ...STORE)
     expect(text.stdout.split('\n')[1]).toContain('key.credits_changed')
+  })
+})
+
+describe('keyward identities credits', () => {
+  it("sets, adds to and subtracts from an identity's pool, and records each change as an audit row", async () => {
+    // One store for every run: identities live beside the keys.
+    const store = new MemoryKeyStore()
+    const keyward = createKeyward({ store })
+    const cli = harness({ env: { KEYWARD_OPERATOR: 'alice' }, store: () => store })
+    const acme = await keyward.createIdentity('proj_1', { externalId: 'customer_acme' })
+    const set = await cli.run(
+      'identities',
+      'credits',
+      acme.id,
+      '--set',
+      '100',
+      '--refill',
+      '100:daily',
+      ...STORE,
+    )
+    expect(set).toEqual({ code: EXIT.ok, stdout: `Credits of identity ${acme.id}: 100.\n`, stderr: '' })
+    const added = await cli.run('identities', 'credits', acme.id, '--add', '50', '--json', ...STORE)
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      id: acme.id,
+      external_id: 'customer_acme',
+      remaining: 150,
+      refill: { amount: 100, interval: 'daily' },
+    })
+    const below = await cli.run('identities', 'credits', acme.id, '--subtract', '151', ...STORE)
+    expect(below.code).toBe(EXIT.usage)
+    expect(below.stderr).toContain('Cannot subtract 151 credits: the identity holds 150.')
+    expect((await keyward.findIdentity(acme.id))?.remaining).toBe(150)
+    const unlimited = await cli.run('identities', 'credits', acme.id, '--set', 'unlimited', ...STORE)
+    expect(unlimited.stdout).toBe(`Credits of identity ${acme.id}: unlimited.\n`)
+    const unknown = await cli.run('identities', 'credits', crypto.randomUUID(), '--add', '1', ...STORE)
+    expect(unknown.code).toBe(EXIT.failed)
+    const listed = await cli.run('audit', 'list', '--json', ...STORE)
+    const rows = JSON.parse(listed.stdout).entries.filter(
+      (e: { action: string }) => e.action === 'identity.credits_changed',
+    )
+    expect(rows).toHaveLength(3)
+    expect(rows.at(-1)).toMatchObject({
+      actor: { type: 'operator', name: 'alice' },
+      target: { type: 'identity', id: acme.id },
+      after: { external_id: 'customer_acme', remaining: 100, op: 'set', amount: 100 },
+    })
   })
 })

@@ -1,4 +1,12 @@
-import { type CreditChange, isKeywardError, type Keyward, keyToJson } from '@keyward/core'
+import {
+  type CreditChange,
+  type IdentityRecord,
+  identityToJson,
+  isKeywardError,
+  type KeyRecord,
+  type Keyward,
+  keyToJson,
+} from '@keyward/core'
 import { type Command, idArgument, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { printable } from '../output.js'
@@ -48,49 +56,98 @@ const change = (
     : ({ op: 'subtract', amount: creditsOption(subtract as string, '--subtract') as number } as const)
 }
 
-/** `keyward keys credits <key-id> (--set N|unlimited [--refill RULE] | --add N | --subtract N)`. */
-export const creditsCommand: Command = {
-  name: 'keys credits',
-  summary: "Set, add to or subtract from an API key's credits",
-  description:
-    'Changes the credits of the API key with this id, atomically in the store: --set gives the balance ' +
-    '(unlimited: no limit) and, with --refill AMOUNT:daily, AMOUNT:monthly:DAY or none, its refill; ' +
-    '--add and --subtract move it (a subtraction below zero is refused and changes nothing). ' +
-    "Credits that server processes leased are spent already from the key's viewpoint.",
-  arguments: [['key-id', 'the id of the key (from keyward keys list)']],
-  options: [
-    { flags: '--set <n>', help: 'the new balance, or unlimited' },
-    { flags: '--add <n>', help: 'credits to add' },
-    { flags: '--subtract <n>', help: 'credits to take away' },
-    { flags: '--refill <rule>', help: 'with --set: AMOUNT:daily, AMOUNT:monthly:DAY (1-31) or none' },
-  ],
-  store: true,
-  exitCodes:
-    '0 changed, 1 no such API key, 2 usage error (a subtraction below zero too), 3 store unavailable',
-  async run(context) {
-    const keyId = idArgument(context.positionals[0], '<key-id>')
-    const wanted = change(
-      stringOption(context, 'set'),
-      stringOption(context, 'add'),
-      stringOption(context, 'subtract'),
-      refillOption(stringOption(context, 'refill')),
-    )
-    return context.withKeyward(async (keyward: Keyward) => {
-      const current = await keyward.findKey(keyId)
-      if (current?.ownerType !== 'project') {
-        throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
-      }
-      let updated: Awaited<ReturnType<Keyward['changeCredits']>>
-      try {
-        updated = await keyward.changeCredits(keyId, wanted)
-      } catch (error) {
-        if (isKeywardError(error) && error.status === 422) throw usageError(error.msg)
-        throw error
-      }
-      if (!updated) throw new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
-      const left = updated.remaining == null ? 'unlimited' : String(updated.remaining)
-      context.print(`Credits of key ${updated.id}: ${left}.`, keyToJson(updated))
-      return EXIT.ok
-    })
-  },
+/** Whose credits a command changes: an API key's own, or an identity's pool. */
+interface Holder {
+  /** The command's first word: `keys` or `identities`. */
+  readonly group: string
+  /** The argument, and what the words call the holder: in full, and in the line that answers. */
+  readonly argument: string
+  readonly word: string
+  readonly short: string
+  readonly listedBy: string
+  /** The change, or `null` when there is no such holder. */
+  change(
+    keyward: Keyward,
+    id: string,
+    wanted: CreditChange,
+  ): Promise<{ id: string; remaining?: number | null } | null>
+  json(changed: never): unknown
+  readonly description: string
 }
+
+function creditsCommandOf(holder: Holder): Command {
+  const { group, argument, word, listedBy } = holder
+  const notFound = (id: string) =>
+    new CliError('not_found', `No ${word} with id ${printable(id)}.`, EXIT.failed)
+  return {
+    name: `${group} credits`,
+    summary: `Set, add to or subtract from ${holder.description}`,
+    description:
+      `Changes the credits of the ${word} with this id, atomically in the store: --set gives the balance ` +
+      '(unlimited: no limit) and, with --refill AMOUNT:daily, AMOUNT:monthly:DAY or none, its refill; ' +
+      '--add and --subtract move it (a subtraction below zero is refused and changes nothing). ' +
+      'Credits that server processes leased are spent already from its viewpoint.',
+    arguments: [[argument, `the id of the ${word} (from ${listedBy})`]],
+    options: [
+      { flags: '--set <n>', help: 'the new balance, or unlimited' },
+      { flags: '--add <n>', help: 'credits to add' },
+      { flags: '--subtract <n>', help: 'credits to take away' },
+      { flags: '--refill <rule>', help: 'with --set: AMOUNT:daily, AMOUNT:monthly:DAY (1-31) or none' },
+    ],
+    store: true,
+    exitCodes: `0 changed, 1 no such ${word}, 2 usage error (a subtraction below zero too), 3 store unavailable`,
+    async run(context) {
+      const id = idArgument(context.positionals[0], `<${argument}>`)
+      const wanted = change(
+        stringOption(context, 'set'),
+        stringOption(context, 'add'),
+        stringOption(context, 'subtract'),
+        refillOption(stringOption(context, 'refill')),
+      )
+      return context.withKeyward(async (keyward: Keyward) => {
+        let updated: Awaited<ReturnType<Holder['change']>>
+        try {
+          updated = await holder.change(keyward, id, wanted)
+        } catch (error) {
+          if (isKeywardError(error) && error.status === 422) throw usageError(error.msg)
+          throw error
+        }
+        if (!updated) throw notFound(id)
+        const left = updated.remaining == null ? 'unlimited' : String(updated.remaining)
+        context.print(
+          `Credits of ${word === 'API key' ? 'key' : word} ${updated.id}: ${left}.`,
+          holder.json(updated as never),
+        )
+        return EXIT.ok
+      })
+    },
+  }
+}
+
+/** `keyward keys credits <key-id> (--set N|unlimited [--refill RULE] | --add N | --subtract N)`. */
+export const creditsCommand: Command = creditsCommandOf({
+  group: 'keys',
+  argument: 'key-id',
+  word: 'API key',
+  short: 'key',
+  listedBy: 'keyward keys list',
+  description: "an API key's credits",
+  change: async (keyward, id, wanted) =>
+    (await keyward.findKey(id))?.ownerType === 'project' ? keyward.changeCredits(id, wanted) : null,
+  json: (record: KeyRecord) => keyToJson(record),
+})
+
+/**
+ * `keyward identities credits <identity-id> (--set N|unlimited [--refill RULE] | --add N |
+ * --subtract N)`: the credit pool every key of the identity spends from.
+ */
+export const identityCreditsCommand: Command = creditsCommandOf({
+  group: 'identities',
+  argument: 'identity-id',
+  word: 'identity',
+  short: 'identity',
+  listedBy: 'keyward identities list',
+  description: "an identity's credit pool, which every key of the identity spends from",
+  change: (keyward, id, wanted) => keyward.changeIdentityCredits(id, wanted),
+  json: (identity: IdentityRecord) => identityToJson(identity),
+})

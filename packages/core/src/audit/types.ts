@@ -66,6 +66,7 @@ export type AuditAction =
   | 'identity.created'
   | 'identity.updated'
   | 'identity.deleted'
+  | 'identity.credits_changed'
   | 'project.created'
   | 'project.deleted'
   | 'developer.registered'
@@ -86,6 +87,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'identity.created',
   'identity.updated',
   'identity.deleted',
+  'identity.credits_changed',
   'project.created',
   'project.deleted',
   'developer.registered',

@@ -68,6 +68,12 @@ export function refilled(state: CreditState, now: Date): CreditState {
 }
 
 /**
+ * Whose credits a change acts on: an API key's own, or the pool of an identity, which the
+ * messages of the errors below name.
+ */
+export type CreditHolder = 'key' | 'identity'
+
+/**
  * The error a store throws when a subtraction asks for more than the balance holds (422,
  * nothing changed).
  *
@@ -76,10 +82,14 @@ export function refilled(state: CreditState, now: Date): CreditState {
  * if (balance < amount) throw creditsTooFewError(balance, amount)
  * ```
  */
-export function creditsTooFewError(balance: number, amount: number): KeywardError {
+export function creditsTooFewError(
+  balance: number,
+  amount: number,
+  holder: CreditHolder = 'key',
+): KeywardError {
   return new KeywardError(
     ErrorType.greaterThanEqual,
-    `Cannot subtract ${amount} credits: the key holds ${balance}.`,
+    `Cannot subtract ${amount} credits: the ${holder} holds ${balance}.`,
     ['body', 'amount'],
   )
 }
@@ -93,10 +103,14 @@ export function creditsTooFewError(balance: number, amount: number): KeywardErro
  * if (balance + amount > MAX_CREDITS) throw creditsTooManyError(balance, amount)
  * ```
  */
-export function creditsTooManyError(balance: number, amount: number): KeywardError {
+export function creditsTooManyError(
+  balance: number,
+  amount: number,
+  holder: CreditHolder = 'key',
+): KeywardError {
   return new KeywardError(
     ErrorType.lessThanEqual,
-    `Cannot add ${amount} credits: the key holds ${balance}, and holds at most ${MAX_CREDITS}.`,
+    `Cannot add ${amount} credits: the ${holder} holds ${balance}, and holds at most ${MAX_CREDITS}.`,
     ['body', 'amount'],
   )
 }
@@ -110,24 +124,32 @@ export function creditsTooManyError(balance: number, amount: number): KeywardErr
  * if (balance === null) throw creditsUnlimitedError()
  * ```
  */
-export function creditsUnlimitedError(): KeywardError {
+export function creditsUnlimitedError(holder: CreditHolder = 'key'): KeywardError {
   return new KeywardError(
     ErrorType.valueError,
-    'This key has no credit limit: set its credits (op "set") before adding or subtracting.',
+    holder === 'key'
+      ? 'This key has no credit limit: set its credits (op "set") before adding or subtracting.'
+      : 'This identity has no credit pool: set its credits (op "set") before adding or subtracting.',
     ['body', 'op'],
   )
 }
 
 /**
- * Applies a change to credits as they are now (after the due refill), or throws the store's 422.
- * The memory store uses it; SQL stores write the same rule in their statement.
+ * Applies a change to credits as they are now (after the due refill), or throws the store's 422,
+ * whose message names the `holder` (a key's own credits, or an identity's pool). The memory store
+ * uses it; so does the PostgreSQL store, under the row's lock.
  *
  * @example
  * ```ts
  * const after = changedCredits(refilled(before, now), { op: 'add', amount: 5 }, now)
  * ```
  */
-export function changedCredits(current: CreditState, change: CreditChange, now: Date): CreditState {
+export function changedCredits(
+  current: CreditState,
+  change: CreditChange,
+  now: Date,
+  holder: CreditHolder = 'key',
+): CreditState {
   if (change.op === 'set') {
     const refill =
       change.remaining === null ? null : change.refill === undefined ? current.refill : change.refill
@@ -138,13 +160,13 @@ export function changedCredits(current: CreditState, change: CreditChange, now: 
       refilledAt: refill === null ? null : ruleChanged ? refillPeriodStart(refill, now) : current.refilledAt,
     }
   }
-  if (current.remaining === null) throw creditsUnlimitedError()
+  if (current.remaining === null) throw creditsUnlimitedError(holder)
   if (change.op === 'add') {
     if (current.remaining + change.amount > MAX_CREDITS)
-      throw creditsTooManyError(current.remaining, change.amount)
+      throw creditsTooManyError(current.remaining, change.amount, holder)
     return { ...current, remaining: current.remaining + change.amount }
   }
-  if (current.remaining < change.amount) throw creditsTooFewError(current.remaining, change.amount)
+  if (current.remaining < change.amount) throw creditsTooFewError(current.remaining, change.amount, holder)
   return { ...current, remaining: current.remaining - change.amount }
 }
 

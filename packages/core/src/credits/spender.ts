@@ -2,8 +2,8 @@ import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
-import type { KeyStore } from '../store/types.js'
-import { nextRefillAt } from './model.js'
+import type { CreditLease, KeyStore } from '../store/types.js'
+import { type CreditHolder, nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
 
 /** The response header that carries the credits a key has left. */
@@ -40,20 +40,27 @@ export interface CreditOptions {
   readonly returnTimeoutMs?: number
 }
 
-/** @internal A key's credits that a stop could not give back. */
-export interface StrandedCredits {
-  readonly keyId: string
-  readonly keyPrefix: string
-  readonly credits: number
-}
+/** @internal Credits that a stop could not give back: a key's own, or an identity's pool's. */
+export type StrandedCredits =
+  | { readonly keyId: string; readonly keyPrefix: string; readonly credits: number }
+  | { readonly identityId: string; readonly credits: number }
 
 /** @internal What a spend answers: the headers of an accepted request, or the refusal. */
 export type SpendOutcome = Readonly<Record<string, string>> | KeywardError
 
-/** The credits of one key in this process. */
+/** Where an account's credits are leased from and given back to. */
+interface CreditSource {
+  readonly operation: string
+  lease(id: string, want: number, need: number, now: Date): Promise<CreditLease | null>
+  giveBack(id: string, amount: number): Promise<void>
+}
+
+/** The credits of one key, or of one identity's pool, in this process. */
 interface Account {
   readonly id: string
-  readonly keyPrefix: string
+  /** The key's prefix; `undefined` for an identity's pool. */
+  readonly keyPrefix: string | undefined
+  readonly source: CreditSource
   /** Leased and not spent, in this process's memory. */
   block: number
   /** The stored balance as the last lease left it, or the record's when none was taken yet. */
@@ -74,20 +81,38 @@ interface Account {
   starved: boolean
 }
 
-/** @internal Leases credits for the guards of one service, and gives back the rest at `close`. */
+/**
+ * @internal Leases credits for the guards of one service, and gives back the rest at `close`.
+ * A request spends from the key's own credits (`own`, the balance its record had; `null` for a
+ * key without a limit) and from its identity's pool (`pool`, likewise; `null` without one): from
+ * both or from neither.
+ */
 export interface CreditSpender {
   /** The outcome when it is known from memory, else `undefined` (then call `spend`). */
-  spendNow(key: KeyRef, balance: number, cost: number): SpendOutcome | undefined
-  spend(key: KeyRef, balance: number, cost: number): Promise<SpendOutcome>
-  /** Forgets what this process knows of a key's balance (its block stays): after a change of credits. */
-  forget(id: string): void
+  spendNow(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): SpendOutcome | undefined
+  spend(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): Promise<SpendOutcome>
+  /** Forgets what this process knows of a balance (its block stays): after a change of credits. */
+  forget(holder: CreditHolder, id: string): void
   /**
    * A change of credits this process made, with the balance and rule it left in the store. A `set`
-   * is the key's balance from now on in this process: its block is dropped (what it held was spent
-   * from the key's viewpoint, and the set replaces that balance). An `add` or a `subtract` keeps
+   * is the balance from now on in this process: its block is dropped (what it held was spent
+   * from the store's viewpoint, and the set replaces that balance). An `add` or a `subtract` keeps
    * the block, and the balance this process knows is the stored one.
    */
   changed(
+    holder: CreditHolder,
     id: string,
     op: 'set' | 'add' | 'subtract',
     remaining: number | null,
@@ -128,11 +153,36 @@ export function checkCreditOptions(options: CreditOptions | undefined): Required
   }
 }
 
+// Where the store keeps each holder's credits, or `undefined` when it keeps none of them.
+function creditSources(store: KeyStore): Record<CreditHolder, CreditSource | undefined> {
+  const { identities } = store
+  return {
+    key:
+      store.leaseCredits && store.returnCredits
+        ? {
+            operation: 'leaseCredits',
+            lease: store.leaseCredits.bind(store),
+            giveBack: store.returnCredits.bind(store),
+          }
+        : undefined,
+    identity: identities
+      ? {
+          operation: 'leaseIdentityCredits',
+          lease: identities.leaseIdentityCredits.bind(identities),
+          giveBack: identities.returnIdentityCredits.bind(identities),
+        }
+      : undefined,
+  }
+}
+
 /**
  * @internal Builds the spender. Credits are spent from a block leased with one conditional
- * write; the block is sized by the key's recent rate in this process, at most a quarter of the
+ * write; the block is sized by the recent rate in this process, at most a quarter of the
  * balance (so that other processes still find credits) and at most `maxBlock`. A new lease
- * starts in the background when half of the block is left, so a busy key rarely waits.
+ * starts in the background when half of the block is left, so a busy key rarely waits. A key's
+ * own credits and its identity's pool are two accounts: a request is accepted when the blocks of
+ * both hold its cost, and then takes it from both at once; it is refused by the first that
+ * cannot pay, the key's own first, and takes nothing from either.
  */
 export function createCreditSpender(
   store: KeyStore,
@@ -140,25 +190,29 @@ export function createCreditSpender(
   clock: () => number,
   storeError: (operation: string, error: unknown) => KeywardError,
 ): CreditSpender {
-  const accounts = new Map<string, Account>()
+  // A key's accounts by key id, and the pools' by identity id: one pool account per identity in
+  // this process, whichever of its keys spends.
+  const accounts: Record<CreditHolder, Map<string, Account>> = { key: new Map(), identity: new Map() }
   let closed = false
   const { leaseSeconds, maxBlock, recheckMs, returnTimeoutMs } = options
-  if (!store.leaseCredits || !store.returnCredits) {
-    const missing = (): never => {
-      throw new TypeError('This key store cannot keep credits (no `leaseCredits` and `returnCredits`).')
-    }
-    return { spendNow: missing, spend: missing, forget: () => {}, changed: () => {}, close: async () => [] }
-  }
-  const lease = store.leaseCredits.bind(store)
-  const giveBack = store.returnCredits.bind(store)
+  const sources = creditSources(store)
 
-  const accountOf = ({ id, keyPrefix }: KeyRef, balance: number): Account => {
-    let account = accounts.get(id)
+  function accountOf(holder: CreditHolder, id: string, keyPrefix: string | undefined, balance: number) {
+    let account = accounts[holder].get(id)
     if (!account) {
+      const source = sources[holder]
+      if (!source) {
+        throw new TypeError(
+          holder === 'key'
+            ? 'This key store cannot keep credits (no `leaseCredits` and `returnCredits`).'
+            : 'This key store keeps no identities, whose pools a key spends from (no `identities`).',
+        )
+      }
       const at = clock()
       account = {
         id,
         keyPrefix,
+        source,
         block: 0,
         balance,
         refill: null,
@@ -170,28 +224,34 @@ export function createCreditSpender(
         lastGrant: 0,
         starved: false,
       }
-      accounts.set(id, account)
+      accounts[holder].set(id, account)
     }
     return account
   }
 
-  // A literal key, not CREDITS_HEADER computed: built on every accepted request.
-  const accepted = (account: Account): SpendOutcome => ({
-    'x-credits-remaining': String((account.balance ?? 0) + account.block),
+  const left = (account: Account) => (account.balance ?? 0) + account.block
+
+  // A literal key, not CREDITS_HEADER computed: built on every accepted request. With both
+  // accounts, what the key can still spend: the lower of the two.
+  const accepted = (own: Account | undefined, pool: Account | undefined): SpendOutcome => ({
+    'x-credits-remaining': String(
+      own === undefined ? left(pool!) : pool === undefined ? left(own) : Math.min(left(own), left(pool)),
+    ),
   })
 
   function refusal(account: Account, cost: number, now: number): KeywardError {
-    const left = (account.balance ?? 0) + account.block
-    const headers: Record<string, string> = { [CREDITS_HEADER]: String(left) }
+    const remain = left(account)
+    const headers: Record<string, string> = { [CREDITS_HEADER]: String(remain) }
     let when = ''
     if (account.refill) {
       const next = nextRefillAt(account.refill, new Date(now))
       headers['retry-after'] = String(Math.max(1, Math.ceil((next.getTime() - now) / 1000)))
       when = ` They refill at ${next.toISOString()}.`
     }
+    const whose = account.keyPrefix === undefined ? "this API key's identity" : 'this API key'
     return new KeywardError(
       ErrorType.usageExceeded,
-      `The credits of this API key are spent: this request costs ${cost}, ${left} remain.${when}`,
+      `The credits of ${whose} are spent: this request costs ${cost}, ${remain} remain.${when}`,
       ['header', KEY_HEADER.project],
       { headers },
     )
@@ -203,11 +263,16 @@ export function createCreditSpender(
     now - account.checkedAt < recheckMs &&
     (account.refill === null || nextRefillAt(account.refill, new Date(account.checkedAt)).getTime() > now)
 
+  // Whether memory knows that the account cannot pay `cost`: no lease out, and a fresh balance too low.
+  const short = (account: Account, cost: number, now: number) =>
+    !account.leasing && fresh(account, now) && left(account) < cost
+
   function takeLease(account: Account, need: number): Promise<void> {
     const now = clock()
     const rate = (account.spent * 1000) / Math.max(1, now - account.since)
-    // The recent rate, and twice the last block when requests had to wait for this one: a key
-    // whose leases cannot keep up with it (a slow commit) gets blocks that do, up to `maxBlock`.
+    // The recent rate, and twice the last block when requests had to wait for this one: an
+    // account whose leases cannot keep up with it (a slow commit) gets blocks that do, up to
+    // `maxBlock`.
     let want = Math.max(
       need + account.demand,
       Math.ceil(rate * leaseSeconds),
@@ -221,7 +286,7 @@ export function createCreditSpender(
     account.starved = false
     account.spent = 0
     account.since = now
-    const leasing = lease(account.id, want, need, new Date(now)).then(
+    const leasing = account.source.lease(account.id, want, need, new Date(now)).then(
       (granted) => {
         account.leasing = undefined
         account.checkedAt = clock()
@@ -236,36 +301,58 @@ export function createCreditSpender(
       },
       (error: unknown) => {
         account.leasing = undefined
-        throw storeError('leaseCredits', error)
+        throw storeError(account.source.operation, error)
       },
     )
     account.leasing = leasing
     return leasing
   }
 
-  function spendNow(key: KeyRef, balance: number, cost: number): SpendOutcome | undefined {
-    const account = accountOf(key, balance)
-    if (account.block >= cost) {
-      account.block -= cost
-      account.spent += cost
-      if (!account.leasing && !closed && account.block * 2 < account.lastGrant && account.balance !== 0) {
-        // Ahead of need, in the background: a failure here is the next request's to meet.
-        takeLease(account, 1).catch(() => {})
-      }
-      return accepted(account)
+  function take(account: Account, cost: number): void {
+    account.block -= cost
+    account.spent += cost
+    if (!account.leasing && !closed && account.block * 2 < account.lastGrant && account.balance !== 0) {
+      // Ahead of need, in the background: a failure here is the next request's to meet.
+      takeLease(account, 1).catch(() => {})
+    }
+  }
+
+  function spendNow(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): SpendOutcome | undefined {
+    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
+    const shared =
+      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+    // Both or neither: the cost is taken only when every account's block holds it.
+    if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
+      if (mine) take(mine, cost)
+      if (shared) take(shared, cost)
+      return accepted(mine, shared)
     }
     const now = clock()
-    if (!account.leasing && fresh(account, now) && account.block + (account.balance ?? 0) < cost) {
-      return refusal(account, cost, now)
-    }
+    if (mine && short(mine, cost, now)) return refusal(mine, cost, now)
+    if (shared && short(shared, cost, now)) return refusal(shared, cost, now)
     return undefined
   }
 
-  async function spend(key: KeyRef, balance: number, cost: number): Promise<SpendOutcome> {
+  async function spend(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): Promise<SpendOutcome> {
     for (;;) {
-      const known = spendNow(key, balance, cost)
+      const known = spendNow(key, own, identityId, pool, cost)
       if (known) return known
-      const account = accounts.get(key.id) as Account
+      // The first account whose block cannot pay, the key's own first: the pool is leased only
+      // once the key's block holds the cost.
+      const mine = own === null ? undefined : accounts.key.get(key.id)
+      const account = mine && mine.block < cost ? mine : (accounts.identity.get(identityId!) as Account)
       account.starved = account.lastGrant > 0
       if (account.leasing) {
         account.demand += cost
@@ -274,25 +361,23 @@ export function createCreditSpender(
       }
       await takeLease(account, cost - account.block)
       // The lease found too few credits: refused now, whatever `recheckMs` says.
-      if (account.block < cost && account.block + (account.balance ?? 0) < cost) {
-        return refusal(account, cost, clock())
-      }
+      if (account.block < cost && left(account) < cost) return refusal(account, cost, clock())
     }
   }
 
   return {
     spendNow,
     spend,
-    forget(id) {
-      const account = accounts.get(id)
+    forget(holder, id) {
+      const account = accounts[holder].get(id)
       if (account) account.checkedAt = 0
     },
-    changed(id, op, remaining, refill) {
-      const account = accounts.get(id)
+    changed(holder, id, op, remaining, refill) {
+      const account = accounts[holder].get(id)
       if (!account) return
       if (remaining === null) {
-        // Unlimited now: nothing of this key is counted here any more.
-        accounts.delete(id)
+        // Unlimited now: nothing of it is counted here any more.
+        accounts[holder].delete(id)
         return
       }
       if (op === 'set') {
@@ -305,24 +390,30 @@ export function createCreditSpender(
     },
     async close() {
       closed = true
-      await Promise.allSettled([...accounts.values()].map((account) => account.leasing))
-      let left = [...accounts.values()].filter((account) => account.block > 0)
+      const all = [...accounts.key.values(), ...accounts.identity.values()]
+      await Promise.allSettled(all.map((account) => account.leasing))
+      let held = all.filter((account) => account.block > 0)
       const stranded: StrandedCredits[] = []
       const deadline = Date.now() + returnTimeoutMs
-      for (let wait = 100; left.length > 0; wait = Math.min(1000, wait * 2)) {
-        const results = await Promise.allSettled(left.map((account) => giveBack(account.id, account.block)))
+      for (let wait = 100; held.length > 0; wait = Math.min(1000, wait * 2)) {
+        const results = await Promise.allSettled(
+          held.map((account) => account.source.giveBack(account.id, account.block)),
+        )
         const again = Date.now() + wait <= deadline
-        left = left.filter((account, i) => {
+        held = held.filter((account, i) => {
           const result = results[i]!
           // A give-back that may have been made is never made again: credits would be counted twice.
           if (result.status === 'rejected' && hadNoEffect(result.reason) && again) return true
           if (result.status === 'rejected') {
-            stranded.push({ keyId: account.id, keyPrefix: account.keyPrefix, credits: account.block })
+            const { id, keyPrefix, block: credits } = account
+            stranded.push(
+              keyPrefix === undefined ? { identityId: id, credits } : { keyId: id, keyPrefix, credits },
+            )
           }
           account.block = 0
           return false
         })
-        if (left.length > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait))
+        if (held.length > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait))
       }
       return stranded
     },

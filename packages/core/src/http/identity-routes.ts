@@ -1,8 +1,11 @@
 import type { AuditContext } from '../audit/types.js'
+import { checkCreditChange } from '../credits/checks.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { checkExternalId, checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
 import type { IdentityRecord } from '../identities/model.js'
+import { ChangeCreditsBodySchema } from '../openapi/schemas.js'
+import { checkBody } from '../openapi/validate.js'
 import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { auditContext } from './audit-context.js'
@@ -14,6 +17,9 @@ import type { Guard, KeyRoute, KeywardRequest } from './types.js'
 import { readUsageQuery, USAGE_QUERY, usageToJson } from './usage-query.js'
 
 const BASE = '/api/v1/projects/:project_id/identities'
+
+/** @internal The path of the change of an identity's credit pool. */
+export const IDENTITY_CREDITS_PATH = `${BASE}/:identity_id/credits`
 
 const notFound = () => new KeywardError(ErrorType.notFound, 'Identity not found.', ['path', 'identity_id'])
 
@@ -49,7 +55,7 @@ function readRevokeKeys(request: KeywardRequest): boolean {
 /**
  * @internal The identities' endpoints under `/api/v1/projects/{project_id}/identities`, guarded
  * by `owner` (the developer key of the project's owner): create, list (a page, or the one of an
- * `external_id`), read, change, delete (with `revoke_keys`), its keys and its usage. An identity
+ * `external_id`), read, change, delete (with `revoke_keys`), its credit pool, its keys and its usage. An identity
  * of another project is 404, as an unknown one.
  */
 export function identityRoutes(
@@ -149,6 +155,14 @@ export function identityRoutes(
       },
       PAGE_QUERY,
     ),
+    // One atomic change of the pool, with the body of a key's credits, audited as
+    // `identity.credits_changed`; the identity as it is after.
+    onIdentity('POST', '/credits', async (identity, request, { audit }) => {
+      const change = checkCreditChange(checkBody(ChangeCreditsBodySchema, await body(request)))
+      const updated = await keyward.changeIdentityCredits(identity.id, change, audit)
+      if (updated === null) throw notFound()
+      return identityToJson(updated)
+    }),
   ]
   // Mounted when the service counts usage and its store can read it back, as a project's usage.
   if (keyward.usageRetention && keyward.store.readUsage) {

@@ -67,6 +67,20 @@ describe('POST /api/v1/keys/verify', () => {
     expect((await keyward.findKey(record.id))?.remaining).toBe(0)
   })
 
+  it("spends from the key's identity pool too, answering the lower balance, and refuses when the pool is spent", async () => {
+    const { call, keyward, d1 } = await service()
+    const acme = await keyward.createIdentity('p1', { externalId: 'customer_pool', remaining: 4 })
+    const { key, record } = await keyward.issueProjectKey('p1', { identityId: acme.id, remaining: 10 })
+    const verify = async (body: object) => (await call({ 'x-developer-key': d1 }, { key, ...body })).json
+    expect(await verify({ cost: 3 })).toMatchObject({ valid: true, remaining: 1 })
+    expect(await verify({ cost: 2 })).toMatchObject({ valid: false, code: 'usage_exceeded', remaining: null })
+    await keyward.close()
+    expect([
+      (await keyward.findKey(record.id))?.remaining,
+      (await keyward.findIdentity(acme.id))?.remaining,
+    ]).toEqual([7, 1])
+  })
+
   it('answers the identity of a key that has one, and null for a key without', async () => {
     const { call, keyward, d1, p1 } = await service()
     const acme = await keyward.createIdentity('p1', {

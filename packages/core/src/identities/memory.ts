@@ -1,7 +1,15 @@
 import type { AuditEntry } from '../audit/types.js'
-import type { KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
+import { changedCredits, refilled } from '../credits/model.js'
+import type { CreditChange } from '../credits/types.js'
+import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { IdentityChange, IdentityRecord } from './model.js'
-import type { IdentityAuditWrite, IdentityDeletion, IdentityPage, IdentityStore } from './store.js'
+import type {
+  IdentityAuditWrite,
+  IdentityCreditChangeResult,
+  IdentityDeletion,
+  IdentityPage,
+  IdentityStore,
+} from './store.js'
 
 /** What the memory store lends its identities: its key records, and its writes with their feed and audit. */
 export interface MemoryKeyAccess {
@@ -134,6 +142,46 @@ export class MemoryIdentities implements IdentityStore {
 
   async listIdentityKeys(id: string, query: KeyPageQuery) {
     return page(this.#members(id), query)
+  }
+
+  // Nothing awaits between reading the pool and writing it: each call is atomic.
+  async leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    const current = this.#byId.get(id)
+    if (!current) return null
+    const credits = refilled(current, now)
+    if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
+    const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+    const remaining = credits.remaining - granted
+    // Not a change the feed reports: the balance is not what a cache holds a key for.
+    this.#set({ ...current, ...credits, remaining })
+    return { granted, remaining, refill: credits.refill }
+  }
+
+  async returnIdentityCredits(id: string, amount: number): Promise<void> {
+    const current = this.#byId.get(id)
+    if (current?.remaining == null) return
+    this.#set({ ...current, remaining: current.remaining + amount })
+  }
+
+  async changeIdentityCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityCreditChangeResult | null> {
+    const current = this.#byId.get(id)
+    if (!current) return null
+    const before = refilled(current, now)
+    const after = changedCredits(before, change, now, 'identity')
+    const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
+    const entries = audit?.(identity, [], { ...current, ...before })
+    // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
+    const pooled = (before.remaining === null) !== (after.remaining === null)
+    await this.#commit(entries, () => (pooled ? this.#changed(this.#set(identity)) : this.#set(identity)))
+    return {
+      before: { remaining: before.remaining, refill: before.refill, refilledAt: before.refilledAt },
+      identity,
+    }
   }
 
   #members(id: string): KeyRecord[] {

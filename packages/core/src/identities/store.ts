@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../audit/types.js'
-import type { KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
+import type { CreditChange, CreditState } from '../credits/types.js'
+import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { IdentityChange, IdentityRecord } from './model.js'
 
 /** A page of a project's identities, newest first, and where the next one starts. */
@@ -23,6 +24,12 @@ export type IdentityAuditWrite = (
 export type IdentityDeletion =
   | { readonly deleted: IdentityRecord; readonly revoked: readonly KeyRecord[] }
   | { readonly kept: IdentityRecord; readonly keys: number }
+
+/** What {@link IdentityStore.changeIdentityCredits} did: the pool before the change (after a due refill) and the identity after. */
+export interface IdentityCreditChangeResult {
+  readonly before: CreditState
+  readonly identity: IdentityRecord
+}
 
 /**
  * Where identities live (`store.identities` of a key store that keeps them). Each write is
@@ -72,4 +79,46 @@ export interface IdentityStore {
     id: string,
     query: KeyPageQuery,
   ): Promise<{ records: KeyRecord[]; next: KeyPagePosition | null }>
+  /**
+   * Leases credits of an identity's pool to this process, atomically (one conditional write), by
+   * the rule of a key's `leaseCredits`: the refill due at `now` first, then `min(want, balance)`
+   * when the pool holds at least `need`, else nothing. An identity without a pool grants `want`
+   * and writes nothing. `null` if there is no such identity.
+   *
+   * @example
+   * ```ts
+   * const lease = await store.identities.leaseIdentityCredits(identityId, 100, 3, new Date())
+   * ```
+   */
+  leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null>
+  /**
+   * Gives back pool credits a process leased and did not spend (at its clean stop), atomically.
+   * Nothing for an identity without a pool or an unknown id.
+   *
+   * @example
+   * ```ts
+   * await store.identities.returnIdentityCredits(identityId, 42)
+   * ```
+   */
+  returnIdentityCredits(id: string, amount: number): Promise<void>
+  /**
+   * Changes an identity's pool, atomically, after the refill due at `now` (`changedCredits` with
+   * the holder `'identity'` is the rule), and sets `updatedAt` to `now`. A change between no pool
+   * and a pool reaches the change feed for every key of the identity (verifications must start or
+   * stop spending from it); a change of the balance does not. `null` if there is no such identity.
+   * With `audit`, its rows (called with the identity after, no key, and the identity before with
+   * its credits as read under the lock, after the due refill) are appended in the same
+   * transaction: a throw, or a failed append, changes nothing.
+   *
+   * @example
+   * ```ts
+   * const { before, identity } = (await store.identities.changeIdentityCredits(id, { op: 'add', amount: 500 }, new Date()))!
+   * ```
+   */
+  changeIdentityCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityCreditChangeResult | null>
 }

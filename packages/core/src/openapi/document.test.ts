@@ -53,6 +53,7 @@ const DESIGN_TABLE = [
   'delete /api/v1/projects/{project_id}/identities/{identity_id}',
   'get /api/v1/projects/{project_id}/identities/{identity_id}/keys',
   'get /api/v1/projects/{project_id}/identities/{identity_id}/usage',
+  'post /api/v1/projects/{project_id}/identities/{identity_id}/credits',
 ]
 
 const operationsOf = (document: Json) =>

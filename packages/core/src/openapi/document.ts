@@ -206,7 +206,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   415: 'The request body is not `application/json`.',
   417: 'The request has an `Expect` header other than `100-continue`.',
   422: 'The request body, path or query is invalid, or the query names a parameter the operation does not declare (`extra_forbidden` at `["query", name]`).',
-  429: "Too many requests (`Retry-After` says when to try again), or the API key's credits cannot pay this request (`X-Credits-Remaining` says how many are left; `Retry-After` when a refill is scheduled).",
+  429: "Too many requests (`Retry-After` says when to try again), or the API key's credits, or its identity's credit pool, cannot pay this request (`X-Credits-Remaining` says how many are left in the one that refused; `Retry-After` when it has a refill scheduled).",
   431: 'The request headers are larger than the server accepts; the connection closes.',
   500: 'An unexpected failure; the body says nothing more.',
   503: 'The key store cannot be reached; the request was refused (`store_unavailable`). Or a revocation was committed but not confirmed in time (`revocation_unconfirmed`): the key is revoked, and revoking it again is harmless. `Retry-After` may say when to try again.',
@@ -226,7 +226,7 @@ function errorResponse(status: number) {
   if (status === 429 || status === 503) headers['Retry-After'] = header('Seconds to wait.')
   if (status === 429) {
     headers['X-Credits-Remaining'] = header(
-      "With `usage_exceeded`: the credits the API key has left (fewer than the request's cost).",
+      "With `usage_exceeded`: the credits left (fewer than the request's cost) in what refused it: the API key's own, or its identity's pool.",
     )
   }
   return {
@@ -281,7 +281,9 @@ function operationObject(op: ApiOperation) {
         ...(op.credential === 'project' || op.credential === 'elevated'
           ? {
               headers: {
-                'X-Credits-Remaining': header('For an API key with credits: how many it has left.'),
+                'X-Credits-Remaining': header(
+                  'For an API key with credits, or of an identity with a pool: how many it can still spend (with both, the lower of the two).',
+                ),
               },
             }
           : {}),

@@ -454,6 +454,23 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'post',
+    path: `${IDS}/{identity_id}/credits`,
+    operationId: 'changeIdentityCredits',
+    summary:
+      "Set, add to or subtract from the credit pool of one of a project's identities, atomically; `set` may change the refill too.",
+    description:
+      'Every key of the identity spends from the pool besides its own credits, from both or from neither. ' +
+      'A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; ' +
+      'an identity of another project is 404, as an unknown one.',
+    tag: 'Identities',
+    credential: 'owner',
+    body: { schema: 'ChangeCreditsBody', required: true },
+    success: { status: 200, schema: 'Identity' },
+    errors: [404, ...BODY_ERRORS],
+    keyRoute: 'identities',
+  },
+  {
+    method: 'post',
     path: '/api/v1/secret-scanning/github',
     operationId: 'reportLeakedKeys',
     summary: "Secret-scanning alerts in GitHub's partner format: each real key found is deactivated.",

@@ -656,7 +656,7 @@ export const VerifyKeyResultSchema = Type.Object({
   ),
   remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
     description:
-      "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells); `null` for a key without credits, or a cost of 0.",
+      "The key's credits left after this request (what this process holds of them, as `X-Credits-Remaining` tells; for a key that spends from its identity's pool too, the lower of the two); `null` for a key without credits or pool, or a cost of 0.",
   }),
   expires_at: Type.Union([timestamp('When the key stops working.'), Type.Null()], {
     description: 'When the key stops working; `null` for never, or when refused.',

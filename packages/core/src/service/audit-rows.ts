@@ -10,7 +10,7 @@ import type {
   AuditWrite,
   CreditAuditWrite,
 } from '../audit/types.js'
-import type { CreditChange } from '../credits/types.js'
+import type { CreditChange, CreditState } from '../credits/types.js'
 import type { KeyRecord } from '../store/types.js'
 
 /** @internal The context of a write that names none. */
@@ -147,11 +147,8 @@ export class AuditRows {
     if (!this.on) return undefined
     const at = this.now()
     const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
-    const asked =
-      change.op === 'set' ? { op: 'set', amount: change.remaining } : { op: change.op, amount: change.amount }
     return ({ before, record }) => {
       const after = { remaining: record.remaining ?? null, refill: record.refill ?? null }
-      const refillChanged = canonicalJson(before.refill) !== canonicalJson(after.refill)
       const entry = this.event(
         {
           action: 'key.credits_changed',
@@ -159,22 +156,39 @@ export class AuditRows {
           targetId: record.id,
           developerId: developerOf(record),
           projectId: record.ownerType === 'project' ? record.ownerId : null,
-          before: {
-            key_prefix: record.keyPrefix,
-            remaining: before.remaining,
-            ...(refillChanged ? { refill: before.refill } : {}),
-          },
-          after: {
-            key_prefix: record.keyPrefix,
-            remaining: after.remaining,
-            ...(refillChanged ? { refill: after.refill } : {}),
-            ...asked,
-          },
+          ...creditChangeValues({ key_prefix: record.keyPrefix }, change, before, after),
         },
         context,
         at,
       )
       return [...alongside, entry]
     }
+  }
+}
+
+type Credits = Pick<CreditState, 'remaining' | 'refill'>
+
+/**
+ * @internal The audited values of a change of credits, after the fields that name whose they are
+ * (`named`): `remaining` before and after (before: as the store read it under its lock, after a
+ * due refill), `refill` too when it changed, and the change asked for (`op`, `amount`).
+ */
+export function creditChangeValues(
+  named: AuditValues,
+  change: CreditChange,
+  before: Credits,
+  after: Credits,
+): { before: AuditValues; after: AuditValues } {
+  const asked =
+    change.op === 'set' ? { op: 'set', amount: change.remaining } : { op: change.op, amount: change.amount }
+  const refillChanged = canonicalJson(before.refill) !== canonicalJson(after.refill)
+  return {
+    before: { ...named, remaining: before.remaining, ...(refillChanged ? { refill: before.refill } : {}) },
+    after: {
+      ...named,
+      remaining: after.remaining,
+      ...(refillChanged ? { refill: after.refill } : {}),
+      ...asked,
+    },
   }
 }

@@ -85,25 +85,53 @@ const CREDIT_CHANGE_OPTIONS = optionNames<CreditChange>({
 })
 
 /**
- * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
- * for the first lease): the guards spend its credits once every other check passed. A private
- * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ * @internal A change of credits given to the service's method `method`, checked: unknown options
+ * refused, then the same checks, and the same 422s, as the HTTP body (`amount` names the set
+ * balance too).
+ */
+export function checkedCreditChange(method: string, given: CreditChange): CreditChange {
+  checkOptionNames(method, given, CREDIT_CHANGE_OPTIONS)
+  return checkCreditChange(
+    given?.op === 'set'
+      ? {
+          op: 'set',
+          amount: given.remaining,
+          ...(given.refill === undefined ? {} : { refill: given.refill }),
+        }
+      : given,
+  )
+}
+
+/**
+ * The ref of a verified API key that spends credits: of its own (a limit), of its identity's
+ * pool, or both, with the balances its record had (hints for the first leases): the guards spend
+ * them once every other check passed. Private fields, so the ref looks and compares like any
+ * other; cheaper than a WeakMap on the hot path.
  */
 class MeteredKeyRef implements KeyRef {
-  readonly #balance: number
+  readonly #own: number | null
+  readonly #identityId: string | null
+  readonly #pool: number | null
   // Its project: a refusal of its credits moves its usage count from accepted.
   readonly #projectId: string
   constructor(
     readonly id: string,
     readonly keyPrefix: string,
-    balance: number,
-    projectId: string,
+    key: KeyRecord,
   ) {
-    this.#balance = balance
-    this.#projectId = projectId
+    this.#own = key.remaining ?? null
+    this.#identityId = key.identityId ?? null
+    this.#pool = key.identityRemaining ?? null
+    this.#projectId = key.ownerId
   }
-  static balanceOf(key: KeyRef): number | undefined {
-    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
+  static isMetered(key: KeyRef): key is MeteredKeyRef {
+    return #own in key
+  }
+  static spendNow(key: MeteredKeyRef, spender: CreditSpender, cost: number): SpendOutcome | undefined {
+    return spender.spendNow(key, key.#own, key.#identityId, key.#pool, cost)
+  }
+  static spend(key: MeteredKeyRef, spender: CreditSpender, cost: number): Promise<SpendOutcome> {
+    return spender.spend(key, key.#own, key.#identityId, key.#pool, cost)
   }
   static counted(key: KeyRef): CountedKey | undefined {
     return #projectId in key
@@ -117,14 +145,15 @@ class MeteredKeyRef implements KeyRef {
   }
 }
 
+// Whether a verification of the key spends credits: its own limit, or its identity's pool.
+const metered = (key: KeyRecord) => key.remaining != null || key.identityRemaining != null
+
 /**
- * @internal The ref a verified API key hands its guard: a metered one, with its balance, when the
- * key has a credit limit.
+ * @internal The ref a verified API key hands its guard: a metered one, with its balances, when the
+ * key has a credit limit or its identity a pool.
  */
 export const projectKeyRef = (key: KeyRecord): KeyRef =>
-  key.remaining == null
-    ? { id: key.id, keyPrefix: key.keyPrefix }
-    : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining, key.ownerId)
+  metered(key) ? new MeteredKeyRef(key.id, key.keyPrefix, key) : { id: key.id, keyPrefix: key.keyPrefix }
 
 /** @internal What the service's credits need of it besides what every write does. */
 export interface CreditDependencies extends Writes {
@@ -140,10 +169,9 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
   const { spender, counts, listening, emit } = deps
 
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
-    const balance = MeteredKeyRef.balanceOf(key)
-    if (balance === undefined || cost === 0) return undefined
-    if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
-    return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
+    if (cost === 0 || !MeteredKeyRef.isMetered(key)) return undefined
+    if (atOnce) return spent(key, MeteredKeyRef.spendNow(key, spender, cost)) ?? null
+    return MeteredKeyRef.spend(key, spender, cost).then((outcome) => spent(key, outcome))
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
@@ -166,7 +194,7 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
 
   return {
     changeCredits: creditChanger(deps),
-    creditRef: (record) => (record.remaining == null ? undefined : projectKeyRef(record)),
+    creditRef: (record) => (metered(record) ? projectKeyRef(record) : undefined),
     spendCredits: spendCredits as KeywardCredits['spendCredits'],
   }
 }
@@ -183,17 +211,7 @@ function creditChanger(deps: CreditDependencies) {
     if (!store.changeCredits) {
       throw new TypeError("This key store cannot change a key's credits (no `changeCredits`).")
     }
-    checkOptionNames('changeCredits', given, CREDIT_CHANGE_OPTIONS)
-    // The same checks, and the same 422s, as the HTTP body: `amount` names the set balance too.
-    const change = checkCreditChange(
-      given?.op === 'set'
-        ? {
-            op: 'set',
-            amount: given.remaining,
-            ...(given.refill === undefined ? {} : { refill: given.refill }),
-          }
-        : given,
-    )
+    const change = checkedCreditChange('changeCredits', given)
     const current = await storeCall('findKeyById', () => store.findKeyById(id))
     if (!current) return null
     if (current.ownerType !== 'project')
@@ -203,12 +221,12 @@ function creditChanger(deps: CreditDependencies) {
       store.changeCredits!(id, change, now(), audited),
     ).finally(() => {
       wrote(current.hash)
-      spender.forget(id)
+      spender.forget('key', id)
     })
     if (!changed) return null
     const { before, record } = changed
     // This process's spending follows its own change at once (other processes' blocks: see the guide).
-    spender.changed(id, change.op, record.remaining ?? null, record.refill ?? null)
+    spender.changed('key', id, change.op, record.remaining ?? null, record.refill ?? null)
     emit({
       type: 'key.credits_changed',
       keyId: record.id,

@@ -19,6 +19,15 @@ export type AuthFailureReason =
   | 'usage_exceeded'
   | 'store_unavailable'
 
+/** What an event of a change of credits tells, a key's or an identity's pool's. */
+export interface CreditsChanged {
+  readonly op: 'set' | 'add' | 'subtract'
+  /** The amount of an `add` or `subtract`, the new balance of a `set` (`null`: unlimited, or no pool). */
+  readonly amount: number | null
+  readonly before: { readonly remaining: number | null; readonly refill: CreditRefill | null }
+  readonly after: { readonly remaining: number | null; readonly refill: CreditRefill | null }
+}
+
 /**
  * What Keyward reports to the host's `onEvent` hook. Events carry key ids and 8-character
  * prefixes only, never a full key. Failures carry the precise reason (an unknown key and an
@@ -32,7 +41,7 @@ export type KeywardEvent =
       readonly ownerType: KeyKind
       readonly ownerId: string
     }
-  | {
+  | ({
       /**
        * A key's credits were changed (`set`, `add`, `subtract`): the balance before (after any
        * refill due) and after, for an audit log. Credits spent by requests are not reported.
@@ -42,12 +51,16 @@ export type KeywardEvent =
       readonly keyPrefix: string
       readonly ownerType: KeyKind
       readonly ownerId: string
-      readonly op: 'set' | 'add' | 'subtract'
-      /** The amount of an `add` or `subtract`, the new balance of a `set` (`null`: unlimited). */
-      readonly amount: number | null
-      readonly before: { readonly remaining: number | null; readonly refill: CreditRefill | null }
-      readonly after: { readonly remaining: number | null; readonly refill: CreditRefill | null }
-    }
+    } & CreditsChanged)
+  | ({
+      /**
+       * The credit pool of an identity was changed (`set`, `add`, `subtract`): the pool before
+       * (after any refill due) and after. Credits spent by requests are not reported.
+       */
+      readonly type: 'identity.credits_changed'
+      readonly identityId: string
+      readonly projectId: string
+    } & CreditsChanged)
   | {
       /** A key passed authentication. Only with the option `auditSuccesses`: otherwise never built. */
       readonly type: 'auth.succeeded'
@@ -159,6 +172,15 @@ export type KeywardEvent =
       readonly type: 'credits.stranded'
       readonly keyId: string
       readonly keyPrefix: string
+      readonly credits: number
+    }
+  | {
+      /**
+       * A clean stop could not give back credits this process leased from an identity's pool and
+       * did not spend, as `credits.stranded` says of a key's. They stay spent from the pool.
+       */
+      readonly type: 'identity.credits_stranded'
+      readonly identityId: string
       readonly credits: number
     }
   | {

@@ -118,7 +118,14 @@ const newIdentity = (projectId: string, given: NewIdentity, at: Date): IdentityR
   updatedAt: at,
 })
 
-function identityStore({ store }: Writes): IdentityStore {
+/** @internal The developer whose audit log holds the rows of a project's identities. */
+export async function projectDeveloper(writes: Writes, projectId: string): Promise<string | null> {
+  const project = { ownerType: 'project', ownerId: projectId } as const
+  return (await writes.developersOf([project]))(project)
+}
+
+/** @internal The identity store of the service's store; a `TypeError` when it keeps none. */
+export function identityStore({ store }: Pick<Writes, 'store'>): IdentityStore {
   if (store.identities === undefined) {
     throw new TypeError('This key store keeps no identities (it has no `identities`).')
   }
@@ -134,8 +141,7 @@ async function identityRows(
 ): Promise<IdentityAuditWrite | undefined> {
   const { auditRows } = writes
   if (!auditRows.on) return undefined
-  const project = { ownerType: 'project', ownerId: projectId } as const
-  const developerId = (await writes.developersOf([project]))(project)
+  const developerId = await projectDeveloper(writes, projectId)
   const at = writes.now()
   return (identity, keys, before) => {
     // A change names the fields that changed, as a key's does; a creation all of them.

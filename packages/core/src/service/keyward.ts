@@ -6,6 +6,7 @@ import { AuditRows } from './audit-rows.js'
 import { creditMethods, type KeywardCredits } from './credits.js'
 import { emitter, type KeywardEvent } from './events.js'
 import { identityMethods, type KeywardIdentities } from './identities.js'
+import { identityCreditMethods, type KeywardIdentityCredits } from './identity-credits.js'
 import { type KeywardKeys, keyMethods } from './keys.js'
 import { DAY_MS } from './lifecycle.js'
 import { createLookup } from './lookup.js'
@@ -20,13 +21,14 @@ import { type KeywardVerification, verificationMethods } from './verification.js
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
-// policies.ts, identities.ts), and createKeyward joins them. Topics share only what types.ts declares.
+// policies.ts, identities.ts, identity-credits.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
     KeywardAudit,
     KeywardCredits,
     KeywardIdentities,
+    KeywardIdentityCredits,
     KeywardPolicies,
     KeywardUsage,
     KeywardVerification {
@@ -138,8 +140,13 @@ export function createKeyward(options: KeywardOptions): Keyward {
         usage.flush(),
         counts?.close(creditOptions.returnTimeoutMs),
       ])
-      for (const { keyId, keyPrefix, credits } of stranded)
-        emit({ type: 'credits.stranded', keyId, keyPrefix, credits })
+      for (const lost of stranded) {
+        emit(
+          'identityId' in lost
+            ? { type: 'identity.credits_stranded', ...lost }
+            : { type: 'credits.stranded', ...lost },
+        )
+      }
       if (lost) emit({ type: 'usage.stranded', ...lost })
     },
     ...keyMethods({
@@ -155,6 +162,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
     ...identityMethods(writes),
+    ...identityCreditMethods({ ...writes, spender, counts, listening }),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
     ...verificationMethods({
       lookup,

@@ -2,6 +2,7 @@ import { type KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import type { KeywardRequest } from '../http/types.js'
+import type { IdentityInfo } from '../identities/model.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
 import {
   KEY_HEADER,
@@ -66,6 +67,23 @@ export interface Lookup {
   /** An owner was closed: forget every project's owner. */
   forgetOwners(): void
   cacheStats(): VerificationCacheStats | null
+}
+
+/**
+ * A record with its identity joined: copied field by field, not spread, as `withCredits` copies
+ * one (a spread of records of several shapes gave each record a hidden class of its own, and the
+ * cache's records of identities' keys made every read of the verification megamorphic).
+ */
+function joined(
+  record: KeyRecord,
+  identity: IdentityInfo | null,
+  identityRemaining: number | null,
+): KeyRecord {
+  const copy: Record<string, unknown> = {}
+  for (const field in record) copy[field] = record[field as keyof KeyRecord]
+  copy.identity = identity
+  copy.identityRemaining = identityRemaining
+  return copy as unknown as KeyRecord
 }
 
 /** @internal The lookups of a service. */
@@ -174,13 +192,16 @@ export function createLookup(deps: LookupDependencies): Lookup {
     }
   }
 
-  // A key of an identity answers what it is: read after the key unless the store joined it.
+  // A key of an identity answers what it is, and spends from its pool: read after the key unless
+  // the store joined both.
   const identities = store.identities
   async function withIdentity(record: KeyRecord | null): Promise<KeyRecord | null> {
-    if (!record?.identityId || record.identity !== undefined) return record
+    if (!record?.identityId || (record.identity !== undefined && record.identityRemaining !== undefined)) {
+      return record
+    }
     const found = await identities!.findIdentity(record.identityId)
     const identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
-    return { ...record, identity }
+    return joined(record, identity, found?.remaining ?? null)
   }
 
   /**

@@ -73,6 +73,14 @@ export interface KeyRecord {
    * records of other reads.
    */
   readonly identity?: IdentityInfo | null
+  /**
+   * The credits left in the pool of the key's identity when the key was read, or `null` when the
+   * identity has no pool (or the key no identity): read with `identity`, and absent where it is.
+   * Verifications spend from the pool when it is not `null`; its value is only a hint for the
+   * first lease, as `remaining` is for the key's own credits. A store that joins `identity` in
+   * `findKeyByHash` joins this too (else the service reads the identity after the key).
+   */
+  readonly identityRemaining?: number | null
 }
 
 /** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */

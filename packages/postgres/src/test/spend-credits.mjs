@@ -1,8 +1,9 @@
-// A process that verifies one API key with credits on PostgreSQL through the built store, for the
+// A process that verifies API keys with credits on PostgreSQL through the built store, for the
 // credit tests: it reads commands as JSON lines on stdin and answers each with one JSON line.
-// Argument 1 is JSON: { url, schema, key, preparedStatements }.
+// Argument 1 is JSON: { url, schema, key or keys, preparedStatements }.
 //   {"op":"spend","count":500,"start":0}  verifies `count` times at once, request i costing
-//     1 + ((start + i) % 5); answers { acceptedCost, accepted, refused, other }
+//     1 + ((start + i) % 5), with the key keys[(start + i) % keys.length];
+//     answers { acceptedCost, accepted, refused, other }
 //   {"op":"clock","at":"2027-01-31T00:00:00.000Z"}  sets the clock the service (and its leases) use
 //   {"op":"close"}  gives back the unspent block (keyward.close()), closes the store, exits;
 //                   answers the credits it could not give back and the store's errors
@@ -11,7 +12,7 @@ import { createInterface } from 'node:readline'
 import { apiKeyGuard, createKeyward } from '@keyward/core'
 import { createPgKeyStore } from '../../dist/pg.js'
 
-const { url, schema, key, preparedStatements = true } = JSON.parse(process.argv[2])
+const { url, schema, key, keys = [key], preparedStatements = true } = JSON.parse(process.argv[2])
 // Three connections each: eight processes stay well within PostgreSQL's 100 connections while
 // other test files run beside them (with eight each, the server refused connections).
 const store = await createPgKeyStore(
@@ -32,12 +33,12 @@ const keyward = createKeyward({
   },
 })
 const guards = [1, 2, 3, 4, 5].map((cost) => apiKeyGuard(keyward, { cost }))
-const request = {
+const requests = keys.map((presented) => ({
   method: 'GET',
   url: '/',
   params: {},
-  header: (name) => (name === 'x-api-key' ? key : undefined),
-}
+  header: (name) => (name === 'x-api-key' ? presented : undefined),
+}))
 const answer = (line) => process.stdout.write(`${JSON.stringify(line)}\n`)
 
 for await (const line of createInterface({ input: process.stdin })) {
@@ -47,7 +48,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     await Promise.all(
       Array.from({ length: command.count }, async (_, i) => {
         const cost = 1 + ((command.start + i) % 5)
-        const result = await guards[cost - 1](request)
+        const result = await guards[cost - 1](requests[(command.start + i) % requests.length])
         if (result.ok) {
           outcome.acceptedCost += cost
           outcome.accepted++

@@ -68,6 +68,39 @@ export const creditCases: readonly HttpCase[] = [
       'Cannot subtract 4 credits: the key holds 3.',
     ),
   },
+  {
+    name: "credits: a key of an identity whose pool is spent is 429 usage_exceeded, naming the identity's credits",
+    request: async (w) => {
+      const identity = await w.keyward.createIdentity('proj-1', {
+        externalId: 'customer_spent',
+        remaining: 0,
+      })
+      const { key } = await w.keyward.issueProjectKey('proj-1', { identityId: identity.id, remaining: 10 })
+      return get(ROUTES.project('proj-1'), apiKey(key))
+    },
+    expect: error(
+      429,
+      'usage_exceeded',
+      ['header', 'x-api-key'],
+      "The credits of this API key's identity are spent: this request costs 1, 0 remain.",
+    ),
+  },
+  {
+    name: 'credits: POST identities/{identity_id}/credits adds to the pool atomically and answers the identity',
+    request: async (w) => {
+      const identity = await w.keyward.createIdentity('proj-1', {
+        externalId: 'customer_pool',
+        remaining: 10,
+      })
+      const path = `/api/v1/projects/proj-1/identities/${identity.id}/credits`
+      return post(path, w.keys.d1, '{"op":"add","amount":5}')
+    },
+    expect: {
+      status: 200,
+      check: (body) =>
+        assert(body.remaining === 15 && body.external_id === 'customer_pool', 'remaining 15', body),
+    },
+  },
   ...REFILL_ERRORS.flatMap(([what, refill, field, type]): HttpCase[] => [
     {
       name: `credits: a refill with ${what} is 422 at its field, at creation`,

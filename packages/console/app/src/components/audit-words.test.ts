@@ -47,6 +47,10 @@ describe('the audit log in words', () => {
     expect(action(row({ action: 'identity.created', target: identity }))).toBe('Identity created')
     expect(action(row({ action: 'identity.updated', target: identity }))).toBe('Identity changed')
     expect(action(row({ action: 'identity.deleted', target: identity }))).toBe('Identity deleted')
+    const pool = { before: { remaining: 100 }, after: { remaining: 1500, op: 'add', amount: 1400 } }
+    expect(action(row({ action: 'identity.credits_changed', target: identity, ...pool }))).toBe(
+      'Credit pool changed: 100 → 1,500',
+    )
     const key = { type: 'key', id: ID } as const
     const joined = { key_prefix: 'ak_Ab3xY', identity_id: ID, active: true }
     expect(action(row({ action: 'key.identity_set', target: key, after: joined }))).toBe('Identity set')

@@ -15,6 +15,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'identity.created': 'Identity created',
   'identity.updated': 'Identity changed',
   'identity.deleted': 'Identity deleted',
+  'identity.credits_changed': 'Credit pool changed',
   'project.created': 'Project created',
   'project.deleted': 'Project deleted',
   'developer.registered': 'Developer registered',
@@ -26,13 +27,14 @@ const ACTIONS: Readonly<Record<string, string>> = {
 const balance = (value: unknown) => (typeof value === 'number' ? value.toLocaleString('en-US') : 'unlimited')
 
 /**
- * What a row's action says, with a change of credits' balance before and after, and whether a key
- * joined an identity or left it.
+ * What a row's action says, with a change of credits' balance (a key's, or an identity's pool)
+ * before and after, and whether a key joined an identity or left it.
  */
 export function action(entry: AuditEntry): string {
   const words = ACTIONS[entry.action] ?? entry.action
   if (entry.action === 'key.identity_set' && entry.after?.identity_id === null) return 'Identity removed'
-  if (entry.action !== 'key.credits_changed' || !entry.before || !entry.after) return words
+  const credits = entry.action === 'key.credits_changed' || entry.action === 'identity.credits_changed'
+  if (!credits || !entry.before || !entry.after) return words
   return `${words}: ${balance(entry.before.remaining)} → ${balance(entry.after.remaining)}`
 }
 
