@@ -410,6 +410,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits, at most 5, names distinct; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[] | null;
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -421,7 +430,7 @@ export interface components {
                 readonly day?: number;
             } | null;
         };
-        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` (`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateApiKeyBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -435,6 +444,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits, at most 5, names distinct; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[] | null;
         };
         /** Acts on the stored balance; credits that servers leased are spent already. `refill` goes with `set` only (left out: unchanged). Unknown fields are refused (`extra_forbidden`). */
         readonly ChangeCreditsBody: {
@@ -457,6 +475,15 @@ export interface components {
             readonly interval: "daily" | "monthly";
             /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
             readonly day?: number;
+        };
+        /** At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys. */
+        readonly StoredRateLimit: {
+            /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+            readonly name: string;
+            /** How many requests (or how much cost) each window allows. */
+            readonly limit: number;
+            /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+            readonly duration: number;
         };
         /** Unknown fields are refused (`extra_forbidden`). */
         readonly CreateProjectBody: {
@@ -530,6 +557,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -598,6 +634,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -675,6 +720,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -753,6 +807,15 @@ export interface components {
                 readonly metadata?: {
                     readonly [key: string]: unknown;
                 } | null;
+                /** The key's own named rate limits; `[]` for none. */
+                readonly ratelimits?: readonly {
+                    /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                    readonly name: string;
+                    /** How many requests (or how much cost) each window allows. */
+                    readonly limit: number;
+                    /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                    readonly duration: number;
+                }[];
                 /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
                 readonly remaining?: number | null;
                 /** How the credits come back; `null` for never. */
@@ -834,6 +897,15 @@ export interface components {
                 readonly metadata?: {
                     readonly [key: string]: unknown;
                 } | null;
+                /** The key's own named rate limits; `[]` for none. */
+                readonly ratelimits?: readonly {
+                    /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                    readonly name: string;
+                    /** How many requests (or how much cost) each window allows. */
+                    readonly limit: number;
+                    /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                    readonly duration: number;
+                }[];
                 /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
                 readonly remaining?: number | null;
                 /** How the credits come back; `null` for never. */

@@ -1,6 +1,13 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { MAX_CREDITS } from '../credits/model.js'
 import { ERROR_STATUS, ErrorType } from '../errors/types.js'
+import {
+  MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_DURATION_MS,
+  MAX_RATE_LIMITS,
+  MIN_RATE_LIMIT_DURATION_MS,
+  RATE_LIMIT_NAME_PATTERN,
+} from '../identities/model.js'
 import { KEY_LENGTH, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import {
   MAX_IP_ALLOWLIST,
@@ -78,10 +85,42 @@ const permissions = Type.Union(
 const metadata = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
   description: `A JSON object of at most ${MAX_METADATA_BYTES} bytes handed to the server with the key; \`null\` for none.`,
 })
+
+/** A named rate limit stored on an API key or an identity. */
+export const StoredRateLimitSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: RATE_LIMIT_NAME_PATTERN.source,
+      description: 'Distinct among the limits of a key (or identity), what a route names to give it a cost.',
+    }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: MAX_RATE_LIMIT,
+      description: 'How many requests (or how much cost) each window allows.',
+    }),
+    duration: Type.Integer({
+      minimum: MIN_RATE_LIMIT_DURATION_MS,
+      maximum: MAX_RATE_LIMIT_DURATION_MS,
+      description: 'The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day).',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys.",
+  },
+)
+const ratelimits = Type.Union(
+  [Type.Array(StoredRateLimitSchema, { maxItems: MAX_RATE_LIMITS }), Type.Null()],
+  {
+    description: `The key's own named rate limits, at most ${MAX_RATE_LIMITS}, names distinct; \`null\` or \`[]\` for none.`,
+  },
+)
 const policyFields = {
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ratelimits: Type.Optional(ratelimits),
 }
 
 // An API key's credits. Amounts are checked by the key service, which says which field is wrong.
@@ -161,7 +200,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
+      'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` ' +
       '(`null` clears a policy). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`).',
   },
 )
@@ -265,6 +304,12 @@ export const ApiKeySchema = Type.Object({
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ratelimits: Type.Optional(
+    Type.Array(StoredRateLimitSchema, {
+      maxItems: MAX_RATE_LIMITS,
+      description: "The key's own named rate limits; `[]` for none.",
+    }),
+  ),
   ...creditFields,
 })
 
@@ -583,6 +628,7 @@ export const API_SCHEMAS = {
   UpdateApiKeyBody: UpdateApiKeyBodySchema,
   ChangeCreditsBody: ChangeCreditsBodySchema,
   CreditRefill: CreditRefillSchema,
+  StoredRateLimit: StoredRateLimitSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,
   NoFieldsBody: NoFieldsBodySchema,

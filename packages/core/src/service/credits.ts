@@ -7,10 +7,11 @@ import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import { hasStoredLimits } from '../protection/stored-limits.js'
 import type { KeyRecord } from '../store/types.js'
 import type { KeyRef } from './requirements.js'
 import type { Writes } from './types.js'
-import { type CountedKey, OUTCOME, type UsageCounts } from './usage-counts.js'
+import { OUTCOME, type UsageCounts } from './usage-counts.js'
 
 /** @internal The credits' part of the key service's interface (`Keyward`). */
 export interface KeywardCredits {
@@ -85,46 +86,38 @@ const CREDIT_CHANGE_OPTIONS = optionNames<CreditChange>({
 })
 
 /**
- * The ref of a verified API key that has a credit limit, with the balance its record had (a hint
- * for the first lease): the guards spend its credits once every other check passed. A private
- * field, so the ref looks and compares like any other; cheaper than a WeakMap on the hot path.
+ * The ref of a verified API key that has a credit limit or stored rate limits (its own or its
+ * identity's), with the record it was verified from: the guards take its limits and then spend
+ * its credits once every other check passed, the balance its record had being a hint for the
+ * first lease. A private field, so the ref looks and compares like any other; cheaper than a
+ * WeakMap on the hot path.
  */
-class MeteredKeyRef implements KeyRef {
-  readonly #balance: number
-  // Its project: a refusal of its credits moves its usage count from accepted.
-  readonly #projectId: string
-  constructor(
-    readonly id: string,
-    readonly keyPrefix: string,
-    balance: number,
-    projectId: string,
-  ) {
-    this.#balance = balance
-    this.#projectId = projectId
+export class CheckedKeyRef implements KeyRef {
+  readonly id: string
+  readonly keyPrefix: string
+  readonly #record: KeyRecord
+  constructor(record: KeyRecord) {
+    this.id = record.id
+    this.keyPrefix = record.keyPrefix
+    this.#record = record
+  }
+  /** The verified record of a ref, or `undefined` for a plain ref (a key with neither). */
+  static recordOf(key: KeyRef): KeyRecord | undefined {
+    return #record in key ? (key as CheckedKeyRef).#record : undefined
   }
   static balanceOf(key: KeyRef): number | undefined {
-    return #balance in key ? (key as MeteredKeyRef).#balance : undefined
-  }
-  static counted(key: KeyRef): CountedKey | undefined {
-    return #projectId in key
-      ? {
-          id: key.id,
-          keyPrefix: key.keyPrefix,
-          ownerType: 'project',
-          ownerId: (key as MeteredKeyRef).#projectId,
-        }
-      : undefined
+    return CheckedKeyRef.recordOf(key)?.remaining ?? undefined
   }
 }
 
 /**
- * @internal The ref a verified API key hands its guard: a metered one, with its balance, when the
- * key has a credit limit.
+ * @internal The ref a verified API key hands its guard: a checked one, with its record, when the
+ * key has a credit limit or stored rate limits.
  */
 export const projectKeyRef = (key: KeyRecord): KeyRef =>
-  key.remaining == null
+  key.remaining == null && !hasStoredLimits(key)
     ? { id: key.id, keyPrefix: key.keyPrefix }
-    : new MeteredKeyRef(key.id, key.keyPrefix, key.remaining, key.ownerId)
+    : new CheckedKeyRef(key)
 
 /** @internal What the service's credits need of it besides what every write does. */
 export interface CreditDependencies extends Writes {
@@ -140,7 +133,7 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
   const { spender, counts, listening, emit } = deps
 
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
-    const balance = MeteredKeyRef.balanceOf(key)
+    const balance = CheckedKeyRef.balanceOf(key)
     if (balance === undefined || cost === 0) return undefined
     if (atOnce) return spent(key, spender.spendNow(key, balance, cost)) ?? null
     return spender.spend(key, balance, cost).then((outcome) => spent(key, outcome))
@@ -149,7 +142,7 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
     if (!(outcome instanceof KeywardError)) return outcome
     // Counted as accepted when it was verified: its credits refused it after all.
-    const counted = MeteredKeyRef.counted(key)
+    const counted = CheckedKeyRef.recordOf(key)
     if (counts && counted) counts.move(counted, OUTCOME.accepted, OUTCOME.usage_exceeded)
     if (listening) {
       emit({

@@ -1,5 +1,7 @@
 import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
 import { checkDeclaredPermissions } from '../policy/policies.js'
+import { PROTECTION_DEFAULTS } from '../protection/options.js'
+import { storedLimits } from '../protection/stored-limits.js'
 import type { KeyStore } from '../store/types.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
@@ -11,6 +13,7 @@ import { DAY_MS } from './lifecycle.js'
 import { createLookup } from './lookup.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { type KeywardPolicies, policyMethods } from './policies.js'
+import { type KeywardRateLimits, rateLimitMethods } from './rate-limits.js'
 import { refusalReporter } from './refusals.js'
 import { storeCalls } from './store-call.js'
 import type { PolicyRules, Writes } from './types.js'
@@ -20,7 +23,7 @@ import { type KeywardVerification, verificationMethods } from './verification.js
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
-// policies.ts, identities.ts), and createKeyward joins them. Topics share only what types.ts declares.
+// policies.ts, rate-limits.ts, identities.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
@@ -28,6 +31,7 @@ export interface Keyward
     KeywardCredits,
     KeywardIdentities,
     KeywardPolicies,
+    KeywardRateLimits,
     KeywardUsage,
     KeywardVerification {
   readonly store: KeyStore
@@ -126,6 +130,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
 
+  // Stored rate limits, counted by the protection's limiters when it has some, else in memory.
+  const limits = storedLimits(
+    options.protection?.limiter,
+    options.protection?.keyPrefix ?? PROTECTION_DEFAULTS.keyPrefix,
+    (operation, error) => emit({ type: 'store.error', operation, error }),
+    clock,
+  )
+
   const creditOptions = checkCreditOptions(options.credits)
   const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable)
 
@@ -154,6 +166,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
+    ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
     ...verificationMethods({

@@ -180,7 +180,10 @@ export function createLookup(deps: LookupDependencies): Lookup {
     if (!record?.identityId || record.identity !== undefined) return record
     const found = await identities!.findIdentity(record.identityId)
     const identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
-    return { ...record, identity }
+    // Its limits too, shared by all its keys: the guards count them under the identity's id.
+    return found?.ratelimits.length
+      ? { ...record, identity, identityRatelimits: found.ratelimits }
+      : { ...record, identity }
   }
 
   /**

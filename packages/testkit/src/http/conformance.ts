@@ -9,6 +9,7 @@ import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
+import { rateLimitCases } from './rate-limit-cases.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { strictBodyCases } from './strict-body-cases.js'
 import { verifyCases } from './verify-cases.js'
@@ -213,6 +214,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...policyCases,
       ...verifyCases,
       ...creditCases,
+      ...rateLimitCases,
       ...strictBodyCases,
       ...consoleCases,
     ]) {
