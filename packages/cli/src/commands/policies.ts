@@ -34,6 +34,11 @@ const POLICY_OPTIONS = [
     flags: '--metadata <json>',
     help: 'a JSON object of at most 4096 bytes handed to the server with the key',
   },
+  {
+    flags: '--ratelimit <name=limit/seconds>',
+    help: 'a named rate limit of the key, e.g. requests=100/60: 100 per 60 seconds (repeat it, at most 5)',
+    repeatable: true,
+  },
 ] as const
 
 // The declared permissions, from the environment: the CLI cannot know the host's otherwise.
@@ -53,16 +58,32 @@ function metadataOption(context: CommandContext): unknown {
   }
 }
 
+// `--ratelimit name=limit/seconds`, each one a stored rate limit (the service checks the rest).
+const RATE_LIMIT_OPTION = /^([^=]+)=(\d{1,10})\/(\d{1,5})$/
+function ratelimitsOption(context: CommandContext): KeyPolicies['ratelimits'] {
+  return listOption(context, 'ratelimit')?.map((text) => {
+    const [, name, limit, seconds] = RATE_LIMIT_OPTION.exec(text) ?? []
+    if (!name || !(Number(seconds) >= 1 && Number(seconds) <= 86_400)) {
+      throw usageError(
+        `--ratelimit must be NAME=LIMIT/SECONDS with 1 to 86400 seconds, e.g. requests=100/60, got ${printable(text)}.`,
+      )
+    }
+    return { name, limit: Number(limit), duration: Number(seconds) * 1000 }
+  })
+}
+
 // The policies the options give; `clear` lists the options that set one to none.
 function policiesOf(context: CommandContext, clear = false): KeyPolicies {
   const ip = listOption(context, 'ip')
   const permissions = listOption(context, 'permission')
   const metadata = metadataOption(context)
+  const ratelimits = ratelimitsOption(context)
   const cleared = (name: string) => clear && context.values[name] === true
   for (const [given, name] of [
     [ip, 'any-ip'],
     [permissions, 'all-permissions'],
     [metadata, 'clear-metadata'],
+    [ratelimits, 'clear-ratelimits'],
   ] as const) {
     if (given !== undefined && cleared(name)) throw usageError(`--${name} cannot go with a value for it.`)
   }
@@ -78,6 +99,7 @@ function policiesOf(context: CommandContext, clear = false): KeyPolicies {
       : cleared('clear-metadata')
         ? { metadata: null }
         : {}),
+    ...(ratelimits !== undefined ? { ratelimits } : cleared('clear-ratelimits') ? { ratelimits: null } : {}),
   }
 }
 
@@ -86,6 +108,7 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   ip_allowlist: '--ip',
   permissions: '--permission',
   metadata: '--metadata',
+  ratelimits: '--ratelimit',
   expires_in_days: '--in-days',
   remaining: '--credits',
   refill: '--refill',
@@ -139,7 +162,7 @@ export function namingMaxLifetime(error: unknown): unknown {
 
 const NOT_SHOWN_AGAIN = 'This key will not be shown again: store it now, e.g. as SERVICE_PROJECT_KEY.'
 
-/** `keyward keys create --project ID [--ip ...] [--permission ...] [--metadata JSON]`: an API key, printed once. */
+/** `keyward keys create --project ID [--ip ...] [--permission ...] [--metadata JSON] [--ratelimit ...]`: an API key, printed once. */
 export const createCommand: Command = {
   name: 'keys create',
   summary: "Create a project's API key, with its access policies, and print it once",
@@ -147,7 +170,8 @@ export const createCommand: Command = {
     'Issues an API key of the project and prints it in full, this once. --ip (repeatable) limits the ' +
     'addresses it may be used from; --permission (repeatable) gives it only these permissions, among ' +
     `those the host declares in ${PERMISSIONS_ENV} (comma-separated; without --permission the key ` +
-    'has every permission); --metadata attaches a JSON object handed to the server with the key. ' +
+    'has every permission); --metadata attaches a JSON object handed to the server with the key; ' +
+    '--ratelimit (repeatable, at most 5) gives it a named rate limit, NAME=LIMIT/SECONDS. ' +
     `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server.`,
   arguments: [],
   options: [
@@ -194,15 +218,19 @@ export const createCommand: Command = {
   },
 }
 
-/** `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions] [--metadata JSON | --clear-metadata]`. */
+/**
+ * `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions]
+ * [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits]`.
+ */
 export const updateCommand: Command = {
   name: 'keys update',
-  summary: "Change an API key's IP allowlist, permissions or metadata",
+  summary: "Change an API key's IP allowlist, permissions, metadata or rate limits",
   description:
     'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
     '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
     `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
-    'replaces the metadata, --clear-metadata removes it. Every server process sees the change within its ' +
+    'replaces the metadata, --clear-metadata removes it; --ratelimit (repeatable) replaces the stored rate ' +
+    'limits, --clear-ratelimits removes them. Every server process sees the change within its ' +
     'revocation bound, as a revocation.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [
@@ -210,6 +238,7 @@ export const updateCommand: Command = {
     { flags: '--any-ip', help: 'remove the IP allowlist: the key may be used from anywhere' },
     { flags: '--all-permissions', help: 'give the key every declared permission' },
     { flags: '--clear-metadata', help: 'remove the metadata' },
+    { flags: '--clear-ratelimits', help: "remove the key's stored rate limits" },
   ],
   store: true,
   exitCodes: '0 updated, 1 no such API key, 2 usage error, 3 store unavailable',
@@ -218,7 +247,8 @@ export const updateCommand: Command = {
     const policies = policiesOf(context, true)
     if (Object.keys(policies).length === 0) {
       throw usageError(
-        'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata.',
+        'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata, ' +
+          '--ratelimit, --clear-ratelimits.',
       )
     }
     return context.withKeyward(async (keyward: Keyward) => {

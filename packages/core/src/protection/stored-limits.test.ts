@@ -2,7 +2,7 @@
 // service's own counters without `protection`, by the protection's limiters with it. Every
 // window is a minute long, so that no assertion depends on how fast the machine runs.
 import { RateLimiterMemory } from 'rate-limiter-flexible'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { type ApiKeyGuardOptions, apiKeyGuard, projectGuard } from '../http/guards.js'
 import type { GuardResult, KeywardRequest } from '../http/types.js'
 import type { StoredRateLimit } from '../policy/policies.js'
@@ -12,7 +12,7 @@ import type { KeywardOptions } from '../service/options.js'
 import { MemoryKeyStore } from '../store/memory.js'
 import { rejection } from '../test/rejection.js'
 import type { LimiterFactory } from './limiter.js'
-import { MemoryLimiter } from './memory-limiter.js'
+import { CLOCK_RESOLUTION_MS, coarseClock, MemoryLimiter } from './memory-limiter.js'
 import type { ProtectionOptions } from './options.js'
 
 const memory: LimiterFactory = (settings) => new RateLimiterMemory(settings)
@@ -299,5 +299,23 @@ describe('a guard without protection', () => {
     expect(guard.now?.(w.request(key))?.ok).toBe(true)
     const refused = guard.now?.(w.request(key))
     expect(refused && !refused.ok && refused.response.status).toBe(429)
+  })
+})
+
+describe('the clock of the counters in memory', () => {
+  it('reads the time at most once per resolution, and again after it', async () => {
+    const now = vi.spyOn(Date, 'now')
+    try {
+      const clock = coarseClock()
+      now.mockReturnValue(1_000)
+      expect(clock()).toBe(1_000)
+      now.mockReturnValue(1_005)
+      expect(clock()).toBe(1_000)
+      expect(now).toHaveBeenCalledTimes(1)
+      await new Promise((resolve) => setTimeout(resolve, CLOCK_RESOLUTION_MS + 5))
+      expect(clock()).toBe(1_005)
+    } finally {
+      now.mockRestore()
+    }
   })
 })

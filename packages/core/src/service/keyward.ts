@@ -1,5 +1,6 @@
 import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
 import { checkDeclaredPermissions } from '../policy/policies.js'
+import { coarseClock } from '../protection/memory-limiter.js'
 import { PROTECTION_DEFAULTS } from '../protection/options.js'
 import { storedLimits } from '../protection/stored-limits.js'
 import type { KeyStore } from '../store/types.js'
@@ -135,7 +136,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     options.protection?.limiter,
     options.protection?.keyPrefix ?? PROTECTION_DEFAULTS.keyPrefix,
     (operation, error) => emit({ type: 'store.error', operation, error }),
-    clock,
+    options.now ? clock : coarseClock(),
   )
 
   const creditOptions = checkCreditOptions(options.credits)
