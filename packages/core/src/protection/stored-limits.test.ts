@@ -132,6 +132,9 @@ describe.each([
     // Reads do not count against generations at all.
     const read = { rateLimitCosts: { generations: 0 } }
     expect(await statuses(() => w.call(key, read), 3)).toEqual([200, 200, 200])
+    // A limit named as a property every object has costs 1 like any other.
+    const named = await w.keyward.issueProjectKey('p1', { ratelimits: [perMinute('toString', 1)] })
+    expect(await statuses(() => w.call(named.key, generate), 2)).toEqual([200, 429])
     // A cost above the limit never passes, and says so.
     const refused = refusalOf(await w.call(key, { rateLimitCosts: { generations: 26 } }))
     expect(refused.body.detail[0].msg).toBe(

@@ -48,7 +48,8 @@ export function checkRateLimitCosts(value: unknown, who: string): RateLimitCosts
       )
     }
   }
-  return { ...value } as RateLimitCosts
+  // Without a prototype: a limit named `toString` or `constructor` costs what the route says, or 1.
+  return Object.assign(Object.create(null), value) as RateLimitCosts
 }
 
 /** @internal What the stored limits of a verified API key are read from: its record. */
@@ -110,8 +111,8 @@ function neverPasses(limit: StoredRateLimit, whose: Whose, cost: number): Keywar
 /**
  * @internal The counters of stored rate limits: built by `limiter` (the `protection` option's
  * factory, shared between processes with Redis or PostgreSQL), or in this process's memory
- * without one, on the service's clock (`clock`). A backend that fails lets the request through (as the throttle does: the key was
- * verified), reported once per outage through `onBackendError`.
+ * without one, on the service's clock (`clock`). A backend that fails lets the request through
+ * (as the throttle does: the key was verified), reported once per outage through `onBackendError`.
  */
 export function storedLimits(
   limiter: LimiterFactory | undefined,
