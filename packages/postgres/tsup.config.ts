@@ -47,6 +47,7 @@ export default packageBuild({
       'credits.sql',
       'key-usage.sql',
       'identities.sql',
+      'key-ratelimits.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

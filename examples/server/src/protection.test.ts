@@ -7,13 +7,12 @@ import {
   MemoryKeyStore,
   projectGuard,
 } from '@keyward/core'
-import pg from 'pg'
-import { RateLimiterPostgres } from 'rate-limiter-flexible'
 import { afterAll, describe, expect, it } from 'vitest'
 import { formatEvent } from './log.js'
 import { openCounters, protectionOf } from './protection.js'
 import { PG_URL } from './test/databases.js'
 import { openTestApp } from './test/harness.js'
+import { postgresLimiter } from './test/limiters.js'
 
 const REDIS_URL = process.env.KEYWARD_REDIS_URL || undefined
 const RUN = `kw_test_${process.pid}_${Date.now().toString(36)}`
@@ -110,24 +109,8 @@ describe('shared throttle counters', () => {
   it.skipIf(!PG_URL)(
     'in PostgreSQL: failures in one process throttle the address in another (set KEYWARD_PG_URL to run)',
     async () => {
-      const pool = new pg.Pool({ connectionString: PG_URL, max: 2 })
-      closers.push(async () => {
-        await pool.query(`DROP SCHEMA IF EXISTS ${RUN} CASCADE`)
-        await pool.end()
-      })
-      await pool.query(`CREATE SCHEMA ${RUN}`)
-      await pool.query(
-        `CREATE TABLE ${RUN}.rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
-      )
-      const limiter: LimiterFactory = (settings) =>
-        new RateLimiterPostgres({
-          storeClient: pool,
-          schemaName: RUN,
-          tableName: 'rate_limits',
-          tableCreated: true,
-          clearExpiredByTimeout: false,
-          ...settings,
-        })
+      const { limiter, close } = await postgresLimiter(PG_URL!, RUN)
+      closers.push(close)
       await expectShared(limiter)
     },
   )

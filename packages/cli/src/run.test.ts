@@ -375,6 +375,7 @@ describe('keyward keys list', () => {
           ip_allowlist: null,
           permissions: null,
           metadata: null,
+          ratelimits: [],
           remaining: null,
           refill: null,
           identity_id: null,

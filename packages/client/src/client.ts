@@ -212,7 +212,7 @@ export interface KeywardClient {
   readonly apiKeys: {
     /**
      * `POST /api/v1/projects/{project_id}/api-keys`: a new API key of the project, with its access
-     * policies if given (`ip_allowlist`, `permissions`, `metadata`).
+     * policies if given (`ip_allowlist`, `permissions`, `metadata`, `ratelimits`).
      */
     create(projectId: string, body?: CreateApiKeyBody, options?: CallOptions): Promise<CreatedApiKey>
     /** `GET /api/v1/projects/{project_id}/api-keys`: one page of the project's keys, newest first. */
@@ -230,7 +230,8 @@ export interface KeywardClient {
     ): Promise<ApiKeyInfo>
     /**
      * `PATCH /api/v1/projects/{project_id}/api-keys/{key_id}`: changes one of the project's keys:
-     * its expiry and/or its access policies (a field left out stays, `null` clears it).
+     * its expiry and/or its access policies and stored rate limits (a field left out stays, `null`
+     * clears it).
      */
     update(
       projectId: string,

@@ -501,6 +501,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits, at most 5, names distinct; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[] | null;
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -516,7 +525,7 @@ export interface components {
             /** The identity the key joins, by its `external_id`: created on first use, joined by every later key that names it. */
             readonly external_id?: string;
         };
-        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` (`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` (`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateApiKeyBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -530,6 +539,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits, at most 5, names distinct; `null` or `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[] | null;
             /** The identity the key joins, or `null`: it leaves its identity. */
             readonly identity_id?: string | null;
         };
@@ -557,11 +575,11 @@ export interface components {
             } | null;
             /** At most 5 named limits shared by every key of the identity; `null` or `[]` for none. */
             readonly ratelimits?: readonly {
-                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
                 readonly name: string;
-                /** Requests per window. */
+                /** How many requests (or how much cost) each window allows. */
                 readonly limit: number;
-                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[] | null;
             /** The credit pool every key of the identity spends from; `null` (or absent) for none. A key with credits of its own spends from both. */
@@ -583,21 +601,21 @@ export interface components {
             } | null;
             /** At most 5 named limits shared by every key of the identity; `null` or `[]` for none. */
             readonly ratelimits?: readonly {
-                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
                 readonly name: string;
-                /** Requests per window. */
+                /** How many requests (or how much cost) each window allows. */
                 readonly limit: number;
-                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[] | null;
         };
-        /** Unknown fields are refused (`extra_forbidden`). */
+        /** At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys. */
         readonly RateLimit: {
-            /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+            /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
             readonly name: string;
-            /** Requests per window. */
+            /** How many requests (or how much cost) each window allows. */
             readonly limit: number;
-            /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+            /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
             readonly duration: number;
         };
         /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
@@ -680,6 +698,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -750,6 +777,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -829,6 +865,15 @@ export interface components {
             readonly metadata?: {
                 readonly [key: string]: unknown;
             } | null;
+            /** The key's own named rate limits; `[]` for none. */
+            readonly ratelimits?: readonly {
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                readonly name: string;
+                /** How many requests (or how much cost) each window allows. */
+                readonly limit: number;
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                readonly duration: number;
+            }[];
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -909,6 +954,15 @@ export interface components {
                 readonly metadata?: {
                     readonly [key: string]: unknown;
                 } | null;
+                /** The key's own named rate limits; `[]` for none. */
+                readonly ratelimits?: readonly {
+                    /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                    readonly name: string;
+                    /** How many requests (or how much cost) each window allows. */
+                    readonly limit: number;
+                    /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                    readonly duration: number;
+                }[];
                 /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
                 readonly remaining?: number | null;
                 /** How the credits come back; `null` for never. */
@@ -936,11 +990,11 @@ export interface components {
                 readonly [key: string]: unknown;
             } | null;
             readonly ratelimits: readonly {
-                /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
                 readonly name: string;
-                /** Requests per window. */
+                /** How many requests (or how much cost) each window allows. */
                 readonly limit: number;
-                /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[];
             /** The credits left in the pool; `null` for no pool. */
@@ -976,11 +1030,11 @@ export interface components {
                     readonly [key: string]: unknown;
                 } | null;
                 readonly ratelimits: readonly {
-                    /** A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all. */
+                    /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
                     readonly name: string;
-                    /** Requests per window. */
+                    /** How many requests (or how much cost) each window allows. */
                     readonly limit: number;
-                    /** The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000). */
+                    /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                     readonly duration: number;
                 }[];
                 /** The credits left in the pool; `null` for no pool. */
@@ -1080,6 +1134,15 @@ export interface components {
                 readonly metadata?: {
                     readonly [key: string]: unknown;
                 } | null;
+                /** The key's own named rate limits; `[]` for none. */
+                readonly ratelimits?: readonly {
+                    /** Distinct among the limits of a key (or identity), what a route names to give it a cost. */
+                    readonly name: string;
+                    /** How many requests (or how much cost) each window allows. */
+                    readonly limit: number;
+                    /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
+                    readonly duration: number;
+                }[];
                 /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
                 readonly remaining?: number | null;
                 /** How the credits come back; `null` for never. */

@@ -242,6 +242,7 @@ export {
   type Protection,
   type ProtectionOptions,
   type RatedKey,
+  type RateLimitCosts,
   type RateLimitPolicy,
 } from './protection/index.js'
 export {

@@ -139,7 +139,7 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-// The parameters of an insert, in the order of the statements' columns ($1 to $19).
+// The parameters of an insert, in the order of the statements' columns ($1 to $20).
 const insertValues = (record: KeyRecord): unknown[] => [
   record.id,
   record.hash,
@@ -156,6 +156,7 @@ const insertValues = (record: KeyRecord): unknown[] => [
   record.permissions ?? null,
   jsonOrNull(record.metadata),
   ...creditValues(creditState(record)),
+  record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
 ]
 
 /**
@@ -331,7 +332,7 @@ export class PostgresKeyStore implements KeyStore {
 
   async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    const { ipAllowlist, permissions, metadata } = policies
+    const { ipAllowlist, permissions, metadata, ratelimits } = policies
     const params = [
       id,
       ipAllowlist !== undefined,
@@ -340,6 +341,8 @@ export class PostgresKeyStore implements KeyStore {
       permissions ?? null,
       metadata !== undefined,
       jsonOrNull(metadata),
+      ratelimits !== undefined,
+      ratelimits?.length ? JSON.stringify(ratelimits) : null,
     ]
     // Fewer permissions or a narrower allowlist is a revocation: acknowledged like a deactivation.
     const write = (db: SqlQueryable) => run(db, this.#sql.setPolicies, params).then(firstRecord)

@@ -159,6 +159,7 @@ export function keywardTables(schema = 'keyward') {
       refillDay: smallint('refill_day'),
       refilledAt: at('refilled_at'),
       identityId: uuid('identity_id'),
+      ratelimits: jsonb('ratelimits').$type<{ name: string; limit: number; duration: number }[]>(),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),

@@ -9,6 +9,7 @@ import type {
   KeyPageQuery,
   KeyRecord,
   RevokedReason,
+  StoredRateLimit,
 } from '@keyward/core'
 import type { SqlQueryable, SqlRow } from './driver.js'
 import type { PageStatements, Statement } from './statements.js'
@@ -36,6 +37,7 @@ export type KeyRow = {
   refill_day: number | null
   refilled_at: Date | null
   identity_id: string | null
+  ratelimits: StoredRateLimit[] | null
 }
 
 export const refillOf = (
@@ -53,6 +55,8 @@ export const toRecord = (row: KeyRow): KeyRecord => {
   const record = plainRecord(row)
   // Absent for a key of no identity, as for a key written before schema version 10.
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
+  // Absent for a key without stored rate limits, as for a key written before schema version 11.
+  if (row.ratelimits?.length) Object.assign(record, { ratelimits: row.ratelimits })
   if (row.remaining === null) return record
   return Object.assign(record, {
     remaining: Number(row.remaining),

@@ -62,6 +62,7 @@ describe('PGlite driver', () => {
         { version: 8 },
         { version: 9 },
         { version: 10 },
+        { version: 11 },
       ])
       await second.close()
     } finally {

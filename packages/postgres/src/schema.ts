@@ -5,12 +5,13 @@ import creditsSql from './credits.sql?raw'
 import identitiesSql from './identities.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
+import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (10, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (11, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -18,7 +19,8 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
  * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
- * `dist/audit-log.sql` and version 10 (identities) as shipped in `dist/identities.sql`. Readable,
+ * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql` and version 11
+ * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -38,6 +40,7 @@ export const SCHEMA_SQL: string = [
   keyUsageSql,
   auditLogSql,
   identitiesSql,
+  keyRatelimitsSql,
 ].join('\n')
 
 /**
@@ -155,6 +158,21 @@ export const AUDIT_LOG_SQL: string = auditLogSql
 export const IDENTITIES_SQL: string = identitiesSql
 
 /**
+ * The SQL of schema version 11, stored rate limits of API keys: the column `ratelimits` of
+ * `api_keys` (a JSON array of `{name, limit, duration}`, `NULL` for none) and the change feed's
+ * trigger on it, so that a change of a key's limits reaches every process's cache. Requests are
+ * counted by the limiter backend, never in this table. Shipped as `dist/key-ratelimits.sql`;
+ * apply it after `identities.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_RATELIMITS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/011_keyward_key_ratelimits.sql', KEY_RATELIMITS_SQL)
+ * ```
+ */
+export const KEY_RATELIMITS_SQL: string = keyRatelimitsSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -179,7 +197,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 10
+ * MIGRATIONS.at(-1)?.version // 11
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -193,6 +211,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'usage', sql: keyUsageSql },
   { version: 9, name: 'audit_log', sql: auditLogSql },
   { version: 10, name: 'identities', sql: identitiesSql },
+  { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
 ]
 
 /**

@@ -1,7 +1,7 @@
 import { createKeyward, ErrorType, type KeyChangeEvent } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { randomPart, recordFor, until } from './store-record.js'
+import { connectedFeed, randomPart, recordFor, until } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) =>
@@ -49,9 +49,7 @@ export function expiryCases(make: () => Promise<StoreHarness>): void {
   it('a change feed reports an expiry set past the service: a cache over it refuses the key at once (when it has setKeyExpiry)', async (context) => {
     const { store } = await make()
     if (!store.setKeyExpiry) return context.skip(noExpiry)
-    const feed = store.changes
-    if (!feed) return context.skip('the store has no change feed (store.changes)')
-    await until(() => feed.connected)
+    const feed = await connectedFeed(store, context)
     const heard: KeyChangeEvent[] = []
     const stop = feed.subscribe((event) => heard.push(event))
     const keyward = createKeyward({ store, cache: {}, trackLastUsed: false })

@@ -1,7 +1,13 @@
-import { createKeyward, ErrorType, type KeyChangeEvent } from '@keyward/core'
+import {
+  apiKeyGuard,
+  createKeyward,
+  ErrorType,
+  type KeyChangeEvent,
+  type KeywardRequest,
+} from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { recordFor, until } from './store-record.js'
+import { connectedFeed, recordFor, until } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) =>
@@ -11,11 +17,15 @@ const POLICIES = {
   ipAllowlist: ['203.0.113.0/24', '2001:db8::/32', '::ffff:198.51.100.7'],
   permissions: ['reports:read', 'generations:delete'],
   metadata: { plan: 'pro', tags: ['a', 'b'], nested: { n: 1, ok: true, none: null } },
+  ratelimits: [
+    { name: 'requests', limit: 100, duration: 60_000 },
+    { name: 'exports.daily', limit: 5, duration: 86_400_000 },
+  ],
 }
 
 /**
- * @internal The conformance cases of a key's policies (IP allowlist, permissions, metadata) and
- * of `setKeyPolicies`, registered inside the suite's `describe`.
+ * @internal The conformance cases of a key's policies (IP allowlist, permissions, metadata, stored
+ * rate limits) and of `setKeyPolicies`, registered inside the suite's `describe`.
  */
 export function policyCases(make: () => Promise<StoreHarness>): void {
   const noPolicies = 'the store has no setKeyPolicies (it is optional)'
@@ -44,8 +54,19 @@ export function policyCases(make: () => Promise<StoreHarness>): void {
     const narrower = await store.setKeyPolicies(record.id, { permissions: ['reports:read'] })
     expect(narrower).toEqual({ ...record, ...POLICIES, permissions: ['reports:read'] })
     expect(await store.findKeyByHash(record.hash)).toEqual(narrower)
-    const cleared = await store.setKeyPolicies(record.id, { ipAllowlist: null, metadata: null })
+    const cleared = await store.setKeyPolicies(record.id, {
+      ipAllowlist: null,
+      metadata: null,
+      ratelimits: null,
+    })
     expect(cleared).toEqual({ ...record, permissions: ['reports:read'] })
+    // Stored rate limits are absent for none, whether cleared by null or by an empty list.
+    expect(cleared).not.toHaveProperty('ratelimits')
+    const limited = await store.setKeyPolicies(record.id, { ratelimits: POLICIES.ratelimits })
+    expect(limited?.ratelimits).toEqual(POLICIES.ratelimits)
+    const emptied = await store.setKeyPolicies(record.id, { ratelimits: [] })
+    expect(emptied).not.toHaveProperty('ratelimits')
+    expect(await store.findKeyById(record.id)).not.toHaveProperty('ratelimits')
     expect(await store.setKeyPolicies(record.id, { permissions: [] })).toEqual({ ...record, permissions: [] })
     expect(await store.setKeyPolicies(crypto.randomUUID(), POLICIES)).toBeNull()
     expect(await store.setKeyPolicies('not-a-uuid', POLICIES)).toBeNull()
@@ -54,9 +75,7 @@ export function policyCases(make: () => Promise<StoreHarness>): void {
   it('a change feed reports new permissions set past the service: a cache over it refuses the key at once (when it has setKeyPolicies)', async (context) => {
     const { store } = await make()
     if (!store.setKeyPolicies) return context.skip(noPolicies)
-    const feed = store.changes
-    if (!feed) return context.skip('the store has no change feed (store.changes)')
-    await until(() => feed.connected)
+    const feed = await connectedFeed(store, context)
     const heard: KeyChangeEvent[] = []
     const stop = feed.subscribe((event) => heard.push(event))
     const keyward = createKeyward({
@@ -85,5 +104,32 @@ export function policyCases(make: () => Promise<StoreHarness>): void {
       heard.filter((event) => event.type === 'changed' && event.hash === record.hash).length,
     ).toBeGreaterThanOrEqual(2)
     stop()
+  })
+
+  it('a change feed reports stored rate limits set past the service: a guard over a cache counts the new ones (when it has setKeyPolicies)', async (context) => {
+    const { store } = await make()
+    if (!store.setKeyPolicies) return context.skip(noPolicies)
+    await connectedFeed(store, context)
+    const keyward = createKeyward({ store, cache: {}, trackLastUsed: false, usage: false })
+    const once = [{ name: 'requests', limit: 1, duration: 60_000 }]
+    const { key, record } = await keyward.issueProjectKey(uniqueOwner('proj'), { ratelimits: once })
+    const guard = apiKeyGuard(keyward)
+    const request: KeywardRequest = {
+      method: 'GET',
+      url: '/',
+      params: {},
+      header: (name) => (name === 'x-api-key' ? key : undefined),
+    }
+    const status = async () => {
+      const result = guard.now?.(request) ?? (await guard(request))
+      return result.ok ? 200 : result.response.status
+    }
+    expect(await status()).toBe(200)
+    await until(async () => (await status()) === 429 && keyward.cacheStats()?.entries === 1)
+    await store.setKeyPolicies(record.id, { ratelimits: null }) // past the service
+    await until(async () => (await status()) === 200)
+    expect(await status()).toBe(200)
+    await store.setKeyPolicies(record.id, { ratelimits: once })
+    await until(async () => (await status()) === 429)
   })
 }

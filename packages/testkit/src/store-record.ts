@@ -1,4 +1,12 @@
-import { hashKey, KEY_ALPHABET, type KeyRecord, keyPrefix } from '@keyward/core'
+import {
+  hashKey,
+  KEY_ALPHABET,
+  type KeyChangeFeed,
+  type KeyRecord,
+  type KeyStore,
+  keyPrefix,
+} from '@keyward/core'
+import type { TestContext } from 'vitest'
 
 /** Random characters of the key alphabet. */
 export function randomPart(length: number): string {
@@ -51,4 +59,12 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<vo
     if (Date.now() > end) throw new Error('the condition did not hold within 15 s')
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
+}
+
+/** The store's change feed once it is connected; a store without one skips the test, saying so. */
+export async function connectedFeed(store: KeyStore, context: TestContext): Promise<KeyChangeFeed> {
+  const feed = store.changes
+  if (!feed) return context.skip('the store has no change feed (store.changes)')
+  await until(() => feed.connected)
+  return feed
 }

@@ -43,6 +43,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       ip_allowlist: null,
       permissions: null,
       metadata: null,
+      ratelimits: [],
       remaining: null,
       refill: null,
       identity_id: null,

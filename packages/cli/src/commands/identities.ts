@@ -10,43 +10,13 @@ import {
   type KeywardError,
   keyToJson,
   MAX_PAGE_LIMIT,
-  type StoredRateLimit,
 } from '@keyward/core'
-import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
+import { type Command, type CommandContext, idArgument, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
 import { creditsOption, refillOption } from './credits.js'
 import { everyPage, keyTable, pageOptions } from './keys.js'
-import { asUsage, metadataOption } from './policies.js'
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-const RATE_LIMIT = /^([^:]+):(\d{1,10})\/(\d{1,6})([smhd])$/
-
-/** `--ratelimit NAME:LIMIT/DURATION` (e.g. `requests:10/1s`), repeatable; `undefined` when not given. */
-function rateLimitsOption(context: CommandContext): StoredRateLimit[] | undefined {
-  return listOption(context, 'ratelimit')?.map((text) => {
-    const match = RATE_LIMIT.exec(text)
-    if (!match) {
-      throw usageError(
-        `--ratelimit must be NAME:LIMIT/DURATION with a duration in s, m, h or d, e.g. requests:10/1s, got ${printable(text)}.`,
-      )
-    }
-    const [, name, limit, count, unit] = match
-    return {
-      name: name!,
-      limit: Number(limit),
-      duration: Number(count) * UNIT_MS[unit as keyof typeof UNIT_MS],
-    }
-  })
-}
-
-// `10 per 1s`, `1000 per 1d`: a duration as the largest whole unit.
-function per({ limit, duration }: StoredRateLimit): string {
-  const [unit, ms] = (Object.entries(UNIT_MS) as [string, number][])
-    .reverse()
-    .find(([, ms]) => duration % ms === 0)!
-  return `${limit} per ${duration / ms}${unit}`
-}
+import { asUsage, metadataOption, per, rateLimitsOption } from './policies.js'
 
 const limitsOf = (identity: IdentityRecord) =>
   identity.ratelimits.map((limit) => `${limit.name} ${per(limit)}`).join(', ') || '-'

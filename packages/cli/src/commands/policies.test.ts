@@ -66,6 +66,13 @@ describe('keyward keys create', () => {
     ],
     [['--metadata', '[1]'], '--metadata: Input should be a JSON object.'],
     [['--metadata', '{oops'], '--metadata must be a JSON object'],
+    [['--ratelimit', 'requests=100/60'], '--ratelimit must be NAME:LIMIT/DURATION'],
+    [['--ratelimit', 'requests:100/0s'], '--ratelimit (value 1):'],
+    [['--ratelimit', 'requests:0/60s'], '--ratelimit (value 1): Input should be at least 1.'],
+    [
+      ['--ratelimit', 'a:1/1s', '--ratelimit', 'a:2/1s'],
+      '--ratelimit (value 2): The rate limit `a` is given twice.',
+    ],
   ])('refuses %j with a usage error that names the option, creating nothing', async (options, message) => {
     const cli = harness({ env: DECLARED })
     const result = await cli.run('keys', 'create', '--project', 'proj_1', ...options, ...STORE)
@@ -143,6 +150,24 @@ describe('keyward keys update', () => {
     ])
     const both = await cli.run('keys', 'update', record.id, '--any-ip', '--ip', '::1', ...STORE)
     expect(both.code).toBe(EXIT.usage)
+  })
+})
+
+describe('keyward keys create and update with stored rate limits', () => {
+  it('gives a key named limits (NAME:LIMIT/DURATION), replaces them, and clears them', async () => {
+    const cli = harness()
+    const limits = ['--ratelimit', 'requests:100/1m', '--ratelimit', 'exports.daily:5/1d']
+    const created = await cli.run('keys', 'create', '--project', 'proj_1', ...limits, '--json', ...STORE)
+    expect(created.code, created.stderr).toBe(EXIT.ok)
+    const { id, ratelimits } = JSON.parse(created.stdout)
+    expect(ratelimits).toEqual([
+      { name: 'requests', limit: 100, duration: 60_000 },
+      { name: 'exports.daily', limit: 5, duration: 86_400_000 },
+    ])
+    const replaced = await cli.run('keys', 'update', id, '--ratelimit', 'requests:10/1s', '--json', ...STORE)
+    expect(JSON.parse(replaced.stdout).ratelimits).toEqual([{ name: 'requests', limit: 10, duration: 1000 }])
+    expect((await cli.run('keys', 'update', id, '--clear-ratelimits', ...STORE)).code).toBe(EXIT.ok)
+    expect(await cli.keyward().findKey(id)).not.toHaveProperty('ratelimits')
   })
 })
 

@@ -8,6 +8,7 @@ import {
   KeywardError,
   type KeywardOptions,
   keyToJson,
+  type StoredRateLimit,
 } from '@keyward/core'
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
@@ -35,6 +36,11 @@ const POLICY_OPTIONS = [
     flags: '--metadata <json>',
     help: 'a JSON object of at most 4096 bytes handed to the server with the key',
   },
+  {
+    flags: '--ratelimit <limit>',
+    help: 'a named rate limit of the key, NAME:LIMIT/DURATION, e.g. requests:100/1m (repeat it, at most 5)',
+    repeatable: true,
+  },
 ] as const
 
 // The declared permissions, from the environment: the CLI cannot know the host's otherwise.
@@ -55,16 +61,50 @@ export function metadataOption(context: CommandContext): unknown {
   }
 }
 
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+const RATE_LIMIT_OPTION = /^([^:]+):(\d{1,10})\/(\d{1,6})([smhd])$/
+
+/**
+ * @internal `--ratelimit NAME:LIMIT/DURATION` (e.g. `requests:10/1s`), repeatable, of a key or an
+ * identity; `undefined` when not given (the service checks the rest).
+ */
+export function rateLimitsOption(context: CommandContext): StoredRateLimit[] | undefined {
+  return listOption(context, 'ratelimit')?.map((text) => {
+    const match = RATE_LIMIT_OPTION.exec(text)
+    if (!match) {
+      throw usageError(
+        `--ratelimit must be NAME:LIMIT/DURATION with a duration in s, m, h or d, e.g. requests:10/1s, got ${printable(text)}.`,
+      )
+    }
+    const [, name, limit, count, unit] = match
+    return {
+      name: name!,
+      limit: Number(limit),
+      duration: Number(count) * UNIT_MS[unit as keyof typeof UNIT_MS],
+    }
+  })
+}
+
+/** @internal `10 per 1s`, `1000 per 1d`: a limit, its duration as the largest whole unit. */
+export function per({ limit, duration }: StoredRateLimit): string {
+  const [unit, ms] = (Object.entries(UNIT_MS) as [string, number][])
+    .reverse()
+    .find(([, ms]) => duration % ms === 0)!
+  return `${limit} per ${duration / ms}${unit}`
+}
+
 // The policies the options give; `clear` lists the options that set one to none.
 function policiesOf(context: CommandContext, clear = false): KeyPolicies {
   const ip = listOption(context, 'ip')
   const permissions = listOption(context, 'permission')
   const metadata = metadataOption(context)
+  const ratelimits = rateLimitsOption(context)
   const cleared = (name: string) => clear && context.values[name] === true
   for (const [given, name] of [
     [ip, 'any-ip'],
     [permissions, 'all-permissions'],
     [metadata, 'clear-metadata'],
+    [ratelimits, 'clear-ratelimits'],
   ] as const) {
     if (given !== undefined && cleared(name)) throw usageError(`--${name} cannot go with a value for it.`)
   }
@@ -80,6 +120,7 @@ function policiesOf(context: CommandContext, clear = false): KeyPolicies {
       : cleared('clear-metadata')
         ? { metadata: null }
         : {}),
+    ...(ratelimits !== undefined ? { ratelimits } : cleared('clear-ratelimits') ? { ratelimits: null } : {}),
   }
 }
 
@@ -88,12 +129,12 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   ip_allowlist: '--ip',
   permissions: '--permission',
   metadata: '--metadata',
+  ratelimits: '--ratelimit',
   expires_in_days: '--in-days',
   remaining: '--credits',
   refill: '--refill',
   name: '--name',
   external_id: '--external-id',
-  ratelimits: '--ratelimit',
   identity_id: '--identity',
 }
 
@@ -146,7 +187,7 @@ export function namingMaxLifetime(error: unknown): unknown {
 
 const NOT_SHOWN_AGAIN = 'This key will not be shown again: store it now, e.g. as SERVICE_PROJECT_KEY.'
 
-/** `keyward keys create --project ID [--ip ...] [--permission ...] [--metadata JSON]`: an API key, printed once. */
+/** `keyward keys create --project ID [--ip ...] [--permission ...] [--metadata JSON] [--ratelimit ...]`: an API key, printed once. */
 export const createCommand: Command = {
   name: 'keys create',
   summary: "Create a project's API key, with its access policies, and print it once",
@@ -154,7 +195,8 @@ export const createCommand: Command = {
     'Issues an API key of the project and prints it in full, this once. --ip (repeatable) limits the ' +
     'addresses it may be used from; --permission (repeatable) gives it only these permissions, among ' +
     `those the host declares in ${PERMISSIONS_ENV} (comma-separated; without --permission the key ` +
-    'has every permission); --metadata attaches a JSON object handed to the server with the key. ' +
+    'has every permission); --metadata attaches a JSON object handed to the server with the key; ' +
+    '--ratelimit (repeatable, at most 5) gives it a named rate limit, NAME:LIMIT/DURATION (s, m, h or d). ' +
     `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server. ` +
     '--identity joins it to an identity of the project, --external-id to the identity with your id for the ' +
     'customer (created on first use): it then shares its rate limits, credits and metadata.',
@@ -212,23 +254,28 @@ export const createCommand: Command = {
   },
 }
 
-/** `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions] [--metadata JSON | --clear-metadata] [--identity ID | --leave-identity]`. */
+/**
+ * `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions]
+ * [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits] [--identity ID | --leave-identity]`.
+ */
 export const updateCommand: Command = {
   name: 'keys update',
-  summary: "Change an API key's IP allowlist, permissions, metadata or identity",
+  summary: "Change an API key's IP allowlist, permissions, metadata, rate limits or identity",
   description:
     'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
     '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
     `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
-    'replaces the metadata, --clear-metadata removes it; --identity joins the key to an identity of its ' +
-    'project, --leave-identity takes it out of its identity. Every server process sees the change within ' +
-    'its revocation bound, as a revocation.',
+    'replaces the metadata, --clear-metadata removes it; --ratelimit (repeatable) replaces the stored rate ' +
+    'limits, --clear-ratelimits removes them; --identity joins the key to an identity of its project, ' +
+    '--leave-identity takes it out of its identity. Every server process sees the change within its ' +
+    'revocation bound, as a revocation.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
   options: [
     ...POLICY_OPTIONS,
     { flags: '--any-ip', help: 'remove the IP allowlist: the key may be used from anywhere' },
     { flags: '--all-permissions', help: 'give the key every declared permission' },
     { flags: '--clear-metadata', help: 'remove the metadata' },
+    { flags: '--clear-ratelimits', help: "remove the key's stored rate limits" },
     { flags: '--identity <id>', help: "join this identity of the key's project" },
     { flags: '--leave-identity', help: 'take the key out of its identity' },
   ],
@@ -243,7 +290,7 @@ export const updateCommand: Command = {
     if (Object.keys(policies).length === 0 && joins === undefined && !leaves) {
       throw usageError(
         'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata, ' +
-          '--identity, --leave-identity.',
+          '--ratelimit, --clear-ratelimits, --identity, --leave-identity.',
       )
     }
     const notFound = () => new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)

@@ -4,6 +4,7 @@ import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
 import type { RatedKey } from '../protection/options.js'
+import { checkRateLimitCosts, type RateLimitCosts } from '../protection/stored-limits.js'
 import type { Keyward } from '../service/keyward.js'
 import type {
   AuthContext,
@@ -47,6 +48,13 @@ export interface ProjectGuardOptions {
    * key carry `X-Credits-Remaining`.
    */
   readonly cost?: number
+  /**
+   * What a request costs the stored rate limits of the API key and of its identity, by limit
+   * name, e.g. `{ generations: 10, exports: 0 }`: an integer from 0 (this route does not count
+   * against that limit) to 1000. A limit not named costs 1. Taken after the key's other checks
+   * and before its credits: a request a limit refuses (429 `rate_limited`) spends no credits.
+   */
+  readonly rateLimitCosts?: RateLimitCosts
 }
 
 /** Options of {@link apiKeyGuard}. */
@@ -60,6 +68,8 @@ export interface ApiKeyGuardOptions {
   readonly permissions?: PermissionRule
   /** The credits a request costs, as {@link ProjectGuardOptions.cost}. Default 1. */
   readonly cost?: number
+  /** What a request costs each stored rate limit, as {@link ProjectGuardOptions.rateLimitCosts}. */
+  readonly rateLimitCosts?: RateLimitCosts
 }
 
 /** Options of {@link bearerGuard}. */
@@ -87,8 +97,14 @@ const PROJECT_OPTIONS = optionNames<ProjectGuardOptions>({
   projectParam: true,
   permissions: true,
   cost: true,
+  rateLimitCosts: true,
 })
-const API_KEY_OPTIONS = optionNames<ApiKeyGuardOptions>({ project: true, permissions: true, cost: true })
+const API_KEY_OPTIONS = optionNames<ApiKeyGuardOptions>({
+  project: true,
+  permissions: true,
+  cost: true,
+  rateLimitCosts: true,
+})
 
 function checkKeyward(keyward: Keyward, guard: string): void {
   if (typeof keyward?.authenticate !== 'function') {
@@ -195,29 +211,51 @@ interface SingleKey {
   readonly permissions?: PermissionRule
 }
 
-/** The API key of a context, whose credits a request spends. */
+/** The API key of a context, whose stored rate limits and credits a request takes from. */
 const meteredKey = (auth: AuthContext): KeyRef | undefined =>
   auth.scope === 'developer' ? undefined : auth.projectKey
+
+/** What a request through a guard costs its API key: credits, and from its stored rate limits. */
+interface Price {
+  readonly cost: number
+  readonly rateLimitCosts?: RateLimitCosts | undefined
+}
+const FREE: Price = { cost: 0 }
 
 function keyGuard<A>(
   keyward: Keyward,
   needs: { developer: boolean; project: boolean },
   requirementOf: (request: KeywardRequest) => Requirement,
   single?: SingleKey,
-  cost = 0,
+  { cost, rateLimitCosts }: Price = FREE,
 ): Guard<A> {
   const refuse = (error: unknown, request: KeywardRequest): GuardResult<A> => ({
     ok: false,
     response: errorResponse(explainMissingKey(error, request)),
   })
   // The credits are the last check: a request refused for any other reason costs nothing.
-  const charge = (auth: A, request: KeywardRequest): GuardResult<A> | Promise<GuardResult<A>> => {
-    const key = cost === 0 ? undefined : meteredKey(auth as AuthContext)
-    const spending = key && keyward.spendCredits(key, cost)
+  const charge = (
+    auth: A,
+    key: KeyRef | undefined,
+    request: KeywardRequest,
+  ): GuardResult<A> | Promise<GuardResult<A>> => {
+    const spending = key && cost !== 0 && keyward.spendCredits(key, cost)
     if (!spending) return { ok: true, auth }
     return spending.then(
       (outcome): GuardResult<A> =>
         isKeywardError(outcome) ? refuse(outcome, request) : { ok: true, auth, headers: outcome },
+      (error: unknown) => refuse(error, request),
+    )
+  }
+  // The key's stored rate limits and its identity's, after every other check of the key and
+  // before its credits: a request a limit refuses spends none.
+  const admit = (auth: A, request: KeywardRequest): GuardResult<A> | Promise<GuardResult<A>> => {
+    const key = meteredKey(auth as AuthContext)
+    const limited = key && keyward.takeRateLimits(key, rateLimitCosts)
+    if (limited === undefined) return charge(auth, key, request)
+    if (!(limited instanceof Promise)) return refuse(limited, request)
+    return limited.then(
+      (refusal) => (refusal ? refuse(refusal, request) : charge(auth, key, request)),
       (error: unknown) => refuse(error, request),
     )
   }
@@ -256,7 +294,7 @@ function keyGuard<A>(
       return Promise.resolve(refuse(error, request))
     }
     return authenticated.then(
-      (auth) => charge(auth as A, request),
+      (auth) => admit(auth as A, request),
       (error: unknown) => refuse(error, request),
     )
   }
@@ -291,8 +329,13 @@ function keyGuard<A>(
     }
     if (known === undefined) return undefined
     if (isKeywardError(known)) return refuse(known, request)
-    const key = cost === 0 ? undefined : meteredKey(known)
+    const key = meteredKey(known)
     if (key === undefined) return { ok: true, auth: known as A }
+    // Stored rate limits counted in memory are taken at once (without protection they are).
+    const limited = keyward.takeRateLimits(key, rateLimitCosts, true)
+    if (limited === null) return undefined
+    if (limited !== undefined) return refuse(limited, request)
+    if (cost === 0) return { ok: true, auth: known as A }
     // Credits in this process's block are spent at once; a lease goes the asynchronous way.
     const outcome = keyward.spendCredits(key, cost, true)
     if (outcome === null) return undefined
@@ -361,7 +404,7 @@ export function projectGuard<M extends KeyMetadata = KeyMetadata>(
       permissions,
     }),
     { kind: 'project', param, guardName: 'requireProject', ...(permissions ? { permissions } : {}) },
-    checkCost(options.cost, 'projectGuard'),
+    priceOf(options, 'projectGuard'),
   )
   return readsParam(guard, param)
 }
@@ -403,8 +446,15 @@ export function apiKeyGuard<M extends KeyMetadata = KeyMetadata>(
       fixedProject: project,
       ...(permissions ? { permissions } : {}),
     },
-    checkCost(options.cost, 'apiKeyGuard'),
+    priceOf(options, 'apiKeyGuard'),
   )
+}
+
+function priceOf(options: ApiKeyGuardOptions, who: string): Price {
+  return {
+    cost: checkCost(options.cost, who),
+    rateLimitCosts: checkRateLimitCosts(options.rateLimitCosts, who),
+  }
 }
 
 function permissionsOf(
@@ -447,7 +497,7 @@ export function elevatedGuard<M extends KeyMetadata = KeyMetadata>(
       permissions,
     }),
     undefined,
-    checkCost(options.cost, 'elevatedGuard'),
+    priceOf(options, 'elevatedGuard'),
   )
   return readsParam(guard, param)
 }

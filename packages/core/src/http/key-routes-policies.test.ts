@@ -168,4 +168,54 @@ describe('key routes: access policies of API keys', () => {
       loc: ['body', 'permissions', '0'],
     })
   })
+
+  it('creates, answers, changes and clears stored rate limits, each change audited', async () => {
+    const { call, d1, keyward } = await world({ service, bodyLimit: 16_384 })
+    const limits = [{ name: 'requests', limit: 100, duration: 60_000 }]
+    const created = await call('POST', API, { key: d1, body: JSON.stringify({ ratelimits: limits }) })
+    expect([created.status, created.json.ratelimits]).toEqual([201, limits])
+    const plain = await call('POST', API, { key: d1 })
+    expect(plain.json.ratelimits).toEqual([])
+    const path = `${API}/${created.json.id}`
+    const daily = [...limits, { name: 'exports', limit: 5, duration: 86_400_000 }]
+    const patched = await call('PATCH', path, { key: d1, body: JSON.stringify({ ratelimits: daily }) })
+    expect([patched.status, patched.json.ratelimits]).toEqual([200, daily])
+    const cleared = await call('PATCH', path, { key: d1, body: '{"ratelimits":null}' })
+    expect([cleared.status, cleared.json.ratelimits]).toEqual([200, []])
+    const bad = await call('PATCH', path, {
+      key: d1,
+      body: JSON.stringify({ ratelimits: [{ name: 'r', limit: 1, duration: 1500 }] }),
+    })
+    expect(bad.json.detail).toEqual([
+      {
+        loc: ['body', 'ratelimits', '0', 'duration'],
+        msg: expect.stringContaining('whole seconds'),
+        type: 'value_error',
+      },
+    ])
+    const extra = await call('PATCH', path, {
+      key: d1,
+      body: JSON.stringify({ ratelimits: [{ name: 'r', limit: 1, duration: 1000, cost: 2 }] }),
+    })
+    expect(extra.json.detail[0]).toMatchObject({
+      loc: ['body', 'ratelimits', '0', 'cost'],
+      type: 'extra_forbidden',
+    })
+    const six = Array.from({ length: 6 }, (_, i) => ({ name: `r${i}`, limit: 1, duration: 1000 }))
+    const over = await call('POST', API, { key: d1, body: JSON.stringify({ ratelimits: six }) })
+    expect(over.json.detail[0]).toMatchObject({ loc: ['body', 'ratelimits'], type: 'too_long' })
+    const rows = (await keyward.listAudit('d1')).records.filter((row) => row.action === 'key.policies_set')
+    // Newest first; each row holds what changed (and the key's prefix).
+    const prefix = created.json.key_prefix
+    expect(rows.map((row) => [row.before, row.after])).toEqual([
+      [
+        { key_prefix: prefix, ratelimits: daily },
+        { key_prefix: prefix, ratelimits: null },
+      ],
+      [
+        { key_prefix: prefix, ratelimits: limits },
+        { key_prefix: prefix, ratelimits: daily },
+      ],
+    ])
+  })
 })

@@ -188,11 +188,17 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
   }
 
   // The policies a body names (a field left out stays undefined: unchanged on an update).
-  const policiesOf = (value: { ip_allowlist?: unknown; permissions?: unknown; metadata?: unknown }) =>
+  const policiesOf = (value: {
+    ip_allowlist?: unknown
+    permissions?: unknown
+    metadata?: unknown
+    ratelimits?: unknown
+  }) =>
     ({
       ...(value.ip_allowlist !== undefined ? { ipAllowlist: value.ip_allowlist } : {}),
       ...(value.permissions !== undefined ? { permissions: value.permissions } : {}),
       ...(value.metadata !== undefined ? { metadata: value.metadata } : {}),
+      ...(value.ratelimits !== undefined ? { ratelimits: value.ratelimits } : {}),
     }) as KeyPolicies
 
   const listed = (record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))

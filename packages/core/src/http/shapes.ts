@@ -40,6 +40,7 @@ const policies = (record: KeyRecord) =>
         ip_allowlist: record.ipAllowlist ?? null,
         permissions: record.permissions ?? null,
         metadata: record.metadata ?? null,
+        ratelimits: record.ratelimits ?? [],
         remaining: record.remaining ?? null,
         refill: record.refill ?? null,
         identity_id: record.identityId ?? null,
@@ -54,7 +55,8 @@ const policies = (record: KeyRecord) =>
  * keyToJson(record, keyward.isRotationDue(record))
  * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
  * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false, revoked_reason: null,
- * //   ip_allowlist: null, permissions: ['reports:read'], metadata: { plan: 'pro' } }
+ * //   ip_allowlist: null, permissions: ['reports:read'], metadata: { plan: 'pro' }, ratelimits: [],
+ * //   remaining: null, refill: null }
  * ```
  */
 export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {

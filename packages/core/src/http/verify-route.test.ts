@@ -81,6 +81,23 @@ describe('POST /api/v1/keys/verify', () => {
     ]).toEqual([7, 1])
   })
 
+  it('takes 1 of each stored rate limit of the key and its identity, before the credits: rate_limited spends none', async () => {
+    const { call, keyward, d1 } = await service()
+    const acme = await keyward.createIdentity('p1', {
+      externalId: 'customer_acme',
+      ratelimits: [{ name: 'requests', limit: 2, duration: 60_000 }],
+    })
+    const { key, record } = await keyward.issueProjectKey('p1', { identityId: acme.id, remaining: 10 })
+    const other = (await keyward.issueProjectKey('p1', { identityId: acme.id })).key
+    const verify = async (presented: string) =>
+      (await call({ 'x-developer-key': d1 }, { key: presented })).json
+    expect(await verify(key)).toMatchObject({ valid: true, remaining: 9 })
+    expect(await verify(other)).toMatchObject({ valid: true, remaining: null })
+    expect(await verify(key)).toMatchObject({ valid: false, code: 'rate_limited' })
+    await keyward.close()
+    expect((await keyward.findKey(record.id))?.remaining).toBe(9)
+  })
+
   it('answers the identity of a key that has one, and null for a key without', async () => {
     const { call, keyward, d1, p1 } = await service()
     const acme = await keyward.createIdentity('p1', {

@@ -210,10 +210,13 @@ export function createVerifyRoute(
             },
           })
         : await verify()
-      // The credits are the last check, as in the guards: a key refused for any other reason
-      // spends nothing. A refusal is the verdict `usage_exceeded`.
-      const metered = cost === 0 ? undefined : keyward.creditRef(record)
-      const spent = metered && (await keyward.spendCredits(metered, cost))
+      // Then the stored rate limits of the key and its identity (1 each), and the credits last,
+      // as in the guards: a key refused for any other reason spends nothing. Refusals are the
+      // verdicts `rate_limited` and `usage_exceeded`.
+      const ref = keyward.keyRef(record)
+      const limited = await keyward.takeRateLimits(ref)
+      if (limited) throw limited
+      const spent = cost === 0 ? undefined : await keyward.spendCredits(ref, cost)
       if (isKeywardError(spent)) throw spent
       const remaining = spent ? Number(spent[CREDITS_HEADER]) : null
       return jsonResponse(200, validResult(record, rate, remaining), NO_STORE)

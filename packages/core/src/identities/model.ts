@@ -1,5 +1,8 @@
 import type { CreditRefill } from '../credits/types.js'
-import type { KeyMetadata } from '../policy/policies.js'
+import type { KeyMetadata, StoredRateLimit } from '../policy/policies.js'
+
+// A key carries stored limits as a policy: the type lives with the policies, and is named here too.
+export type { StoredRateLimit }
 
 /** The longest `external_id` of an identity, in characters. */
 export const MAX_EXTERNAL_ID_LENGTH = 255
@@ -18,22 +21,6 @@ export const MAX_RATE_LIMIT = 1_000_000_000
 
 /** A rate limit's name: a letter or digit, then letters, digits, `_ . : -`, at most 64 in all. */
 export const RATE_LIMIT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/
-
-/**
- * A named rate limit stored on a key or an identity: at most `limit` per `duration`
- * milliseconds (whole seconds, from 1 s to 1 day). Each request costs 1 unless its route gives
- * the limit another cost. An identity's limits are shared by all its keys.
- *
- * @example
- * ```ts
- * const perSecond: StoredRateLimit = { name: 'requests', limit: 10, duration: 1000 }
- * ```
- */
-export interface StoredRateLimit {
-  readonly name: string
-  readonly limit: number
-  readonly duration: number
-}
 
 /**
  * One customer of the host's API, within a project: the keys that belong to it share its rate

@@ -97,10 +97,40 @@ const permissions = Type.Union(
 const metadata = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
   description: `A JSON object of at most ${MAX_METADATA_BYTES} bytes handed to the server with the key; \`null\` for none.`,
 })
+
+/** A named rate limit stored on an API key or an identity: at most `limit` per `duration` milliseconds. */
+export const RateLimitSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: RATE_LIMIT_NAME_PATTERN.source,
+      description: 'Distinct among the limits of a key (or identity), what a route names to give it a cost.',
+    }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: MAX_RATE_LIMIT,
+      description: 'How many requests (or how much cost) each window allows.',
+    }),
+    duration: Type.Integer({
+      minimum: MIN_RATE_LIMIT_DURATION_MS,
+      maximum: MAX_RATE_LIMIT_DURATION_MS,
+      multipleOf: 1000,
+      description: 'The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day).',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys.",
+  },
+)
+const ratelimits = Type.Union([Type.Array(RateLimitSchema, { maxItems: MAX_RATE_LIMITS }), Type.Null()], {
+  description: `The key's own named rate limits, at most ${MAX_RATE_LIMITS}, names distinct; \`null\` or \`[]\` for none.`,
+})
 const policyFields = {
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ratelimits: Type.Optional(ratelimits),
 }
 
 // An API key's credits. Amounts are checked by the key service, which says which field is wrong.
@@ -209,7 +239,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata` ' +
+      'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` ' +
       '(`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as ' +
       'they are. Unknown fields are refused (`extra_forbidden`).',
   },
@@ -314,6 +344,12 @@ export const ApiKeySchema = Type.Object({
   ip_allowlist: Type.Optional(ipAllowlist),
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
+  ratelimits: Type.Optional(
+    Type.Array(RateLimitSchema, {
+      maxItems: MAX_RATE_LIMITS,
+      description: "The key's own named rate limits; `[]` for none.",
+    }),
+  ),
   ...creditFields,
   identity_id: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
@@ -359,24 +395,7 @@ export const DeveloperKeyListSchema = Type.Object({
 /** A page of a project's API keys, newest first. */
 export const ApiKeyListSchema = Type.Object({ keys: Type.Array(ApiKeySchema), next_cursor: nextCursor })
 
-/** A named rate limit of an identity: at most `limit` per `duration` milliseconds. */
-export const RateLimitSchema = Type.Object(
-  {
-    name: Type.String({
-      pattern: RATE_LIMIT_NAME_PATTERN.source,
-      description: 'A letter or digit, then letters, digits, `_`, `.`, `:` or `-`, at most 64 in all.',
-    }),
-    limit: Type.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Requests per window.' }),
-    duration: Type.Integer({
-      minimum: MIN_RATE_LIMIT_DURATION_MS,
-      maximum: MAX_RATE_LIMIT_DURATION_MS,
-      multipleOf: 1000,
-      description: 'The window in milliseconds of whole seconds, from 1 s (1000) to 1 day (86400000).',
-    }),
-  },
-  { additionalProperties: false, description: 'Unknown fields are refused (`extra_forbidden`).' },
-)
-const ratelimits = Type.Union(
+const identityRatelimits = Type.Union(
   [Type.Array(RateLimitSchema, { maxItems: MAX_RATE_LIMITS, description: 'Distinct names.' }), Type.Null()],
   {
     description: `At most ${MAX_RATE_LIMITS} named limits shared by every key of the identity; \`null\` or \`[]\` for none.`,
@@ -398,7 +417,7 @@ export const CreateIdentityBodySchema = Type.Object(
   {
     external_id: ExternalIdSchema,
     metadata: Type.Optional(metadata),
-    ratelimits: Type.Optional(ratelimits),
+    ratelimits: Type.Optional(identityRatelimits),
     ...poolFields,
   },
   {
@@ -410,7 +429,7 @@ export const CreateIdentityBodySchema = Type.Object(
 
 /** The body of `PATCH .../identities/{identity_id}`. */
 export const UpdateIdentityBodySchema = Type.Object(
-  { metadata: Type.Optional(metadata), ratelimits: Type.Optional(ratelimits) },
+  { metadata: Type.Optional(metadata), ratelimits: Type.Optional(identityRatelimits) },
   {
     additionalProperties: false,
     description:

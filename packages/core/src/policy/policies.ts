@@ -42,6 +42,27 @@ export interface KeyPolicies {
   readonly permissions?: readonly string[] | null
   /** A JSON object of at most 4 KB handed to the guards with the key, or `null`. */
   readonly metadata?: KeyMetadata | null
+  /**
+   * Up to 5 named rate limits of the key's own, each counted per key by the guards (see the
+   * identities guide); `null`, `[]` (or absent) for none.
+   */
+  readonly ratelimits?: readonly StoredRateLimit[] | null
+}
+
+/**
+ * A named rate limit stored on a key or an identity: at most `limit` per `duration`
+ * milliseconds (whole seconds, from 1 s to 1 day). Each request costs 1 unless its route gives
+ * the limit another cost. An identity's limits are shared by all its keys.
+ *
+ * @example
+ * ```ts
+ * const perSecond: StoredRateLimit = { name: 'requests', limit: 10, duration: 1000 }
+ * ```
+ */
+export interface StoredRateLimit {
+  readonly name: string
+  readonly limit: number
+  readonly duration: number
 }
 
 const invalid = (type: ErrorType, msg: string, loc: readonly string[]) => new KeywardError(type, msg, loc)

@@ -7,3 +7,4 @@ export {
   type RateLimitPolicy,
 } from './options.js'
 export type { Protection } from './protection.js'
+export type { RateLimitCosts } from './stored-limits.js'

@@ -31,15 +31,20 @@ export interface KeyRate {
 }
 
 /**
- * The IETF httpapi RateLimit fields (draft-ietf-httpapi-ratelimit-headers): the policy of a
- * key's limit (`q` requests per `w` seconds) and what is left of it (`r` requests, `t` seconds).
+ * @internal The IETF httpapi RateLimit fields (draft-ietf-httpapi-ratelimit-headers) of a spent
+ * limit named `name`: its policy (`q` per `w` seconds), what is left of it (`r`, for `t`
+ * seconds), and `Retry-After`.
  */
-function rateLimitHeaders(policy: RateLimitPolicy, state: LimiterState): Record<string, string> {
+export function rateLimitHeaders(
+  name: string,
+  policy: RateLimitPolicy,
+  state: LimiterState,
+): Record<string, string> {
   const seconds = secondsLeft(state)
   return {
     'retry-after': String(seconds),
-    'ratelimit-policy': `"key";q=${policy.limit};w=${policy.windowSeconds}`,
-    ratelimit: `"key";r=${Math.max(0, state.remainingPoints)};t=${seconds}`,
+    'ratelimit-policy': `"${name}";q=${policy.limit};w=${policy.windowSeconds}`,
+    ratelimit: `"${name}";r=${Math.max(0, state.remainingPoints)};t=${seconds}`,
   }
 }
 
@@ -95,7 +100,7 @@ export function keyRateLimiter(options: ProtectionOptions, prefix: string): KeyR
             ErrorType.rateLimited,
             `The rate limit of this ${kind} is spent: ${policy.limit} requests per ${policy.windowSeconds} seconds; try again in ${secondsLeft(spent)} seconds.`,
             ['header', KEY_HEADER[key.ownerType]],
-            { headers: rateLimitHeaders(policy, spent) },
+            { headers: rateLimitHeaders('key', policy, spent) },
           )
         }
       }

@@ -29,6 +29,7 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   ip_allowlist: record.ipAllowlist ?? null,
   permissions: record.permissions ?? null,
   metadata: record.metadata ?? null,
+  ratelimits: record.ratelimits ?? null,
 })
 
 /**

@@ -7,10 +7,11 @@ import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
+import { hasStoredLimits } from '../protection/stored-limits.js'
 import type { KeyRecord } from '../store/types.js'
 import type { KeyRef } from './requirements.js'
 import type { Writes } from './types.js'
-import { type CountedKey, OUTCOME, type UsageCounts } from './usage-counts.js'
+import { OUTCOME, type UsageCounts } from './usage-counts.js'
 
 /** @internal The credits' part of the key service's interface (`Keyward`). */
 export interface KeywardCredits {
@@ -103,45 +104,24 @@ export function checkedCreditChange(method: string, given: CreditChange): Credit
 }
 
 /**
- * The ref of a verified API key that spends credits: of its own (a limit), of its identity's
- * pool, or both, with the balances its record had (hints for the first leases): the guards spend
- * them once every other check passed. Private fields, so the ref looks and compares like any
- * other; cheaper than a WeakMap on the hot path.
+ * The ref of a verified API key that spends credits (its own limit, its identity's pool, or
+ * both) or has stored rate limits (its own or its identity's), with the record it was verified
+ * from: the guards take its limits and then spend its credits once every other check passed, the
+ * balances its record had being hints for the first leases. A private field, so the ref looks and
+ * compares like any other; cheaper than a WeakMap on the hot path.
  */
-class MeteredKeyRef implements KeyRef {
-  readonly #own: number | null
-  readonly #identityId: string | null
-  readonly #pool: number | null
-  // Its project: a refusal of its credits moves its usage count from accepted.
-  readonly #projectId: string
-  constructor(
-    readonly id: string,
-    readonly keyPrefix: string,
-    key: KeyRecord,
-  ) {
-    this.#own = key.remaining ?? null
-    this.#identityId = key.identityId ?? null
-    this.#pool = key.identityRemaining ?? null
-    this.#projectId = key.ownerId
+export class CheckedKeyRef implements KeyRef {
+  readonly id: string
+  readonly keyPrefix: string
+  readonly #record: KeyRecord
+  constructor(record: KeyRecord) {
+    this.id = record.id
+    this.keyPrefix = record.keyPrefix
+    this.#record = record
   }
-  static isMetered(key: KeyRef): key is MeteredKeyRef {
-    return #own in key
-  }
-  static spendNow(key: MeteredKeyRef, spender: CreditSpender, cost: number): SpendOutcome | undefined {
-    return spender.spendNow(key, key.#own, key.#identityId, key.#pool, cost)
-  }
-  static spend(key: MeteredKeyRef, spender: CreditSpender, cost: number): Promise<SpendOutcome> {
-    return spender.spend(key, key.#own, key.#identityId, key.#pool, cost)
-  }
-  static counted(key: KeyRef): CountedKey | undefined {
-    return #projectId in key
-      ? {
-          id: key.id,
-          keyPrefix: key.keyPrefix,
-          ownerType: 'project',
-          ownerId: (key as MeteredKeyRef).#projectId,
-        }
-      : undefined
+  /** The verified record of a ref, or `undefined` for a plain ref (a key with neither). */
+  static recordOf(key: KeyRef): KeyRecord | undefined {
+    return #record in key ? (key as CheckedKeyRef).#record : undefined
   }
 }
 
@@ -149,11 +129,11 @@ class MeteredKeyRef implements KeyRef {
 const metered = (key: KeyRecord) => key.remaining != null || key.identityRemaining != null
 
 /**
- * @internal The ref a verified API key hands its guard: a metered one, with its balances, when the
- * key has a credit limit or its identity a pool.
+ * @internal The ref a verified API key hands its guard: a checked one, with its record, when the
+ * key spends credits (its own or its identity's pool) or has stored rate limits.
  */
 export const projectKeyRef = (key: KeyRecord): KeyRef =>
-  metered(key) ? new MeteredKeyRef(key.id, key.keyPrefix, key) : { id: key.id, keyPrefix: key.keyPrefix }
+  metered(key) || hasStoredLimits(key) ? new CheckedKeyRef(key) : { id: key.id, keyPrefix: key.keyPrefix }
 
 /** @internal What the service's credits need of it besides what every write does. */
 export interface CreditDependencies extends Writes {
@@ -169,15 +149,19 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
   const { spender, counts, listening, emit } = deps
 
   function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
-    if (cost === 0 || !MeteredKeyRef.isMetered(key)) return undefined
-    if (atOnce) return spent(key, MeteredKeyRef.spendNow(key, spender, cost)) ?? null
-    return MeteredKeyRef.spend(key, spender, cost).then((outcome) => spent(key, outcome))
+    const record = CheckedKeyRef.recordOf(key)
+    if (cost === 0 || record === undefined || !metered(record)) return undefined
+    const own = record.remaining ?? null
+    const identityId = record.identityId ?? null
+    const pool = record.identityRemaining ?? null
+    if (atOnce) return spent(key, spender.spendNow(key, own, identityId, pool, cost)) ?? null
+    return spender.spend(key, own, identityId, pool, cost).then((outcome) => spent(key, outcome))
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
     if (!(outcome instanceof KeywardError)) return outcome
     // Counted as accepted when it was verified: its credits refused it after all.
-    const counted = MeteredKeyRef.counted(key)
+    const counted = CheckedKeyRef.recordOf(key)
     if (counts && counted) counts.move(counted, OUTCOME.accepted, OUTCOME.usage_exceeded)
     if (listening) {
       emit({

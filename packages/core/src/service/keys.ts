@@ -24,7 +24,8 @@ import type { Writes } from './types.js'
 
 /**
  * Options of the issue methods. An API key may also carry policies: an IP allowlist,
- * permissions (among the declared ones; all of them when absent) and metadata.
+ * permissions (among the declared ones; all of them when absent), metadata and up to 5 named
+ * rate limits (`ratelimits`, counted per key by the guards).
  */
 export interface IssueKeyOptions extends KeyPolicies {
   /** A descriptive name, 1 to 100 characters. */
@@ -55,6 +56,7 @@ const ISSUE_OPTIONS = optionNames<IssueKeyOptions>({
   ipAllowlist: true,
   permissions: true,
   metadata: true,
+  ratelimits: true,
   remaining: true,
   refill: true,
   identityId: true,

@@ -1,5 +1,8 @@
 import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
 import { checkDeclaredPermissions } from '../policy/policies.js'
+import { coarseClock } from '../protection/memory-limiter.js'
+import { PROTECTION_DEFAULTS } from '../protection/options.js'
+import { storedLimits } from '../protection/stored-limits.js'
 import type { KeyStore } from '../store/types.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
@@ -12,6 +15,7 @@ import { DAY_MS } from './lifecycle.js'
 import { createLookup } from './lookup.js'
 import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { type KeywardPolicies, policyMethods } from './policies.js'
+import { type KeywardRateLimits, rateLimitMethods } from './rate-limits.js'
 import { refusalReporter } from './refusals.js'
 import { storeCalls } from './store-call.js'
 import type { PolicyRules, Writes } from './types.js'
@@ -21,7 +25,7 @@ import { type KeywardVerification, verificationMethods } from './verification.js
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
-// policies.ts, identities.ts, identity-credits.ts), and createKeyward joins them. Topics share only what types.ts declares.
+// policies.ts, rate-limits.ts, identities.ts, identity-credits.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
@@ -30,6 +34,7 @@ export interface Keyward
     KeywardIdentities,
     KeywardIdentityCredits,
     KeywardPolicies,
+    KeywardRateLimits,
     KeywardUsage,
     KeywardVerification {
   readonly store: KeyStore
@@ -128,6 +133,14 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
 
+  // Stored rate limits, counted by the protection's limiters when it has some, else in memory.
+  const limits = storedLimits(
+    options.protection?.limiter,
+    options.protection?.keyPrefix ?? PROTECTION_DEFAULTS.keyPrefix,
+    (operation, error) => emit({ type: 'store.error', operation, error }),
+    options.now ? clock : coarseClock(),
+  )
+
   const creditOptions = checkCreditOptions(options.credits)
   const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable)
 
@@ -161,6 +174,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
     ...creditMethods({ ...writes, spender, counts, listening }),
+    ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
     ...identityCreditMethods({ ...writes, spender, counts, listening }),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),

@@ -2,7 +2,7 @@ import { type KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
 import type { KeywardRequest } from '../http/types.js'
-import type { IdentityInfo } from '../identities/model.js'
+import type { IdentityRecord } from '../identities/model.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
 import {
   KEY_HEADER,
@@ -74,15 +74,14 @@ export interface Lookup {
  * one (a spread of records of several shapes gave each record a hidden class of its own, and the
  * cache's records of identities' keys made every read of the verification megamorphic).
  */
-function joined(
-  record: KeyRecord,
-  identity: IdentityInfo | null,
-  identityRemaining: number | null,
-): KeyRecord {
+function joined(record: KeyRecord, found: IdentityRecord | null): KeyRecord {
   const copy: Record<string, unknown> = {}
   for (const field in record) copy[field] = record[field as keyof KeyRecord]
-  copy.identity = identity
-  copy.identityRemaining = identityRemaining
+  copy.identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
+  copy.identityRemaining = found?.remaining ?? null
+  // Its limits, shared by all its keys: the guards count them under the identity's id. Always
+  // set, `undefined` for none, so that every joined record has one shape.
+  copy.identityRatelimits = found?.ratelimits.length ? found.ratelimits : undefined
   return copy as unknown as KeyRecord
 }
 
@@ -199,9 +198,7 @@ export function createLookup(deps: LookupDependencies): Lookup {
     if (!record?.identityId || (record.identity !== undefined && record.identityRemaining !== undefined)) {
       return record
     }
-    const found = await identities!.findIdentity(record.identityId)
-    const identity = found && { id: found.id, externalId: found.externalId, metadata: found.metadata }
-    return joined(record, identity, found?.remaining ?? null)
+    return joined(record, await identities!.findIdentity(record.identityId))
   }
 
   /**

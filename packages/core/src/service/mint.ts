@@ -42,5 +42,9 @@ export async function mintKey(
     },
     credits,
   )
-  return { key, record }
+  return { key, record: withLimits(record, policies.ratelimits) }
 }
+
+// A key's stored rate limits are on its record only when it has some, as a store hands it back.
+const withLimits = (record: KeyRecord, ratelimits: KeyPolicies['ratelimits']): KeyRecord =>
+  ratelimits && ratelimits.length > 0 ? { ...record, ratelimits } : record

@@ -4,6 +4,7 @@ import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { clientAddress, type TrustedProxy } from '../http/client-address.js'
 import type { KeywardRequest } from '../http/types.js'
+import { checkRateLimits } from '../identities/checks.js'
 import type { KeyKind } from '../key/format.js'
 import {
   accessProblem,
@@ -12,6 +13,7 @@ import {
   checkPermissions,
   type KeyPolicies,
   type PermissionRule,
+  type StoredRateLimit,
 } from '../policy/policies.js'
 import type { KeyRecord } from '../store/types.js'
 import { DAY_MS } from './lifecycle.js'
@@ -22,14 +24,16 @@ export interface KeywardPolicies {
   /** The permissions the host declared (option `permissions`). */
   readonly permissions: ReadonlySet<string>
   /**
-   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`; a field left
-   * `undefined` stays, `null` clears it (anywhere, every permission, no metadata). 422 as at
+   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`, `ratelimits`; a field
+   * left `undefined` stays, `null` clears it (anywhere, every permission, no metadata, no stored
+   * rate limits). 422 as at
    * creation. Every process's verification cache hears of it as of a deactivation. `null` if
    * there is no such key. Throws a `TypeError` when the store does not implement `setKeyPolicies`.
    *
    * @example
    * ```ts
    * await keyward.setKeyPolicies(keyId, { permissions: ['reports:read'], ipAllowlist: ['203.0.113.0/24'] })
+   * await keyward.setKeyPolicies(keyId, { ratelimits: [{ name: 'requests', limit: 100, duration: 60_000 }] })
    * ```
    */
   setKeyPolicies(id: string, policies: KeyPolicies, context?: AuditContext): Promise<KeyRecord | null>
@@ -85,10 +89,17 @@ export const POLICY_OPTIONS = optionNames<KeyPolicies>({
   ipAllowlist: true,
   permissions: true,
   metadata: true,
+  ratelimits: true,
 })
 
 const BODY = ['body'] as const
 const field = (name: string) => [...BODY, name]
+
+// A key's stored rate limits as given, checked; none is `null`, as the store keeps it.
+const ratelimitsOf = (value: unknown): readonly StoredRateLimit[] | null => {
+  const limits = checkRateLimits(value, field('ratelimits'))
+  return limits.length === 0 ? null : limits
+}
 
 /**
  * @internal The policies of a new key, checked (422 at `["body", field, ...]`). API keys only:
@@ -102,14 +113,18 @@ export function newKeyPolicies(
   const ipAllowlist = checkIpAllowlist(given.ipAllowlist, field('ip_allowlist'))
   const permissions = checkPermissions(given.permissions, rules.declared, field('permissions'))
   const metadata = checkMetadata(given.metadata, field('metadata'))
-  if (kind === 'developer' && (ipAllowlist !== null || permissions !== null || metadata !== null)) {
+  const ratelimits = ratelimitsOf(given.ratelimits)
+  if (
+    kind === 'developer' &&
+    (ipAllowlist !== null || permissions !== null || metadata !== null || ratelimits !== null)
+  ) {
     throw new KeywardError(
       ErrorType.valueError,
-      'IP allowlists, permissions and metadata are policies of API keys: a developer key carries none.',
+      'IP allowlists, permissions, metadata and rate limits are policies of API keys: a developer key carries none.',
       BODY,
     )
   }
-  return { ipAllowlist, permissions, metadata }
+  return { ipAllowlist, permissions, metadata, ratelimits }
 }
 
 /** @internal Checks a change of policies; fields left `undefined` stay as they are. */
@@ -122,6 +137,7 @@ export function changedPolicies(rules: PolicyRules, given: KeyPolicies): KeyPoli
       ? { permissions: checkPermissions(given.permissions, rules.declared, field('permissions')) }
       : {}),
     ...(given.metadata !== undefined ? { metadata: checkMetadata(given.metadata, field('metadata')) } : {}),
+    ...(given.ratelimits !== undefined ? { ratelimits: ratelimitsOf(given.ratelimits) } : {}),
   }
 }
 

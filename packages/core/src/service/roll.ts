@@ -68,6 +68,7 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows,
         ipAllowlist: current.ipAllowlist ?? null,
         permissions: current.permissions ?? null,
         metadata: current.metadata ?? null,
+        ratelimits: current.ratelimits ?? null,
       },
       // The new key carries the old one's limit: a roll must not turn a metered key into an
       // unlimited one. Its balance is the old key's as last stored (see the credits guide).

@@ -177,10 +177,12 @@ export class MemoryKeyStore implements KeyStore {
     const current = this.#records.get(id)
     if (!current) return null
     const changed: { -readonly [F in keyof KeyPolicies]: KeyPolicies[F] } = {}
-    for (const field of ['ipAllowlist', 'permissions', 'metadata'] as const) {
+    for (const field of ['ipAllowlist', 'permissions', 'metadata', 'ratelimits'] as const) {
       if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
     }
-    const updated = { ...current, ...changed }
+    const { ratelimits, ...rest } = { ...current, ...changed }
+    // Stored rate limits are absent for none, as every store hands them back.
+    const updated = ratelimits && ratelimits.length > 0 ? { ...rest, ratelimits } : rest
     return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 

@@ -4,7 +4,7 @@
 import type { CreditRefill, CreditState } from '../credits/types.js'
 import type { IdentityInfo } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
-import type { KeyMetadata } from '../policy/policies.js'
+import type { KeyMetadata, StoredRateLimit } from '../policy/policies.js'
 import type { KeyFilter } from './key-filter.js'
 
 /**
@@ -61,6 +61,11 @@ export interface KeyRecord {
    * whether it is `null` is used there.
    */
   readonly remaining?: number | null
+  /**
+   * An API key's own named rate limits (at most 5), which the guards count per key; absent (or
+   * `null`) for none. A store hands back absent for none.
+   */
+  readonly ratelimits?: readonly StoredRateLimit[] | null
   /** How the key's credits come back, or `null` for never. */
   readonly refill?: CreditRefill | null
   /** The start of the last refill period applied to the balance, or `null`. Written by the store. */
@@ -81,6 +86,12 @@ export interface KeyRecord {
    * `findKeyByHash` joins this too (else the service reads the identity after the key).
    */
   readonly identityRemaining?: number | null
+  /**
+   * The named rate limits of the key's identity, shared by all its keys, read with the key as
+   * `identity` is (a store that joins `identity` joins them too); absent when it has none, and on
+   * records of other reads (`undefined` on a joined record of an identity without limits).
+   */
+  readonly identityRatelimits?: readonly StoredRateLimit[] | undefined
 }
 
 /** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */

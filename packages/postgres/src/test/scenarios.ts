@@ -50,6 +50,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         remaining: 5,
         refill: { amount: 100, interval: 'monthly', day: 31 },
         refilledAt: new Date('2027-01-31T00:00:00Z'),
+        ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
       })
       await store.insertKey(developerKey, 10)
       await store.insertKey(projectKey)
@@ -79,6 +80,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           refill_day: null,
           refilled_at: null,
           identity_id: null,
+          ratelimits: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -87,6 +89,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           ip_allowlist: ['10.0.0.0/8', '::1'],
           permissions: ['reports:read'],
           metadata: { plan: 'pro', 'quoted "key"': [1, 'two'] },
+          ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
           refill_interval: 'monthly',
           refill_day: 31,
           refilled_at: new Date('2027-01-31T00:00:00Z'),
@@ -215,7 +218,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -227,6 +230,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 8, name: 'usage' },
         { version: 9, name: 'audit_log' },
         { version: 10, name: 'identities' },
+        { version: 11, name: 'key_ratelimits' },
       ])
     })
   })

@@ -49,9 +49,12 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           applied: [2],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [3, 4, 5, 6, 7, 8, 9, 10] })
+        expect(await migrate(driver, { schema })).toEqual({
+          version: 11,
+          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11],
+        })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -90,7 +93,10 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           [developerId, await hashKey(generateKey()), 'ak_Ab3xY'],
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
-        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [4, 5, 6, 7, 8, 9, 10] })
+        expect(await migrate(driver, { schema })).toEqual({
+          version: 11,
+          applied: [4, 5, 6, 7, 8, 9, 10, 11],
+        })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
           { owner_id: 'dev-v3', closed_at: null },
@@ -159,13 +165,41 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-10 database holding keys to version 11 online: old keys have no stored limits, new ones keep theirs', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 1)
+      try {
+        await applyMigrations(driver, schema, MIGRATIONS.slice(0, 10))
+        const before = await fileNode(driver, schema)
+        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [11] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        const store = new PostgresKeyStore(driver, { schema })
+        const keyward = createKeyward({ store, trackLastUsed: false })
+        const old = await keyward.authenticate(
+          { projectKey: keys[0] },
+          { scope: 'project', projectId: 'proj-v1' },
+        )
+        const oldRecord = await store.findKeyById(old.projectKey.id)
+        expect(oldRecord).not.toHaveProperty('ratelimits')
+        const limits = [{ name: 'requests', limit: 10, duration: 1000 }]
+        expect((await keyward.setKeyPolicies(old.projectKey.id, { ratelimits: limits }))?.ratelimits).toEqual(
+          limits,
+        )
+        const { record } = await keyward.issueProjectKey('proj-v1', { ratelimits: limits })
+        expect((await store.findKeyByHash(record.hash))?.ratelimits).toEqual(limits)
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('brings a version-5 database holding keys to version 6 online: old keys have no policies, new ones keep theirs, a change is on the feed', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 2)
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 10, applied: [6, 7, 8, 9, 10] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [6, 7, 8, 9, 10, 11] })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -228,9 +262,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 10 })
+        expect(error).toMatchObject({ found: 99, known: 11 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 10). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 11). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {

@@ -10,6 +10,7 @@ import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
+import { rateLimitCases } from './rate-limit-cases.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
 import { strictBodyCases } from './strict-body-cases.js'
 import { strictQueryCases } from './strict-query-cases.js'
@@ -231,6 +232,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...policyCases,
       ...verifyCases,
       ...creditCases,
+      ...rateLimitCases,
       ...strictBodyCases,
       ...strictQueryCases,
       ...consoleCases,
