@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import axe from 'axe-core'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { expect } from 'vitest'
 
 /** Where Chromium is: `KEYWARD_CHROMIUM_BIN`, or Debian's package. */
 export const CHROMIUM_BIN = [
@@ -132,4 +133,110 @@ export async function recordPage(page: Page, name: string, findings: Map<string,
   }
   await page.emulateMedia({ colorScheme: 'light' })
   await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height })
+}
+
+/** A JSON body the page sent to the API: the method and path it went to. */
+export interface SentBody {
+  readonly method: string
+  readonly path: string
+  readonly body: unknown
+}
+
+/** Keeps, in `sent`, each JSON body the page sends to the API (`/api/...`). */
+export function keepSentBodies(page: Page, sent: SentBody[]): void {
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url())
+    const body = request.postData()
+    if (pathname.startsWith('/api/') && body) {
+      sent.push({ method: request.method().toLowerCase(), path: pathname, body: JSON.parse(body) })
+    }
+  })
+}
+
+type Schema = {
+  $ref?: string
+  anyOf?: Schema[]
+  oneOf?: Schema[]
+  properties?: Record<string, Schema>
+  items?: Schema
+  additionalProperties?: boolean
+}
+
+/** An OpenAPI document, as far as its request bodies go. */
+export interface OpenApiBodies {
+  readonly paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>
+  >
+  readonly components: { readonly schemas: Record<string, Schema> }
+}
+
+/**
+ * Each body `sent` against the OpenAPI `document`: whether its operation documents a JSON body,
+ * and the fields of it (nested objects and lists' items included) that the document does not list.
+ */
+export function undocumentedFields(
+  document: OpenApiBodies,
+  sent: readonly SentBody[],
+): { method: string; path: string; documented: boolean; unknown: string[] }[] {
+  const deref = (schema: Schema): Schema =>
+    schema.$ref ? deref(document.components.schemas[schema.$ref.split('/').pop()!]!) : schema
+  // The fields of `value` that `schema` does not list.
+  const unknown = (value: unknown, schema: Schema, at: string): string[] => {
+    if (typeof value !== 'object' || value === null) return []
+    const shapes = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].map(deref)
+    if (Array.isArray(value)) {
+      const items = shapes.find((candidate) => candidate.items)?.items
+      return items ? value.flatMap((item, i) => unknown(item, items, `${at}.${i}`)) : []
+    }
+    const shape = shapes.find((candidate) => candidate.properties)
+    // An object of the caller's own fields (`metadata`) takes any.
+    if (!shape?.properties || shape.additionalProperties === true) return []
+    return Object.entries(value).flatMap(([name, field]) =>
+      shape.properties![name] ? unknown(field, shape.properties![name]!, `${at}.${name}`) : [`${at}.${name}`],
+    )
+  }
+  return sent.map(({ method, path, body }) => {
+    const operation = Object.entries(document.paths).find(([template]) =>
+      new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+    )?.[1][method]
+    const schema = operation?.requestBody?.content['application/json']?.schema
+    return {
+      method,
+      path,
+      documented: schema !== undefined,
+      unknown: schema ? unknown(body, deref(schema), 'body') : [],
+    }
+  })
+}
+
+/** Signs in to the console at `base` with `key`, and waits for the projects page. */
+export async function signIn(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/console/`)
+  await page.getByLabel('Developer key').fill(key)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Projects' }).waitFor()
+}
+
+/** Keeps, in `errors`, each Content-Security-Policy violation the page reports. */
+export function keepCspErrors(page: Page, errors: string[]): void {
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) errors.push(message.text())
+  })
+}
+
+/**
+ * Expects every body `sent` to go to an operation of the OpenAPI `document` that takes a JSON body,
+ * with no field the document does not list (which the API would refuse).
+ */
+export function expectDocumentedBodies(document: OpenApiBodies, sent: readonly SentBody[]): void {
+  for (const checked of undocumentedFields(document, sent)) {
+    expect(checked).toEqual({ ...checked, documented: true, unknown: [] })
+  }
+}
+
+/** Expects no finding of axe or of the layout on any page checked, and no Content-Security-Policy violation. */
+export function expectNoFindings(findings: Map<string, string[]>, cspErrors: readonly string[]): void {
+  expect(Object.fromEntries([...findings].filter(([, found]) => found.length > 0))).toEqual({})
+  expect(cspErrors).toEqual([])
 }

@@ -11,7 +11,7 @@ import { keywardNotFound, keywardOnError, keywardRoutes } from '@keyward/hono'
 import { Hono } from 'hono'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_BIN, launchChromium, recordPage } from './browser.js'
+import { CHROMIUM_BIN, launchChromium, recordPage, signIn } from './browser.js'
 
 const DECLARED = ['reports:read', 'reports:write']
 
@@ -56,10 +56,7 @@ describe.skipIf(!CHROMIUM_BIN)(
       await keyward.issueProjectKey('proj_1', { name: 'default' })
       browser = await launchChromium()
       page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-      await page.goto(`${base}/console/`)
-      await page.getByLabel('Developer key').fill(developerKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('heading', { name: 'Projects' }).waitFor()
+      await signIn(page, base, developerKey)
     }, 120_000)
 
     afterAll(async () => {

@@ -7,14 +7,19 @@ import {
   type CreateApiKeyBody,
   type CreatedApiKey,
   type CreatedDeveloperKey,
+  type CreateIdentityBody,
   createClient,
+  type DeletedIdentity,
   type DeveloperKeyInfo,
+  type Identity,
   KeywardApiError,
   type Project,
+  type RateLimit,
   type RolledApiKey,
   type RolledDeveloperKey,
   type SetKeyExpiryBody,
   type UpdateApiKeyBody,
+  type UpdateIdentityBody,
   type Usage,
 } from '@keyward/client'
 import type { Granularity } from './usage'
@@ -25,8 +30,13 @@ export type {
   ChangeCreditsBody,
   CreatedApiKey,
   CreatedDeveloperKey,
+  CreateIdentityBody,
+  DeletedIdentity,
   DeveloperKeyInfo,
+  Identity,
   Project,
+  RateLimit,
+  UpdateIdentityBody,
   Usage,
 }
 
@@ -159,6 +169,8 @@ export const session = {
 }
 
 const LIMIT = 50
+// The largest page the API gives, for a count that reads every page.
+const MAX_LIMIT = 200
 const page = <T>(items: readonly T[], next: string | null | undefined): Page<T> => ({
   items,
   next: next ?? null,
@@ -191,6 +203,8 @@ export interface KeyCalls {
   changeCredits?(keyId: string, body: ChangeCreditsBody): Promise<KeyInfo>
   /** Changes an API key's access policies (API keys only). */
   updatePolicies?(keyId: string, change: PolicyChange): Promise<KeyInfo>
+  /** Puts an API key in one of the project's identities, or (`null`) takes it out (API keys only). */
+  setIdentity?(keyId: string, identityId: string | null): Promise<KeyInfo>
 }
 
 /** Which keys a list shows: those whose name or prefix matches `q`, of one status. */
@@ -244,14 +258,93 @@ export const projectKeys = (projectId: string): KeyCalls => ({
   setExpiry: (keyId, body) => call(() => client.apiKeys.setExpiry(projectId, keyId, body)),
   changeCredits: (keyId, body) => call(() => client.apiKeys.changeCredits(projectId, keyId, body)),
   updatePolicies: (keyId, change) => call(() => client.apiKeys.update(projectId, keyId, change)),
+  setIdentity: (keyId, identityId) =>
+    call(() => client.apiKeys.update(projectId, keyId, { identity_id: identityId })),
 })
+
+/** How many keys belong to an identity, and how many of them are active. */
+export interface KeyCount {
+  readonly all: number
+  readonly active: number
+}
+
+/** The calls of one project's identities. */
+export interface IdentityCalls {
+  readonly projectId: string
+  /** A page of the project's identities, newest first; with `externalId`, the one of that id or none. */
+  list(cursor: string | null, externalId?: string): Promise<Page<Identity>>
+  get(identityId: string): Promise<Identity>
+  /** The identity of the host's id for it, or `null`. */
+  find(externalId: string): Promise<Identity | null>
+  create(body: CreateIdentityBody): Promise<Identity>
+  update(identityId: string, change: UpdateIdentityBody): Promise<Identity>
+  delete(identityId: string, revokeKeys: boolean): Promise<DeletedIdentity>
+  /** A page of its API keys, newest first. */
+  keys(identityId: string, cursor: string | null): Promise<Page<ApiKeyInfo>>
+  /** How many keys it has, every page read. */
+  countKeys(identityId: string): Promise<KeyCount>
+  usage(identityId: string, range: UsageRange): Promise<Usage>
+  /** Sets, adds to or subtracts from its credit pool ("Credits…" on its page). */
+  changeCredits?(identityId: string, body: ChangeCreditsBody): Promise<Identity>
+}
+
+export const identities = (projectId: string): IdentityCalls => ({
+  projectId,
+  list: (cursor, externalId) =>
+    call(async () => {
+      if (externalId !== undefined) {
+        const found = await client.identities.findByExternalId(projectId, externalId)
+        return page(found ? [found] : [], null)
+      }
+      const listed = await client.identities.list(projectId, { cursor, limit: LIMIT })
+      return page(listed.identities, listed.next_cursor)
+    }),
+  get: (identityId) => call(() => client.identities.get(projectId, identityId)),
+  find: (externalId) => call(() => client.identities.findByExternalId(projectId, externalId)),
+  create: (body) => call(() => client.identities.create(projectId, body)),
+  update: (identityId, change) => call(() => client.identities.update(projectId, identityId, change)),
+  delete: (identityId, revokeKeys) =>
+    call(() => client.identities.delete(projectId, identityId, { revokeKeys })),
+  keys: (identityId, cursor) =>
+    call(async () => {
+      const listed = await client.identities.keys(projectId, identityId, { cursor, limit: LIMIT })
+      return page(listed.keys, listed.next_cursor)
+    }),
+  countKeys: (identityId) =>
+    call(async () => {
+      let all = 0
+      let active = 0
+      let cursor: string | null = null
+      do {
+        const listed: Awaited<ReturnType<typeof client.identities.keys>> = await client.identities.keys(
+          projectId,
+          identityId,
+          { cursor, limit: MAX_LIMIT },
+        )
+        all += listed.keys.length
+        active += listed.keys.filter((key) => key.active).length
+        cursor = listed.next_cursor
+      } while (cursor !== null)
+      return { all, active }
+    }),
+  changeCredits: (identityId, body) =>
+    call(() => client.identities.changeCredits(projectId, identityId, body)),
+  usage: (identityId, range) => call(() => client.identities.usage(projectId, identityId, range)),
+})
+
+/** Which rows of the audit log a page reads: of one project, about one key, of one action. */
+export interface AuditSearch {
+  readonly projectId?: string
+  readonly keyId?: string
+  readonly action?: AuditEntry['action']
+}
 
 /** The signed-in developer's audit log, newest first. */
 export const audit = {
-  /** A page of the log; of one key's rows with `keyId`. */
-  list: (cursor: string | null, keyId?: string, limit = LIMIT): Promise<Page<AuditEntry>> =>
+  /** A page of the log; of the rows `search` names. */
+  list: (cursor: string | null, search: AuditSearch = {}, limit = LIMIT): Promise<Page<AuditEntry>> =>
     call(async () => {
-      const listed = await client.audit.list({ cursor, limit, ...(keyId === undefined ? {} : { keyId }) })
+      const listed = await client.audit.list({ cursor, limit, ...search })
       return page(listed.entries, listed.next_cursor)
     }),
 }

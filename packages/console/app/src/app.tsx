@@ -12,6 +12,8 @@ import {
 import { Message } from './components/Message'
 import { Audit } from './pages/audit/Audit'
 import { DEVELOPER_LIMIT_MESSAGE, DeveloperKeys } from './pages/developer-keys/DeveloperKeys'
+import { Identities } from './pages/identities/Identities'
+import { IdentityPage } from './pages/identity/Identity'
 import { Key } from './pages/key/Key'
 import { PROJECT_LIMIT_MESSAGE, ProjectKeys } from './pages/project-keys/ProjectKeys'
 import { ProjectUsage } from './pages/project-usage/ProjectUsage'
@@ -77,14 +79,20 @@ function Page({
   const calls = useMemo(() => (at.page === 'key' ? projectKeys(at.projectId) : developerKeys), [at])
   useProjectName(at, projects, remember)
   switch (at.page) {
-    case 'project':
-      return at.section === 'usage' ? (
-        <ProjectUsage projectId={at.projectId} project={projects.get(at.projectId)} />
-      ) : (
-        <ProjectKeys
+    case 'project': {
+      const project = projects.get(at.projectId)
+      if (at.section === 'usage') return <ProjectUsage projectId={at.projectId} project={project} />
+      if (at.section === 'identities') {
+        return <Identities projectId={at.projectId} project={project} externalId={at.externalId} />
+      }
+      return <ProjectKeys projectId={at.projectId} project={project} permissions={current.permissions} />
+    }
+    case 'identity':
+      return (
+        <IdentityPage
           projectId={at.projectId}
+          identityId={at.identityId}
           project={projects.get(at.projectId)}
-          permissions={current.permissions}
         />
       )
     case 'key': {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keyHref, PROJECT_SECTIONS, projectHref, route } from './routes'
+import { identitiesHref, identityHref, keyHref, PROJECT_SECTIONS, projectHref, route } from './routes'
 
 describe('route', () => {
   it('reads every page from its address, and the address of each back', () => {
@@ -19,8 +19,34 @@ describe('route', () => {
     }
   })
 
+  it("reads the identities' lookup from the address, and an identity's page", () => {
+    expect(route(identitiesHref('p1'))).toEqual({ page: 'project', projectId: 'p1', section: 'identities' })
+    const lookup = identitiesHref('p1', 'tenant:acme/eu & co')
+    expect(lookup).toBe('#/projects/p1/identities?external_id=tenant%3Aacme%2Feu+%26+co')
+    expect(route(lookup)).toEqual({
+      page: 'project',
+      projectId: 'p1',
+      section: 'identities',
+      externalId: 'tenant:acme/eu & co',
+    })
+    // An empty lookup is none; another section keeps no lookup.
+    expect(route('#/projects/p1/identities?external_id=')).toEqual(route(identitiesHref('p1')))
+    expect(route('#/projects/p1/usage?external_id=x')).toEqual({
+      page: 'project',
+      projectId: 'p1',
+      section: 'usage',
+    })
+    expect(route(identityHref('p1', 'i/1'))).toEqual({ page: 'identity', projectId: 'p1', identityId: 'i/1' })
+  })
+
   it('takes an address it does not know to the projects', () => {
-    for (const hash of ['#/nowhere', '#/projects/p1/billing', '#/audit/x', '#/%E0%A4%A']) {
+    for (const hash of [
+      '#/nowhere',
+      '#/projects/p1/billing',
+      '#/audit/x',
+      '#/%E0%A4%A',
+      '#/projects/p1/identities/i1/x',
+    ]) {
       expect(route(hash)).toEqual({ page: 'projects' })
     }
   })

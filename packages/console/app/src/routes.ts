@@ -18,6 +18,7 @@ export const NAVIGATION: readonly { readonly hash: string; readonly label: strin
 export const PROJECT_SECTIONS = [
   { section: 'keys', label: 'API keys' },
   { section: 'usage', label: 'Usage' },
+  { section: 'identities', label: 'Identities' },
 ] as const
 
 export type ProjectSection = (typeof PROJECT_SECTIONS)[number]['section']
@@ -25,8 +26,15 @@ export type ProjectSection = (typeof PROJECT_SECTIONS)[number]['section']
 /** A page and what it is of. */
 export type Route =
   | { readonly page: 'projects' }
-  | { readonly page: 'project'; readonly projectId: string; readonly section: ProjectSection }
+  | {
+      readonly page: 'project'
+      readonly projectId: string
+      readonly section: ProjectSection
+      /** The identities' lookup by the host's id (`?external_id=`), which the address keeps. */
+      readonly externalId?: string
+    }
   | { readonly page: 'key'; readonly projectId: string; readonly keyId: string }
+  | { readonly page: 'identity'; readonly projectId: string; readonly identityId: string }
   | { readonly page: 'developer-keys' }
   | { readonly page: 'developer-key'; readonly keyId: string }
   | { readonly page: 'audit' }
@@ -41,12 +49,28 @@ const segment = (value: string) => {
 
 /** The page a hash names; the projects for any it does not. */
 export function route(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').map(segment)
+  const path = hash.replace(/^#\/?/, '')
+  const query = path.indexOf('?')
+  const parts = (query === -1 ? path : path.slice(0, query)).split('/').map(segment)
   const [first, id, second, third] = parts
   if (first === 'projects' && id) {
     if (second === 'keys' && third && parts.length === 4) return { page: 'key', projectId: id, keyId: third }
+    if (second === 'identities' && third && parts.length === 4) {
+      return { page: 'identity', projectId: id, identityId: third }
+    }
     const section = PROJECT_SECTIONS.find((entry) => entry.section === (second ?? 'keys'))
-    if (section && parts.length <= 3) return { page: 'project', projectId: id, section: section.section }
+    if (section && parts.length <= 3) {
+      const externalId =
+        section.section === 'identities' && query !== -1
+          ? new URLSearchParams(path.slice(query + 1)).get('external_id')
+          : null
+      return {
+        page: 'project',
+        projectId: id,
+        section: section.section,
+        ...(externalId === null || externalId === '' ? {} : { externalId }),
+      }
+    }
   }
   if (first === 'developer-keys' && parts.length <= 2) {
     return id ? { page: 'developer-key', keyId: id } : { page: 'developer-keys' }
@@ -58,6 +82,16 @@ export function route(hash: string): Route {
 /** The address of a project's section. */
 export const projectHref = (projectId: string, section: ProjectSection = 'keys') =>
   `#/projects/${encodeURIComponent(projectId)}${section === 'keys' ? '' : `/${section}`}`
+
+/** The address of a project's identities, or of the lookup of one by the host's id for it. */
+export const identitiesHref = (projectId: string, externalId?: string) =>
+  `${projectHref(projectId, 'identities')}${
+    externalId === undefined ? '' : `?${new URLSearchParams({ external_id: externalId })}`
+  }`
+
+/** The address of an identity's page. */
+export const identityHref = (projectId: string, identityId: string) =>
+  `${projectHref(projectId, 'identities')}/${encodeURIComponent(identityId)}`
 
 /** The address of a key's page: an API key of a project, or (without one) a developer key. */
 export const keyHref = (keyId: string, projectId?: string) =>

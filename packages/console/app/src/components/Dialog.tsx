@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { messageOf } from '../api'
 
 /** A modal dialog (the platform's `<dialog>`: focus stays inside, Escape closes it). */
 export function Dialog({
@@ -47,4 +48,25 @@ export function DialogError({ id, children }: { id: string; children: ComponentC
       {children}
     </p>
   )
+}
+
+/**
+ * A dialog's change, made once at a time: `run(work)` clears the last refusal, marks the dialog
+ * `busy` while `work` runs, and keeps its refusal in `error`, in the words of `explain`.
+ */
+export function useDialogWork(explain: (failure: unknown) => string = messageOf) {
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const run = async (work: () => Promise<void>) => {
+    setError('')
+    setBusy(true)
+    try {
+      await work()
+    } catch (failure) {
+      setError(explain(failure))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { error, setError, busy, run }
 }

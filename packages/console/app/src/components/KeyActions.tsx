@@ -3,12 +3,13 @@ import type { KeyCalls, KeyInfo, RolledKey } from '../api'
 import { when } from '../format'
 import { CreditsDialog, creditsText } from './Credits'
 import { ExpiryDialog, PoliciesDialog, RollDialog } from './KeyDialogs'
+import { KeyIdentityDialog } from './KeyIdentity'
 
-type Action = 'roll' | 'expiry' | 'credits' | 'policies' | undefined
+type Action = 'roll' | 'expiry' | 'credits' | 'policies' | 'identity' | undefined
 
 /**
  * What can be done to one key: revoke or re-activate it, roll it, set its expiry, and for an API
- * key change its credits and access policies, each of the last four in a dialog. `run` runs a
+ * key change its credits, access policies and identity, each of the last five in a dialog. `run` runs a
  * change (its refusal shown by the page); the key as changed goes to `onChanged` with a sentence
  * that says what happened, a roll's new key to `onRolled`.
  */
@@ -68,6 +69,7 @@ export function KeyActions({
       {key.active ? open('expiry', 'Expiry…') : null}
       {key.active && apiKey && calls.changeCredits ? open('credits', 'Credits…') : null}
       {key.active && apiKey && calls.updatePolicies ? open('policies', 'Policies…') : null}
+      {key.active && apiKey && calls.setIdentity ? open('identity', 'Identity…') : null}
       {action === 'roll' ? (
         <RollDialog
           keyInfo={key}
@@ -104,7 +106,8 @@ export function KeyActions({
       ) : null}
       {action === 'credits' && calls.changeCredits ? (
         <CreditsDialog
-          keyInfo={key}
+          title={`Credits of ${key.display}`}
+          credits={key}
           change={(body) => calls.changeCredits!(key.id, body)}
           onClose={close}
           onChanged={(updated) => {
@@ -127,6 +130,17 @@ export function KeyActions({
                 `Updated the policies of ${key.display}.`,
               )
             }
+            close()
+          }}
+        />
+      ) : null}
+      {action === 'identity' && calls.setIdentity && calls.projectId !== undefined ? (
+        <KeyIdentityDialog
+          keyInfo={key}
+          projectId={calls.projectId}
+          onClose={close}
+          onSave={async (identityId, sentence) => {
+            onChanged(await calls.setIdentity!(key.id, identityId), sentence)
             close()
           }}
         />

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { type KeyInfo, messageOf, type PolicyChange } from '../api'
+import type { KeyInfo, PolicyChange } from '../api'
 import { when } from '../format'
-import { Dialog, DialogButtons, DialogError } from './Dialog'
+import { Dialog, DialogButtons, DialogError, useDialogWork } from './Dialog'
 import { usePolicyFields } from './Policies'
 
 const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
@@ -34,23 +34,14 @@ export function PoliciesDialog({
   onSave: (change: PolicyChange) => Promise<void>
 }) {
   const fields = usePolicyFields(declared, 'edit-key', keyInfo)
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { error, busy, run } = useDialogWork()
   return (
     <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>
       <form
         class="stack"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault()
-          setError('')
-          setBusy(true)
-          try {
-            await onSave(fields.changed())
-          } catch (failure) {
-            setError(messageOf(failure))
-          } finally {
-            setBusy(false)
-          }
+          void run(() => onSave(fields.changed()))
         }}
       >
         <p>

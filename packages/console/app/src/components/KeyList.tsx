@@ -1,7 +1,8 @@
 import { useCallback, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type KeyCalls, type KeySearch, messageOf } from '../api'
+import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, type KeySearch, messageOf } from '../api'
 import { keyStatus } from '../format'
 import { keyHref } from '../routes'
+import { SearchForm } from './Fields'
 import { IssuedKey } from './IssuedKey'
 import { ListTable } from './ListTable'
 import { Message } from './Message'
@@ -74,33 +75,13 @@ export function KeyList({
       </form>
       <Message kind="error">{error}</Message>
       {issued ? <IssuedKey issued={issued} onDone={() => setIssued(undefined)} /> : null}
-      <SearchForm noun={noun} onSearch={setSearch} />
-      <ListTable caption={`${noun}s`} columns={['Name', 'Key', 'Status', 'Last used', 'Created']}>
-        {paged.items.map((key) => {
-          const status = keyStatus(key)
-          return (
-            <tr key={key.id} data-key-prefix={key.key_prefix}>
-              <td data-label="Name">
-                <a href={keyHref(key.id, calls.projectId)}>{key.name ?? 'unnamed'}</a>
-                {currentPrefix === key.key_prefix ? <span class="badge">this session</span> : null}
-              </td>
-              <td data-label="Key" class="mono">
-                {key.display}
-              </td>
-              <td data-label="Status">
-                <span class={`status status-${status.tone}`}>{status.label}</span>
-                {key.rotation_due ? <span class="badge badge-warn">rotation due</span> : null}
-              </td>
-              <td data-label="Last used">
-                <When value={key.last_used_at} fallback="never" />
-              </td>
-              <td data-label="Created">
-                <When value={key.created_at} />
-              </td>
-            </tr>
-          )
-        })}
-      </ListTable>
+      <KeySearchForm noun={noun} onSearch={setSearch} />
+      <KeyTable
+        caption={`${noun}s`}
+        keys={paged.items}
+        projectId={calls.projectId}
+        currentPrefix={currentPrefix}
+      />
       <ListStates
         paged={paged}
         what={`${noun}s`}
@@ -117,6 +98,51 @@ export function KeyList({
   )
 }
 
+/**
+ * Keys as a compact table: name (a link to the key's page), key, status, last used, created; the
+ * key of this session is marked. Nothing without keys (the list's states say why).
+ */
+export function KeyTable({
+  caption,
+  keys,
+  projectId,
+  currentPrefix,
+}: {
+  caption: string
+  keys: readonly KeyInfo[]
+  projectId: string | undefined
+  currentPrefix?: string | undefined
+}) {
+  return (
+    <ListTable caption={caption} columns={['Name', 'Key', 'Status', 'Last used', 'Created']}>
+      {keys.map((key) => {
+        const status = keyStatus(key)
+        return (
+          <tr key={key.id} data-key-prefix={key.key_prefix}>
+            <td data-label="Name">
+              <a href={keyHref(key.id, projectId)}>{key.name ?? 'unnamed'}</a>
+              {currentPrefix === key.key_prefix ? <span class="badge">this session</span> : null}
+            </td>
+            <td data-label="Key" class="mono">
+              {key.display}
+            </td>
+            <td data-label="Status">
+              <span class={`status status-${status.tone}`}>{status.label}</span>
+              {key.rotation_due ? <span class="badge badge-warn">rotation due</span> : null}
+            </td>
+            <td data-label="Last used">
+              <When value={key.last_used_at} fallback="never" />
+            </td>
+            <td data-label="Created">
+              <When value={key.created_at} />
+            </td>
+          </tr>
+        )
+      })}
+    </ListTable>
+  )
+}
+
 // A whole key, as someone might paste it into the search.
 const FULL_KEY = /^ak_[A-Za-z0-9_-]{32}$/
 
@@ -128,48 +154,44 @@ const STATUSES: readonly { value: '' | NonNullable<KeySearch['status']>; label: 
 ]
 
 /** A search of the list by name or prefix and by status, applied by the server when submitted. */
-function SearchForm({ noun, onSearch }: { noun: string; onSearch: (search: KeySearch) => void }) {
+function KeySearchForm({ noun, onSearch }: { noun: string; onSearch: (search: KeySearch) => void }) {
   const [q, setQ] = useState('')
   const [status, setStatus] = useState<(typeof STATUSES)[number]['value']>('')
   return (
-    <search>
-      <form
-        class="inline-form search-form"
-        onSubmit={(event) => {
-          event.preventDefault()
-          // A whole key pasted here is cut to its prefix, all a search matches: the key is never sent.
-          const text = FULL_KEY.test(q.trim()) ? q.trim().slice(0, 8) : q.trim()
-          if (text !== q) setQ(text)
-          onSearch({ ...(text === '' ? {} : { q: text }), ...(status === '' ? {} : { status }) })
-        }}
+    <SearchForm
+      onSearch={() => {
+        // A whole key pasted here is cut to its prefix, all a search matches: the key is never sent.
+        const text = FULL_KEY.test(q.trim()) ? q.trim().slice(0, 8) : q.trim()
+        if (text !== q) setQ(text)
+        onSearch({ ...(text === '' ? {} : { q: text }), ...(status === '' ? {} : { status }) })
+      }}
+    >
+      <label for="key-search">Find {noun}s</label>
+      <input
+        id="key-search"
+        type="search"
+        maxLength={100}
+        value={q}
+        placeholder="name or ak_ prefix"
+        onInput={(event) => setQ(event.currentTarget.value)}
+      />
+      <label for="key-status" class="visually-hidden">
+        Status
+      </label>
+      <select
+        id="key-status"
+        value={status}
+        onChange={(event) => setStatus(event.currentTarget.value as (typeof STATUSES)[number]['value'])}
       >
-        <label for="key-search">Find {noun}s</label>
-        <input
-          id="key-search"
-          type="search"
-          maxLength={100}
-          value={q}
-          placeholder="name or ak_ prefix"
-          onInput={(event) => setQ(event.currentTarget.value)}
-        />
-        <label for="key-status" class="visually-hidden">
-          Status
-        </label>
-        <select
-          id="key-status"
-          value={status}
-          onChange={(event) => setStatus(event.currentTarget.value as (typeof STATUSES)[number]['value'])}
-        >
-          {STATUSES.map((choice) => (
-            <option key={choice.value} value={choice.value}>
-              {choice.label}
-            </option>
-          ))}
-        </select>
-        <button type="submit" class="secondary">
-          Search
-        </button>
-      </form>
-    </search>
+        {STATUSES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="secondary">
+        Search
+      </button>
+    </SearchForm>
   )
 }

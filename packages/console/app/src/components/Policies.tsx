@@ -20,6 +20,44 @@ function policyTexts(keyInfo: KeyInfo | undefined) {
 }
 
 /**
+ * Metadata typed as JSON, or `undefined` for an empty field; a 422 for text that is not JSON (the
+ * server refuses what is not an object, or larger than 4 KB, and names it).
+ */
+export function metadataOf(text: string): KeyPolicies['metadata'] | undefined {
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError(422, 'json_invalid', 'Metadata should be a JSON object, e.g. {"plan": "pro"}.')
+  }
+}
+
+/** A field of metadata, typed as a JSON object. */
+export function MetadataField({
+  id,
+  value,
+  onInput,
+}: {
+  id: string
+  value: string
+  onInput: (text: string) => void
+}) {
+  return (
+    <>
+      <label for={id}>Metadata: a JSON object of at most 4 KB</label>
+      <textarea
+        id={id}
+        rows={2}
+        class="mono"
+        value={value}
+        onInput={(event) => onInput(event.currentTarget.value)}
+        placeholder='{"plan": "pro"}'
+      />
+    </>
+  )
+}
+
+/**
  * What the permission field suggests as its value is typed: the entries typed so far followed by
  * each declared name not among them (`reports:read, reports:write`), so that picking one adds it.
  */
@@ -43,14 +81,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   const [ips, setIps] = useState(start.ips)
   const [permissions, setPermissions] = useState(start.permissions)
   const [metadata, setMetadata] = useState(start.metadata)
-  const parsedMetadata = (): KeyPolicies['metadata'] | undefined => {
-    if (metadata.trim() === '') return undefined
-    try {
-      return JSON.parse(metadata)
-    } catch {
-      throw new ApiError(422, 'json_invalid', 'Metadata should be a JSON object, e.g. {"plan": "pro"}.')
-    }
-  }
+  const parsedMetadata = () => metadataOf(metadata)
   const read = (): KeyPolicies => {
     const parsed = parsedMetadata()
     return {
@@ -101,15 +132,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
           ))}
         </datalist>
       ) : null}
-      <label for={`${idPrefix}-metadata`}>Metadata: a JSON object of at most 4 KB</label>
-      <textarea
-        id={`${idPrefix}-metadata`}
-        rows={2}
-        class="mono"
-        value={metadata}
-        onInput={(event) => setMetadata(event.currentTarget.value)}
-        placeholder='{"plan": "pro"}'
-      />
+      <MetadataField id={`${idPrefix}-metadata`} value={metadata} onInput={setMetadata} />
     </div>
   )
   const fields = (

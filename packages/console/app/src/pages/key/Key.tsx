@@ -1,11 +1,13 @@
-import { useCallback, useEffect, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, messageOf, type UsageRange } from '../../api'
+import { useCallback, useState } from 'preact/hooks'
+import type { CreatedKey, KeyCalls, KeyInfo, UsageRange } from '../../api'
 import { IssuedKey } from '../../components/IssuedKey'
 import { KeyActions } from '../../components/KeyActions'
+import { IdentityFact } from '../../components/KeyIdentity'
 import { explain } from '../../components/KeyList'
+import { NotLoaded, useLoaded, usePageTitle } from '../../components/loaded'
 import { Message } from '../../components/Message'
 import { PolicyFacts } from '../../components/Policies'
-import { Failed, Loading, When } from '../../components/States'
+import { When } from '../../components/States'
 import { UsageChart } from '../../components/UsageChart'
 import { keyStatus, when } from '../../format'
 import { keyHref } from '../../routes'
@@ -30,32 +32,15 @@ export function Key({
   permissions: readonly string[]
   currentPrefix?: string
 }) {
-  const [key, setKey] = useState<KeyInfo | undefined>()
-  const [failure, setFailure] = useState<unknown>()
-  const [attempt, setAttempt] = useState(0)
+  const load = useCallback(() => calls.get(keyId), [calls, keyId])
+  const { value: key, setValue: setKey, failure, retry } = useLoaded<KeyInfo>(load)
   const [error, setError] = useState('')
   const [info, setInfo] = useState('')
   const [issued, setIssued] = useState<{ key: CreatedKey; note: string } | undefined>()
 
-  useEffect(() => {
-    let current = true
-    setFailure(undefined)
-    calls.get(keyId).then(
-      (found) => current && setKey(found),
-      (caught) => current && setFailure(caught ?? new Error('failed')),
-    )
-    return () => {
-      current = false
-    }
-  }, [calls, keyId, attempt])
   const usage = useCallback((range: UsageRange) => calls.usage({ ...range, keyId }), [calls, keyId])
 
-  useEffect(() => {
-    document.title = `${key ? (key.name ?? key.display) : 'Key'} · Keyward console`
-    return () => {
-      document.title = 'Keyward console'
-    }
-  }, [key])
+  usePageTitle(key ? (key.name ?? key.display) : 'Key')
 
   const run = async (work: () => Promise<void>) => {
     setError('')
@@ -73,18 +58,16 @@ export function Key({
     </p>
   )
   if (key === undefined) {
-    const missing = failure instanceof ApiError && failure.status === 404
     return (
       <main id="main" class="stack">
         {backLink}
         <h1>Key</h1>
-        {failure === undefined ? (
-          <Loading what="the key" />
-        ) : missing ? (
-          <Failed message="There is no such key: it belongs to someone else, or the address is wrong." />
-        ) : (
-          <Failed message={messageOf(failure)} retry={() => setAttempt((n) => n + 1)} />
-        )}
+        <NotLoaded
+          what="the key"
+          missing="There is no such key: it belongs to someone else, or the address is wrong."
+          failure={failure}
+          retry={retry}
+        />
       </main>
     )
   }
@@ -114,7 +97,7 @@ export function Key({
         }}
         onRolled={(rolled, note) => {
           setIssued({ key: rolled, note })
-          setAttempt((n) => n + 1)
+          retry()
         }}
       />
       <Message kind="error">{error}</Message>
@@ -141,6 +124,9 @@ export function Key({
           <dd>{key.expires_at ? <When value={key.expires_at} /> : 'never'}</dd>
           <dt>Rotation</dt>
           <dd>{key.rotation_due ? 'due: roll this key' : 'not due'}</dd>
+          {'project_id' in key ? (
+            <IdentityFact projectId={key.project_id} identityId={key.identity_id} />
+          ) : null}
           <PolicyFacts keyInfo={key} />
           <dt>Id</dt>
           <dd class="mono">{key.id}</dd>

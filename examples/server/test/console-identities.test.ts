@@ -1,0 +1,425 @@
+// The console's identities pages in a real browser (Debian's Chromium, driven by Playwright),
+// against the built reference server on embedded PGlite: a project's identities (creation, the
+// list, the lookup by external id), an identity's page (its limits edited, its keys, its usage, its
+// changes, its deletion with its keys revoked) and a key's identity. Each page is checked with
+// axe-core and for its layout, with realistic data, and photographed at a desktop and a phone size.
+
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  CHROMIUM_BIN,
+  expectDocumentedBodies,
+  expectNoFindings,
+  keepCspErrors,
+  keepSentBodies,
+  launchChromium,
+  type OpenApiBodies,
+  recordPage,
+  type SentBody,
+  signIn,
+} from './browser.js'
+import { firstProject, serverScope, startServer } from './server-process.js'
+
+/** Identities of the kind a customer base has: ids of a billing system, of an auth service, UUIDs. */
+const CUSTOMERS = [
+  'cus_NffrFeUfNV2Hib',
+  'tenant:initech/prod',
+  '7d9c2e4a-51b8-4f3e-9a6d-0c8b1e2f3a4d',
+  'customer_globex-eu-west',
+  'org_2Xk9pQmL4vRtY8wZ3nB7cD1eF',
+  'acct_1OaBcDeFgHiJkLmN',
+]
+
+/** Metadata as a host keeps it of a customer. */
+const METADATA = {
+  plan: 'enterprise',
+  region: 'eu-west-1',
+  billing_email: 'accounts-payable@acme-corporation.example',
+  seats: 250,
+  tags: ['priority', 'gdpr', 'sso', 'annual-contract'],
+  account_manager: 'Jordan Smith',
+  notes: 'Renewal due in March; ask before lowering limits.',
+}
+
+/** Five named limits, the most an identity carries. */
+const LIMITS = [
+  { name: 'requests', limit: 100, duration: 1_000 },
+  { name: 'burst', limit: 20, duration: 10_000 },
+  { name: 'uploads:hourly', limit: 500, duration: 3_600_000 },
+  { name: 'tokens.daily', limit: 1_000_000, duration: 86_400_000 },
+  { name: 'exports', limit: 5, duration: 60_000 },
+]
+
+describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (install chromium to run)', () => {
+  const scope = serverScope('keyward-console-identities-')
+  let page: Page
+  let developerKey: string
+  let base: string
+  let projectId: string
+  const violations = new Map<string, string[]>()
+  const cspErrors: string[] = []
+  const sent: SentBody[] = []
+
+  /** The API, called as any client would, outside the browser, with the developer key. */
+  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    const response = await fetch(`${base}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    })
+    return { status: response.status, body: await response.json() }
+  }
+  const identitiesPath = () => `/projects/${projectId}/identities`
+  /** The identity of an external id, as the API finds it. */
+  const identityOf = async (externalId: string) =>
+    (await api(`${identitiesPath()}?external_id=${encodeURIComponent(externalId)}`)).body.identities[0]
+
+  /** Checks the page with axe and for its layout, and saves it at both sizes in both schemes. */
+  const record = (name: string) => recordPage(page, name, violations)
+  /** What an identity's or a key's page says of it, its list of facts as text. */
+  const facts = () => page.locator('dl.facts').textContent()
+  const openIdentities = async () => {
+    await page.goto(`${base}/console/#/projects/${projectId}/identities`)
+    await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
+  }
+
+  beforeAll(async () => {
+    const server = await startServer(scope.cwd(), {
+      KEYWARD_DATA_DIR: join(scope.cwd(), 'data'),
+      KEYWARD_USAGE_FLUSH_SECONDS: '1',
+    })
+    scope.onCleanup(() => server.stop())
+    base = server.baseUrl
+    const first = await firstProject(server, 'Shop')
+    developerKey = first.developerKey
+    projectId = first.project.id
+    // Customers with metadata, up to five limits and a pool, and keys of one of them.
+    for (const [i, externalId] of CUSTOMERS.entries()) {
+      const identity = await api(identitiesPath(), {
+        method: 'POST',
+        body: {
+          external_id: externalId,
+          metadata: METADATA,
+          ratelimits: LIMITS.slice(0, 1 + (i % LIMITS.length)),
+          ...(i % 2 === 0
+            ? { remaining: 1_500, refill: { amount: 2_000, interval: 'monthly', day: 1 } }
+            : {}),
+        },
+      })
+      expect(identity.status).toBe(201)
+      for (const name of i === 4 ? ['production (eu-west-1)', 'staging', 'ci: nightly exports'] : []) {
+        const key = await api(`/projects/${projectId}/api-keys`, {
+          method: 'POST',
+          body: { name, identity_id: identity.body.id },
+        })
+        expect(key.status).toBe(201)
+      }
+    }
+    const browser: Browser = await launchChromium()
+    scope.onCleanup(() => browser.close())
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
+    keepSentBodies(page, sent)
+    keepCspErrors(page, cspErrors)
+    await signIn(page, base, developerKey)
+  }, 180_000)
+
+  it("says what to do on a project without identities, and lists a project's identities with their pools and limits", async () => {
+    const empty = await api('/projects', { method: 'POST', body: { name: 'Empty' } })
+    await page.goto(`${base}/console/#/projects/${empty.body.project.id}`)
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Identities' }).click()
+    await page
+      .getByText('No identities yet: give the external id of a customer above and create one.')
+      .waitFor()
+
+    await openIdentities()
+    const table = page.getByRole('table', { name: 'Identities' })
+    await expect.poll(() => table.getByRole('row').count()).toBe(CUSTOMERS.length + 1)
+    const rowText = async (row: number) =>
+      (await table.getByRole('row').nth(row).allInnerTexts()).join(' ').replace(/\s+/g, ' ')
+    // Newest first: the last customer created, with one limit and no pool.
+    expect(await rowText(1)).toMatch(/^acct_1OaBcDeFgHiJkLmN no pool requests: 100 per second \S/)
+    const oldest = await rowText(-1)
+    expect(oldest).toMatch(
+      /^cus_NffrFeUfNV2Hib 1500, refills to 2000 monthly on day 1 requests: 100 per second \S/,
+    )
+    const all = await rowText(2)
+    expect(all).toMatch(
+      /^org_2Xk9pQmL4vRtY8wZ3nB7cD1eF 1500, refills to 2000 monthly on day 1 requests: 100 per second \+4 more \S/,
+    )
+    await record('identities')
+  })
+
+  it('creates an identity with metadata, a rate limit and a credit pool, and sees it in the list', async () => {
+    await page.getByLabel('External id of the new identity').fill('customer_acme')
+    await page.getByText('Metadata, rate limits and credits (optional)').click()
+    await page.getByLabel(/^Metadata/).fill('{"plan": "pro"}')
+    await page.getByRole('button', { name: 'Add a limit' }).click()
+    const limit = page.getByRole('group', { name: 'Limit 1' })
+    await limit.getByLabel('Name').fill('requests')
+    await limit.getByLabel('Requests').fill('10')
+    await limit.getByLabel('Per').fill('1')
+    await limit.getByLabel('Unit').selectOption({ label: 'seconds' })
+    await page.getByLabel('Credits (empty: no pool)').fill('100')
+    await page.getByLabel('Refill rule').selectOption({ label: 'Daily, at 00:00 UTC' })
+    await page.getByLabel('Refill up to (credits)').fill('100')
+    await record('identity-create')
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    await page.getByRole('status').filter({ hasText: 'Created the identity “customer_acme”.' }).waitFor()
+    const row = page.getByRole('row').filter({ hasText: 'customer_acme' })
+    await expect
+      .poll(async () => (await row.allInnerTexts()).join(' '))
+      .toMatch(/100, refills to 100 daily\s+requests: 10 per second/)
+    expect(await identityOf('customer_acme')).toMatchObject({
+      external_id: 'customer_acme',
+      metadata: { plan: 'pro' },
+      ratelimits: [{ name: 'requests', limit: 10, duration: 1000 }],
+      remaining: 100,
+      refill: { amount: 100, interval: 'daily' },
+    })
+    // The form is empty again; a second identity of the same id is refused in the server's words.
+    expect(await page.getByLabel('External id of the new identity').inputValue()).toBe('')
+    await page.getByLabel('External id of the new identity').fill('customer_acme')
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Error: The project has an identity “customer_acme” already: find it by its external id below.')
+    // A limit the server refuses is named by its row.
+    await page.getByLabel('External id of the new identity').fill('customer_initech')
+    await page.getByRole('button', { name: 'Add a limit' }).click()
+    await limit.getByLabel('Name').fill('per second!')
+    await limit.getByLabel('Requests').fill('10')
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/^Error: Limit 1, name: A rate limit name/)
+    expect(await identityOf('customer_initech')).toBeUndefined()
+  })
+
+  it('finds an identity by its external id, the address keeping the lookup', async () => {
+    await openIdentities()
+    const rows = () => page.getByRole('table', { name: 'Identities' }).locator('tbody tr').allInnerTexts()
+    await page.getByLabel('Find an identity by its external id').fill('tenant:initech/prod')
+    await page.getByRole('button', { name: 'Find', exact: true }).click()
+    await expect
+      .poll(() => page.evaluate(() => location.hash))
+      .toBe(`#/projects/${projectId}/identities?external_id=tenant%3Ainitech%2Fprod`)
+    await expect
+      .poll(async () => (await rows()).map((row) => row.split(/\s/)[0]))
+      .toEqual(['tenant:initech/prod'])
+    // A link to the lookup opens it: the page loaded anew finds the same identity.
+    await page.reload()
+    await expect.poll(async () => (await rows()).length).toBe(1)
+    expect(await page.getByLabel('Find an identity by its external id').inputValue()).toBe(
+      'tenant:initech/prod',
+    )
+    await page.getByLabel('Find an identity by its external id').fill('nobody')
+    await page.getByRole('button', { name: 'Find', exact: true }).click()
+    await page.getByText('No identity has the external id “nobody”.').waitFor()
+    await page.getByRole('link', { name: 'Show every identity' }).click()
+    await expect.poll(async () => (await rows()).length).toBe(CUSTOMERS.length + 1)
+  })
+
+  it("opens an identity's page and edits a rate limit: only the limits are sent, and the server applies them", async () => {
+    await page.getByLabel('Find an identity by its external id').fill('customer_acme')
+    await page.getByRole('button', { name: 'Find', exact: true }).click()
+    await page.getByRole('link', { name: 'customer_acme', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    const before = await identityOf('customer_acme')
+    await expect.poll(facts).toContain('Credit pool100, refills to 100 daily')
+    expect(await facts()).toContain('Rate limitsrequests: 10 per second')
+    expect(await facts()).toContain(`Id${before.id}`)
+    await page.getByRole('button', { name: 'Limits and metadata…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Limits and metadata of “customer_acme”' })
+    const limit = dialog.getByRole('group', { name: 'Limit 1' })
+    expect(await limit.getByLabel('Name').inputValue()).toBe('requests')
+    expect(await dialog.getByLabel(/^Metadata/).inputValue()).toBe('{"plan":"pro"}')
+    await limit.getByLabel('Requests').fill('600')
+    await limit.getByLabel('Unit').selectOption({ label: 'minutes' })
+    await record('identity-edit')
+    const patched = page.waitForRequest((request) => request.method() === 'PATCH')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    expect((await patched).postDataJSON()).toEqual({
+      ratelimits: [{ name: 'requests', limit: 600, duration: 60_000 }],
+    })
+    await page.getByRole('status').filter({ hasText: 'Updated the identity “customer_acme”.' }).waitFor()
+    await expect.poll(facts).toContain('Rate limitsrequests: 600 per minute')
+    expect(await identityOf('customer_acme')).toMatchObject({
+      ...before,
+      ratelimits: [{ name: 'requests', limit: 600, duration: 60_000 }],
+      updated_at: expect.any(String),
+    })
+    // The change is in the identities' changes, this one's marked.
+    const changes = page.getByRole('table', { name: "Changes of the project's identities" })
+    await expect
+      .poll(async () => (await changes.locator('tbody tr').first().allInnerTexts()).join(' '))
+      .toMatch(new RegExp(`Identity changed[\\s\\S]*Identity ${before.id}\\s*this one`))
+    // A window of more than a day is refused in the dialog, which stays open; nothing changes.
+    await page.getByRole('button', { name: 'Limits and metadata…' }).click()
+    await limit.getByLabel('Per').fill('2')
+    await limit.getByLabel('Unit').selectOption({ label: 'days' })
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/^Limit 1, window: /)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await identityOf('customer_acme')).ratelimits).toEqual([
+      { name: 'requests', limit: 600, duration: 60_000 },
+    ])
+  })
+
+  it("puts a key in the identity from the key's page, which links to it, and the identity lists it", async () => {
+    const created = await api(`/projects/${projectId}/api-keys`, { method: 'POST', body: { name: 'worker' } })
+    const key = created.body as { id: string; key: string }
+    await page.goto(`${base}/console/#/projects/${projectId}/keys/${key.id}`)
+    await page.getByRole('heading', { level: 1, name: /^worker ak_/ }).waitFor()
+    await expect.poll(facts).toContain('Identitynone')
+    await page.getByRole('button', { name: 'Identity…' }).click()
+    const dialog = page.getByRole('dialog', { name: /^Identity of ak_/ })
+    await dialog.getByLabel('External id of the identity').fill('customer_nobody')
+    await dialog.getByRole('button', { name: 'Set identity' }).click()
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toBe('The project has no identity “customer_nobody”. Create it on the project’s Identities tab first.')
+    await dialog.getByLabel('External id of the identity').fill('customer_acme')
+    await record('key-identity')
+    await dialog.getByRole('button', { name: 'Set identity' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'now belongs to the identity “customer_acme”.' })
+      .waitFor()
+    const acme = await identityOf('customer_acme')
+    const listed = await api(`/projects/${projectId}/api-keys?q=worker`)
+    expect(listed.body.keys[0].identity_id).toBe(acme.id)
+    await expect.poll(facts).toContain('Identitycustomer_acme')
+
+    // Its requests count for the identity: one accepted, charted on the identity's page.
+    const verified = await fetch(`${base}/api/v1/projects/${projectId}/access-tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.key },
+    })
+    expect(verified.status).toBe(201)
+    await expect
+      .poll(
+        async () => (await api(`${identitiesPath()}/${acme.id}/usage?granularity=hour`)).body.usage.length,
+        { timeout: 15_000 },
+      )
+      .toBe(1)
+    await page.getByRole('link', { name: 'customer_acme', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    const keys = page.getByRole('table', { name: 'Keys of this identity' })
+    await expect
+      .poll(() => keys.locator('tbody tr').allInnerTexts())
+      .toEqual([expect.stringMatching(/^worker\s+ak_/)])
+    await expect
+      .poll(() => page.locator('.chart-legend').textContent())
+      .toBe('Accepted (solid): 1Refused (dashed): 0')
+    expect(
+      await page
+        .getByRole('img', { name: /^Chart: 1 accepted and 0 refused verifications of this identity's keys/ })
+        .count(),
+    ).toBe(1)
+  })
+
+  it('takes a key out of its identity from its page', async () => {
+    const created = await api(`/projects/${projectId}/api-keys`, {
+      method: 'POST',
+      body: { name: 'leaver', external_id: 'customer_globex-eu-west' },
+    })
+    await page.goto(`${base}/console/#/projects/${projectId}/keys/${created.body.id}`)
+    await expect.poll(facts).toContain('Identitycustomer_globex-eu-west')
+    await page.getByRole('button', { name: 'Identity…' }).click()
+    await page.getByRole('button', { name: 'Remove from its identity' }).click()
+    await page.getByRole('status').filter({ hasText: 'no longer belongs to an identity.' }).waitFor()
+    await expect.poll(facts).toContain('Identitynone')
+    expect((await api(`/projects/${projectId}/api-keys?q=leaver`)).body.keys[0].identity_id).toBeNull()
+  })
+
+  it('shows an identity with realistic data: every limit, its metadata, its keys', async () => {
+    const identity = await identityOf(CUSTOMERS[4]!)
+    await page.goto(`${base}/console/#/projects/${projectId}/identities/${identity.id}`)
+    await expect.poll(facts).toContain('tokens.daily: 1,000,000 per day')
+    expect(await facts()).toContain('"billing_email": "accounts-payable@acme-corporation.example"')
+    expect(await facts()).toContain('Credit pool1500, refills to 2000 monthly on day 1')
+    const keys = page.getByRole('table', { name: 'Keys of this identity' })
+    await expect.poll(() => keys.locator('tbody tr').count()).toBe(3)
+    await page.getByText('No verifications of this identity').waitFor()
+    await record('identity')
+  })
+
+  it('works with the keyboard alone on an identity’s page: its dialog opened and closed', async () => {
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement!
+        return {
+          name: `${element.tagName.toLowerCase()} ${element.textContent?.trim() ?? ''}`,
+          outline: getComputedStyle(element).outlineStyle,
+          inDialog: element.closest('dialog') !== null,
+        }
+      })
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    for (let presses = 0; ; presses++) {
+      expect(presses).toBeLessThan(40)
+      await page.keyboard.press('Tab')
+      const now = await focused()
+      expect(now.outline).not.toBe('none')
+      if (now.name === 'button Limits and metadata…') break
+    }
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: /^Limits and metadata of / })
+    await dialog.waitFor()
+    expect((await focused()).inDialog).toBe(true)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => dialog.count()).toBe(0)
+  })
+
+  it('deletes an identity: refused in plain words while it has keys, then deleted with them revoked', async () => {
+    const acme = await identityOf('customer_acme')
+    await page.goto(`${base}/console/#/projects/${projectId}/identities/${acme.id}`)
+    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    await page.getByRole('button', { name: 'Delete…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete “customer_acme”' })
+    const revoke = dialog.getByLabel('Also revoke its 1 key')
+    await revoke.waitFor()
+    await dialog.getByRole('button', { name: 'Delete identity' }).click()
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toBe(
+        'Keys still belong to this identity, and it is deleted only with them revoked: tick the box to revoke them with it, or first take each key out of it (“Identity…” on the key’s page).',
+      )
+    expect((await api(`${identitiesPath()}/${acme.id}`)).status).toBe(200)
+    await revoke.check()
+    await record('identity-delete')
+    await dialog.getByRole('button', { name: 'Delete identity' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Deleted the identity “customer_acme” and revoked its 1 key.' })
+      .waitFor()
+    expect((await api(`${identitiesPath()}/${acme.id}`)).status).toBe(404)
+    const worker = (await api(`/projects/${projectId}/api-keys?q=worker`)).body.keys[0]
+    expect([worker.active, worker.identity_id]).toEqual([false, null])
+    // Its address now says there is no such identity.
+    await page.reload()
+    await page
+      .getByText(
+        'There is no such identity: it was deleted, it belongs to another project, or the address is wrong.',
+      )
+      .waitFor()
+  })
+
+  it('sends only the body fields that the OpenAPI document lists', async () => {
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiBodies
+    const paths = new Set(
+      sent.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/g, '{id}')}`),
+    )
+    expect([...paths].sort()).toEqual([
+      'patch /api/v1/projects/{id}/api-keys/{id}',
+      'patch /api/v1/projects/{id}/identities/{id}',
+      'post /api/v1/projects/{id}/identities',
+    ])
+    expectDocumentedBodies(document, sent)
+  })
+
+  it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
+    expect(violations.size).toBe(6 * 8)
+    expectNoFindings(violations, cspErrors)
+  })
+})
