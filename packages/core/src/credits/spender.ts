@@ -3,6 +3,8 @@ import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { KeyStore } from '../store/types.js'
+import type { TelemetryTracer } from '../telemetry/types.js'
+import { leaseSpans } from './lease-spans.js'
 import { nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
 
@@ -139,6 +141,7 @@ export function createCreditSpender(
   options: Required<CreditOptions>,
   clock: () => number,
   storeError: (operation: string, error: unknown) => KeywardError,
+  tracer?: TelemetryTracer,
 ): CreditSpender {
   const accounts = new Map<string, Account>()
   let closed = false
@@ -149,7 +152,7 @@ export function createCreditSpender(
     }
     return { spendNow: missing, spend: missing, forget: () => {}, changed: () => {}, close: async () => [] }
   }
-  const lease = store.leaseCredits.bind(store)
+  const lease = leaseSpans(store.leaseCredits.bind(store), tracer, (id) => accounts.get(id)?.keyPrefix)
   const giveBack = store.returnCredits.bind(store)
 
   const accountOf = ({ id, keyPrefix }: KeyRef, balance: number): Account => {

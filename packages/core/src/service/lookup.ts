@@ -18,6 +18,7 @@ import type { KeywardOptions } from './options.js'
 import { type Failed, INVALID, refused } from './refusals.js'
 import type { Credentials } from './requirements.js'
 import type { StoreCalls } from './store-call.js'
+import type { LookupObserver } from './verification-spans.js'
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
@@ -39,6 +40,8 @@ export interface LookupDependencies extends StoreCalls {
   readonly failed: Failed
   /** The host's `projectOwner`. */
   readonly ownerLookup: KeywardOptions['projectOwner']
+  /** Told what each lookup found, for its verification's span; absent without `telemetry`. */
+  readonly observe?: LookupObserver | undefined
 }
 
 /**
@@ -70,7 +73,7 @@ export interface Lookup {
 
 /** @internal The lookups of a service. */
 export function createLookup(deps: LookupDependencies): Lookup {
-  const { store, clock, legacy, storeCall, storeUnavailable, failed, ownerLookup } = deps
+  const { store, clock, legacy, storeCall, storeUnavailable, failed, ownerLookup, observe } = deps
   const cache =
     deps.cache && store.changes ? new VerificationCache(deps.cache, store.changes, deps.emit) : undefined
 
@@ -142,15 +145,21 @@ export function createLookup(deps: LookupDependencies): Lookup {
     if (cache) {
       const cached = cache.get(hash)
       // The same checks as after a store lookup: a cached record is checked every time.
-      if (cached !== undefined) return settle(cached, kind, origin)
+      if (cached !== undefined) {
+        observe?.(origin, kind, cached, -1)
+        return settle(cached, kind, origin)
+      }
     }
+    const started = observe ? performance.now() : 0
     return flights.lookup(hash).then(
       (record) => {
+        observe?.(origin, kind, record, performance.now() - started)
         const problem = recordProblem(record, kind, origin?.address, origin?.request)
         if (problem) throw problem
         return record as KeyRecord
       },
       (error: unknown) => {
+        observe?.(origin, kind, undefined, performance.now() - started)
         throw failed(kind, 'store_unavailable', lookupFailure(error))
       },
     )
