@@ -4,7 +4,7 @@ import { sha256Hex } from '../hash/digest.js'
 import { KEY_PATTERN, KEY_PREFIX_LENGTH } from '../key/constants.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import type { KeyRecord } from '../store/types.js'
-import { epochMs, SPAN_INTERNAL, spanFailed } from '../telemetry/spans.js'
+import { SPAN_INTERNAL, spanFailed, spanTime } from '../telemetry/spans.js'
 import type { KeywardTelemetry, TelemetrySpan, TelemetryTracer } from '../telemetry/types.js'
 import type { AuthFailureReason } from './events.js'
 import type { Lookup } from './lookup.js'
@@ -173,28 +173,33 @@ export function verificationSpans(
     credentials: C,
     run: (origin: C) => Promise<T>,
   ): Promise<T> {
-    // A copy of its own is the key of this verification's note, even when calls share credentials.
-    const origin = { ...credentials }
-    const note = fresh()
-    notes.set(origin, note)
-    const presented = (kind: KeyKind) =>
-      kind === 'developer' ? credentials.developerKey : credentials.projectKey
-    const end = (span: TelemetrySpan, result: unknown) => {
-      finish(span, scope, note, result, presented, projectId, credentials.address)
-      span.end()
-    }
-    return tracer.startActiveSpan(VERIFY_SPAN, { kind: SPAN_INTERNAL }, (span) =>
-      run(origin).then(
+    return tracer.startActiveSpan(VERIFY_SPAN, { kind: SPAN_INTERNAL }, (span) => {
+      // Without an SDK, or sampled out: nothing to note, nothing to wait for.
+      if (!span.isRecording()) {
+        span.end()
+        return run(credentials)
+      }
+      // A copy of its own is the key of this verification's note, even when calls share credentials.
+      const origin = { ...credentials }
+      const note = fresh()
+      notes.set(origin, note)
+      const presented = (kind: KeyKind) =>
+        kind === 'developer' ? credentials.developerKey : credentials.projectKey
+      const end = (result: unknown) => {
+        finish(span, scope, note, result, presented, projectId, credentials.address)
+        span.end()
+      }
+      return run(origin).then(
         (result) => {
-          end(span, result)
+          end(result)
           return result
         },
         (error: unknown) => {
-          end(span, error)
+          end(error)
           throw error
         },
-      ),
-    )
+      )
+    })
   }
 
   return {
@@ -202,9 +207,14 @@ export function verificationSpans(
     // The cache answered (else no span): a refusal's record is read from it again, at once, so
     // that the plain `keyNow` stays as it is, telling nothing to anyone.
     keyNow: (plain) => (kind, value, projectId, address, permissions, request) => {
-      const startTime = epochMs()
+      const startTime = spanTime()
       const answer = plain(kind, value, projectId, address, permissions, request)
       if (answer === undefined) return answer
+      const span = tracer.startSpan(VERIFY_SPAN, { kind: SPAN_INTERNAL, startTime })
+      if (!span.isRecording()) {
+        span.end()
+        return answer
+      }
       const note = fresh()
       note.lookups = 1
       note.cached = 1
@@ -212,9 +222,8 @@ export function verificationSpans(
         const digest = sha256Hex(value)
         if (typeof digest === 'string') note[kind] = lookup.cache?.peek(digest)
       }
-      const span = tracer.startSpan(VERIFY_SPAN, { kind: SPAN_INTERNAL, startTime })
       finish(span, kind, note, answer, () => value, projectId, address)
-      span.end(epochMs())
+      span.end(spanTime())
       return answer
     },
     authenticate: (plain) => (credentials, requirement) =>

@@ -20,8 +20,11 @@ export function tracerOf(
   return telemetry?.tracerProvider.getTracer(scope)
 }
 
-/** @internal Now, in milliseconds since the epoch, to the microsecond where the runtime tells it. */
-export const epochMs = (): number => performance.timeOrigin + performance.now()
+/**
+ * @internal Now, as a span's time: `performance.now()`, which OpenTelemetry's `TimeInput` takes
+ * (to the microsecond where the runtime tells it).
+ */
+export const spanTime = (): number => performance.now()
 
 /**
  * The `error.type` of a failure, as OpenTelemetry's conventions ask: a Keyward error's `type`,
@@ -70,6 +73,11 @@ export function inSpan<T>(
   database = false,
 ): Promise<T> {
   return tracer.startActiveSpan(name, options, (span) => {
+    // Without an SDK, or sampled out: the call alone.
+    if (!span.isRecording()) {
+      span.end()
+      return run()
+    }
     let running: Promise<T>
     try {
       running = run()

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { trace } from '@opentelemetry/api'
 import {
+  AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   type ReadableSpan,
@@ -229,6 +230,36 @@ describe('verification spans', () => {
         recordClientAddress ? ADDRESS : undefined,
       )
     }
+  })
+})
+
+describe('spans left out', () => {
+  it('by the sampler (or with no SDK): verifications and leases answer as before, and nothing is noted', async () => {
+    const exporter = new InMemorySpanExporter()
+    const tracerProvider = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    })
+    for (const provider of [tracerProvider, trace.getTracerProvider()]) {
+      const keyward = createKeyward({
+        store: new MemoryKeyStore(),
+        cache: {},
+        telemetry: { tracerProvider: provider },
+      })
+      const { key, record } = await keyward.issueProjectKey('p1')
+      const metered = await keyward.issueProjectKey('p1', { remaining: 5 })
+      const auth = await keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'p1' })
+      expect(auth).toMatchObject({ projectId: 'p1', projectKey: { id: record.id } })
+      expect(projectGuard(keyward).now?.(request(key))).toMatchObject({ ok: true })
+      expect(await projectGuard(keyward, { cost: 2 })(request(metered.key))).toMatchObject({
+        ok: true,
+        headers: { 'x-credits-remaining': '3' },
+      })
+      expect(
+        await refusal(keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: 'p2' })),
+      ).toBe('refused')
+    }
+    expect(exporter.getFinishedSpans()).toEqual([])
   })
 })
 

@@ -16,7 +16,7 @@ export interface TelemetrySpanOptions {
   /** OpenTelemetry's `SpanKind`: 0 internal, 2 client. */
   readonly kind?: number
   readonly attributes?: TelemetryAttributes
-  /** Milliseconds since the epoch. */
+  /** A `performance.now()` value (OpenTelemetry's `TimeInput` takes one). */
   readonly startTime?: number
   /** A span of its own trace, with no parent (work in the background). */
   readonly root?: boolean
@@ -28,8 +28,10 @@ export interface TelemetrySpan {
   /** `code` is OpenTelemetry's `SpanStatusCode`: 2 for an error. */
   setStatus(status: { code: number; message?: string }): unknown
   addEvent(name: string, attributes?: TelemetryAttributes): unknown
-  /** `endTime` in milliseconds since the epoch; now when omitted. */
+  /** `endTime` a `performance.now()` value; now when omitted. */
   end(endTime?: number): void
+  /** Whether the span is recorded: `false` without an SDK, or when the sampler left it out. */
+  isRecording(): boolean
 }
 
 /** A tracer: the part of OpenTelemetry's `Tracer` that Keyward calls. */
