@@ -150,17 +150,34 @@ export function createLookup(deps: LookupDependencies): Lookup {
         return settle(cached, kind, origin)
       }
     }
-    const started = observe ? performance.now() : 0
-    return flights.lookup(hash).then(
+    return (observe ? observed(observe, hash, kind, origin) : flights.lookup(hash)).then(
       (record) => {
-        observe?.(origin, kind, record, performance.now() - started)
         const problem = recordProblem(record, kind, origin?.address, origin?.request)
         if (problem) throw problem
         return record as KeyRecord
       },
       (error: unknown) => {
-        observe?.(origin, kind, undefined, performance.now() - started)
         throw failed(kind, 'store_unavailable', lookupFailure(error))
+      },
+    )
+  }
+
+  // A store lookup told to the verification's span: what it found and how long the store took.
+  function observed(
+    tell: LookupObserver,
+    hash: string,
+    kind: KeyKind,
+    origin: Credentials | undefined,
+  ): Promise<KeyRecord | null> {
+    const started = performance.now()
+    return flights.lookup(hash).then(
+      (record) => {
+        tell(origin, kind, record, performance.now() - started)
+        return record
+      },
+      (error: unknown) => {
+        tell(origin, kind, undefined, performance.now() - started)
+        throw error
       },
     )
   }
