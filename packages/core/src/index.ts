@@ -328,3 +328,14 @@ export {
   type UsageQuery,
   type UsageRetention,
 } from './store/usage.js'
+export { checkTelemetryOptions } from './telemetry/options.js'
+export { type StoreTelemetry, telemetryErrorType, traceStoreCalls } from './telemetry/spans.js'
+export type {
+  KeywardTelemetry,
+  TelemetryAttributes,
+  TelemetryAttributeValue,
+  TelemetrySpan,
+  TelemetrySpanOptions,
+  TelemetryTracer,
+  TelemetryTracerProvider,
+} from './telemetry/types.js'

@@ -10,6 +10,7 @@ import {
   type CreditChangeResult,
   type CreditLease,
   changedCredits,
+  checkTelemetryOptions,
   creditState,
   type IdentityStore,
   type KeyChangeFeed,
@@ -23,6 +24,7 @@ import {
   type KeyRecord,
   type KeyStore,
   type KeyUse,
+  type KeywardTelemetry,
   limitExceededError,
   ownerChangeHash,
   ownerClosedError,
@@ -74,6 +76,7 @@ import {
   ReplicaReads,
 } from './replicas/reads.js'
 import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
+import { traceStore } from './store-spans.js'
 import { PostgresUsage } from './usage.js'
 
 /** Options of {@link PostgresKeyStore}. */
@@ -110,6 +113,13 @@ export interface PostgresKeyStoreOptions {
    * under strict revocation, to the feed's freshness (`feed.stale`, `feed.fresh`).
    */
   readonly onEvent?: (event: ReplicaEvent) => void
+  /**
+   * Traces of the store's calls, one span each (`findKeyByHash keyward.api_keys`, after
+   * OpenTelemetry's PostgreSQL conventions), through the host's OpenTelemetry:
+   * `{ tracerProvider: trace.getTracerProvider() }`. `createPgKeyStore` gives it to its change
+   * feed too. No argument or row is recorded. Off when absent. See the observability guide.
+   */
+  readonly telemetry?: KeywardTelemetry
 }
 
 /** An open transaction of {@link PostgresKeyStore.transaction}. */
@@ -198,6 +208,7 @@ export class PostgresKeyStore implements KeyStore {
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
+  readonly #telemetry: KeywardTelemetry | undefined
   // Told of every record this store writes (a store bound to a transaction collects them).
   #wrote: (record: Changed | null) => void = (record) => this.#publish(record)
   // Told of every revocation this store commits, when its commit returned; a store bound to a
@@ -243,6 +254,9 @@ export class PostgresKeyStore implements KeyStore {
       void reads.probe()
     }
     if (fences) reportFreshness(this.changes!, options.onEvent)
+    checkTelemetryOptions('PostgresKeyStore', options.telemetry)
+    this.#telemetry = options.telemetry
+    traceStore(this, this.schema, options.telemetry)
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
@@ -640,7 +654,11 @@ export class PostgresKeyStore implements KeyStore {
       query: (text, params, options) => tx.query(text, params, options),
       transaction: (fn) => fn(tx),
     }
-    const bound = new PostgresKeyStore(driver, { schema: this.schema, strictRevocation: false })
+    const bound = new PostgresKeyStore(driver, {
+      schema: this.schema,
+      strictRevocation: false,
+      ...(this.#telemetry ? { telemetry: this.#telemetry } : {}),
+    })
     bound.#wrote = (record) => written.push(record)
     bound.#revoked = () => {
       revoking.any = true

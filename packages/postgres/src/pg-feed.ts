@@ -1,7 +1,8 @@
-import { KeyChangeHub } from '@keyward/core'
+import { checkTelemetryOptions, KeyChangeHub, type KeywardTelemetry } from '@keyward/core'
 import pg from 'pg'
 import { DEFAULT_SCHEMA } from './base.js'
 import { changeOf } from './feed-payload.js'
+import { feedOutages } from './feed-spans.js'
 import { ChangeFeedLateError, FeedFences } from './fences.js'
 import { BEACON_CHANNEL, BEACON_FENCE, BeaconSession, type SerialQuery, serially } from './pg-beacon.js'
 import { type PgChangeFeedRedis, relayFeed } from './relay-feed.js'
@@ -67,6 +68,12 @@ export interface PgChangeFeedOptions {
   readonly freshnessSource?: 'beacon' | 'fences' | 'redis'
   /** The Redis of `freshnessSource: 'redis'`: `{ url }` or `{ client }` (an ioredis client). */
   readonly redis?: PgChangeFeedRedis
+  /**
+   * Traces of the feed's outages: a span `keyward.feed.reconnect` from a lost connection until
+   * the feed listens again, through the host's OpenTelemetry
+   * (`{ tracerProvider: trace.getTracerProvider() }`). Off when absent.
+   */
+  readonly telemetry?: KeywardTelemetry
 }
 
 /**
@@ -153,6 +160,8 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     options.freshnessBoundMs === undefined
       ? undefined
       : positive(who, 'freshnessBoundMs', options.freshnessBoundMs, 0)
+  checkTelemetryOptions(who, options.telemetry)
+  const outages = feedOutages(options.telemetry)
   const source = options.freshnessSource ?? 'fences'
   if (source !== 'beacon' && source !== 'fences' && source !== 'redis') {
     throw new TypeError(
@@ -173,6 +182,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
       boundMs,
       heartbeatMs,
       redis: options.redis,
+      outages,
     }) as PgChangeFeed
   }
   const beacon = boundMs !== undefined && source === 'beacon'
@@ -264,6 +274,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     hub.fences?.lost()
     clearInterval(heartbeat)
     from.end().catch(() => {})
+    outages?.failed(error)
     // Reported once per outage (and once when the first attempt fails), not on every retry.
     if (hub.announced || !reported) {
       reported = true
@@ -329,6 +340,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
     }, heartbeatMs)
     heartbeat.unref?.()
     listening = next
+    outages?.connected()
     if (!hub.fences) {
       feed.publish({ type: 'connected' })
       return
@@ -354,6 +366,7 @@ export function pgChangeFeed(options: PgChangeFeedOptions): PgChangeFeed {
   Object.defineProperty(feed, 'leading', { get: () => session?.leading === true, enumerable: true })
   feed.close = async () => {
     closed = true
+    outages?.closed()
     session?.close()
     clearTimeout(retry)
     clearInterval(heartbeat)

@@ -400,6 +400,7 @@ function changeFeedOf(
     )
   }
   return pgChangeFeed({
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     ...settings,
     connectionString,
     schema: options.schema,

@@ -3,6 +3,7 @@
 import { KeyChangeHub } from '@keyward/core'
 import type pg from 'pg'
 import { changeOf } from './feed-payload.js'
+import type { FeedOutages } from './feed-spans.js'
 import { ChangeFeedLateError, FeedFences } from './fences.js'
 import { RedisRelay, type RelayRedisClient, relayNames } from './redis-relay.js'
 
@@ -110,6 +111,8 @@ export interface RelayFeedSettings {
   readonly boundMs: number
   readonly heartbeatMs: number
   readonly redis: PgChangeFeedRedis | undefined
+  /** The spans of the feed's outages (option `telemetry`). */
+  readonly outages: FeedOutages | undefined
 }
 
 /** The shape `pgChangeFeed` returns (kept here to avoid an import cycle). */
@@ -161,6 +164,7 @@ export function relayFeed(settings: RelayFeedSettings): RelayFeed {
         if (change) feed.publish(change)
       },
       reset: (error) => {
+        settings.outages?.failed(error)
         if (hub.announced) feed.publish({ type: 'disconnected', ...(error === undefined ? {} : { error }) })
       },
       evidence: (wasLate) => {
@@ -168,7 +172,10 @@ export function relayFeed(settings: RelayFeedSettings): RelayFeed {
         if (wasLate && hub.announced) {
           feed.publish({ type: 'disconnected', error: new ChangeFeedLateError(boundMs) })
         }
-        if (!hub.announced && fences.fresh) feed.publish({ type: 'connected' })
+        if (!hub.announced && fences.fresh) {
+          settings.outages?.connected()
+          feed.publish({ type: 'connected' })
+        }
       },
     },
   })
@@ -185,6 +192,7 @@ export function relayFeed(settings: RelayFeedSettings): RelayFeed {
   feed.close = async () => {
     if (closed) return
     closed = true
+    settings.outages?.closed()
     clearInterval(ticker)
     await relay.close()
     if (started) feed.publish({ type: 'disconnected' })

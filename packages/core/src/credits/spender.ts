@@ -3,6 +3,8 @@ import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { CreditLease, KeyStore } from '../store/types.js'
+import type { TelemetryTracer } from '../telemetry/types.js'
+import { leaseSpans } from './lease-spans.js'
 import { type CreditHolder, nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
 
@@ -154,21 +156,30 @@ export function checkCreditOptions(options: CreditOptions | undefined): Required
 }
 
 // Where the store keeps each holder's credits, or `undefined` when it keeps none of them.
-function creditSources(store: KeyStore): Record<CreditHolder, CreditSource | undefined> {
+function creditSources(
+  store: KeyStore,
+  tracer: TelemetryTracer | undefined,
+  prefixOf: (id: string) => string | undefined,
+): Record<CreditHolder, CreditSource | undefined> {
   const { identities } = store
   return {
     key:
       store.leaseCredits && store.returnCredits
         ? {
             operation: 'leaseCredits',
-            lease: store.leaseCredits.bind(store),
+            lease: leaseSpans(store.leaseCredits.bind(store), tracer, prefixOf, 'key'),
             giveBack: store.returnCredits.bind(store),
           }
         : undefined,
     identity: identities
       ? {
           operation: 'leaseIdentityCredits',
-          lease: identities.leaseIdentityCredits.bind(identities),
+          lease: leaseSpans(
+            identities.leaseIdentityCredits.bind(identities),
+            tracer,
+            () => undefined,
+            'identity',
+          ),
           giveBack: identities.returnIdentityCredits.bind(identities),
         }
       : undefined,
@@ -189,13 +200,14 @@ export function createCreditSpender(
   options: Required<CreditOptions>,
   clock: () => number,
   storeError: (operation: string, error: unknown) => KeywardError,
+  tracer?: TelemetryTracer,
 ): CreditSpender {
   // A key's accounts by key id, and the pools' by identity id: one pool account per identity in
   // this process, whichever of its keys spends.
   const accounts: Record<CreditHolder, Map<string, Account>> = { key: new Map(), identity: new Map() }
   let closed = false
   const { leaseSeconds, maxBlock, recheckMs, returnTimeoutMs } = options
-  const sources = creditSources(store)
+  const sources = creditSources(store, tracer, (id) => accounts.key.get(id)?.keyPrefix)
 
   function accountOf(holder: CreditHolder, id: string, keyPrefix: string | undefined, balance: number) {
     let account = accounts[holder].get(id)

@@ -4,6 +4,7 @@ import { coarseClock } from '../protection/memory-limiter.js'
 import { PROTECTION_DEFAULTS } from '../protection/options.js'
 import { storedLimits } from '../protection/stored-limits.js'
 import type { KeyStore } from '../store/types.js'
+import { tracerOf } from '../telemetry/spans.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
 import { creditMethods, type KeywardCredits } from './credits.js'
@@ -22,6 +23,7 @@ import type { PolicyRules, Writes } from './types.js'
 import { createUsage, type KeywardUsage, usageMethods } from './usage.js'
 import { createUsageCounts } from './usage-counts.js'
 import { type KeywardVerification, verificationMethods } from './verification.js'
+import { verificationSpans } from './verification-spans.js'
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
@@ -114,6 +116,15 @@ export function createKeyward(options: KeywardOptions): Keyward {
       : undefined
   const trustedProxy = options.protection?.trustedProxy
   const { storeCall, storeUnavailable } = storeCalls(emit)
+  const tracer = tracerOf(options.telemetry, '@keyward/core')
+  const spans =
+    tracer &&
+    verificationSpans(tracer, options.telemetry!, {
+      get cache() {
+        return lookup.cache
+      },
+      stateProblem: (record, kind) => lookup.stateProblem(record, kind),
+    })
   const failed = refusalReporter({ emit, listening, counts, trustedProxy })
   const lookup = createLookup({
     store,
@@ -125,6 +136,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     storeUnavailable,
     failed,
     ownerLookup,
+    observe: spans?.observe,
   })
   const { wrote } = lookup
   // The audit log, when the store keeps one: every write below appends its rows with it.
@@ -142,7 +154,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
   )
 
   const creditOptions = checkCreditOptions(options.credits)
-  const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable)
+  const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable, tracer)
 
   return {
     store,
@@ -189,6 +201,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
       usage,
       noteUse,
       reportSuccesses: listening && options.auditSuccesses === true,
+      spans,
     }),
     report: emit,
   }

@@ -19,6 +19,7 @@ import type { KeywardOptions } from './options.js'
 import { type Failed, INVALID, refused } from './refusals.js'
 import type { Credentials } from './requirements.js'
 import type { StoreCalls } from './store-call.js'
+import type { LookupObserver } from './verification-spans.js'
 
 const OTHER_KIND: Readonly<Record<KeyKind, KeyKind>> = { developer: 'project', project: 'developer' }
 
@@ -40,6 +41,8 @@ export interface LookupDependencies extends StoreCalls {
   readonly failed: Failed
   /** The host's `projectOwner`. */
   readonly ownerLookup: KeywardOptions['projectOwner']
+  /** Told what each lookup found, for its verification's span; absent without `telemetry`. */
+  readonly observe?: LookupObserver | undefined
 }
 
 /**
@@ -87,7 +90,7 @@ function joined(record: KeyRecord, found: IdentityRecord | null): KeyRecord {
 
 /** @internal The lookups of a service. */
 export function createLookup(deps: LookupDependencies): Lookup {
-  const { store, clock, legacy, storeCall, storeUnavailable, failed, ownerLookup } = deps
+  const { store, clock, legacy, storeCall, storeUnavailable, failed, ownerLookup, observe } = deps
   const cache =
     deps.cache && store.changes ? new VerificationCache(deps.cache, store.changes, deps.emit) : undefined
 
@@ -159,9 +162,12 @@ export function createLookup(deps: LookupDependencies): Lookup {
     if (cache) {
       const cached = cache.get(hash)
       // The same checks as after a store lookup: a cached record is checked every time.
-      if (cached !== undefined) return settle(cached, kind, origin)
+      if (cached !== undefined) {
+        observe?.(origin, kind, cached, -1)
+        return settle(cached, kind, origin)
+      }
     }
-    return flights.lookup(hash).then(
+    return (observe ? observed(observe, hash, kind, origin) : flights.lookup(hash)).then(
       (record) => {
         const problem = recordProblem(record, kind, origin?.address, origin?.request)
         if (problem) throw problem
@@ -169,6 +175,26 @@ export function createLookup(deps: LookupDependencies): Lookup {
       },
       (error: unknown) => {
         throw failed(kind, 'store_unavailable', lookupFailure(error))
+      },
+    )
+  }
+
+  // A store lookup told to the verification's span: what it found and how long the store took.
+  function observed(
+    tell: LookupObserver,
+    hash: string,
+    kind: KeyKind,
+    origin: Credentials | undefined,
+  ): Promise<KeyRecord | null> {
+    const started = performance.now()
+    return flights.lookup(hash).then(
+      (record) => {
+        tell(origin, kind, record, performance.now() - started)
+        return record
+      },
+      (error: unknown) => {
+        tell(origin, kind, undefined, performance.now() - started)
+        throw error
       },
     )
   }

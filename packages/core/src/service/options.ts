@@ -10,6 +10,8 @@ import {
 } from '../protection/options.js'
 import type { KeyStore } from '../store/types.js'
 import { DEFAULT_USAGE_RETENTION, type UsageRetention } from '../store/usage.js'
+import { checkTelemetryOptions } from '../telemetry/options.js'
+import type { KeywardTelemetry } from '../telemetry/types.js'
 import type { VerificationCacheOptions } from './cache.js'
 import type { KeywardEventHook } from './events.js'
 import { checkOwnerKeyPolicies } from './policies.js'
@@ -106,6 +108,13 @@ export interface KeywardOptions {
    * clean stop: it writes what is counted.
    */
   readonly usage?: UsageOptions | false
+  /**
+   * Traces: a span for each verification (`keyward.verify`) and each lease of credits, through
+   * the host's OpenTelemetry (`{ tracerProvider: trace.getTracerProvider() }`). Spans carry key
+   * prefixes and ids, never a key, a hash or metadata. Off when absent: then nothing is traced
+   * and nothing of it is paid. See the observability guide.
+   */
+  readonly telemetry?: KeywardTelemetry
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -129,7 +138,9 @@ const KEYWARD_OPTIONS = optionNames<KeywardOptions>({
   keyPolicies: true,
   credits: true,
   usage: true,
+  telemetry: true,
 })
+const TELEMETRY_OPTIONS = optionNames<KeywardTelemetry>({ tracerProvider: true, recordClientAddress: true })
 const CACHE_OPTIONS = optionNames<VerificationCacheOptions>({ maxEntries: true, ttlMs: true })
 const USAGE_OPTIONS = optionNames<UsageOptions>({
   flushIntervalSeconds: true,
@@ -181,6 +192,7 @@ function checkOptionTree(options: KeywardOptions): void {
       checkOptionNames(WHO, limits?.[kind], RATE_LIMIT_OPTIONS, path)
     }
   }
+  checkOptionNames(WHO, options.telemetry, TELEMETRY_OPTIONS, at('telemetry'))
   checkOptionNames(WHO, keyPolicies, KIND_OPTIONS, at('keyPolicies'))
   for (const kind of KINDS) {
     checkOptionNames(WHO, keyPolicies?.[kind], LIFETIME_OPTIONS, at('keyPolicies', kind))
@@ -244,6 +256,7 @@ export function checkOptions(options: KeywardOptions): void {
   }
   checkCacheOptions(options)
   checkUsageOptions(options)
+  checkTelemetryOptions(WHO, options.telemetry)
   checkProtectionOptions(options.protection)
   checkOwnerKeyPolicies(options.keyPolicies)
   for (const fn of ['projectOwner', 'onEvent', 'now'] as const) {

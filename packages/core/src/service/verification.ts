@@ -17,6 +17,7 @@ import { type Failed, INVALID } from './refusals.js'
 import type { AuthContext, AuthContextFor, Credentials, KeyRef, Requirement } from './requirements.js'
 import type { Usage } from './usage.js'
 import { OUTCOME, type UsageCounts } from './usage-counts.js'
+import type { VerificationSpans } from './verification-spans.js'
 
 /** @internal The verification's part of the key service's interface (`Keyward`): who is calling. */
 export interface KeywardVerification {
@@ -120,6 +121,8 @@ export interface VerificationDependencies {
   readonly noteUse: boolean
   /** Whether each success is reported as `auth.succeeded` (option `auditSuccesses`, with a hook). */
   readonly reportSuccesses: boolean
+  /** The spans of verifications (option `telemetry`); absent without. */
+  readonly spans?: VerificationSpans | undefined
 }
 
 /**
@@ -129,6 +132,8 @@ export interface VerificationDependencies {
 export function verificationMethods(deps: VerificationDependencies): KeywardVerification {
   const { lookup, failed, emit, counts, usage, noteUse, reportSuccesses } = deps
   const { cache, verify, recordProblem, projectOwner } = lookup
+  // With `telemetry`, each verification opens a span; without, the methods are the plain ones.
+  const spans = deps.spans
 
   // After every check passed: note the use (off the hot path) and tell a listening host.
   function succeeded(record: KeyRecord): void {
@@ -175,6 +180,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
     succeeded(key)
     return projectAuth(key)
   }
+  const answerNow = spans ? spans.keyNow(keyNow) : keyNow
 
   function authenticateNow(
     credentials: Credentials,
@@ -182,7 +188,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
   ): AuthContext | KeywardError | undefined {
     const scope = requirement?.scope
     if (scope === 'project') {
-      return keyNow(
+      return answerNow(
         'project',
         credentials.projectKey,
         requirement.projectId,
@@ -192,7 +198,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
       )
     }
     if (scope === 'developer' && requirement.projectId === undefined) {
-      return keyNow(
+      return answerNow(
         'developer',
         credentials.developerKey,
         undefined,
@@ -331,10 +337,12 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
       : undefined,
     keyUsable: (record, kind): record is KeyRecord => lookup.stateProblem(record, kind) === null,
     projectOwner,
-    authenticate: authenticate as KeywardVerification['authenticate'],
+    authenticate: (spans
+      ? spans.authenticate(authenticate)
+      : authenticate) as KeywardVerification['authenticate'],
     authenticateNow,
-    keyNow,
-    verifyApiKey,
+    keyNow: answerNow,
+    verifyApiKey: spans ? spans.verifyApiKey(verifyApiKey) : verifyApiKey,
     cacheStats: lookup.cacheStats,
   }
 }
