@@ -475,14 +475,24 @@ async function creditBench() {
     // And keys of identities with a pool: 100 customers of 10 keys each, no credits of their own.
     const pooled = []
     const pools = []
+    // And the issue's case: keys of identities with a pool and a stored rate limit (one a day,
+    // never reached here), counted in the service's memory (no `protection`: one process).
+    const limitedPooled = []
+    const limitedPools = []
+    const ratelimits = [{ name: 'requests', limit: 1_000_000_000, duration: 86_400_000 }]
     for (let i = 0; i < KEYS / 10; i++) {
-      const externalId = `customer_${i}`
-      pools.push(await keyward.createIdentity(PROJECT, { externalId, remaining: 1_000_000_000_000 }))
+      const remaining = 1_000_000_000_000
+      pools.push(await keyward.createIdentity(PROJECT, { externalId: `customer_${i}`, remaining }))
+      limitedPools.push(
+        await keyward.createIdentity(PROJECT, { externalId: `limited_${i}`, remaining, ratelimits }),
+      )
     }
     for (let i = 0; i < KEYS; i++) {
       plain.push((await keyward.issueProjectKey(PROJECT)).key)
       metered.push((await keyward.issueProjectKey(PROJECT, { remaining: 1_000_000_000_000 })).key)
       pooled.push((await keyward.issueProjectKey(PROJECT, { identityId: pools[i % pools.length].id })).key)
+      const identityId = limitedPools[i % limitedPools.length].id
+      limitedPooled.push((await keyward.issueProjectKey(PROJECT, { identityId })).key)
     }
     const guard = apiKeyGuard(keyward)
     const requests = (keys) =>
@@ -515,6 +525,7 @@ async function creditBench() {
       ['credits, leased blocks (cached)', withCredits],
       ['credits, a write per request', writeEach],
       ["identity's pool, leased blocks (cached)", guarded(requests(pooled))],
+      ["identity's pool and a stored limit, leased (cached)", guarded(requests(limitedPooled))],
     ])
     const rows = []
     for (const inFlight of IN_FLIGHT) {
@@ -550,13 +561,14 @@ async function creditBench() {
       `SELECT count(*)::int AS spent FROM "${schema}".identities WHERE remaining < 1000000000000`,
     )
     console.log(
-      '\nCredits on PostgreSQL, through a guard (targets at 16 in flight: >= 0.5x of no credits, >= 10x of a write per request):\n',
+      '\nCredits on PostgreSQL, through a guard (targets at 16 in flight, for the metered cases and for an identity with a pool and a stored limit: >= 0.5x of no credits, >= 10x of a write per request):\n',
     )
     table(['case', 'in flight', 'ops/s', 'vs no credits', 'vs a write per request'], rows)
     console.log(
       `\n${machineLine()} ${ROUNDS} rounds of ${ROUND_MS} ms per case, in rotating order; median round. ${KEYS} keys of each kind,` +
         ` cost 1; node-postgres pool of 10; verification cache on, with the change feed; ${leases} metered keys spent from;` +
-        ` the keys of identities: ${pools.length} identities of ${KEYS / pools.length} keys, ${spent} pools spent from.`,
+        ` the keys of identities: ${pools.length} identities of ${KEYS / pools.length} keys for each case (the stored limit:` +
+        ` 1e9 a day, counted in memory), ${spent} pools spent from.`,
     )
   } finally {
     await store.query(`DROP SCHEMA "${schema}" CASCADE`)
