@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { walkIdentities } from './identities.js'
 
 /** What an example printed at start. */
 interface Started {
@@ -37,6 +38,12 @@ export interface SmokeOptions {
    * created with a JSON body and read back, a KeywardError for an unknown one). Default `false`.
    */
   readonly guideRoutes?: boolean
+  /**
+   * Its key routes keep identities (over a store that does): the walk-through of
+   * docs/identities.md, two keys of one identity that share 100 credits and 10 requests a second,
+   * stop together on its protected route. Default `false`.
+   */
+  readonly identities?: boolean
 }
 
 /** Starts `command` in `dir` on port 0 and resolves once it has printed its keys. */
@@ -206,6 +213,12 @@ export function smokeTest(name: string, dir: URL, options: SmokeOptions = {}): v
         expect([read.status, await read.json()]).toEqual([200, { sku: 'a-1' }])
         expect(await refusal(await fetch(`${orders}/none`, { headers }))).toEqual([404, 'not_found'])
       })
+    }
+
+    if (options.identities) {
+      it('walks docs/identities.md: two keys of one identity share its limit and its credits, and stop together', async () => {
+        await walkIdentities(started.url, started.developerKey, '/api/v1/projects/proj_1/hello')
+      }, 60_000)
     }
 
     it('stops on SIGTERM', async () => {

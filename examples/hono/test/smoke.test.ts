@@ -4,4 +4,5 @@ import { smokeTest } from '../../smoke.js'
 smokeTest('@keyward/example-hono', new URL('..', import.meta.url), {
   exitsOnSigterm: true,
   guideRoutes: true,
+  identities: true,
 })

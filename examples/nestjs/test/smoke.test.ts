@@ -8,5 +8,6 @@ for (const platform of ['express', 'fastify']) {
     console: false,
     exitsOnSigterm: true,
     guideRoutes: true,
+    identities: true,
   })
 }

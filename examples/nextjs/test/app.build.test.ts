@@ -9,4 +9,5 @@ smokeTest('@keyward/example-nextjs', new URL('..', import.meta.url), {
   buildTimeout: 240_000,
   exitsOnSigterm: true,
   console: false,
+  identities: true,
 })
