@@ -240,3 +240,10 @@ export function expectNoFindings(findings: Map<string, string[]>, cspErrors: rea
   expect(Object.fromEntries([...findings].filter(([, found]) => found.length > 0))).toEqual({})
   expect(cspErrors).toEqual([])
 }
+
+/** The JSON body of the `PATCH` the page sends when `save` runs (a dialog's button clicked). */
+export async function patchBodyOf(page: Page, save: () => Promise<void>): Promise<unknown> {
+  const patched = page.waitForRequest((request) => request.method() === 'PATCH')
+  await save()
+  return (await patched).postDataJSON()
+}

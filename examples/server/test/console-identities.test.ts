@@ -15,6 +15,7 @@ import {
   keepSentBodies,
   launchChromium,
   type OpenApiBodies,
+  patchBodyOf,
   recordPage,
   type SentBody,
   signIn,
@@ -237,9 +238,8 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     await limit.getByLabel('Requests').fill('600')
     await limit.getByLabel('Unit').selectOption({ label: 'minutes' })
     await record('identity-edit')
-    const patched = page.waitForRequest((request) => request.method() === 'PATCH')
-    await dialog.getByRole('button', { name: 'Save' }).click()
-    expect((await patched).postDataJSON()).toEqual({
+    const save = () => dialog.getByRole('button', { name: 'Save' }).click()
+    expect(await patchBodyOf(page, save)).toEqual({
       ratelimits: [{ name: 'requests', limit: 600, duration: 60_000 }],
     })
     await page.getByRole('status').filter({ hasText: 'Updated the identity “customer_acme”.' }).waitFor()

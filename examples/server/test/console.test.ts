@@ -16,6 +16,7 @@ import {
   keepSentBodies,
   launchChromium,
   type OpenApiBodies,
+  patchBodyOf,
   recordPage,
   type SentBody,
   signIn as signInAt,
@@ -268,6 +269,32 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByText(/host bits are set/).waitFor()
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     expect((await listed()).ip_allowlist).toEqual(['127.0.0.0/8', '::1'])
+
+    // The key's own rate limit: set in the dialog, the only field sent, shown on the page.
+    expect(await facts()).toContain('Rate limitsnone')
+    await page.getByRole('button', { name: 'Policies…' }).click()
+    await dialog.getByRole('button', { name: 'Add a limit' }).click()
+    const limit = dialog.getByRole('group', { name: 'Limit 1' })
+    await limit.getByLabel('Name').fill('requests')
+    await limit.getByLabel('Requests').fill('20')
+    await limit.getByLabel('Per').fill('1')
+    await limit.getByLabel('Unit').selectOption({ label: 'minutes' })
+    await record('key-policies-limits')
+    const save = () => dialog.getByRole('button', { name: 'Save policies' }).click()
+    expect(await patchBodyOf(page, save)).toEqual({
+      ratelimits: [{ name: 'requests', limit: 20, duration: 60_000 }],
+    })
+    await page.getByRole('status').filter({ hasText: 'Updated the policies of' }).waitFor()
+    await expect.poll(facts).toContain('Rate limitsrequests: 20 per minute')
+    expect((await listed()).ratelimits).toEqual([{ name: 'requests', limit: 20, duration: 60_000 }])
+    await record('key-limits')
+    // Removing every limit clears them.
+    await page.getByRole('button', { name: 'Policies…' }).click()
+    expect(await limit.getByLabel('Name').inputValue()).toBe('requests')
+    await limit.getByRole('button', { name: 'Remove limit 1' }).click()
+    expect(await patchBodyOf(page, save)).toEqual({ ratelimits: null })
+    await expect.poll(facts).toContain('Rate limitsnone')
+    expect((await listed()).ratelimits).toEqual([])
     await backToKeys()
   })
 

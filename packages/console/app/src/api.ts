@@ -180,10 +180,10 @@ const page = <T>(items: readonly T[], next: string | null | undefined): Page<T> 
 export type ExpiryBody = SetKeyExpiryBody
 
 /** An API key's access policies, as creation takes them. */
-export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
+export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata' | 'ratelimits'>
 
 /** A change of an API key's access policies: a field left out stays, `null` removes it. */
-export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata'>
+export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata' | 'ratelimits'>
 
 /** The calls of one kind of key. */
 export interface KeyCalls {

@@ -3,6 +3,7 @@ import type { KeyInfo, PolicyChange } from '../api'
 import { when } from '../format'
 import { Dialog, DialogButtons, DialogError, useDialogWork } from './Dialog'
 import { usePolicyFields } from './Policies'
+import { explainLimits } from './RateLimits'
 
 const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
   { seconds: 0, label: 'None: the old key stops now' },
@@ -19,7 +20,8 @@ function instantOf(local: string): string | null {
 }
 
 /**
- * Edits an API key's IP allowlist, permissions and metadata; only the fields edited are sent.
+ * Edits an API key's IP allowlist, permissions, metadata and rate limits; only the fields edited
+ * are sent.
  * A refusal (metadata that is not JSON, the server's) shows in the dialog, which stays open.
  */
 export function PoliciesDialog({
@@ -34,7 +36,7 @@ export function PoliciesDialog({
   onSave: (change: PolicyChange) => Promise<void>
 }) {
   const fields = usePolicyFields(declared, 'edit-key', keyInfo)
-  const { error, busy, run } = useDialogWork()
+  const { error, busy, run } = useDialogWork(explainLimits)
   return (
     <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>
       <form

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'preact/hooks'
-import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, type KeySearch, messageOf } from '../api'
+import { ApiError, type CreatedKey, type KeyCalls, type KeyInfo, type KeySearch } from '../api'
 import { keyStatus } from '../format'
 import { keyHref } from '../routes'
 import { SearchForm } from './Fields'
@@ -8,11 +8,12 @@ import { ListTable } from './ListTable'
 import { Message } from './Message'
 import { usePolicyFields } from './Policies'
 import { usePaged } from './paged'
+import { explainLimits } from './RateLimits'
 import { ListStates, When } from './States'
 
 /** What a refusal means to the reader: the server's message, or a plainer one for known cases. */
 export function explain(error: unknown, limitMessage: string): string {
-  return error instanceof ApiError && error.type === 'limit_exceeded' ? limitMessage : messageOf(error)
+  return error instanceof ApiError && error.type === 'limit_exceeded' ? limitMessage : explainLimits(error)
 }
 
 /**

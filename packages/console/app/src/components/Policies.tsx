@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, type KeyInfo, type KeyPolicies, type PolicyChange } from '../api'
 import { creditsText } from './Credits'
+import { LimitsFact, useRateLimitFields } from './RateLimits'
 
 /** Entries of a list typed as text: one per line or comma-separated, blanks dropped. */
 const entries = (text: string) =>
@@ -68,41 +69,59 @@ function permissionSuggestions(text: string, declared: readonly string[]): strin
   return declared.filter((name) => !chosen.has(name)).map((name) => [...done, name].join(', '))
 }
 
+/** The key's own rate limits, `[]` for none (and for a developer key). */
+const ownLimits = (keyInfo: KeyInfo | undefined) =>
+  keyInfo && 'project_id' in keyInfo ? (keyInfo.ratelimits ?? []) : []
+
 /**
- * The policies of an API key as text fields: an IP allowlist, permissions (suggested from those
- * the host `declared`) and metadata, those of `initial` to edit a key's, else empty for a new
- * one. `read()` gives a new key's fields (the empty ones left out), `changed()` the change of
- * `initial`'s (only the fields edited; an emptied one is `null`: anywhere, every permission, no
- * metadata). Both throw a 422 for metadata that is not JSON; the server checks the rest and its
- * refusal names the faulty entry.
+ * The policies of an API key as fields: an IP allowlist, permissions (suggested from those the
+ * host `declared`), metadata and named rate limits, those of `initial` to edit a key's, else empty
+ * for a new one. `read()` gives a new key's fields (the empty ones left out), `changed()` the
+ * change of `initial`'s (only the fields edited; an emptied one is `null`: anywhere, every
+ * permission, no metadata, no limits). Both throw a 422 for metadata that is not JSON or a limit
+ * left half typed; the server checks the rest and its refusal names the faulty entry.
  */
 export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key', initial?: KeyInfo) {
   const start = policyTexts(initial)
   const [ips, setIps] = useState(start.ips)
   const [permissions, setPermissions] = useState(start.permissions)
   const [metadata, setMetadata] = useState(start.metadata)
+  const startLimits = ownLimits(initial)
+  const limits = useRateLimitFields(idPrefix, startLimits, 'of this key alone')
   const parsedMetadata = () => metadataOf(metadata)
+  const typedLimits = () => {
+    const typed = limits.read()
+    if ('invalid' in typed) throw new ApiError(422, 'value_error', typed.invalid)
+    return typed
+  }
   const read = (): KeyPolicies => {
     const parsed = parsedMetadata()
+    const ratelimits = typedLimits()
     return {
       ...(entries(ips).length > 0 ? { ip_allowlist: entries(ips) } : {}),
       ...(entries(permissions).length > 0 ? { permissions: entries(permissions) } : {}),
       ...(parsed === undefined ? {} : { metadata: parsed }),
+      ...(ratelimits.length > 0 ? { ratelimits } : {}),
     }
   }
   const changed = (): PolicyChange => {
     const parsed = parsedMetadata()
+    const ratelimits = typedLimits()
     const listOrNull = (text: string) => (entries(text).length > 0 ? entries(text) : null)
     return {
       ...(ips !== start.ips ? { ip_allowlist: listOrNull(ips) } : {}),
       ...(permissions !== start.permissions ? { permissions: listOrNull(permissions) } : {}),
       ...(metadata !== start.metadata ? { metadata: parsed ?? null } : {}),
+      ...(JSON.stringify(ratelimits) === JSON.stringify(startLimits)
+        ? {}
+        : { ratelimits: ratelimits.length > 0 ? ratelimits : null }),
     }
   }
   const clear = () => {
     setIps('')
     setPermissions('')
     setMetadata('')
+    limits.clear()
   }
   const inputs = (
     <div class="stack">
@@ -133,6 +152,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
         </datalist>
       ) : null}
       <MetadataField id={`${idPrefix}-metadata`} value={metadata} onInput={setMetadata} />
+      {limits.fields}
     </div>
   )
   const fields = (
@@ -144,7 +164,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   return { fields, inputs, read, changed, clear }
 }
 
-/** An API key's access policies and credits, as terms of its page's list of facts. */
+/** An API key's access policies, credits and rate limits, as terms of its page's list of facts. */
 export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
   if (!('project_id' in keyInfo)) return null
   const { ip_allowlist: ips, permissions, metadata } = keyInfo
@@ -158,6 +178,7 @@ export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
       <dd class="mono">{permissions ? permissions.join(', ') || 'none' : 'all'}</dd>
       <dt>Metadata</dt>
       <dd class="mono">{metadata ? JSON.stringify(metadata) : 'none'}</dd>
+      <LimitsFact limits={ownLimits(keyInfo)} />
     </>
   )
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { ApiError, messageOf, type RateLimit } from '../api'
-import { WINDOW_UNITS, type WindowUnit, windowOf } from '../limits'
+import { limitText, WINDOW_UNITS, type WindowUnit, windowOf } from '../limits'
 import { Choice, Field, WholeNumber } from './Fields'
 import { numberOf } from './Refill'
 
@@ -54,11 +54,16 @@ export function explainLimits(failure: unknown): string {
 
 /**
  * Named rate limits as rows of fields (name, requests, and a window of an amount and a unit), up
- * to 5, those of `initial` to edit, else none. `read()` gives the limits typed (rows left empty
+ * to 5, those of `initial` to edit, else none; `scope` says whose requests they
+ * count (an identity's are `shared by every key`). `read()` gives the limits typed (rows left empty
  * dropped), or what to fix in words; the server checks the rest, and {@link explainLimits} says its
  * refusal.
  */
-export function useRateLimitFields(idPrefix: string, initial: readonly RateLimit[] = []) {
+export function useRateLimitFields(
+  idPrefix: string,
+  initial: readonly RateLimit[] = [],
+  scope = 'shared by every key',
+) {
   const [rows, setRows] = useState<readonly Row[]>(() => initial.map(rowOf))
   const edit = (id: number, change: Partial<Omit<Row, 'id'>>) =>
     setRows((current) => current.map((row) => (row.id === id ? { ...row, ...change } : row)))
@@ -83,7 +88,7 @@ export function useRateLimitFields(idPrefix: string, initial: readonly RateLimit
     <fieldset class="stack">
       <legend>Rate limits</legend>
       <p class="hint">
-        Up to {MAX_LIMITS}, each a number of requests per window of 1 second to 1 day, shared by every key.
+        Up to {MAX_LIMITS}, each a number of requests per window of 1 second to 1 day, {scope}.
       </p>
       {rows.map((row, i) => {
         const id = `${idPrefix}-limit-${row.id}`
@@ -139,4 +144,26 @@ export function useRateLimitFields(idPrefix: string, initial: readonly RateLimit
     </fieldset>
   )
   return { fields, read, clear }
+}
+
+/** Named rate limits as a term of a page's list of facts: each in words, or `none`. */
+export function LimitsFact({ limits }: { limits: readonly RateLimit[] }) {
+  return (
+    <>
+      <dt>Rate limits</dt>
+      <dd>
+        {limits.length === 0 ? (
+          'none'
+        ) : (
+          <ul class="plain">
+            {limits.map((limit) => (
+              <li key={limit.name} class="mono">
+                {limitText(limit)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </dd>
+    </>
+  )
 }

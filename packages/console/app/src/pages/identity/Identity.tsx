@@ -5,9 +5,9 @@ import { KeyTable } from '../../components/KeyList'
 import { NotLoaded, useLoaded, usePageTitle } from '../../components/loaded'
 import { Message } from '../../components/Message'
 import { usePaged } from '../../components/paged'
+import { LimitsFact } from '../../components/RateLimits'
 import { ListStates, When } from '../../components/States'
 import { UsageChart } from '../../components/UsageChart'
-import { limitText } from '../../limits'
 import { projectHref } from '../../routes'
 import { explainIdentities } from '../identities/Identities'
 import { DeleteIdentityDialog, EditIdentityDialog } from './IdentityDialogs'
@@ -120,20 +120,7 @@ export function IdentityPage({
           <dd class="mono">{identity.external_id}</dd>
           <dt>Credit pool</dt>
           <dd class="mono">{creditsText(identity, 'none: its keys spend only their own credits')}</dd>
-          <dt>Rate limits</dt>
-          <dd>
-            {identity.ratelimits.length === 0 ? (
-              'none'
-            ) : (
-              <ul class="plain">
-                {identity.ratelimits.map((limit) => (
-                  <li key={limit.name} class="mono">
-                    {limitText(limit)}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </dd>
+          <LimitsFact limits={identity.ratelimits} />
           <dt>Metadata</dt>
           <dd>
             {identity.metadata ? (
