@@ -224,6 +224,35 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await page.getByRole('alert').filter({ hasText: 'host bits are set' }).waitFor()
   })
 
+  it('creates a key with a rate limit from the form: the server stores it and refuses the request over it', async () => {
+    await page.getByLabel('Name of the new API key').fill('capped')
+    await page.getByLabel(/^IP allowlist/).fill('')
+    await page.getByRole('button', { name: 'Add a limit' }).click()
+    const limit = page.getByRole('group', { name: 'Limit 1' })
+    await limit.getByLabel('Name').fill('burst')
+    await limit.getByLabel('Requests').fill('1')
+    await limit.getByLabel('Per').fill('1')
+    await limit.getByLabel('Unit').selectOption({ label: 'minutes' })
+    const created = page.waitForRequest(
+      (request) => request.method() === 'POST' && /api-keys$/.test(request.url()),
+    )
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    expect((await created).postDataJSON()).toMatchObject({
+      name: 'capped',
+      ratelimits: [{ name: 'burst', limit: 1, duration: 60_000 }],
+    })
+    const key = await shownKey()
+    await page.getByRole('button', { name: 'I have stored it' }).click()
+    await openKey('capped')
+    await expect.poll(facts).toContain('Rate limitsburst: 1 per minute')
+    expect((await accessToken(projectId, key)).status).toBe(201)
+    const refused = await accessToken(projectId, key)
+    const [problem] = (await refused.json()).detail
+    expect([refused.status, problem.type]).toEqual([429, 'rate_limited'])
+    expect(problem.msg).toContain('burst')
+    await backToKeys()
+  })
+
   it("edits a key's policies after its creation: only what is edited changes, and the server applies it", async () => {
     await openKey('fenced')
     const listed = async () => {
