@@ -249,11 +249,17 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       ratelimits: [{ name: 'requests', limit: 600, duration: 60_000 }],
       updated_at: expect.any(String),
     })
-    // The change is in the identities' changes, this one's marked.
-    const changes = page.getByRole('table', { name: "Changes of the project's identities" })
+    // The change is the newest of the identity's changes, which hold only its rows.
+    const changes = page.getByRole('table', { name: 'Changes of this identity' })
     await expect
       .poll(async () => (await changes.locator('tbody tr').first().allInnerTexts()).join(' '))
-      .toMatch(new RegExp(`Identity changed[\\s\\S]*Identity ${before.id}\\s*this one`))
+      .toMatch(/^just now\s+Identity changed/)
+    const { entries } = (await api(`/audit?identity_id=${before.id}`)).body
+    expect(entries.map((entry: { action: string }) => entry.action)).toEqual([
+      'identity.updated',
+      'identity.created',
+    ])
+    expect(await changes.locator('tbody tr').count()).toBe(entries.length)
     // A window of more than a day is refused in the dialog, which stays open; nothing changes.
     await page.getByRole('button', { name: 'Limits and metadata…' }).click()
     await limit.getByLabel('Per').fill('2')

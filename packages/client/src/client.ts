@@ -94,6 +94,8 @@ export interface AuditListOptions extends ListOptions {
   readonly projectId?: string
   /** Only the rows about this key (its id). */
   readonly keyId?: string
+  /** Only the rows about this identity (its id): its own, and its keys' joining or leaving it. */
+  readonly identityId?: string
   /** Only the rows of this action, e.g. `key.revoked`. */
   readonly action?: AuditEntry['action']
   /** Only the rows at or after this time (a `Date` or an RFC 3339 time). */
@@ -396,6 +398,7 @@ function pageQuery(options: (AuditListOptions & KeyListOptions) | undefined): st
   add('q', options?.q)
   add('status', options?.status)
   add('key_id', options?.keyId)
+  add('identity_id', options?.identityId)
   add('action', options?.action)
   add('from', options?.from === undefined ? undefined : time(options.from))
   add('to', options?.to === undefined ? undefined : time(options.to))

@@ -419,7 +419,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The calling developer's audit log (of their keys and projects), newest first, a page at a time; with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `action`, `from` and `to`, the rows about one key, of one action, in a range of time. */
+        /** The calling developer's audit log (of their keys and projects), newest first, a page at a time; with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `identity_id`, `action`, `from` and `to`, the rows about one key or one identity, of one action, in a range of time. */
         readonly get: operations["listAuditLog"];
         readonly put?: never;
         readonly post?: never;
@@ -1723,6 +1723,8 @@ export interface components {
         readonly key_status: "active" | "expired" | "revoked";
         /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
         readonly audit_key_id: string;
+        /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
+        readonly audit_identity_id: string;
         /** Only the rows of this action. */
         readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
@@ -2875,6 +2877,8 @@ export interface operations {
                 readonly project_id?: components["parameters"]["audit_project_id"];
                 /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
                 readonly key_id?: components["parameters"]["audit_key_id"];
+                /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
+                readonly identity_id?: components["parameters"]["audit_identity_id"];
                 /** Only the rows of this action. */
                 readonly action?: components["parameters"]["audit_action"];
                 /** Only the rows at or after this time, an RFC 3339 time with an offset. */

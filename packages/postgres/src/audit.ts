@@ -65,6 +65,8 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
        WHERE developer_id = $1::text AND ($2::text IS NULL OR project_id = $2::text)
          AND ($3::bigint IS NULL OR seq < $3::bigint)
          AND ($5::text IS NULL OR (target_type = 'key' AND target_id = $5::text))
+         AND ($9::text IS NULL OR (target_type = 'identity' AND target_id = $9::text)
+           OR (target_type = 'key' AND $9::text IN (before->>'identity_id', after->>'identity_id')))
          AND ($6::text IS NULL OR action = $6::text)
          AND ($7::timestamptz IS NULL OR at >= $7::timestamptz)
          AND ($8::timestamptz IS NULL OR at < $8::timestamptz)
@@ -114,7 +116,7 @@ export async function appendAuditIn(
 
 /** @internal One developer's rows, newest first. */
 export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query: AuditQuery) {
-  const { developerId, projectId, limit, beforeSeq, keyId, action, from, to } = query
+  const { developerId, projectId, limit, beforeSeq, keyId, identityId, action, from, to } = query
   const rows = await db.query<AuditRow>(
     sql.list.text,
     [
@@ -126,6 +128,7 @@ export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query:
       action ?? null,
       from ?? null,
       to ?? null,
+      identityId ?? null,
     ],
     {
       name: sql.list.name,

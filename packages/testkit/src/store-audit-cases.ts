@@ -153,6 +153,44 @@ export function auditCases(make: () => Promise<StoreHarness>): void {
     expect(await keyward.verifyAudit()).toMatchObject({ ok: true })
   })
 
+  it("filters the rows about one identity: its own, and its keys' joining or leaving it, not another's (when it keeps identities)", async (context) => {
+    const { store } = await make()
+    if (!store.appendAudit) return context.skip(NOT_AUDITING)
+    if (!store.identities) return context.skip('the store keeps no identities (store.identities is optional)')
+    const developerId = uniqueOwner('dev')
+    const projectId = uniqueOwner('proj')
+    const keyward = createKeyward({ store, projectOwner: (id) => (id === projectId ? developerId : null) })
+    const acme = await keyward.createIdentity(projectId, { externalId: 'customer_acme' })
+    const other = await keyward.createIdentity(projectId, { externalId: 'customer_other' })
+    const { record: key } = await keyward.issueProjectKey(projectId, { name: 'ci' })
+    await keyward.setKeyIdentity(key.id, acme.id)
+    await keyward.updateIdentity(acme.id, { metadata: { plan: 'pro' } })
+    await keyward.setKeyIdentity(key.id, other.id) // leaves acme for the other: about both
+    await keyward.updateIdentity(other.id, { metadata: { plan: 'free' } })
+    await keyward.issueProjectKey(projectId, { name: 'born in it', identityId: other.id })
+    await keyward.issueProjectKey(projectId, { name: 'of none' })
+    const about = async (identityId: string) =>
+      (await keyward.listAudit(developerId, { filter: { identityId } })).records.map((row) => row.action)
+    expect(await about(acme.id)).toEqual([
+      'key.identity_set',
+      'identity.updated',
+      'key.identity_set',
+      'identity.created',
+    ])
+    expect(await about(other.id)).toEqual([
+      'key.issued',
+      'identity.updated',
+      'key.identity_set',
+      'identity.created',
+    ])
+    expect(await about(crypto.randomUUID())).toEqual([])
+    // The store's rule is the one `matchesAuditFilter` states.
+    const all = (await keyward.listAudit(developerId)).records
+    expect(
+      all.filter((row) => matchesAuditFilter(row, { identityId: acme.id })).map((row) => row.action),
+    ).toEqual(await about(acme.id))
+  })
+
   it('a write whose audit rows fail is not made: nothing changes, no row is appended', async (context) => {
     const { store } = await make()
     if (!store.appendAudit || !store.auditChainHead) return context.skip(NOT_AUDITING)

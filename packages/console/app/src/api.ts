@@ -332,10 +332,11 @@ export const identities = (projectId: string): IdentityCalls => ({
   usage: (identityId, range) => call(() => client.identities.usage(projectId, identityId, range)),
 })
 
-/** Which rows of the audit log a page reads: of one project, about one key, of one action. */
+/** Which rows of the audit log a page reads: of one project, about one key or identity, of one action. */
 export interface AuditSearch {
   readonly projectId?: string
   readonly keyId?: string
+  readonly identityId?: string
   readonly action?: AuditEntry['action']
 }
 

@@ -183,6 +183,12 @@ export interface AuditQuery {
   readonly beforeSeq?: number
   /** Only the rows about this key (`target` a key with this id). */
   readonly keyId?: string
+  /**
+   * Only the rows about this identity: its own (`target` the identity with this id), and those
+   * of a key whose `identity_id` is this id before or after (issued into it, joining or leaving
+   * it, revoked with it).
+   */
+  readonly identityId?: string
   /** Only the rows of this action. */
   readonly action?: AuditAction
   /** Only the rows at or after this time. */

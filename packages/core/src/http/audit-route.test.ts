@@ -66,8 +66,12 @@ describe('GET /api/v1/audit', () => {
     const at = encodeURIComponent(NOW.toISOString())
     expect(await rows(`key_id=${ci.id}&from=${at}`)).toHaveLength(2)
     expect(await rows(`key_id=${ci.id}&to=${at}`)).toEqual([])
+    // No identity has these rows: a key's id is no identity's.
+    expect(await rows(`identity_id=${ci.id}`)).toEqual([])
     for (const [query, loc, type] of [
       ['key_id=ci', 'key_id', 'uuid_parsing'],
+      ['identity_id=acme', 'identity_id', 'uuid_parsing'],
+      [`identity_id=${ci.id}&identity_id=${ci.id}`, 'identity_id', 'value_error'],
       ['action=key.lost', 'action', 'value_error'],
       ['from=yesterday', 'from', 'datetime_parsing'],
       [`from=${at}&to=${at}`, 'from', 'value_error'],

@@ -151,6 +151,14 @@ const PARAMETERS = {
       'Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits.',
     schema: { type: 'string', format: 'uuid' },
   },
+  audit_identity_id: {
+    name: 'identity_id',
+    in: 'query',
+    required: false,
+    description:
+      "Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it.",
+    schema: { type: 'string', format: 'uuid' },
+  },
   audit_action: {
     name: 'action',
     in: 'query',

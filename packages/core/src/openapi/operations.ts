@@ -43,6 +43,7 @@ export interface ApiOperation {
     | 'key_q'
     | 'key_status'
     | 'audit_key_id'
+    | 'audit_identity_id'
     | 'audit_action'
     | 'audit_from'
     | 'audit_to'
@@ -501,10 +502,18 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'listAuditLog',
     summary:
       "The calling developer's audit log (of their keys and projects), newest first, a page at a time; " +
-      'with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `action`, `from` and `to`, the rows about one key, of one action, in a range of time.',
+      'with `project_id`, one of their projects (404 for one that is not theirs); with `key_id`, `identity_id`, `action`, `from` and `to`, the rows about one key or one identity, of one action, in a range of time.',
     tag: 'Audit',
     credential: 'developer',
-    query: [...PAGED, 'audit_project_id', 'audit_key_id', 'audit_action', 'audit_from', 'audit_to'],
+    query: [
+      ...PAGED,
+      'audit_project_id',
+      'audit_key_id',
+      'audit_identity_id',
+      'audit_action',
+      'audit_from',
+      'audit_to',
+    ],
     success: { status: 200, schema: 'AuditLog' },
     errors: [404, 422],
     keyRoute: 'audit',

@@ -132,12 +132,14 @@ export function identityStore({ store }: Pick<Writes, 'store'>): IdentityStore {
   return store.identities
 }
 
-// The rows of an identity's write, in the log of the developer who owns its project.
+// The rows of an identity's write, in the log of the developer who owns its project. A key that
+// joins or leaves one names the identity it had (`left`) as its row's `before`.
 async function identityRows(
   writes: Writes,
   action: AuditAction,
   context: AuditContext | undefined,
   projectId: string,
+  left?: string | null,
 ): Promise<IdentityAuditWrite | undefined> {
   const { auditRows } = writes
   if (!auditRows.on) return undefined
@@ -179,6 +181,7 @@ async function identityRows(
             targetId: key.id,
             developerId,
             projectId: identity.projectId,
+            ...(left === undefined ? {} : { before: { identity_id: left } }),
             after: { key_prefix: key.keyPrefix, identity_id: key.identityId ?? null, active: key.active },
           },
           context,
@@ -233,8 +236,12 @@ export async function identityOfNewKey(
 export function identityMethods(writes: Writes): KeywardIdentities {
   const { store, storeCall, now, wrote } = writes
   const identities = () => identityStore(writes)
-  const rows = (action: AuditAction, context: AuditContext | undefined, projectId: string) =>
-    identityRows(writes, action, context, projectId)
+  const rows = (
+    action: AuditAction,
+    context: AuditContext | undefined,
+    projectId: string,
+    left?: string | null,
+  ) => identityRows(writes, action, context, projectId, left)
 
   function pageQuery(options: IdentityPageOptions = {}) {
     const limit = options.limit ?? DEFAULT_PAGE_LIMIT
@@ -310,7 +317,7 @@ export function identityMethods(writes: Writes): KeywardIdentities {
         // An identity of another project is no identity of this key's.
         if (identity === null || identity.projectId !== key.ownerId) return null
       }
-      const audit = await rows('key.identity_set', context, key.ownerId)
+      const audit = await rows('key.identity_set', context, key.ownerId, key.identityId ?? null)
       const updated = await storeCall('setKeyIdentity', () =>
         identities().setKeyIdentity(keyId, identityId, audit),
       )
