@@ -4,7 +4,8 @@
 // 30) one after another after 5 to warm up: p50 and p95. Three times over, in one run: with the
 // indexes of schema version 12 (the trigram index too where the database has pg_trgm), without
 // the trigram index (a server without pg_trgm), and without any index of version 12 (the peer: the
-// same statements on the indexes of version 11). In a database of its own with pg_trgm installed
+// same statements on the indexes of version 11). Then the same for a search of as many identities
+// by external id (`?q=` of the identities list), with and without its trigram index. In a database of its own with pg_trgm installed
 // when the server lets it create one (and offers pg_trgm), dropped at the end; else in a schema of
 // its own in KEYWARD_PG_URL's database. Part of `pnpm bench console`, with KEYWARD_PG_URL;
 // CONSOLE_BENCH=search runs only this part.
@@ -113,8 +114,8 @@ async function searchIn(url) {
       ['status=expired (1 in 500)', { status: 'expired' }],
       ['q=checkout&status=revoked (none)', { q: 'checkout', status: 'revoked' }],
     ]
-    const timed = async (options) => {
-      const fetch = () => keyward.listKeysPage(owner, { limit: 50, ...options })
+    const timed = async (options, list = (o) => keyward.listKeysPage(owner, o)) => {
+      const fetch = () => list({ limit: 50, ...options })
       let found = 0
       for (let i = 0; i < 5; i++) found = (await fetch()).records.length
       const times = []
@@ -149,6 +150,46 @@ async function searchIn(url) {
     table(
       ['filter', 'keys on the page', ...setups.map(([name]) => name)],
       cases.map(([name], i) => [name, String(columns[i][0].found), ...columns[i].map((c) => c.cells)]),
+    )
+
+    // The identities' search: `?q=` in external ids, KEYS identities of one project.
+    await store.query(
+      `INSERT INTO "${schema}".identities (id, project_id, external_id, created_at)
+       SELECT gen_random_uuid(), $1, CASE WHEN i % 10000 = 7 THEN 'ACME ' || i ELSE 'customer_' || i END,
+              now() - make_interval(secs => $2 - i)
+       FROM generate_series(1, $2) AS i`,
+      [owner.id, KEYS],
+    )
+    await store.query(`VACUUM ANALYZE "${schema}".identities`)
+    const searches = [
+      ['first page, no search', {}],
+      ['q=customer (nearly every one)', { q: 'customer' }],
+      [`q=acme (${Math.floor(KEYS / 10_000)} of them)`, { q: 'acme' }],
+      ['q=nowhere (none)', { q: 'nowhere' }],
+    ]
+    const listIdentities = (options) => keyward.listIdentitiesPage(owner.id, options)
+    const identityColumns = searches.map(() => [])
+    const identitySetups = trgm
+      ? ['version 12', 'without the trigram index']
+      : ['version 12 (no pg_trgm here)']
+    for (const setup of identitySetups) {
+      if (setup === 'without the trigram index') {
+        await store.query(`DROP INDEX "${schema}".identities_external_id_trgm_idx`)
+      }
+      for (const [i, [, options]] of searches.entries()) {
+        identityColumns[i].push(await timed(options, listIdentities))
+      }
+    }
+    console.log(
+      `\nOne page of 50 of a project's ${KEYS.toLocaleString('en-US')} identities, through listIdentitiesPage, p50 / p95 in ms:\n`,
+    )
+    table(
+      ['search', 'identities on the page', ...identitySetups],
+      searches.map(([name], i) => [
+        name,
+        String(identityColumns[i][0].found),
+        ...identityColumns[i].map((c) => c.cells),
+      ]),
     )
   } finally {
     await store.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -1,6 +1,13 @@
-import { filterPrefix, type KeyFilter, type KeyOwner, type KeyPage, type KeyPageQuery } from '@keyward/core'
+import {
+  filterPrefix,
+  type KeyFilter,
+  type KeyOwner,
+  type KeyPage,
+  type KeyPagePosition,
+  type KeyPageQuery,
+} from '@keyward/core'
 import type { SqlQueryable } from './driver.js'
-import { type KeyRow, pageOfRows, toRecord } from './key-rows.js'
+import { pageOfRows, toRecord } from './key-rows.js'
 import { statementParams } from './sql-params.js'
 import type { Statements } from './statements.js'
 
@@ -25,21 +32,19 @@ export function prefixRange(prefix: string): { from: string; to: string } | unde
 
 /**
  * @internal One page of the keys `filter` keeps (core's `matchesKeyFilter`), newest first: `q` in
- * the name in any case (ILIKE, which a trigram index serves and the column's statistics estimate) or as the start of `key_prefix` (a
- * range of the prefix index), `status` as the key stands at `filter.now` (each status one range of
- * an index of schema version 12), after the position where the page starts (compared as text,
- * which orders canonical UUIDs as PostgreSQL does). Only the conditions the filter has are in the
- * statement, and it is not prepared: PostgreSQL plans each search with its values, choosing the
- * index that the values make selective (a name that nearly every key has, or few keys have).
+ * the name in any case (ILIKE, which a trigram index serves and the column's statistics estimate)
+ * or as the start of `key_prefix` (a range of the prefix index), `status` as the key stands at
+ * `filter.now` (each status a range of an index of schema version 12).
  */
-export async function readFilteredPage(
+export function readFilteredPage(
   db: SqlQueryable,
   sql: Statements,
   owner: KeyOwner,
   query: KeyPageQuery,
   filter: KeyFilter,
 ): Promise<KeyPage> {
-  const { values, add: param } = statementParams([owner.id, query.limit + 1])
+  const params = statementParams([owner.id, query.limit + 1])
+  const param = params.add
   const conditions: string[] = []
   const prefix = filter.q === undefined ? undefined : filterPrefix(filter.q)
   // An empty prefix (a search of dots only) starts every key: no condition.
@@ -58,16 +63,32 @@ export async function readFilteredPage(
   else if (filter.status === 'active') {
     conditions.push(`active AND (expires_at IS NULL OR expires_at > ${param(filter.now, 'timestamptz')})`)
   }
-  if (query.after) {
-    const at = param(query.after.createdAt, 'timestamptz')
-    conditions.push(
-      `created_at <= ${at} AND (created_at < ${at} OR id::text < ${param(query.after.id, 'text')})`,
-    )
+  return readPageWhere(db, sql.listPageFiltered[owner.type], params, conditions, query, toRecord)
+}
+
+/**
+ * @internal One page, newest first, of `select` (rows of one scope, $1, with their position)
+ * narrowed by `conditions`, after the position where the page starts (compared as text, which
+ * orders canonical UUIDs as PostgreSQL does). Only the conditions a search has are in the
+ * statement, and it is not prepared: PostgreSQL plans each search with its values, choosing the
+ * index that the values make selective (a name that nearly every row has, or few rows have).
+ */
+export async function readPageWhere<R extends { id: string }, T>(
+  db: SqlQueryable,
+  select: string,
+  params: ReturnType<typeof statementParams>,
+  conditions: readonly string[],
+  { limit, after }: Pick<KeyPageQuery, 'limit' | 'after'>,
+  record: (row: R) => T,
+): Promise<{ records: T[]; next: KeyPagePosition | null }> {
+  const where = [select, ...conditions]
+  if (after) {
+    const at = params.add(after.createdAt, 'timestamptz')
+    where.push(`created_at <= ${at} AND (created_at < ${at} OR id::text < ${params.add(after.id, 'text')})`)
   }
-  const text = [sql.listPageFiltered[owner.type], ...conditions].join('\n AND ')
-  const rows = await db.query<KeyRow & { position_at: string }>(
-    `${text}\n ORDER BY created_at DESC, id DESC LIMIT $2`,
-    values,
+  const rows = await db.query<R & { position_at: string }>(
+    `${where.join('\n AND ')}\n ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [...params.values],
   )
-  return pageOfRows(rows, query.limit, toRecord)
+  return pageOfRows(rows, limit, record)
 }

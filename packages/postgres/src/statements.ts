@@ -70,9 +70,11 @@ const INSERTED =
 // The columns a record is read from.
 export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
 const COLUMNS = KEY_COLUMNS
-// A record's creation time as text to the microsecond, in UTC: the position of a page's last
-// record, as precise as PostgreSQL compares it.
-const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
+/**
+ * @internal A record's creation time as text to the microsecond, in UTC: the position of a page's
+ * last record, as precise as PostgreSQL compares it.
+ */
+export const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
 
 /**
  * @internal The statements of a listing of `table` where `scope` (a condition on $1), newest
