@@ -112,6 +112,25 @@ const SIZES = [
 const SCHEMES = ['light', 'dark'] as const
 
 /**
+ * The whole page as a picture. A modal dialog's backdrop covers the viewport only (it is fixed),
+ * so a full-page picture of a page longer than the window showed the part below it bright, as if
+ * outside the dialog: with a dialog open, the window is made as tall as the page first (the
+ * dialog is then centred in it), and given back its height after.
+ */
+async function screenshot(
+  page: Page,
+  path: string,
+  size: { readonly width: number; readonly height: number },
+) {
+  const height = await page.evaluate(() =>
+    document.querySelector('dialog:modal') ? document.documentElement.scrollHeight : 0,
+  )
+  if (height > size.height) await page.setViewportSize({ width: size.width, height })
+  await page.screenshot({ path, fullPage: true })
+  if (height > size.height) await page.setViewportSize({ width: size.width, height: size.height })
+}
+
+/**
  * Checks the page with axe and for its layout ({@link layoutProblems}) at both sizes and in both
  * colour schemes, keeping what it finds in `findings` (`axe: <name> (<size>, <scheme>)` and
  * `layout: ...`), and saves it as `<name>-desktop.png`, `<name>-phone.png` and, in the dark scheme,
@@ -128,7 +147,7 @@ export async function recordPage(page: Page, name: string, findings: Map<string,
       findings.set(`axe: ${label}`, await seriousViolations(page))
       findings.set(`layout: ${label}`, await layoutProblems(page, size.name === 'desktop'))
       const file = `${name}-${size.name}${scheme === 'dark' ? '-dark' : ''}.png`
-      await page.screenshot({ path: join(SHOTS, file), fullPage: true })
+      await screenshot(page, join(SHOTS, file), size)
     }
   }
   await page.emulateMedia({ colorScheme: 'light' })

@@ -736,22 +736,56 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     const html = await (await api('/console/')).text()
     const files = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.(js|css))"/g)]
     expect(files.map((match) => match[2]).sort()).toEqual(['css', 'js'])
-    const sent: Record<string, number> = {}
-    for (const [, file, kind] of files) {
+    // Every file of the console's script counts: the first load's, and the chunks it loads later
+    // (the charts'), which the script names.
+    const script = await (await api(`/console/${files.find((match) => match[2] === 'js')![1]}`)).text()
+    const chunks = [
+      ...new Set([...script.matchAll(/"\.\/([\w-]+\.(?:js|css))"/g)].map((match) => match[1]!)),
+    ].map((file) => [`assets/${file}`, file.endsWith('.css') ? 'css' : 'js'] as const)
+    expect(chunks.some(([file]) => file.startsWith('assets/usage-plot-'))).toBe(true)
+    const sent: Record<string, number> = { js: 0, css: 0, firstLoadJs: 0 }
+    for (const [file, kind, first] of [
+      ...files.map(([, file, kind]) => [file!, kind!, true] as const),
+      ...chunks.map(([file, kind]) => [file, kind, false] as const),
+    ]) {
       const response = await api(`/console/${file}`, { headers: { 'accept-encoding': 'gzip' } })
       expect(response.headers.get('content-encoding')).toBe('gzip')
-      sent[kind!] = Number(response.headers.get('content-length'))
+      const bytes = Number(response.headers.get('content-length'))
+      sent[kind] = (sent[kind] ?? 0) + bytes
+      if (first && kind === 'js') sent.firstLoadJs = bytes
       await response.arrayBuffer()
     }
     expect(sent.js).toBeGreaterThan(10_000)
     expect(sent.js).toBeLessThanOrEqual(200 * 1024)
 
+    // The projects page asks for the session and its list together, before its first render: the
+    // list's request leaves before the session's answer comes.
+    const together = await browser.newContext()
+    await together.addCookies(await context.cookies())
+    const first = await together.newPage()
+    const events: string[] = []
+    first.on('request', (request) => events.push(`sent ${new URL(request.url()).pathname}`))
+    first.on('requestfinished', (request) => events.push(`answered ${new URL(request.url()).pathname}`))
+    await first.goto(`${base}/console/#/projects`)
+    await first.getByRole('link', { name: 'Shop', exact: true }).waitFor()
+    await together.close()
+    expect(events.indexOf('sent /api/v1/projects')).toBeGreaterThan(-1)
+    expect(events.indexOf('sent /api/v1/projects')).toBeLessThan(events.indexOf('answered /console/session'))
+    expect(events.filter((event) => event === 'sent /api/v1/projects')).toHaveLength(1)
+    // The charts' chunk is not loaded by a page without a chart.
+    expect(events.some((event) => event.includes('usage-plot'))).toBe(false)
+
     // The first render of the sign-in page and of a project's keys, each in a fresh context (nothing
     // cached) with Chromium's CPU throttled 4 times: reported, not asserted (the machine is shared).
-    const renders: Record<string, number[]> = { 'sign-in': [], 'project keys': [] }
+    const renders: Record<string, number[]> = { 'sign-in': [], projects: [], 'project keys': [] }
     for (let round = 0; round < 5; round++) {
       for (const [name, url, shown] of [
         ['sign-in', `${base}/console/`, (p: Page) => p.getByLabel('Developer key').waitFor()],
+        [
+          'projects',
+          `${base}/console/#/projects`,
+          (p: Page) => p.getByRole('link', { name: 'Shop', exact: true }).waitFor(),
+        ],
         [
           'project keys',
           `${base}/console/#/projects/${projectId}`,
@@ -774,6 +808,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     budgets.gzip = sent
     budgets.firstRenderMs4xCpu = Object.fromEntries(
       Object.entries(renders).map(([name, times]) => [name, Math.round(median(times))]),
+    )
+    budgets.firstRenderMs4xCpuRuns = Object.fromEntries(
+      Object.entries(renders).map(([name, times]) => [name, times.map(Math.round).join(', ')]),
     )
   })
 

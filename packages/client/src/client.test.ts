@@ -444,9 +444,9 @@ const endpoints: {
   },
   {
     name: 'identities.list',
-    call: (c) => c.identities.list('p1', { limit: 20, cursor: 'c1' }),
+    call: (c) => c.identities.list('p1', { limit: 20, cursor: 'c1', q: 'acme & co' }),
     method: 'GET',
-    path: '/api/v1/projects/p1/identities?limit=20&cursor=c1',
+    path: '/api/v1/projects/p1/identities?limit=20&cursor=c1&q=acme%20%26%20co',
     send: { developer: true },
     reply: { status: 200, body: { identities: [identity], next_cursor: null } },
   },

@@ -88,6 +88,12 @@ export interface KeyListOptions extends ListOptions {
   readonly status?: 'active' | 'expired' | 'revoked'
 }
 
+/** Options of an identity listing: a page, and which identities (`q`). */
+export interface IdentityListOptions extends ListOptions {
+  /** Only identities whose `external_id` contains it (any case); 1 to 255 characters. */
+  readonly q?: string
+}
+
 /** Options of {@link KeywardClient.audit}'s `list`: a page, and which rows. */
 export interface AuditListOptions extends ListOptions {
   /** Only this project's rows (one of the developer's projects; 404 `not_found` for any other). */
@@ -285,8 +291,11 @@ export interface KeywardClient {
      * ```
      */
     create(projectId: string, body: CreateIdentityBody, options?: CallOptions): Promise<Identity>
-    /** `GET /api/v1/projects/{project_id}/identities`: one page of the project's identities, newest first. */
-    list(projectId: string, options?: ListOptions): Promise<IdentityList>
+    /**
+     * `GET /api/v1/projects/{project_id}/identities`: one page of the project's identities, newest
+     * first; with `q`, those whose `external_id` contains it.
+     */
+    list(projectId: string, options?: IdentityListOptions): Promise<IdentityList>
     /** Every identity of the project, newest first, page after page. */
     listAll(projectId: string, options?: ListAllOptions): AsyncIterable<Identity>
     /** `GET /api/v1/projects/{project_id}/identities?external_id=`: the identity with your id for it, or `null`. */

@@ -12,6 +12,7 @@ export {
   type ClientOptions,
   createClient,
   type DeleteIdentityOptions,
+  type IdentityListOptions,
   type KeyListOptions,
   type KeywardClient,
   type ListAllOptions,

@@ -294,7 +294,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List a project's identities, newest first, a page at a time; with `external_id`, the one identity of that id (an empty page when there is none). */
+        /** List a project's identities, newest first, a page at a time; with `q`, those whose `external_id` contains it; with `external_id`, the one identity of that id (an empty page when there is none). */
         readonly get: operations["listIdentities"];
         readonly put?: never;
         /** Create an identity in a project of the calling developer: a customer whose keys share its rate limits, credit pool and metadata. */
@@ -1701,6 +1701,8 @@ export interface components {
         readonly identity_id: string;
         /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
         readonly identity_external_id: string;
+        /** Only the identities whose `external_id` contains it, in any case (1 to 255 characters; never shaped like a key, 422 `key_shaped_value`). `external_id`, when given too, wins. */
+        readonly identity_q: string;
         /** `true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409). */
         readonly revoke_keys: "true" | "false";
         /** A UUID; anything else is answered 422 `uuid_parsing`. */
@@ -2524,6 +2526,8 @@ export interface operations {
                 readonly limit?: components["parameters"]["limit"];
                 /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
                 readonly cursor?: components["parameters"]["cursor"];
+                /** Only the identities whose `external_id` contains it, in any case (1 to 255 characters; never shaped like a key, 422 `key_shaped_value`). `external_id`, when given too, wins. */
+                readonly q?: components["parameters"]["identity_q"];
                 /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
                 readonly external_id?: components["parameters"]["identity_external_id"];
             };

@@ -193,8 +193,10 @@ export type {
   IdentityCreditChangeResult,
   IdentityDeletion,
   IdentityPage,
+  IdentityPageQuery,
   IdentityStore,
 } from './identities/store.js'
+export { matchesIdentitySearch } from './identities/store.js'
 export {
   KEY_ALPHABET,
   KEY_LENGTH,

@@ -9,6 +9,7 @@ import {
   chainAuditEntries,
 } from '@keyward/core'
 import type { SqlQueryable } from './driver.js'
+import { statementParams } from './sql-params.js'
 import type { Statement } from './statements.js'
 
 /** The statements of the audit log, for one schema. */
@@ -16,7 +17,8 @@ export interface AuditStatements {
   readonly lockChain: Statement
   readonly append: Statement
   readonly chainHead: Statement
-  readonly list: Statement
+  /** The start of a listing of a developer's ($1) rows: the conditions of its query follow. */
+  readonly list: string
   readonly read: Statement
 }
 
@@ -59,19 +61,7 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
        WHERE id = 1 AND (SELECT count(*) FROM added) > 0`,
     ),
     chainHead: named('audit_head', `SELECT seq, hash, start_seq, start_hash FROM ${chain} WHERE id = 1`),
-    list: named(
-      'audit_list',
-      `SELECT ${READ_COLUMNS} FROM ${log}
-       WHERE developer_id = $1::text AND ($2::text IS NULL OR project_id = $2::text)
-         AND ($3::bigint IS NULL OR seq < $3::bigint)
-         AND ($5::text IS NULL OR (target_type = 'key' AND target_id = $5::text))
-         AND ($9::text IS NULL OR (target_type = 'identity' AND target_id = $9::text)
-           OR (target_type = 'key' AND $9::text IN (before->>'identity_id', after->>'identity_id')))
-         AND ($6::text IS NULL OR action = $6::text)
-         AND ($7::timestamptz IS NULL OR at >= $7::timestamptz)
-         AND ($8::timestamptz IS NULL OR at < $8::timestamptz)
-       ORDER BY seq DESC LIMIT $4`,
-    ),
+    list: `SELECT ${READ_COLUMNS} FROM ${log} WHERE developer_id = $1::text`,
     read: named(
       'audit_read',
       `SELECT ${READ_COLUMNS} FROM ${log} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`,
@@ -114,26 +104,30 @@ export async function appendAuditIn(
   return records
 }
 
-/** @internal One developer's rows, newest first. */
+/**
+ * @internal One developer's rows, newest first: only the conditions the query has are in the
+ * statement, and it is not prepared, so that PostgreSQL plans each with its values (one key's rows
+ * on the index of a key's rows, schema version 12; a developer's on the developer's index).
+ */
 export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query: AuditQuery) {
   const { developerId, projectId, limit, beforeSeq, keyId, identityId, action, from, to } = query
-  const rows = await db.query<AuditRow>(
-    sql.list.text,
-    [
-      developerId,
-      projectId ?? null,
-      beforeSeq ?? null,
-      limit + 1,
-      keyId ?? null,
-      action ?? null,
-      from ?? null,
-      to ?? null,
-      identityId ?? null,
-    ],
-    {
-      name: sql.list.name,
-    },
-  )
+  const { values, add } = statementParams([developerId, limit + 1])
+  const conditions = [sql.list]
+  if (projectId !== undefined) conditions.push(`project_id = ${add(projectId, 'text')}`)
+  if (beforeSeq !== undefined) conditions.push(`seq < ${add(beforeSeq, 'bigint')}`)
+  if (keyId !== undefined) conditions.push(`target_type = 'key' AND target_id = ${add(keyId, 'text')}`)
+  if (identityId !== undefined) {
+    // Its own rows, and those of a key that names it before or after (issued into it, joining or
+    // leaving it, revoked with it).
+    const id = add(identityId, 'text')
+    conditions.push(
+      `((target_type = 'identity' AND target_id = ${id}) OR (target_type = 'key' AND ${id} IN (before->>'identity_id', after->>'identity_id')))`,
+    )
+  }
+  if (action !== undefined) conditions.push(`action = ${add(action, 'text')}`)
+  if (from !== undefined) conditions.push(`at >= ${add(from, 'timestamptz')}`)
+  if (to !== undefined) conditions.push(`at < ${add(to, 'timestamptz')}`)
+  const rows = await db.query<AuditRow>(`${conditions.join('\n AND ')}\n ORDER BY seq DESC LIMIT $2`, values)
   const records = rows.slice(0, limit).map(toAuditRecord)
   return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
 }

@@ -52,7 +52,8 @@ export interface CheckSchemaDriftOptions {
 }
 
 // The catalog of one schema: tables, columns (type, NOT NULL, default), constraints, indexes,
-// triggers and functions, each with PostgreSQL's own text of its definition.
+// triggers and functions, each with PostgreSQL's own text of its definition; an index that a
+// failed CREATE INDEX CONCURRENTLY left invalid (never used, and found by IF NOT EXISTS) says so.
 const CATALOG = `
 SELECT 'table' AS kind, c.relname AS name, c.relname AS "table", '' AS definition
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -70,7 +71,8 @@ SELECT 'constraint', c.relname || '.' || k.conname, c.relname, pg_get_constraint
   FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = $1
 UNION ALL
-SELECT 'index', i.relname, t.relname, pg_get_indexdef(i.oid)
+SELECT 'index', i.relname, t.relname,
+       pg_get_indexdef(i.oid) || CASE WHEN x.indisvalid THEN '' ELSE ' (INVALID: drop it and build it again)' END
   FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
   JOIN pg_namespace n ON n.oid = t.relnamespace
  WHERE n.nspname = $1

@@ -60,8 +60,9 @@ describe.skipIf(!PG_URL)(
       const driver = pgDriver(admin)
       // A CHECK that a migration adds NOT VALID to an existing table (no scan) is the same rule
       // that drizzle-kit creates validated on a new one.
+      // The trigram indexes of version 12 exist only where pg_trgm is installed: not in Drizzle.
       const expected = (await catalogOf(driver, migrated))
-        .filter((e) => DRIZZLE_KINDS.has(e.kind))
+        .filter((e) => DRIZZLE_KINDS.has(e.kind) && !e.name.endsWith('_trgm_idx'))
         .map((e) => ({ ...e, definition: e.definition.replace(/ NOT VALID$/, '') }))
       const found = await catalogOf(driver, generated, migrated)
       expect(compareCatalogs(migrated, expected, found).map((d) => d.message)).toEqual([])

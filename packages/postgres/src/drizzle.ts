@@ -179,6 +179,17 @@ export function keywardTables(schema = 'keyward') {
       index('api_keys_identity_idx')
         .on(t.identityId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
         .where(sql`identity_id IS NOT NULL`),
+      // Version 12: a project's keys by prefix, by status and by expiry. The trigram index on
+      // `name` is left out: the migration makes it only where pg_trgm is installed.
+      index('api_keys_project_prefix_idx')
+        .on(t.projectId, t.keyPrefix.op('text_pattern_ops'))
+        .where(sql`project_id IS NOT NULL`),
+      index('api_keys_project_status_idx')
+        .on(t.projectId, t.active, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+        .where(sql`project_id IS NOT NULL`),
+      index('api_keys_project_expiry_idx')
+        .on(t.projectId, t.expiresAt)
+        .where(sql`project_id IS NOT NULL AND active AND expires_at IS NOT NULL`),
     ],
   )
   const identities = keyward.table(
@@ -271,6 +282,7 @@ export function keywardTables(schema = 'keyward') {
       index('audit_log_project_idx')
         .on(t.projectId, t.seq.desc().nullsFirst())
         .where(sql`project_id IS NOT NULL`),
+      index('audit_log_key_idx').on(t.targetId, t.seq.desc().nullsFirst()).where(sql`target_type = 'key'`),
     ],
   )
   const auditChain = keyward.table(

@@ -8,6 +8,7 @@ import {
   type IdentityCreditChangeResult,
   type IdentityDeletion,
   type IdentityPage,
+  type IdentityPageQuery,
   type IdentityRecord,
   type IdentityStore,
   type KeyMetadata,
@@ -20,6 +21,7 @@ import {
 import { type AuditStatements, appendAuditIn } from './audit.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
 import { type IdentityStatements, identityStatementsFor } from './identity-statements.js'
+import { containsPattern, readPageWhere } from './key-filter.js'
 import {
   type Changed,
   creditValues,
@@ -33,6 +35,7 @@ import {
   toRecord,
   UUID,
 } from './key-rows.js'
+import { statementParams } from './sql-params.js'
 
 type IdentityRow = {
   id: string
@@ -139,8 +142,13 @@ export class PostgresIdentities implements IdentityStore {
     return firstIdentity(rows)
   }
 
-  async listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage> {
-    return readPage(this.#access.db, this.#sql.listPage, projectId, query, toIdentity)
+  async listIdentitiesPage(projectId: string, query: IdentityPageQuery): Promise<IdentityPage> {
+    const { q, ...page } = query
+    if (q === undefined) return readPage(this.#access.db, this.#sql.listPage, projectId, page, toIdentity)
+    // `external_id` contains `q` in any case: a trigram index serves it (schema version 12, pg_trgm).
+    const params = statementParams([projectId, page.limit + 1])
+    const condition = `external_id ILIKE ${params.add(containsPattern(q), 'text')}`
+    return readPageWhere(this.#access.db, this.#sql.listPageWhere, params, [condition], page, toIdentity)
   }
 
   async updateIdentity(

@@ -3,6 +3,7 @@ import {
   creditStatements,
   KEY_COLUMNS,
   type PageStatements,
+  POSITION,
   pageStatements,
   type Statement,
   statementPrefix,
@@ -22,6 +23,8 @@ export interface IdentityStatements extends CreditStatements {
   readonly setKeyIdentity: Statement
   readonly writeCredits: Statement
   readonly listPage: PageStatements
+  /** The start of a page of a project's ($1) identities that a search keeps: its conditions follow. */
+  readonly listPageWhere: string
   readonly listKeys: PageStatements
 }
 
@@ -110,6 +113,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
        RETURNING ${identityColumns}, CASE WHEN $8::boolean THEN ${members} ELSE '[]'::jsonb END AS members`,
     ),
     listPage: pageStatements(named, 'identities', identities, IDENTITY_COLUMNS, 'project_id = $1'),
+    listPageWhere: `SELECT ${IDENTITY_COLUMNS}, ${POSITION} FROM ${identities} WHERE project_id = $1`,
     listKeys: pageStatements(named, 'keys', keys, KEY_COLUMNS, 'identity_id = $1::uuid'),
   }
   cache.set(schema, statements)

@@ -11,6 +11,7 @@ import {
   KEY_PAGES_SQL,
   KEY_POLICIES_SQL,
   KEY_RATELIMITS_SQL,
+  KEY_SEARCH_SQL,
   MIGRATIONS,
   SCHEMA_SQL,
   statementsOf,
@@ -22,7 +23,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -34,6 +35,7 @@ describe('schema.sql', () => {
     const v9 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
     const v10 = readFileSync(new URL('./identities.sql', import.meta.url), 'utf8')
     const v11 = readFileSync(new URL('./key-ratelimits.sql', import.meta.url), 'utf8')
+    const v12 = readFileSync(new URL('./key-search.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -46,12 +48,16 @@ describe('schema.sql', () => {
       { version: 9, name: 'audit_log', sql: v9 },
       { version: 10, name: 'identities', sql: v10 },
       { version: 11, name: 'key_ratelimits', sql: v11 },
+      { version: 12, name: 'key_search', sql: v12 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}`)
+    expect(SCHEMA_SQL).toBe(
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}`,
+    )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
     expect(IDENTITIES_SQL).toBe(v10)
     expect(KEY_RATELIMITS_SQL).toBe(v11)
+    expect(KEY_SEARCH_SQL).toBe(v12)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -64,6 +70,18 @@ describe('schema.sql', () => {
       'CREATE INDEX IF NOT EXISTS api_keys_project_page_idx\n  ON "tenant_a".api_keys (project_id, created_at DESC, id DESC) WHERE project_id IS NOT NULL',
       `INSERT INTO "tenant_a".keyward_migrations (version, name) VALUES (5, 'key_pages')\n  ON CONFLICT (version) DO NOTHING`,
     ])
+  })
+
+  it('adds in version 12 indexes only, the trigram ones in one DO block that the split keeps whole', () => {
+    const statements = statementsOf(KEY_SEARCH_SQL, 'tenant_a')
+    expect(statements).toHaveLength(6)
+    for (const statement of statements.slice(0, 4)) {
+      expect(statement).toMatch(/^CREATE INDEX IF NOT EXISTS \w+\n {2}ON "tenant_a"\.(api_keys|audit_log) /)
+    }
+    expect(statements[4]).toMatch(/^DO \$\$ .* END IF; END \$\$$/s)
+    expect(statements[4]).toContain('ON "tenant_a".api_keys USING gin (name %s.gin_trgm_ops)')
+    expect(statements[4]).toContain('ON "tenant_a".identities USING gin (external_id %s.gin_trgm_ops)')
+    expect(statements[5]).toMatch(/VALUES \(12, 'key_search'\)/)
   })
 
   it('adds in version 6 three nullable columns without defaults, and the feed trigger on them', () => {
@@ -164,8 +182,8 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [6, 7, 8, 9, 10, 11] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [6, 7, 8, 9, 10, 11, 12] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -197,6 +215,7 @@ describe('migrate', () => {
       { version: 9, name: 'audit_log' },
       { version: 10, name: 'identities' },
       { version: 11, name: 'key_ratelimits' },
+      { version: 12, name: 'key_search' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -26,8 +26,8 @@ export interface Statements extends CreditStatements {
   readonly ownerOf: Statement
   readonly listByOwner: Readonly<Record<KeyKind, Statement>>
   readonly listPage: Readonly<Record<KeyKind, PageStatements>>
-  readonly listPageFiltered: Readonly<Record<KeyKind, Statement>>
-  readonly listPageFilteredAfter: Readonly<Record<KeyKind, Statement>>
+  /** The start of a page of an owner's ($1) keys that a filter keeps: its conditions follow. */
+  readonly listPageFiltered: Readonly<Record<KeyKind, string>>
   readonly setExpiry: Statement
   readonly setPolicies: Statement
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
@@ -70,9 +70,11 @@ const INSERTED =
 // The columns a record is read from.
 export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
 const COLUMNS = KEY_COLUMNS
-// A record's creation time as text to the microsecond, in UTC: the position of a page's last
-// record, as precise as PostgreSQL compares it.
-const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
+/**
+ * @internal A record's creation time as text to the microsecond, in UTC: the position of a page's
+ * last record, as precise as PostgreSQL compares it.
+ */
+export const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`
 
 /**
  * @internal The statements of a listing of `table` where `scope` (a condition on $1), newest
@@ -104,15 +106,6 @@ export function pageStatements(
 
 // Where the owner id is among the parameters of the insert (columns in the order of COLUMNS).
 const OWNER_PARAM: Readonly<Record<KeyKind, string>> = { developer: '$4', project: '$5' }
-
-/**
- * The condition of a listing's filter (the rule of core's `matchesKeyFilter`): `q` (lower-cased)
- * in the name, or `prefix` at the start of `key_prefix`; `status` as the key stands at `now`.
- */
-const KEPT = (q: string, prefix: string, status: string, now: string) =>
-  `(${q}::text IS NULL OR strpos(lower(coalesce(name, '')), ${q}) > 0 OR starts_with(key_prefix, ${prefix}::text))
-   AND (${status}::text IS NULL OR ${status} = CASE WHEN NOT active THEN 'revoked'
-     WHEN expires_at IS NOT NULL AND expires_at <= ${now}::timestamptz THEN 'expired' ELSE 'active' END)`
 
 const byKind = (make: (kind: KeyKind, column: string) => Statement) => ({
   developer: make('developer', OWNER_COLUMN.developer),
@@ -235,24 +228,10 @@ export function statementsFor(schema: string): Statements {
       developer: pageStatements(named, 'developer', keys, COLUMNS, `${OWNER_COLUMN.developer} = $1`),
       project: pageStatements(named, 'project', keys, COLUMNS, `${OWNER_COLUMN.project} = $1`),
     },
-    // A page of the keys a filter keeps (`q` and `status`, each NULL for none), on the same page
-    // index: the scan walks the owner's keys newest first and stops at the page's last match.
-    listPageFiltered: byKind((kind, column) =>
-      named(
-        `list_page_filtered_${kind}`,
-        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys} WHERE ${column} = $1 AND ${KEPT('$3', '$4', '$5', '$6')}
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-      ),
-    ),
-    listPageFilteredAfter: byKind((kind, column) =>
-      named(
-        `list_page_filtered_after_${kind}`,
-        `SELECT ${COLUMNS}, ${POSITION} FROM ${keys}
-         WHERE ${column} = $1 AND created_at <= $7::timestamptz AND (created_at < $7::timestamptz OR id::text < $8)
-           AND ${KEPT('$3', '$4', '$5', '$6')}
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-      ),
-    ),
+    listPageFiltered: {
+      developer: `SELECT ${COLUMNS}, ${POSITION} FROM ${keys} WHERE ${OWNER_COLUMN.developer} = $1`,
+      project: `SELECT ${COLUMNS}, ${POSITION} FROM ${keys} WHERE ${OWNER_COLUMN.project} = $1`,
+    },
     listOwners: byKind((kind, column) =>
       named(
         `list_owners_${kind}`,

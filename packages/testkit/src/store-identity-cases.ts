@@ -1,4 +1,10 @@
-import type { IdentityRecord, IdentityStore, KeyChangeEvent, KeyStore } from '@keyward/core'
+import {
+  type IdentityRecord,
+  type IdentityStore,
+  type KeyChangeEvent,
+  type KeyStore,
+  matchesIdentitySearch,
+} from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
 import { recordFor, until } from './store-record.js'
@@ -96,6 +102,42 @@ export function identityCases(make: () => Promise<StoreHarness>): void {
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
       .map((identity) => identity.id)
     expect(seen).toEqual(expected)
+  })
+
+  it("pages a search of a project's identities: an external id that contains it in any case, a wildcard as itself (when it keeps identities)", async (context) => {
+    const given = await withIdentities(make)
+    if (!given) return context.skip(NO_IDENTITIES)
+    const { identities } = given
+    const project = uniqueProject()
+    const ids = ['customer_ACME', 'acme-2', 'Acme 3', 'globex', 'a%b', 'a_c', 'back\\slash']
+    const made: Record<string, string> = {}
+    for (const [i, externalId] of ids.entries()) {
+      made[externalId] = (await identities.insertIdentity(
+        identityFor(project, externalId, second(i * 1000)),
+      ))!.id
+    }
+    await identities.insertIdentity(identityFor(uniqueProject(), 'acme elsewhere'))
+    const search = async (q: string) => {
+      const found: string[] = []
+      let after: Parameters<IdentityStore['listIdentitiesPage']>[1]['after']
+      for (let pages = 0; pages < 10; pages++) {
+        const page = await identities.listIdentitiesPage(project, {
+          limit: 2,
+          q,
+          ...(after ? { after } : {}),
+        })
+        found.push(...page.records.map((identity) => identity.externalId))
+        if (page.next === null) break
+        after = page.next
+      }
+      for (const externalId of found) expect(matchesIdentitySearch({ externalId }, q)).toBe(true)
+      return found
+    }
+    expect(await search('acme')).toEqual(['Acme 3', 'acme-2', 'customer_ACME'])
+    expect(await search('%')).toEqual(['a%b'])
+    expect(await search('_')).toEqual(['a_c', 'customer_ACME'])
+    expect(await search('\\')).toEqual(['back\\slash'])
+    expect(await search('nobody')).toEqual([])
   })
 
   it('changes metadata and limits as given, keeps the rest, and returns null for an unknown id (when it keeps identities)', async (context) => {

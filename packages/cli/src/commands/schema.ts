@@ -64,7 +64,9 @@ export const doctorCommand: Command = {
   summary: "Compare Keyward's schema in PostgreSQL with what its migrations create",
   description:
     "Reads Keyward's schema in the PostgreSQL database (--pg-url, --pg-schema) and compares it with what " +
-    "this version's migrations create: tables, columns (type, NOT NULL, default), constraints, indexes, the " +
+    "this version's migrations create: tables, columns (type, NOT NULL, default), constraints, indexes (and " +
+    'one that a failed CREATE INDEX CONCURRENTLY left invalid; a trigram index of version 12 once pg_trgm is ' +
+    'installed), the ' +
     'change feed triggers and functions (on api_keys and identities), and the version recorded in ' +
     'keyward_migrations. It builds the ' +
     'expected schema with the migrations in a scratch schema, under a savepoint it rolls back (it needs the ' +

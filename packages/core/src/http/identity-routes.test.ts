@@ -126,6 +126,29 @@ describe('identity routes', () => {
     expect(badLimit.json.detail[0].loc).toEqual(['query', 'limit'])
   })
 
+  it('search by ?q= in external ids, any case, a page at a time; refuse a key-shaped or too long one', async () => {
+    const { call, d1, create } = await identities()
+    for (const id of ['customer_ACME', 'acme-eu', 'globex']) await create({ external_id: id })
+    const ids = (json: { identities: { external_id: string }[] }) => json.identities.map((i) => i.external_id)
+    const first = await call('GET', `${IDS}?q=Acme&limit=1`, { key: d1 })
+    const second = await call('GET', `${IDS}?q=Acme&limit=1&cursor=${first.json.next_cursor}`, { key: d1 })
+    expect([...ids(first.json), ...ids(second.json)].sort()).toEqual(['acme-eu', 'customer_ACME'])
+    expect(second.json.next_cursor).toBeNull()
+    expect(ids((await call('GET', `${IDS}?q=nobody`, { key: d1 })).json)).toEqual([])
+    // external_id, when given too, wins.
+    expect(ids((await call('GET', `${IDS}?q=acme&external_id=globex`, { key: d1 })).json)).toEqual(['globex'])
+    const shaped = await call('GET', `${IDS}?q=ak_${'Zq9x'.repeat(8)}`, { key: d1 })
+    expect(shaped).toMatchObject({
+      status: 422,
+      json: { detail: [{ loc: ['query', 'q'], type: 'key_shaped_value' }] },
+    })
+    const long = await call('GET', `${IDS}?q=${'x'.repeat(256)}`, { key: d1 })
+    expect(long).toMatchObject({
+      status: 422,
+      json: { detail: [{ loc: ['query', 'q'], type: 'string_too_long' }] },
+    })
+  })
+
   it("answer another project's identity 404, and another developer's project 403", async () => {
     const { call, d1, d2, create } = await identities()
     const theirs = await create({ external_id: 'customer_acme' }, 'p2', d2)

@@ -3,13 +3,14 @@ import { checkCreditChange } from '../credits/checks.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { checkExternalId, checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
-import type { IdentityRecord } from '../identities/model.js'
+import { type IdentityRecord, MAX_EXTERNAL_ID_LENGTH } from '../identities/model.js'
 import { ChangeCreditsBodySchema } from '../openapi/schemas.js'
 import { checkBody } from '../openapi/validate.js'
 import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import { auditContext } from './audit-context.js'
 import { guardedRoute, nextCursor, respond, UUID } from './guarded-route.js'
+import { checkSearch } from './key-filter-query.js'
 import { PAGE_QUERY, readPageQuery } from './page-query.js'
 import { invalidQuery, queryParameters, singleValue } from './query-parameters.js'
 import { identityToJson, keyToJson } from './shapes.js'
@@ -97,7 +98,9 @@ export function identityRoutes(
     )
 
   async function list(request: KeywardRequest, projectId: string) {
-    const externalId = singleValue(queryParameters(request.url, ['external_id'] as const), 'external_id')
+    const found = queryParameters(request.url, ['external_id', 'q'] as const)
+    const externalId = singleValue(found, 'external_id')
+    const q = checkSearch(singleValue(found, 'q'), MAX_EXTERNAL_ID_LENGTH)
     const { limit, after } = readPageQuery(request)
     // The lookup by the host's id: a page of that identity alone, or an empty one.
     if (externalId !== undefined) {
@@ -105,7 +108,11 @@ export function identityRoutes(
       const found = await keyward.findIdentityByExternalId(projectId, externalId)
       return { identities: found ? [identityToJson(found)] : [], next_cursor: null }
     }
-    const page = await keyward.listIdentitiesPage(projectId, after ? { limit, after } : { limit })
+    const page = await keyward.listIdentitiesPage(projectId, {
+      limit,
+      ...(after ? { after } : {}),
+      ...(q ? { q } : {}),
+    })
     return { identities: page.records.map(identityToJson), next_cursor: nextCursor(page.next) }
   }
 
@@ -120,7 +127,7 @@ export function identityRoutes(
       BASE,
       owner,
       async (request, auth) => respond(200, await list(request, auth.projectId!)),
-      [...PAGE_QUERY, 'external_id'],
+      [...PAGE_QUERY, 'external_id', 'q'],
     ),
     onIdentity('GET', '', async (identity) => identityToJson(identity)),
     onIdentity('PATCH', '', async (identity, request, { audit }) => {

@@ -8,8 +8,10 @@ import type {
   IdentityCreditChangeResult,
   IdentityDeletion,
   IdentityPage,
+  IdentityPageQuery,
   IdentityStore,
 } from './store.js'
+import { matchesIdentitySearch } from './store.js'
 
 /** What the memory store lends its identities: its key records, and its writes with their feed and audit. */
 export interface MemoryKeyAccess {
@@ -79,9 +81,13 @@ export class MemoryIdentities implements IdentityStore {
     return this.#byExternalId.get(externalKey({ projectId, externalId })) ?? null
   }
 
-  async listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage> {
+  async listIdentitiesPage(projectId: string, query: IdentityPageQuery): Promise<IdentityPage> {
+    const { q } = query
     return page(
-      [...this.#byId.values()].filter((identity) => identity.projectId === projectId),
+      [...this.#byId.values()].filter(
+        (identity) =>
+          identity.projectId === projectId && (q === undefined || matchesIdentitySearch(identity, q)),
+      ),
       query,
     )
   }

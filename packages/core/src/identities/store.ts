@@ -3,6 +3,26 @@ import type { CreditChange, CreditState } from '../credits/types.js'
 import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { IdentityChange, IdentityRecord } from './model.js'
 
+/**
+ * Which of a project's identities a page holds, newest first: every one, or, with `q`, those
+ * whose `externalId` contains it in any case ({@link matchesIdentitySearch}).
+ */
+export interface IdentityPageQuery extends Omit<KeyPageQuery, 'filter'> {
+  readonly q?: string
+}
+
+/**
+ * Whether an identity is one that a search `q` keeps: its `externalId` contains `q`, in any case.
+ * The rule every store applies (in SQL, or here in memory).
+ *
+ * @example
+ * ```ts
+ * matchesIdentitySearch({ externalId: 'customer_Acme' }, 'acme') // true
+ * ```
+ */
+export const matchesIdentitySearch = (identity: Pick<IdentityRecord, 'externalId'>, q: string): boolean =>
+  identity.externalId.toLowerCase().includes(q.toLowerCase())
+
 /** A page of a project's identities, newest first, and where the next one starts. */
 export interface IdentityPage {
   readonly records: IdentityRecord[]
@@ -50,8 +70,11 @@ export interface IdentityStore {
   ): Promise<{ readonly identity: IdentityRecord; readonly created: boolean }>
   findIdentity(id: string): Promise<IdentityRecord | null>
   findIdentityByExternalId(projectId: string, externalId: string): Promise<IdentityRecord | null>
-  /** A project's identities, newest first (`createdAt`, then `id`, descending). */
-  listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage>
+  /**
+   * A project's identities, newest first (`createdAt`, then `id`, descending); with `query.q`,
+   * only those {@link matchesIdentitySearch} keeps.
+   */
+  listIdentitiesPage(projectId: string, query: IdentityPageQuery): Promise<IdentityPage>
   /** Changes what `change` holds; `null` when there is no such identity. */
   updateIdentity(
     id: string,

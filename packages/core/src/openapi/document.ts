@@ -67,6 +67,14 @@ const PARAMETERS = {
       'Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page.',
     schema: { type: 'string', maxLength: 255 },
   },
+  identity_q: {
+    name: 'q',
+    in: 'query',
+    required: false,
+    description:
+      'Only the identities whose `external_id` contains it, in any case (1 to 255 characters; never shaped like a key, 422 `key_shaped_value`). `external_id`, when given too, wins.',
+    schema: { type: 'string', maxLength: 255 },
+  },
   revoke_keys: {
     name: 'revoke_keys',
     in: 'query',

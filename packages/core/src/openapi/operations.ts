@@ -48,6 +48,7 @@ export interface ApiOperation {
     | 'audit_from'
     | 'audit_to'
     | 'identity_external_id'
+    | 'identity_q'
     | 'revoke_keys'
   )[]
   /** The request body's schema, and whether a body is required. */
@@ -383,10 +384,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: IDS,
     operationId: 'listIdentities',
     summary:
-      "List a project's identities, newest first, a page at a time; with `external_id`, the one identity of that id (an empty page when there is none).",
+      "List a project's identities, newest first, a page at a time; with `q`, those whose `external_id` contains it; with `external_id`, the one identity of that id (an empty page when there is none).",
     tag: 'Identities',
     credential: 'owner',
-    query: [...PAGED, 'identity_external_id'],
+    query: [...PAGED, 'identity_q', 'identity_external_id'],
     success: { status: 200, schema: 'IdentityList' },
     errors: [422],
     keyRoute: 'identities',

@@ -4,7 +4,13 @@ import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
-import type { IdentityChange, IdentityRecord, NewIdentity, StoredRateLimit } from '../identities/model.js'
+import {
+  type IdentityChange,
+  type IdentityRecord,
+  MAX_EXTERNAL_ID_LENGTH,
+  type NewIdentity,
+  type StoredRateLimit,
+} from '../identities/model.js'
 import type { IdentityAuditWrite, IdentityPage, IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyMetadata } from '../policy/policies.js'
@@ -31,6 +37,11 @@ export interface IdentityPageOptions {
   /** 1 to 200; default 50. */
   readonly limit?: number
   readonly after?: KeyPagePosition
+  /**
+   * Only the identities whose `externalId` contains it, in any case (1 to 255 characters); for
+   * {@link KeywardIdentities.listIdentitiesPage}.
+   */
+  readonly q?: string
 }
 
 /** @internal The identities of a project's customers: part of {@link Keyward}. */
@@ -48,7 +59,7 @@ export interface KeywardIdentities {
   findIdentity(id: string): Promise<IdentityRecord | null>
   /** The project's identity with this `externalId`, or `null`. */
   findIdentityByExternalId(projectId: string, externalId: string): Promise<IdentityRecord | null>
-  /** A project's identities, newest first, a page at a time. */
+  /** A project's identities, newest first, a page at a time; with `q`, those whose `externalId` contains it. */
   listIdentitiesPage(projectId: string, options?: IdentityPageOptions): Promise<IdentityPage>
   /**
    * Changes an identity's metadata or limits (`null` clears, absent keeps); `null` when there is
@@ -280,8 +291,14 @@ export function identityMethods(writes: Writes): KeywardIdentities {
       storeCall('findIdentityByExternalId', () =>
         identities().findIdentityByExternalId(projectId, externalId),
       ),
-    listIdentitiesPage: async (projectId, options) => {
-      const query = pageQuery(options)
+    listIdentitiesPage: async (projectId, options = {}) => {
+      const { q } = options
+      if (q !== undefined && (typeof q !== 'string' || q.length < 1 || q.length > MAX_EXTERNAL_ID_LENGTH)) {
+        throw new TypeError(
+          `listIdentitiesPage: option \`q\` must be a string of 1 to ${MAX_EXTERNAL_ID_LENGTH} characters.`,
+        )
+      }
+      const query = { ...pageQuery(options), ...(q === undefined ? {} : { q }) }
       return storeCall('listIdentitiesPage', () => identities().listIdentitiesPage(projectId, query))
     },
     async updateIdentity(id, change, context) {

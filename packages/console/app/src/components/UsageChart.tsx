@@ -1,67 +1,40 @@
-import uPlot from 'uplot'
-import 'uplot/dist/uPlot.min.css'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { messageOf, type Usage, type UsageRange as UsageQuery } from '../api'
 import { rangeAt, USAGE_RANGES, type UsageSeries, usageSeries } from '../usage'
 import { ListTable } from './ListTable'
 import { Empty, Failed, Loading } from './States'
 
-const HEIGHT = 220
 const count = (value: number) => value.toLocaleString('en-US')
-
-/** A colour of the page's scheme, from its custom properties (`--chart-accepted`). */
-const color = (element: Element, name: string) => getComputedStyle(element).getPropertyValue(name).trim()
-
-/** Draws the series in `element` with uPlot, in the colours of the page's current scheme. */
-function draw(element: HTMLElement, series: UsageSeries): uPlot {
-  const axis = {
-    stroke: color(element, '--chart-axis'),
-    grid: { stroke: color(element, '--chart-grid'), width: 1 },
-  }
-  return new uPlot(
-    {
-      width: Math.max(200, element.clientWidth),
-      height: HEIGHT,
-      legend: { show: false },
-      cursor: { drag: { x: false, y: false } },
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
-      axes: [axis, { ...axis, size: 56 }],
-      series: [
-        {},
-        {
-          label: 'Accepted',
-          stroke: color(element, '--chart-accepted'),
-          fill: color(element, '--chart-accepted-fill'),
-          width: 2,
-        },
-        { label: 'Refused', stroke: color(element, '--chart-refused'), width: 2, dash: [6, 4] },
-      ],
-    },
-    [series.starts, series.accepted, series.refused],
-    element,
-  )
-}
 
 /** The chart of `series` in a box that follows its width and the page's colour scheme. */
 function Plot({ series, label }: { series: UsageSeries; label: string }) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = box.current!
-    let plot = draw(element, series)
-    const resize = new ResizeObserver(() =>
-      plot.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }),
-    )
-    resize.observe(element)
-    const scheme = matchMedia('(prefers-color-scheme: dark)')
-    const redraw = () => {
-      plot.destroy()
-      plot = draw(element, series)
-    }
-    scheme.addEventListener('change', redraw)
+    let cleanup: (() => void) | undefined
+    let current = true
+    void import('./usage-plot').then(({ draw, HEIGHT }) => {
+      if (!current) return
+      let plot = draw(element, series)
+      const resize = new ResizeObserver(() =>
+        plot.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }),
+      )
+      resize.observe(element)
+      const scheme = matchMedia('(prefers-color-scheme: dark)')
+      const redraw = () => {
+        plot.destroy()
+        plot = draw(element, series)
+      }
+      scheme.addEventListener('change', redraw)
+      cleanup = () => {
+        scheme.removeEventListener('change', redraw)
+        resize.disconnect()
+        plot.destroy()
+      }
+    })
     return () => {
-      scheme.removeEventListener('change', redraw)
-      resize.disconnect()
-      plot.destroy()
+      current = false
+      cleanup?.()
     }
   }, [series])
   return <div ref={box} class="chart-plot" role="img" aria-label={label} />

@@ -22,13 +22,6 @@ export function Projects({ remember }: { remember: (project: Project) => void })
   const [deleting, setDeleting] = useState<Project | undefined>()
   // Deletion is offered where the host's API deletes projects, as its OpenAPI document says.
   const [deletes, setDeletes] = useState(false)
-  useEffect(() => {
-    let current = true
-    void hostOperations().then((host) => current && setDeletes(host.deletesProjects))
-    return () => {
-      current = false
-    }
-  }, [])
   const fetchPage = useCallback(
     async (cursor: string | null) => {
       const page = await projects.list(cursor)
@@ -39,6 +32,16 @@ export function Projects({ remember }: { remember: (project: Project) => void })
   )
   const paged = usePaged(fetchPage)
   const { items: list, reload } = paged
+  // The API's document is read once the list is shown: its parsing never delays the first render.
+  const listed = !paged.loading
+  useEffect(() => {
+    if (!listed) return
+    let current = true
+    void hostOperations().then((host) => current && setDeletes(host.deletesProjects))
+    return () => {
+      current = false
+    }
+  }, [listed])
 
   const create = async (event: Event) => {
     event.preventDefault()
