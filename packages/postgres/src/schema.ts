@@ -4,6 +4,7 @@ import closedOwnersSql from './closed-owners.sql?raw'
 import creditsSql from './credits.sql?raw'
 import identitiesSql from './identities.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
+import keyPepperSql from './key-pepper.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
 import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
@@ -11,7 +12,7 @@ import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (11, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (12, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -19,8 +20,9 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
  * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
- * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql` and version 11
- * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`. Readable,
+ * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
+ * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql` and version 12 (the
+ * pepper of a key's hash) as shipped in `dist/key-pepper.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -41,6 +43,7 @@ export const SCHEMA_SQL: string = [
   auditLogSql,
   identitiesSql,
   keyRatelimitsSql,
+  keyPepperSql,
 ].join('\n')
 
 /**
@@ -173,6 +176,20 @@ export const IDENTITIES_SQL: string = identitiesSql
 export const KEY_RATELIMITS_SQL: string = keyRatelimitsSql
 
 /**
+ * The SQL of schema version 12, the pepper of a key's hash: the nullable column `pepper_id` of
+ * `api_keys`, which names the pepper (option `hashing.pepper` of `createKeyward`) that a key's
+ * hash was made with, `NULL` for a plain SHA-256. Never a secret. Shipped as
+ * `dist/key-pepper.sql`; apply it after `key-ratelimits.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_PEPPER_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/012_keyward_key_pepper.sql', KEY_PEPPER_SQL)
+ * ```
+ */
+export const KEY_PEPPER_SQL: string = keyPepperSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -197,7 +214,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 11
+ * MIGRATIONS.at(-1)?.version // 12
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -212,6 +229,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'audit_log', sql: auditLogSql },
   { version: 10, name: 'identities', sql: identitiesSql },
   { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
+  { version: 12, name: 'key_pepper', sql: keyPepperSql },
 ]
 
 /**
