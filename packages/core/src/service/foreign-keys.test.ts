@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { KeywardError } from '../errors/error.js'
+import { apiKeyGuard } from '../http/guards.js'
+import type { KeywardRequest } from '../http/types.js'
 import { KEY_PREFIX } from '../key/constants.js'
 import type { ForeignKeyFormat } from '../key/foreign.js'
 import { generateKey } from '../key/generate.js'
@@ -153,6 +155,26 @@ describe('keys of foreign formats', () => {
     expect(() => createKeyward({ store: new MemoryKeyStore(), foreignKeys: foreignKeys as never })).toThrow(
       message,
     )
+  })
+
+  it('pass an API key guard over HTTP, which spends their credits, with a cache', async () => {
+    const { store, keyward } = await service(FORMATS, { cache: {} })
+    await store.insertKey(imported(live, { remaining: 2 }))
+    const guard = apiKeyGuard(keyward, { project: 'proj_f' })
+    const request = (key: string): KeywardRequest => ({
+      method: 'GET',
+      url: '/',
+      params: {},
+      header: (name) => (name === 'x-api-key' ? key : undefined),
+    })
+    const answers = []
+    for (let i = 0; i < 3; i++) {
+      const result = guard.now?.(request(live)) ?? (await guard(request(live)))
+      answers.push(result.ok ? 200 : result.response.status)
+    }
+    expect(answers).toEqual([200, 200, 429])
+    const malformed = await guard(request(`sk_test_${chars(40)}`))
+    expect(malformed.ok === false && JSON.parse(malformed.response.body).detail[0].type).toBe('key_malformed')
   })
 
   it('generated keys are never taken for foreign ones', async () => {
