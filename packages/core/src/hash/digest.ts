@@ -3,7 +3,8 @@
 // digest is synchronous and fast; elsewhere Web Crypto's asynchronous digest is used.
 // The choice is made once, when this module loads, never per call.
 
-type NodeCrypto = {
+/** @internal What core uses of node:crypto. */
+export type NodeCrypto = {
   hash?: {
     (algorithm: string, data: string | Uint8Array, encoding: 'hex'): string
     (algorithm: string, data: Uint8Array, encoding: 'buffer'): Uint8Array
@@ -80,9 +81,12 @@ const LONGEST = 1024
  * elsewhere. On Node the padded secrets are computed once and each call is two `crypto.hash`
  * calls over buffers made once (a fresh `createHmac` costs several times as much).
  */
-export function hmacSha256Hex(secret: Uint8Array): (input: string) => string | Promise<string> {
-  const fast = nodeCrypto?.hash
-  if (nodeCrypto && fast) {
+export function hmacSha256Hex(
+  secret: Uint8Array,
+  node: NodeCrypto | null | undefined = nodeCrypto,
+): (input: string) => string | Promise<string> {
+  const fast = node?.hash
+  if (node && fast) {
     const key = new Uint8Array(BLOCK)
     key.set(secret.length > BLOCK ? (fast('sha256', secret, 'buffer') as Uint8Array) : secret)
     const inner = new Uint8Array(BLOCK + LONGEST * 3)
@@ -91,7 +95,7 @@ export function hmacSha256Hex(secret: Uint8Array): (input: string) => string | P
       inner[i] = key[i]! ^ 0x36
       outer[i] = key[i]! ^ 0x5c
     }
-    const slow = nodeCrypto.createHmac
+    const slow = node.createHmac
     return (input) => {
       if (input.length > LONGEST) return slow('sha256', secret).update(input).digest('hex')
       const { written } = encoder.encodeInto(input, inner.subarray(BLOCK))
@@ -99,8 +103,8 @@ export function hmacSha256Hex(secret: Uint8Array): (input: string) => string | P
       return fast('sha256', outer, 'hex')
     }
   }
-  if (nodeCrypto) {
-    const slow = nodeCrypto.createHmac
+  if (node) {
+    const slow = node.createHmac
     return (input) => slow('sha256', secret).update(input).digest('hex')
   }
   let imported: Promise<HmacKey> | undefined

@@ -90,6 +90,15 @@ describe('keys of foreign formats', () => {
     expect(await outcome(keyward.authenticate({ projectKey: key }, project))).toBe(expected)
   })
 
+  it('a dk_ developer key stays under the legacy policy', async () => {
+    const { store, keyward } = await service(ANY)
+    const key = `dk_${chars(20)}`
+    await store.insertKey(imported(key, { ownerType: 'developer', ownerId: 'dev_1' }))
+    expect(await outcome(keyward.authenticate({ developerKey: key }, { scope: 'developer' }))).toBe(
+      'key_legacy_prefix',
+    )
+  })
+
   it('native keys verify beside them', async () => {
     const { keyward } = await service(ANY)
     const { key } = await keyward.issueProjectKey('proj_f')

@@ -1,6 +1,7 @@
+import * as nodeCrypto from 'node:crypto'
 import { createHash, createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { sha256HexWeb } from '../hash/digest.js'
+import { hmacSha256Hex, type NodeCrypto, sha256HexWeb } from '../hash/digest.js'
 import { keyHashing } from '../hash/pepper.js'
 import { generateKey } from '../key/generate.js'
 import { MemoryKeyStore } from '../store/memory.js'
@@ -156,6 +157,21 @@ describe('hashing with peppers', () => {
       'hex',
     )
     expect(web).toBe(fast)
+  })
+
+  it('computes one HMAC on every path: crypto.hash, createHmac alone, Web Crypto, and past the in-place length', async () => {
+    const secret = new TextEncoder().encode(P2.secret)
+    const { hash: _hash, ...withoutHash } = nodeCrypto
+    const paths = [
+      hmacSha256Hex(secret),
+      hmacSha256Hex(secret, withoutHash as unknown as NodeCrypto),
+      hmacSha256Hex(secret, null),
+    ]
+    for (const input of ['ak_example', 'é€'.repeat(300), 'x'.repeat(1025), '']) {
+      const expected = hmac(P2.secret, input)
+      for (const path of paths) expect(await path(input)).toBe(expected)
+    }
+    expect(typeof paths[2]!('x')).not.toBe('string')
   })
 
   it.each([
