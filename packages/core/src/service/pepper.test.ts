@@ -76,9 +76,12 @@ describe('hashing with peppers', () => {
     expect(await outcome(service().authenticate({ projectKey: third.key }, project))).toBe('key_invalid')
 
     // Neither the events, nor the change feed, nor the audit log, nor a record holds a secret.
+    const audit = await store.readAuditLog(0, 1000)
+    expect(audit.length).toBeGreaterThanOrEqual(4)
     const seen = JSON.stringify([
       events,
       feed,
+      audit,
       await store.listKeysByOwner({ type: 'project', id: 'proj_p' }),
     ])
     for (const { secret } of [P1, P2, P3]) expect(seen).not.toContain(secret)
