@@ -110,3 +110,44 @@ table(
   ],
 )
 console.log(`\non/off: ${tracking.ratio.toFixed(3)} (median of the pairs' ratios; target at most 1.05)`)
+
+// A pepper: an uncached verification of a key stored as HMAC-SHA-256 under the newest of one or
+// three peppers (each looked up under all its hashes in one store call) against one stored as plain
+// SHA-256, on stores of the same size, CPU time in alternating pairs of batches.
+const PEPPERS = [1, 2, 3].map((n) => ({
+  id: `p${n}`,
+  secret: `bench pepper ${n}, at least thirty-two bytes`,
+}))
+async function pepperedCase(pepper) {
+  const pepperedStore = new MemoryKeyStore()
+  const issuer = createKeyward({ store: pepperedStore, ...(pepper ? { hashing: { pepper } } : {}) })
+  const keys = []
+  for (let i = 0; i < 1000; i++) keys.push((await issuer.issueProjectKey(projectId)).key)
+  for (let i = 0; i < 10_000; i++) await issuer.issueProjectKey(`proj_${i}`)
+  const service = createKeyward({
+    store: pepperedStore,
+    trackLastUsed: false,
+    ...(pepper ? { hashing: { pepper } } : {}),
+  })
+  return (i) => service.authenticate({ projectKey: keys[i % 1000] }, requirement)
+}
+const plainCase = await pepperedCase(undefined)
+const onePepper = await pepperCost(plainCase, await pepperedCase(PEPPERS.slice(0, 1)))
+const threePeppers = await pepperCost(plainCase, await pepperedCase(PEPPERS))
+async function pepperCost(plain, peppered) {
+  return pairedCpu(plain, peppered)
+}
+console.log('\nPepper, uncached valid key (CPU time of this process, median of 41 alternating pairs):\n')
+table(
+  ['hashing', 'CPU ns/op', 'more than plain, ns'],
+  [
+    ['plain SHA-256 (default)', onePepper.a.toFixed(0), '0'],
+    ['one pepper', onePepper.b.toFixed(0), (onePepper.b - onePepper.a).toFixed(0)],
+    [
+      'three peppers (key under the newest)',
+      threePeppers.b.toFixed(0),
+      (threePeppers.b - threePeppers.a).toFixed(0),
+    ],
+  ],
+)
+console.log(`\none pepper - plain: ${(onePepper.b - onePepper.a).toFixed(0)} ns (target at most 300)`)

@@ -49,6 +49,7 @@ export default packageBuild({
       'identities.sql',
       'key-ratelimits.sql',
       'key-search.sql',
+      'key-pepper.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -83,6 +83,7 @@ export {
   toKeywardError,
 } from './errors/index.js'
 export { hashKey } from './hash/digest.js'
+export type { HashingOptions, Pepper } from './hash/pepper.js'
 export {
   type ApiKeyGuardOptions,
   answerClientError,
@@ -209,6 +210,7 @@ export {
   MIN_KEY_LENGTH,
 } from './key/constants.js'
 export { displayKey, keyPrefix } from './key/display.js'
+export { type ForeignKeyFormat, isImportedKey } from './key/foreign.js'
 export {
   checkKeyFormat,
   KEY_HEADER,

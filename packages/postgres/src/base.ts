@@ -149,7 +149,7 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-// The parameters of an insert, in the order of the statements' columns ($1 to $20).
+// The parameters of an insert, in the order of the statements' columns ($1 to $21).
 const insertValues = (record: KeyRecord): unknown[] => [
   record.id,
   record.hash,
@@ -167,6 +167,7 @@ const insertValues = (record: KeyRecord): unknown[] => [
   jsonOrNull(record.metadata),
   ...creditValues(creditState(record)),
   record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
+  record.pepperId ?? null,
 ]
 
 /**

@@ -109,6 +109,17 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
     expect(drift[0]?.message).toBe(`column ${schema}.api_keys.ratelimits is missing: expected jsonb`)
   })
 
+  it("names what version 13 adds when it is missing: the keys' pepper_id column", async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (13, 'key_pepper')`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => d.message)).toEqual([
+      `column ${schema}.api_keys.pepper_id is missing: expected text`,
+    ])
+  })
+
   it('names an old version and a schema that was never migrated', async () => {
     const schema = uniqueSchema()
     schemas.push(schema)

@@ -160,6 +160,7 @@ export function keywardTables(schema = 'keyward') {
       refilledAt: at('refilled_at'),
       identityId: uuid('identity_id'),
       ratelimits: jsonb('ratelimits').$type<{ name: string; limit: number; duration: number }[]>(),
+      pepperId: text('pepper_id'),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),

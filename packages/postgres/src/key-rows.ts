@@ -38,6 +38,7 @@ export type KeyRow = {
   refilled_at: Date | null
   identity_id: string | null
   ratelimits: StoredRateLimit[] | null
+  pepper_id: string | null
 }
 
 export const refillOf = (
@@ -57,6 +58,9 @@ export const toRecord = (row: KeyRow): KeyRecord => {
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
   // Absent for a key without stored rate limits, as for a key written before schema version 11.
   if (row.ratelimits?.length) Object.assign(record, { ratelimits: row.ratelimits })
+  // Absent for a plain SHA-256, as for a key written before schema version 13.
+  if (row.pepper_id !== null && row.pepper_id !== undefined)
+    Object.assign(record, { pepperId: row.pepper_id })
   if (row.remaining === null) return record
   return Object.assign(record, {
     remaining: Number(row.remaining),

@@ -64,6 +64,7 @@ describe('PGlite driver', () => {
         { version: 10 },
         { version: 11 },
         { version: 12 },
+        { version: 13 },
       ])
       await second.close()
     } finally {

@@ -4,6 +4,7 @@ import closedOwnersSql from './closed-owners.sql?raw'
 import creditsSql from './credits.sql?raw'
 import identitiesSql from './identities.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
+import keyPepperSql from './key-pepper.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
 import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keySearchSql from './key-search.sql?raw'
@@ -21,8 +22,9 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
  * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
- * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql` and version 12 (indexed
- * search of listings) as shipped in `dist/key-search.sql`. Readable,
+ * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`, version 12 (indexed
+ * search of listings) as shipped in `dist/key-search.sql` and version 13 (the pepper of a key's
+ * hash) as shipped in `dist/key-pepper.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -44,6 +46,7 @@ export const SCHEMA_SQL: string = [
   identitiesSql,
   keyRatelimitsSql,
   keySearchSql,
+  keyPepperSql,
 ].join('\n')
 
 /**
@@ -191,6 +194,20 @@ export const KEY_RATELIMITS_SQL: string = keyRatelimitsSql
 export const KEY_SEARCH_SQL: string = keySearchSql
 
 /**
+ * The SQL of schema version 13, the pepper of a key's hash: the nullable column `pepper_id` of
+ * `api_keys`, which names the pepper (option `hashing.pepper` of `createKeyward`) that a key's
+ * hash was made with, `NULL` for a plain SHA-256. Never a secret. Shipped as
+ * `dist/key-pepper.sql`; apply it after `key-search.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { KEY_PEPPER_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/013_keyward_key_pepper.sql', KEY_PEPPER_SQL)
+ * ```
+ */
+export const KEY_PEPPER_SQL: string = keyPepperSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -231,6 +248,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'identities', sql: identitiesSql },
   { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
   { version: 12, name: 'key_search', sql: keySearchSql },
+  { version: 13, name: 'key_pepper', sql: keyPepperSql },
 ]
 
 /**

@@ -1,7 +1,7 @@
-import { hashKey, KEY_ALPHABET, type KeyRecord, keyPrefix } from '@keyward/core'
+import { createKeyward, hashKey, KEY_ALPHABET, type KeyRecord, keyPrefix } from '@keyward/core'
 import { expect, it } from 'vitest'
 import type { StoreHarness } from './store-conformance.js'
-import { byId } from './store-record.js'
+import { byId, connectedFeed, until } from './store-record.js'
 
 let counter = 0
 const uniqueOwner = (label: string) => `${label}-batch-${Date.now().toString(36)}-${(counter++).toString(36)}`
@@ -43,6 +43,62 @@ export function batchCases(make: () => Promise<StoreHarness>): void {
     expect(byId(await harness.store.findKeysByHashes(hashes))).toEqual(byId(records.slice(0, 4)))
     expect(await harness.store.findKeysByHashes([])).toEqual([])
     expect(await harness.store.findKeysByHashes([unknown])).toEqual([])
+  })
+
+  it("keeps a key's pepper id as inserted, finds it among its candidate hashes, and a plain key names none", async () => {
+    const harness = await make()
+    const [plain] = await insertKeys(harness, 1, uniqueOwner('proj'))
+    expect(plain).not.toHaveProperty('pepperId')
+    const key = newKey()
+    // What a service with peppers stores: an HMAC of the key's SHA-256, and the pepper's id.
+    const record: KeyRecord = {
+      ...plain!,
+      id: crypto.randomUUID(),
+      hash: await hashKey(key),
+      keyPrefix: keyPrefix(key),
+      pepperId: 'p2',
+    }
+    expect(await harness.store.insertKey(record)).toEqual(record)
+    expect(await harness.store.findKeyById(record.id)).toEqual(record)
+    expect(await harness.store.findKeyByHash(record.hash)).toEqual(record)
+    const found = await harness.store.findKeysByHashes([await hashKey(newKey()), record.hash, plain!.hash])
+    expect(byId(found)).toEqual(byId([record, plain!]))
+  })
+
+  it('a service with peppers over the store verifies keys stored under each pepper and under none', async () => {
+    const { store } = await make()
+    const projectId = uniqueOwner('proj')
+    const P1 = { id: 'p1', secret: 'the first pepper of the conformance suite' }
+    const P2 = { id: 'p2', secret: 'the second pepper of the conformance suite' }
+    const issued = [
+      await createKeyward({ store, trackLastUsed: false }).issueProjectKey(projectId),
+      await createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1] } }).issueProjectKey(
+        projectId,
+      ),
+    ]
+    const keyward = createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1, P2] } })
+    issued.push(await keyward.issueProjectKey(projectId))
+    expect(issued.map(({ record }) => record.pepperId ?? null)).toEqual([null, 'p1', 'p2'])
+    for (const { key, record } of issued) {
+      const auth = await keyward.authenticate({ projectKey: key }, { scope: 'project', projectId })
+      expect(auth.projectKey.id).toBe(record.id)
+    }
+  })
+
+  it('a change feed reports a peppered key revoked past the service: a cache over it refuses the key', async (context) => {
+    const { store } = await make()
+    await connectedFeed(store, context)
+    const pepper = [{ id: 'p1', secret: 'the pepper of the change feed conformance case' }]
+    const keyward = createKeyward({ store, cache: {}, trackLastUsed: false, hashing: { pepper } })
+    const { key, record } = await keyward.issueProjectKey(uniqueOwner('proj'))
+    const outcome = () =>
+      keyward.authenticate({ projectKey: key }, { scope: 'project', projectId: record.ownerId }).then(
+        () => 'accepted',
+        (error: { type: string }) => error.type,
+      )
+    await until(async () => (await outcome()) === 'accepted' && keyward.cacheStats()?.entries === 1)
+    await store.setKeyActive(record.id, false) // past the service: the feed names the stored hash
+    await until(async () => (await outcome()) === 'key_invalid')
   })
 
   it('finds inactive records in a batch too, as they are', async () => {

@@ -3,9 +3,17 @@
 // digest is synchronous and fast; elsewhere Web Crypto's asynchronous digest is used.
 // The choice is made once, when this module loads, never per call.
 
-type NodeCrypto = {
-  hash?: (algorithm: string, data: string, encoding: 'hex') => string
+/** @internal What core uses of node:crypto. */
+export type NodeCrypto = {
+  hash?: {
+    (algorithm: string, data: string | Uint8Array, encoding: 'hex'): string
+    (algorithm: string, data: Uint8Array, encoding: 'buffer'): Uint8Array
+  }
   createHash: (algorithm: string) => { update(data: string): { digest(encoding: 'hex'): string } }
+  createHmac: (
+    algorithm: string,
+    key: Uint8Array,
+  ) => { update(data: string): { digest(encoding: 'hex'): string } }
 }
 
 type ProcessWithBuiltins = { getBuiltinModule?: (id: string) => unknown }
@@ -59,4 +67,59 @@ export const sha256Hex: (input: string) => string | Promise<string> = sha256HexN
  */
 export async function hashKey(key: string): Promise<string> {
   return sha256Hex(key)
+}
+
+/** An HMAC key that Web Crypto imported. */
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>
+
+// HMAC's block size for SHA-256, and the longest key whose HMAC the fast path computes in place.
+const BLOCK = 64
+const LONGEST = 1024
+
+/**
+ * @internal HMAC-SHA-256 with a fixed secret, as lower-case hex: synchronous on Node, a promise
+ * elsewhere. On Node the padded secrets are computed once and each call is two `crypto.hash`
+ * calls over buffers made once (a fresh `createHmac` costs several times as much).
+ */
+export function hmacSha256Hex(
+  secret: Uint8Array,
+  node: NodeCrypto | null | undefined = nodeCrypto,
+): (input: string) => string | Promise<string> {
+  const fast = node?.hash
+  if (node && fast) {
+    const key = new Uint8Array(BLOCK)
+    key.set(secret.length > BLOCK ? (fast('sha256', secret, 'buffer') as Uint8Array) : secret)
+    const inner = new Uint8Array(BLOCK + LONGEST * 3)
+    const outer = new Uint8Array(BLOCK + 32)
+    for (let i = 0; i < BLOCK; i++) {
+      inner[i] = key[i]! ^ 0x36
+      outer[i] = key[i]! ^ 0x5c
+    }
+    const slow = node.createHmac
+    return (input) => {
+      if (input.length > LONGEST) return slow('sha256', secret).update(input).digest('hex')
+      const { written } = encoder.encodeInto(input, inner.subarray(BLOCK))
+      outer.set(fast('sha256', inner.subarray(0, BLOCK + written), 'buffer'), BLOCK)
+      return fast('sha256', outer, 'hex')
+    }
+  }
+  if (node) {
+    const slow = node.createHmac
+    return (input) => slow('sha256', secret).update(input).digest('hex')
+  }
+  let imported: Promise<HmacKey> | undefined
+  return async (input) => {
+    imported ??= crypto.subtle.importKey(
+      'raw',
+      secret as Uint8Array<ArrayBuffer>,
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    )
+    const data = encoder.encode(input) as Uint8Array<ArrayBuffer>
+    const bytes = new Uint8Array(await crypto.subtle.sign('HMAC', await imported, data))
+    let out = ''
+    for (const b of bytes) out += HEX[b]
+    return out
+  }
 }

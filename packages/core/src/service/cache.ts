@@ -65,12 +65,23 @@ export class VerificationCache {
   readonly #entries: LRUCache<string, Entry>
   readonly #owners: LRUCache<string, string>
   readonly #feed: KeyChangeFeed
+  /**
+   * With peppers, entries are kept by the key's plain SHA-256 while writes and the feed name the
+   * stored hash (an HMAC): the entry of each stored hash that differs, kept exactly as long as
+   * its entry. `undefined` without peppers.
+   */
+  readonly #stored: Map<string, string> | undefined
   #version = 0
   #hits = 0
   #misses = 0
   #bypassed = 0
 
-  constructor(options: VerificationCacheOptions, feed: KeyChangeFeed, emit: (event: KeywardEvent) => void) {
+  constructor(
+    options: VerificationCacheOptions,
+    feed: KeyChangeFeed,
+    emit: (event: KeywardEvent) => void,
+    peppered = false,
+  ) {
     const ttl = options.ttlMs ?? 60_000
     const settings = {
       max: options.maxEntries ?? 10_000,
@@ -81,7 +92,19 @@ export class VerificationCache {
       // A hundredth of the TTL (at most a second) is as good a bound for a backstop.
       ttlResolution: Math.max(1, Math.min(1000, Math.floor(ttl / 100))),
     }
-    this.#entries = new LRUCache<string, Entry>(settings)
+    const stored = peppered ? new Map<string, string>() : undefined
+    this.#stored = stored
+    this.#entries = new LRUCache<string, Entry>(
+      stored
+        ? {
+            ...settings,
+            dispose: (entry, hash) => {
+              const record = entry as KeyRecord
+              if (record.hash !== undefined && record.hash !== hash) stored.delete(record.hash)
+            },
+          }
+        : settings,
+    )
     this.#owners = new LRUCache<string, string>(settings)
     this.#feed = feed
     feed.subscribe((event) => {
@@ -133,6 +156,7 @@ export class VerificationCache {
     this.#misses++
     if (version !== this.#version || !this.#feed.connected) return
     this.#entries.set(hash, record ?? NOT_FOUND)
+    if (this.#stored && record && record.hash !== hash) this.#stored.set(record.hash, hash)
   }
 
   /** The cached owner of a project, or `undefined` when it must be looked up. */
@@ -152,6 +176,8 @@ export class VerificationCache {
    */
   forget(hash: string): void {
     this.#version++
+    const entry = this.#stored?.get(hash)
+    if (entry !== undefined) this.#entries.delete(entry)
     this.#entries.delete(hash)
     this.#owners.clear()
   }
@@ -180,6 +206,7 @@ export class VerificationCache {
   #clear(): void {
     this.#version++
     this.#entries.clear()
+    this.#stored?.clear()
     this.#owners.clear()
   }
 }

@@ -3,6 +3,7 @@ import type { CreditRefill } from '../credits/types.js'
 import { isKeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
+import { isImportedKey } from '../key/foreign.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
 import { countsAgainstLimit } from '../store/limit.js'
@@ -175,7 +176,10 @@ export interface KeywardKeys {
    * ```
    */
   setKeyExpiry(id: string, change: KeyExpiryChange, context?: AuditContext): Promise<KeyRecord | null>
-  /** Whether a key is due for rotation: it counts against the limit and is older than the rotation period. */
+  /**
+   * Whether a key is due for rotation: it counts against the limit and is older than the rotation
+   * period, or was imported from another system (its format is not Keyward's).
+   */
   isRotationDue(record: KeyRecord): boolean
   /**
    * Deactivates keys reported as leaked, by hash, in one batched lookup and one atomic batched
@@ -230,7 +234,7 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     const owner = { type: ownerType, id: ownerId }
     // Checked before the identity, which `externalId` may create: a refused key creates nothing.
     const identityId = await identityOfNewKey(deps, ownerType, ownerId, issueOptions, context)
-    const minted = await mintKey(owner, name, expiresAt, createdAt, policies, credits)
+    const minted = await mintKey(deps.hashing, owner, name, expiresAt, createdAt, policies, credits)
     const { key } = minted
     const record = identityId === null ? minted.record : { ...minted.record, identityId }
     // Registering a developer: "no active key yet" and the issue are one step of the store.
@@ -355,8 +359,10 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     activateKey: (id, context) => setActive(id, true, context),
     rollKey: rollWith(deps),
     setKeyExpiry: expirySetter(deps),
+    // An imported key is due at once: rolling it issues a native key.
     isRotationDue: (record) =>
-      countsAgainstLimit(record, now()) && record.createdAt.getTime() <= clock() - rotationPeriodMs,
+      countsAgainstLimit(record, now()) &&
+      (record.createdAt.getTime() <= clock() - rotationPeriodMs || isImportedKey(record)),
     revokeLeakedKeys: leakedKeyRevoker(deps),
   }
 }

@@ -1,4 +1,6 @@
 import { checkCreditOptions, createCreditSpender } from '../credits/spender.js'
+import { keyHashing } from '../hash/pepper.js'
+import { foreignKeyMatcher } from '../key/foreign.js'
 import { checkDeclaredPermissions } from '../policy/policies.js'
 import { coarseClock } from '../protection/memory-limiter.js'
 import { PROTECTION_DEFAULTS } from '../protection/options.js'
@@ -78,6 +80,7 @@ export interface Keyward
  */
 export function createKeyward(options: KeywardOptions): Keyward {
   checkOptions(options)
+  const hashing = keyHashing(options.hashing)
   const store = options.store
   const developerKeyLimit = options.developerKeyLimit ?? 10
   const legacy = options.legacyDeveloperKeys ?? 'reject'
@@ -137,13 +140,15 @@ export function createKeyward(options: KeywardOptions): Keyward {
     failed,
     ownerLookup,
     observe: spans?.observe,
+    hashing,
+    foreign: foreignKeyMatcher(options.foreignKeys),
   })
   const { wrote } = lookup
   // The audit log, when the store keeps one: every write below appends its rows with it.
   const auditRows = new AuditRows(typeof store.appendAudit === 'function', now, options.auditContext)
   const developersOf = developerLookup(auditRows, ownerLookup ? lookup.projectOwner : undefined)
 
-  const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf }
+  const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf, hashing }
 
   // Stored rate limits, counted by the protection's limiters when it has some, else in memory.
   const limits = storedLimits(

@@ -35,7 +35,15 @@ const SECRET_SCANNING: AuditContext = { actor: { type: 'secret_scanning' } }
  * deactivation of the active ones, then `key.deactivated` for each key this call deactivated
  * and `key.leaked` for each report of a known key (with the reporter's `url` and `source`).
  */
-export function leakedKeyRevoker({ store, storeCall, emit, wrote, auditRows, developersOf }: Writes) {
+export function leakedKeyRevoker({
+  store,
+  storeCall,
+  emit,
+  wrote,
+  auditRows,
+  developersOf,
+  hashing,
+}: Writes) {
   return async function revokeLeakedKeys(
     leaks: readonly LeakedKey[],
     context: AuditContext = SECRET_SCANNING,
@@ -49,8 +57,22 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote, auditRows, dev
       )
     }
     const hashes = [...new Set(leaks.map((leak) => leak.hash))]
+    // With peppers, a key may be stored under any of its hashes: each names the reported one.
+    const reportedAs = new Map<string, { hash: string; pepperId: string | null }>()
+    for (const hash of hashes) {
+      const candidates = await hashing.candidates(hash)
+      candidates.forEach((candidate, i) => {
+        reportedAs.set(candidate, { hash, pepperId: hashing.pepperIds[i] ?? null })
+      })
+    }
+    const stored = [...reportedAs.keys()]
+    const plainOf = (record: KeyRecord) => reportedAs.get(record.hash)?.hash ?? record.hash
     const found =
-      hashes.length === 0 ? [] : await storeCall('findKeysByHashes', () => store.findKeysByHashes(hashes))
+      hashes.length === 0
+        ? []
+        : (await storeCall('findKeysByHashes', () => store.findKeysByHashes(stored))).filter(
+            (record) => reportedAs.get(record.hash)?.pepperId === (record.pepperId ?? null),
+          )
     const active = found.filter((record) => record.active)
     // Each row says where the leak was found (the first report of the key in this batch).
     const foundById = new Map(active.map((record) => [record.id, record]))
@@ -62,8 +84,8 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote, auditRows, dev
       await developersOf(active),
       (record) => foundById.get(record.id) ?? null,
       (record) => ({
-        leak_url: where.get(record.hash)?.url ?? '',
-        leak_source: where.get(record.hash)?.source ?? '',
+        leak_url: where.get(plainOf(record))?.url ?? '',
+        leak_source: where.get(plainOf(record))?.source ?? '',
       }),
     )
     const changed =
@@ -84,7 +106,7 @@ export function leakedKeyRevoker({ store, storeCall, emit, wrote, auditRows, dev
     }
     // A key found active but not deactivated here was deactivated by a concurrent call.
     const byHash = new Map(
-      found.map((record) => [record.hash, deactivated.get(record.id) ?? { ...record, active: false }]),
+      found.map((record) => [plainOf(record), deactivated.get(record.id) ?? { ...record, active: false }]),
     )
     const reported = new Set<string>()
     return leaks.map(({ hash, url = '', source = '' }) => {

@@ -1,6 +1,7 @@
 import { type KeywardError, refusal } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import { sha256Hex } from '../hash/digest.js'
+import type { KeyHashing } from '../hash/pepper.js'
 import type { KeywardRequest } from '../http/types.js'
 import type { IdentityRecord } from '../identities/model.js'
 import { KEY_LENGTH, KEY_PATTERN } from '../key/constants.js'
@@ -43,6 +44,10 @@ export interface LookupDependencies extends StoreCalls {
   readonly ownerLookup: KeywardOptions['projectOwner']
   /** Told what each lookup found, for its verification's span; absent without `telemetry`. */
   readonly observe?: LookupObserver | undefined
+  /** How keys are hashed (option `hashing`): with peppers, a key is looked up under each of its hashes. */
+  readonly hashing: KeyHashing
+  /** Whether a value has a foreign format the service accepts (option `foreignKeys`); absent without. */
+  readonly foreign?: ((value: string) => boolean) | undefined
 }
 
 /**
@@ -90,16 +95,32 @@ function joined(record: KeyRecord, found: IdentityRecord | null): KeyRecord {
 
 /** @internal The lookups of a service. */
 export function createLookup(deps: LookupDependencies): Lookup {
-  const { store, clock, legacy, storeCall, storeUnavailable, failed, ownerLookup, observe } = deps
+  const {
+    store,
+    clock,
+    legacy,
+    storeCall,
+    storeUnavailable,
+    failed,
+    ownerLookup,
+    observe,
+    hashing,
+    foreign,
+  } = deps
+  const peppered = hashing.peppered
   const cache =
-    deps.cache && store.changes ? new VerificationCache(deps.cache, store.changes, deps.emit) : undefined
+    deps.cache && store.changes
+      ? new VerificationCache(deps.cache, store.changes, deps.emit, peppered)
+      : undefined
 
   // Every write through the service ends here before it returns, whether it succeeded or not
   // (a write that timed out may still commit): the cache forgets the key, and no request from
-  // now on joins a lookup of it sent before.
+  // now on joins a lookup of it sent before. Lookups are keyed by the key's plain SHA-256; with
+  // peppers a write names the stored hash, so no request joins any lookup sent before it.
+  const forgetFlight = peppered ? () => flights.forgetAll() : (hash: string) => flights.forget(hash)
   const wrote = (hash: string) => {
     cache?.forget(hash)
-    flights.forget(hash)
+    forgetFlight(hash)
   }
 
   // One store lookup per hash at a time, for every request that arrived before it was sent; the
@@ -132,7 +153,7 @@ export function createLookup(deps: LookupDependencies): Lookup {
   // requests as writes here do; a notification from another process comes in a later tick anyway.
   if (cache) {
     store.changes?.subscribe((event) => {
-      if (event.type === 'changed') flights.forget(event.hash)
+      if (event.type === 'changed') forgetFlight(event.hash)
       else flights.forgetAll()
     })
   }
@@ -141,7 +162,11 @@ export function createLookup(deps: LookupDependencies): Lookup {
   // async frame costs more than the rest of the verification together (see bench/).
   function verify(value: string | null | undefined, kind: KeyKind, origin?: Credentials): Promise<KeyRecord> {
     if (typeof value !== 'string' || value.length !== KEY_LENGTH || !KEY_PATTERN.test(value)) {
-      const problem = keyFormatProblem(value, kind, legacy)
+      // A key of a foreign format the service accepts is looked up as a native one is.
+      const problem =
+        foreign !== undefined && typeof value === 'string' && foreign(value)
+          ? null
+          : keyFormatProblem(value, kind, legacy)
       if (problem) {
         const reason =
           problem.type === ErrorType.keyMissing
@@ -210,11 +235,27 @@ export function createLookup(deps: LookupDependencies): Lookup {
 
   function findKey(hash: string): Promise<KeyRecord | null> {
     try {
-      const found = store.findKeyByHash(hash)
+      const found = peppered ? findPeppered(hash) : store.findKeyByHash(hash)
       return identities === undefined ? found : found.then(withIdentity)
     } catch (error) {
       return Promise.reject(error)
     }
+  }
+
+  // With peppers: one store call for every hash the key may be stored under. A record counts
+  // only under the hash of the pepper it names (a plain hash names none).
+  function findPeppered(plain: string): Promise<KeyRecord | null> {
+    const candidates = hashing.candidates(plain)
+    return Array.isArray(candidates) ? findAmong(candidates) : candidates.then(findAmong)
+  }
+  function findAmong(candidates: string[]): Promise<KeyRecord | null> {
+    return store.findKeysByHashes(candidates).then((found) => {
+      for (const record of found) {
+        const at = candidates.indexOf(record.hash)
+        if (at !== -1 && hashing.pepperIds[at] === (record.pepperId ?? null)) return record
+      }
+      return null
+    })
   }
 
   // A key of an identity answers what it is, and spends from its pool: read after the key unless

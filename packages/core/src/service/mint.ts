@@ -1,5 +1,5 @@
 import { withCredits } from '../credits/model.js'
-import { sha256Hex } from '../hash/digest.js'
+import type { KeyHashing } from '../hash/pepper.js'
 import { keyPrefix } from '../key/display.js'
 import { generateKey } from '../key/generate.js'
 import type { KeyPolicies } from '../policy/policies.js'
@@ -14,6 +14,7 @@ export interface IssuedKey {
 
 /** @internal A new key and its record, not yet stored: the only place a key is generated. */
 export async function mintKey(
+  hashing: KeyHashing,
   owner: KeyOwner,
   name: string | null,
   expiresAt: Date | null,
@@ -22,11 +23,12 @@ export async function mintKey(
   credits: NewKeyCredits = { remaining: null, refill: null, refilledAt: null },
 ): Promise<IssuedKey> {
   const key = generateKey()
-  const digest = sha256Hex(key)
+  const stored = hashing.stored(key)
+  const { hash, pepperId } = 'hash' in stored ? stored : await stored
   const record: KeyRecord = withCredits(
     {
       id: crypto.randomUUID(),
-      hash: typeof digest === 'string' ? digest : await digest,
+      hash,
       keyPrefix: keyPrefix(key),
       ownerType: owner.type,
       ownerId: owner.id,
@@ -42,7 +44,9 @@ export async function mintKey(
     },
     credits,
   )
-  return { key, record: withLimits(record, policies.ratelimits) }
+  // A plain hash names no pepper, as every store hands it back.
+  const peppered = pepperId === null ? record : { ...record, pepperId }
+  return { key, record: withLimits(peppered, policies.ratelimits) }
 }
 
 // A key's stored rate limits are on its record only when it has some, as a store hands it back.

@@ -1,7 +1,9 @@
 import type { AuditContext } from '../audit/types.js'
 import type { CreditOptions } from '../credits/spender.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
+import type { HashingOptions } from '../hash/pepper.js'
 import type { TrustedProxy } from '../http/client-address.js'
+import type { ForeignKeyFormat } from '../key/foreign.js'
 import type { KeyKind, LegacyDeveloperKeyPolicy } from '../key/format.js'
 import {
   checkProtectionOptions,
@@ -115,6 +117,22 @@ export interface KeywardOptions {
    * and nothing of it is paid. See the observability guide.
    */
   readonly telemetry?: KeywardTelemetry
+  /**
+   * How keys are hashed for storage. Without it, plain SHA-256 as the specification says. With
+   * `pepper` (server-side secrets the database never sees, oldest first), new keys are stored as
+   * HMAC-SHA-256 under the newest, each record naming its pepper's id, and keys stored under an
+   * older one or none keep verifying. See the security guide.
+   */
+  readonly hashing?: HashingOptions
+  /**
+   * Formats of keys issued by another system and imported by their SHA-256 (see the migration
+   * guide) that verification accepts besides Keyward's own: a prefix and a length range, or any
+   * string of 16 to 512 characters. Such keys take the same lookup, cache, revocation, credits
+   * and policies as native keys, are always due for rotation (`rotation_due`), and rolling one
+   * issues a native `ak_` key. Without it, only `ak_` keys (and `dk_` keys by
+   * `legacyDeveloperKeys`) are accepted.
+   */
+  readonly foreignKeys?: readonly ForeignKeyFormat[]
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -139,6 +157,8 @@ const KEYWARD_OPTIONS = optionNames<KeywardOptions>({
   credits: true,
   usage: true,
   telemetry: true,
+  hashing: true,
+  foreignKeys: true,
 })
 const TELEMETRY_OPTIONS = optionNames<KeywardTelemetry>({ tracerProvider: true, recordClientAddress: true })
 const CACHE_OPTIONS = optionNames<VerificationCacheOptions>({ maxEntries: true, ttlMs: true })

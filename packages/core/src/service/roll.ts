@@ -41,7 +41,17 @@ export interface RolledKey extends IssuedKey {
 }
 
 /** @internal The service's `rollKey`. */
-export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows, developersOf }: Writes) {
+export function rollWith({
+  store,
+  storeCall,
+  now,
+  emit,
+  wrote,
+  rules,
+  auditRows,
+  developersOf,
+  hashing,
+}: Writes) {
   return async function rollKey(
     id: string,
     rollOptions: RollKeyOptions = {},
@@ -60,6 +70,7 @@ export function rollWith({ store, storeCall, now, emit, wrote, rules, auditRows,
     const owner = { type: current.ownerType, id: current.ownerId }
     const expiresAt = lifetime === null ? null : new Date(at.getTime() + lifetime)
     const minted = await mintKey(
+      hashing,
       owner,
       current.name,
       expiresAt,

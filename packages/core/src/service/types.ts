@@ -1,6 +1,7 @@
 // What the service's topics share: the rules they check and what a write reaches of the service
 // (its store, clock, events, cache and audit rows). It imports none of the topics, so that each of
 // them can import it without a circle.
+import type { KeyHashing } from '../hash/pepper.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 import type { AuditRows } from './audit-rows.js'
@@ -50,4 +51,6 @@ export interface Writes {
   readonly auditRows: AuditRows
   /** The developer whose audit log holds a key's rows. */
   readonly developersOf: DevelopersOf
+  /** How new keys are hashed (option `hashing`), and a presented key looked up. */
+  readonly hashing: KeyHashing
 }

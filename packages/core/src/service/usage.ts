@@ -1,3 +1,4 @@
+import { isImportedKey } from '../key/foreign.js'
 import type { KeyRecord, KeyStore, KeyUse } from '../store/types.js'
 import type { UsageBucket, UsageQuery, UsageRetention } from '../store/usage.js'
 import type { KeywardEvent } from './events.js'
@@ -116,7 +117,13 @@ export function createUsage(options: UsageOptions): Usage {
   }
 
   function reportDue(record: KeyRecord, nowMs: number): void {
-    if (record.createdAt.getTime() > nowMs - rotationPeriodMs || record.replacedBy) return
+    // An imported key is due at once, whatever its age: rolling it issues a native key.
+    if (
+      (record.createdAt.getTime() > nowMs - rotationPeriodMs && !isImportedKey(record)) ||
+      record.replacedBy
+    ) {
+      return
+    }
     const last = dueReported.get(record.id)
     if (last !== undefined && nowMs - last < DAY_MS) return
     dueReported.set(record.id, nowMs)

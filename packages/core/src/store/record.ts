@@ -15,8 +15,16 @@ import type { KeyFilter } from './key-filter.js'
 export interface KeyRecord {
   /** Stable identifier of the record (a UUID for the stores Keyward ships). */
   readonly id: string
-  /** SHA-256 of the full key, 64 lower-case hex characters. Unique. */
+  /**
+   * SHA-256 of the full key, 64 lower-case hex characters, or with a pepper (`pepperId`) its
+   * HMAC-SHA-256 under that pepper. Unique.
+   */
   readonly hash: string
+  /**
+   * The id of the pepper `hash` was made with (option `hashing.pepper` of `createKeyward`);
+   * absent (or `null`) for a plain SHA-256. A store hands back absent for none. Never the secret.
+   */
+  readonly pepperId?: string | null
   /** The first 8 characters of the key, for display. Not unique. */
   readonly keyPrefix: string
   /** Whether the key belongs to a developer or to a project. */

@@ -81,6 +81,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           refilled_at: null,
           identity_id: null,
           ratelimits: null,
+          pepper_id: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -218,7 +219,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -232,6 +233,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 10, name: 'identities' },
         { version: 11, name: 'key_ratelimits' },
         { version: 12, name: 'key_search' },
+        { version: 13, name: 'key_pepper' },
       ])
     })
   })

@@ -50,11 +50,11 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         })
         expect(await fileNode(driver, schema)).toBe(before)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 12,
-          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+          version: 13,
+          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -94,8 +94,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
         expect(await migrate(driver, { schema })).toEqual({
-          version: 12,
-          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12],
+          version: 13,
+          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
         })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
@@ -171,7 +171,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 10))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [11, 12] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [11, 12, 13] })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const keyward = createKeyward({ store, trackLastUsed: false })
@@ -193,13 +193,51 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-12 database holding keys to version 13 online: old keys keep their plain hash, new ones name their pepper, a rotation keeps all', async () => {
+      const { driver, close } = await connect()
+      const { schema, keys } = await versionOneSchema(driver, 1)
+      const P1 = { id: 'p1', secret: 'the first pepper of this upgrade test' }
+      const P2 = { id: 'p2', secret: 'the second pepper of this upgrade test' }
+      try {
+        await applyMigrations(driver, schema, MIGRATIONS.slice(0, 12))
+        const before = await fileNode(driver, schema)
+        expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [13] })
+        expect(await fileNode(driver, schema)).toBe(before)
+        const store = new PostgresKeyStore(driver, { schema })
+        const first = createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1] } })
+        const peppered = await first.issueProjectKey('proj-v1')
+        expect(peppered.record.pepperId).toBe('p1')
+        const keyward = createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1, P2] } })
+        const newest = await keyward.issueProjectKey('proj-v1')
+        const rows = await driver.query(
+          `SELECT hash, pepper_id FROM "${schema}".api_keys WHERE id = ANY($1::uuid[]) ORDER BY pepper_id`,
+          [[peppered.record.id, newest.record.id]],
+        )
+        expect(rows).toEqual([
+          { hash: peppered.record.hash, pepper_id: 'p1' },
+          { hash: newest.record.hash, pepper_id: 'p2' },
+        ])
+        expect(rows.map((row) => row.hash)).not.toContain(await hashKey(newest.key))
+        const project = { scope: 'project', projectId: 'proj-v1' } as const
+        for (const key of [keys[0]!, peppered.key, newest.key]) {
+          expect((await keyward.authenticate({ projectKey: key }, project)).projectId).toBe('proj-v1')
+        }
+        const old = await keyward.authenticate({ projectKey: keys[0] }, project)
+        expect(await store.findKeyById(old.projectKey.id)).not.toHaveProperty('pepperId')
+        expect((await store.findKeyById(newest.record.id))?.pepperId).toBe('p2')
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('brings a version-5 database holding keys to version 6 online: old keys have no policies, new ones keep theirs, a change is on the feed', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 2)
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [6, 7, 8, 9, 10, 11, 12] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [6, 7, 8, 9, 10, 11, 12, 13] })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -262,9 +300,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 12 })
+        expect(error).toMatchObject({ found: 99, known: 13 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 12). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 13). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {
