@@ -237,7 +237,10 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [6, 7, 8, 9, 10, 11, 12, 13] })
+        expect(await migrate(driver, { schema })).toEqual({
+          version: 13,
+          applied: [6, 7, 8, 9, 10, 11, 12, 13],
+        })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
