@@ -232,7 +232,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 12
+ * MIGRATIONS.at(-1)?.version // 13
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
