@@ -6,7 +6,14 @@ import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { machineLine, measure, table } from './harness.mjs'
 
 const permissions = Array.from({ length: 50 }, (_, i) => `resource${i}:action`)
-const keyward = createKeyward({ store: new MemoryKeyStore(), cache: {}, trackLastUsed: false, permissions })
+// Declared, never held: the alternatives a query tries first and misses.
+const unheld = Array.from({ length: 10 }, (_, i) => `other${i}:action`)
+const keyward = createKeyward({
+  store: new MemoryKeyStore(),
+  cache: {},
+  trackLastUsed: false,
+  permissions: [...permissions, ...unheld],
+})
 const projectId = 'proj_bench'
 
 const v4List = Array.from({ length: 100 }, (_, i) => `10.${i}.0.0/16`)
@@ -34,11 +41,29 @@ const v6FullOut = Array.from(
 const lastPermission = { allOf: [permissions[49]] }
 const threePermissions = { allOf: [permissions[0], permissions[25], permissions[49]] }
 const anyLast = { anyOf: ['resource49:action'] }
+// A 10-term query whose every group is tried: alternatives the key lacks come first.
+const tenTerms =
+  '(other0:action or resource49:action) and resource48:action and (other1:action or other2:action or resource47:action) ' +
+  'and (resource46:action and resource45:action) and (other3:action or resource44:action) and resource43:action'
+const tenTermsObject = {
+  and: [
+    { or: ['other0:action', 'resource49:action'] },
+    'resource48:action',
+    { or: ['other1:action', 'other2:action', 'resource47:action'] },
+    'resource46:action',
+    'resource45:action',
+    { or: ['other3:action', 'resource44:action'] },
+    'resource43:action',
+  ],
+}
 
 const check = (record, address, rule) => keyward.keyAccessProblem(record, address, rule)
 // Compiled once, as the cache's record is on its first check.
 for (const record of [v4Key, v6Key, mixedKey, permKey].map((k) => k.record))
   check(record, '10.0.0.1', lastPermission)
+for (const query of [tenTerms, tenTermsObject]) {
+  if (check(permKey.record, undefined, query) !== null) throw new Error('the 10-term query should pass')
+}
 
 const requirement = { scope: 'project', projectId }
 const guarded = { scope: 'project', projectId, permissions: threePermissions }
@@ -71,6 +96,14 @@ const results = await measure([
   },
   { name: 'permissions, 50 held, allOf three', fn: () => check(permKey.record, undefined, threePermissions) },
   { name: 'permissions, 50 held, anyOf one', fn: () => check(permKey.record, undefined, anyLast) },
+  {
+    name: 'permissions, 50 held, a 10-term query (string form)',
+    fn: () => check(permKey.record, undefined, tenTerms),
+  },
+  {
+    name: 'permissions, 50 held, a 10-term query (objects)',
+    fn: () => check(permKey.record, undefined, tenTermsObject),
+  },
   {
     name: 'authenticate (cached), no policies',
     fn: () => keyward.authenticateNow({ projectKey: plainKey.key, address: '10.99.0.7' }, requirement),

@@ -38,6 +38,7 @@ export type KeyRow = {
   refilled_at: Date | null
   identity_id: string | null
   ratelimits: StoredRateLimit[] | null
+  role_ids: string[] | null
 }
 
 export const refillOf = (
@@ -57,6 +58,8 @@ export const toRecord = (row: KeyRow): KeyRecord => {
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
   // Absent for a key without stored rate limits, as for a key written before schema version 11.
   if (row.ratelimits?.length) Object.assign(record, { ratelimits: row.ratelimits })
+  // Absent for a key without roles, as for a key written before schema version 12.
+  if (row.role_ids?.length) Object.assign(record, { roleIds: row.role_ids })
   if (row.remaining === null) return record
   return Object.assign(record, {
     remaining: Number(row.remaining),

@@ -12,6 +12,7 @@ import {
   KEY_POLICIES_SQL,
   KEY_RATELIMITS_SQL,
   MIGRATIONS,
+  ROLES_SQL,
   SCHEMA_SQL,
   statementsOf,
 } from './schema.js'
@@ -34,6 +35,7 @@ describe('schema.sql', () => {
     const v9 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
     const v10 = readFileSync(new URL('./identities.sql', import.meta.url), 'utf8')
     const v11 = readFileSync(new URL('./key-ratelimits.sql', import.meta.url), 'utf8')
+    const v12 = readFileSync(new URL('./roles.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -46,12 +48,16 @@ describe('schema.sql', () => {
       { version: 9, name: 'audit_log', sql: v9 },
       { version: 10, name: 'identities', sql: v10 },
       { version: 11, name: 'key_ratelimits', sql: v11 },
+      { version: 12, name: 'roles', sql: v12 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}`)
+    expect(SCHEMA_SQL).toBe(
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}`,
+    )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
     expect(IDENTITIES_SQL).toBe(v10)
     expect(KEY_RATELIMITS_SQL).toBe(v11)
+    expect(ROLES_SQL).toBe(v12)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -164,8 +170,8 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [6, 7, 8, 9, 10, 11] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [6, 7, 8, 9, 10, 11, 12] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -197,6 +203,7 @@ describe('migrate', () => {
       { version: 9, name: 'audit_log' },
       { version: 10, name: 'identities' },
       { version: 11, name: 'key_ratelimits' },
+      { version: 12, name: 'roles' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -7,11 +7,12 @@ import keyPagesSql from './key-pages.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
 import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
+import rolesSql from './roles.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (11, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (12, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -19,8 +20,9 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
  * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
- * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql` and version 11
- * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`. Readable,
+ * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
+ * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql` and version 12 (roles) as
+ * shipped in `dist/roles.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -41,6 +43,7 @@ export const SCHEMA_SQL: string = [
   auditLogSql,
   identitiesSql,
   keyRatelimitsSql,
+  rolesSql,
 ].join('\n')
 
 /**
@@ -173,6 +176,20 @@ export const IDENTITIES_SQL: string = identitiesSql
 export const KEY_RATELIMITS_SQL: string = keyRatelimitsSql
 
 /**
+ * The SQL of schema version 12, roles: the table `roles` (a project's named sets of
+ * permissions), the column `role_ids` of `api_keys` with its index, and the change feed's
+ * triggers, so that a change of a role reaches every process's cache for each key that holds it.
+ * Shipped as `dist/roles.sql`; apply it after `key-ratelimits.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { ROLES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/012_keyward_roles.sql', ROLES_SQL)
+ * ```
+ */
+export const ROLES_SQL: string = rolesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -197,7 +214,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 11
+ * MIGRATIONS.at(-1)?.version // 12
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -212,6 +229,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'audit_log', sql: auditLogSql },
   { version: 10, name: 'identities', sql: identitiesSql },
   { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
+  { version: 12, name: 'roles', sql: rolesSql },
 ]
 
 /**

@@ -30,6 +30,7 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   permissions: record.permissions ?? null,
   metadata: record.metadata ?? null,
   ratelimits: record.ratelimits ?? null,
+  role_ids: record.roleIds?.length ? record.roleIds : null,
 })
 
 /**

@@ -81,6 +81,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           refilled_at: null,
           identity_id: null,
           ratelimits: null,
+          role_ids: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -218,7 +219,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -231,6 +232,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 9, name: 'audit_log' },
         { version: 10, name: 'identities' },
         { version: 11, name: 'key_ratelimits' },
+        { version: 12, name: 'roles' },
       ])
     })
   })
