@@ -57,13 +57,35 @@ const tenTermsObject = {
   ],
 }
 
+// A key of 5 roles of 10 permissions each (50 in all), none of its own: as the lookup joins it
+// (the roles' names and the union of their permissions on the record).
+const roles = []
+for (let r = 0; r < 5; r++) {
+  roles.push(
+    await keyward.createRole(projectId, {
+      name: `role${r}`,
+      permissions: permissions.slice(r * 10, r * 10 + 10),
+    }),
+  )
+}
+const roleKey = await issue({ roles: roles.map((role) => role.name), permissions: [] })
+const roleRecord = {
+  ...roleKey.record,
+  roles: roles.map((role) => role.name),
+  rolePermissions: roles.flatMap((role) => role.permissions),
+}
+
 const check = (record, address, rule) => keyward.keyAccessProblem(record, address, rule)
 // Compiled once, as the cache's record is on its first check.
 for (const record of [v4Key, v6Key, mixedKey, permKey].map((k) => k.record))
   check(record, '10.0.0.1', lastPermission)
 for (const query of [tenTerms, tenTermsObject]) {
-  if (check(permKey.record, undefined, query) !== null) throw new Error('the 10-term query should pass')
+  for (const record of [permKey.record, roleRecord]) {
+    if (check(record, undefined, query) !== null) throw new Error('the 10-term query should pass')
+  }
 }
+const roleQuery = { scope: 'project', projectId, permissions: tenTerms }
+await keyward.authenticate({ projectKey: roleKey.key }, roleQuery)
 
 const requirement = { scope: 'project', projectId }
 const guarded = { scope: 'project', projectId, permissions: threePermissions }
@@ -105,6 +127,10 @@ const results = await measure([
     fn: () => check(permKey.record, undefined, tenTermsObject),
   },
   {
+    name: 'permissions, 5 roles of 10, a 10-term query (string form)',
+    fn: () => check(roleRecord, undefined, tenTerms),
+  },
+  {
     name: 'authenticate (cached), no policies',
     fn: () => keyward.authenticateNow({ projectKey: plainKey.key, address: '10.99.0.7' }, requirement),
   },
@@ -115,6 +141,10 @@ const results = await measure([
   {
     name: 'authenticate (cached), 50 permissions, allOf three',
     fn: () => keyward.authenticateNow({ projectKey: permKey.key, address: '10.99.0.7' }, guarded),
+  },
+  {
+    name: 'authenticate (cached), 5 roles of 10, a 10-term query',
+    fn: () => keyward.authenticateNow({ projectKey: roleKey.key }, roleQuery),
   },
 ])
 table(
