@@ -204,7 +204,11 @@ export class PostgresKeyStore implements KeyStore {
    * on the change feed for each of its keys.
    */
   readonly identities: IdentityStore
-  /** The roles of its API keys (schema version 12): see {@link PostgresRoles}. */
+  /**
+   * The roles of the project keys, in the table `roles` beside `api_keys` (schema version 12):
+   * each write with its audit rows in one transaction, and a change of a role on the change feed
+   * for each key that holds it.
+   */
   readonly roles: RoleStore
   readonly #db: SqlDriver
   readonly #sql: Statements

@@ -93,7 +93,7 @@ export class PermissionCheck {
     this.text = formatQuery(tree)
   }
 
-  /** What `granted` lacks of the query: the failing terms of an `and`, every alternative of an `or`. */
+  /** @internal What `granted` lacks of the query: the failing terms of an `and`, every alternative of an `or`. */
   missing(granted: Granted, node: QueryNode = this.tree): QueryNode | null {
     if (satisfied(node, granted)) return null
     if (node.op !== 'and') return node
