@@ -6,7 +6,14 @@ import { createKeyward, MemoryKeyStore } from '@keyward/core'
 import { machineLine, measure, table } from './harness.mjs'
 
 const permissions = Array.from({ length: 50 }, (_, i) => `resource${i}:action`)
-const keyward = createKeyward({ store: new MemoryKeyStore(), cache: {}, trackLastUsed: false, permissions })
+// Declared, never held: the alternatives a query tries first and misses.
+const unheld = Array.from({ length: 10 }, (_, i) => `other${i}:action`)
+const keyward = createKeyward({
+  store: new MemoryKeyStore(),
+  cache: {},
+  trackLastUsed: false,
+  permissions: [...permissions, ...unheld],
+})
 const projectId = 'proj_bench'
 
 const v4List = Array.from({ length: 100 }, (_, i) => `10.${i}.0.0/16`)
@@ -34,11 +41,51 @@ const v6FullOut = Array.from(
 const lastPermission = { allOf: [permissions[49]] }
 const threePermissions = { allOf: [permissions[0], permissions[25], permissions[49]] }
 const anyLast = { anyOf: ['resource49:action'] }
+// A 10-term query whose every group is tried: alternatives the key lacks come first.
+const tenTerms =
+  '(other0:action or resource49:action) and resource48:action and (other1:action or other2:action or resource47:action) ' +
+  'and (resource46:action and resource45:action) and (other3:action or resource44:action) and resource43:action'
+const tenTermsObject = {
+  and: [
+    { or: ['other0:action', 'resource49:action'] },
+    'resource48:action',
+    { or: ['other1:action', 'other2:action', 'resource47:action'] },
+    'resource46:action',
+    'resource45:action',
+    { or: ['other3:action', 'resource44:action'] },
+    'resource43:action',
+  ],
+}
+
+// A key of 5 roles of 10 permissions each (50 in all), none of its own: as the lookup joins it
+// (the roles' names and the union of their permissions on the record).
+const roles = []
+for (let r = 0; r < 5; r++) {
+  roles.push(
+    await keyward.createRole(projectId, {
+      name: `role${r}`,
+      permissions: permissions.slice(r * 10, r * 10 + 10),
+    }),
+  )
+}
+const roleKey = await issue({ roles: roles.map((role) => role.name), permissions: [] })
+const roleRecord = {
+  ...roleKey.record,
+  roles: roles.map((role) => role.name),
+  rolePermissions: roles.flatMap((role) => role.permissions),
+}
 
 const check = (record, address, rule) => keyward.keyAccessProblem(record, address, rule)
 // Compiled once, as the cache's record is on its first check.
 for (const record of [v4Key, v6Key, mixedKey, permKey].map((k) => k.record))
   check(record, '10.0.0.1', lastPermission)
+for (const query of [tenTerms, tenTermsObject]) {
+  for (const record of [permKey.record, roleRecord]) {
+    if (check(record, undefined, query) !== null) throw new Error('the 10-term query should pass')
+  }
+}
+const roleQuery = { scope: 'project', projectId, permissions: tenTerms }
+await keyward.authenticate({ projectKey: roleKey.key }, roleQuery)
 
 const requirement = { scope: 'project', projectId }
 const guarded = { scope: 'project', projectId, permissions: threePermissions }
@@ -72,6 +119,18 @@ const results = await measure([
   { name: 'permissions, 50 held, allOf three', fn: () => check(permKey.record, undefined, threePermissions) },
   { name: 'permissions, 50 held, anyOf one', fn: () => check(permKey.record, undefined, anyLast) },
   {
+    name: 'permissions, 50 held, a 10-term query (string form)',
+    fn: () => check(permKey.record, undefined, tenTerms),
+  },
+  {
+    name: 'permissions, 50 held, a 10-term query (objects)',
+    fn: () => check(permKey.record, undefined, tenTermsObject),
+  },
+  {
+    name: 'permissions, 5 roles of 10, a 10-term query (string form)',
+    fn: () => check(roleRecord, undefined, tenTerms),
+  },
+  {
     name: 'authenticate (cached), no policies',
     fn: () => keyward.authenticateNow({ projectKey: plainKey.key, address: '10.99.0.7' }, requirement),
   },
@@ -82,6 +141,10 @@ const results = await measure([
   {
     name: 'authenticate (cached), 50 permissions, allOf three',
     fn: () => keyward.authenticateNow({ projectKey: permKey.key, address: '10.99.0.7' }, guarded),
+  },
+  {
+    name: 'authenticate (cached), 5 roles of 10, a 10-term query',
+    fn: () => keyward.authenticateNow({ projectKey: roleKey.key }, roleQuery),
   },
 ])
 table(

@@ -9,7 +9,9 @@
 // Last, on PostgreSQL, one page of a paged listing from the middle of a project's 10,000 keys
 // (POSTGRES_BENCH=pages runs only that). And credits: a guard's verification of keys with credits,
 // and of keys of identities with a credit pool, against the same without credits, and against a
-// baseline that writes once per request (POSTGRES_BENCH=credits runs only that).
+// baseline that writes once per request (POSTGRES_BENCH=credits runs only that). And roles: keys
+// holding 50 permissions through 5 roles against keys holding them as their own, cached, under a
+// 10-term query (POSTGRES_BENCH=roles runs only that).
 import { writeFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import { apiKeyGuard, createKeyward, generateKey, hashKey, MemoryKeyStore } from '@keyward/core'
@@ -184,6 +186,72 @@ async function usageBench() {
 if (process.env.POSTGRES_BENCH === 'usage') {
   if (url) await usageBench()
   else console.log('Usage counting skipped: set KEYWARD_PG_URL.')
+  process.exit(0)
+}
+
+/**
+ * Roles: cached verifications on PostgreSQL (the change feed on), 16 in flight, of keys that hold
+ * 50 permissions through 5 roles against keys that hold the same 50 as their own, both under a
+ * 10-term query, in paired rounds.
+ */
+async function rolesBench() {
+  const schema = `kw_bench_roles_${process.pid}`
+  const store = await createPgKeyStore(
+    { connectionString: url, poolConfig: { max: 10 } },
+    { schema, changeFeed: true },
+  )
+  const permissions = Array.from({ length: 50 }, (_, i) => `resource${i}:action`)
+  try {
+    const keyward = createKeyward({ store, cache: {}, trackLastUsed: false, usage: false, permissions })
+    const roles = []
+    for (let r = 0; r < 5; r++) {
+      const granted = permissions.slice(r * 10, r * 10 + 10)
+      roles.push((await keyward.createRole(PROJECT, { name: `role${r}`, permissions: granted })).name)
+    }
+    const own = []
+    const held = []
+    for (let i = 0; i < KEYS; i++) {
+      own.push((await keyward.issueProjectKey(PROJECT, { permissions })).key)
+      held.push((await keyward.issueProjectKey(PROJECT, { roles, permissions: [] })).key)
+    }
+    const query =
+      '(resource0:action or resource49:action) and resource48:action and (resource1:action or resource47:action) ' +
+      'and resource46:action and resource45:action and (resource2:action or resource44:action) and resource43:action'
+    const requirement = { scope: 'project', projectId: PROJECT, permissions: query }
+    const verifyOf = (keys) => async (i) => {
+      const auth = await keyward.authenticate({ projectKey: keys[i % KEYS] }, requirement)
+      if (auth.projectId !== PROJECT) throw new Error('verification failed')
+    }
+    for (let i = 0; i < KEYS; i++) await Promise.all([verifyOf(own)(i), verifyOf(held)(i)])
+    const result = await compare(verifyOf(own), verifyOf(held), 16)
+    console.log('\nRoles against own permissions (PostgreSQL, the verification cache on, 16 in flight):\n')
+    const format = (n) => Math.round(n).toLocaleString('en-US')
+    table(
+      ['database', 'own 50 (ops/s)', '5 roles of 10 (ops/s)', 'roles/own', 'CPU per op, own / roles (µs)'],
+      [
+        [
+          'pg',
+          format(result.off.opsPerSecond),
+          format(result.on.opsPerSecond),
+          `${result.ratio.toFixed(3)}x`,
+          `${result.off.cpuPerOp.toFixed(1)} / ${result.on.cpuPerOp.toFixed(1)}`,
+        ],
+      ],
+    )
+    console.log(
+      `\n${machineLine()} ${ROUNDS} pairs of ${ROUND_MS} ms rounds, alternating order; median of the pairs' ratios.` +
+        ` ${KEYS} keys of each; a 10-term query; target roles/own >= 0.95x.`,
+    )
+    await keyward.close()
+  } finally {
+    await store.query(`DROP SCHEMA "${schema}" CASCADE`)
+    await store.close()
+  }
+}
+
+if (process.env.POSTGRES_BENCH === 'roles') {
+  if (url) await rolesBench()
+  else console.log('Roles skipped: set KEYWARD_PG_URL.')
   process.exit(0)
 }
 

@@ -50,6 +50,7 @@ export default packageBuild({
       'key-ratelimits.sql',
       'key-search.sql',
       'key-pepper.sql',
+      'roles.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -618,6 +618,14 @@ export interface components {
             /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
             readonly duration: number;
         };
+        /** A permission query: a string such as `reports:read and (billing:read or admin)` (names, `and`, `or`, parentheses; `and` binds tighter than `or`), or `{"and": [...]}` / `{"or": [...]}` of queries, at most 8 levels deep, 1000 characters per string, declared permissions only. Wildcards (`reports:*`, `*`) are granted to keys, never required. */
+        readonly PermissionQuery: string | {
+            /** Queries, every one of which the key must satisfy. */
+            readonly and: readonly unknown[];
+        } | {
+            /** Queries, at least one of which the key must satisfy. */
+            readonly or: readonly unknown[];
+        };
         /** Refills at 00:00 UTC, daily or on a day of the month. A refill sets the balance to `amount` when it is below, once per period, and leaves a higher balance (credits added) as it is. */
         readonly CreditRefill: {
             /** The balance a refill brings the key up to. */
@@ -1297,8 +1305,14 @@ export interface components {
             readonly key: string;
             /** The key must be one of this project's (`project_mismatch` otherwise). Default: any. */
             readonly project_id?: string;
-            /** Permissions the key must all carry (`permission_denied` otherwise), among those the server declares. */
-            readonly permissions?: readonly string[];
+            /** What the key must carry (`permission_denied` otherwise), among the permissions the server declares: a list (every one), or a permission query as a guard takes it. */
+            readonly permissions?: readonly string[] | (string | {
+                /** Queries, every one of which the key must satisfy. */
+                readonly and: readonly unknown[];
+            } | {
+                /** Queries, at least one of which the key must satisfy. */
+                readonly or: readonly unknown[];
+            });
             /** Credits this request spends of a key that has credits, as a route's `cost` does: 0 to 1000, default 1. A key without enough is refused (`usage_exceeded`); a key without credits spends nothing. */
             readonly cost?: number;
             /** The address of the client that presented the key, checked against the key's IP allowlist and used for nothing else. Without it, a key with an allowlist is refused (`ip_not_allowed`). Failed verifications count against the caller (its own address and its credential), never against `ip`. */
@@ -1381,7 +1395,7 @@ export interface components {
                 /** For humans; never more of a key than its first 8 characters. */
                 readonly msg: string;
                 /** @enum {string} */
-                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
+                readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "role_exists" | "role_in_use" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "role_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
         };
     };
@@ -1508,7 +1522,7 @@ export interface components {
                 };
             };
         };
-        /** The owner already has its limit of active keys, the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive), the project has an identity with this `external_id` already, or the identity still has keys. Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`, `identity_exists`, `identity_has_keys`. */
+        /** The owner already has its limit of active keys, the key cannot be rolled, re-activated or given a new expiry (rolled, expired, inactive), the project has an identity with this `external_id` already, or the identity still has keys. Types: `limit_exceeded`, `key_rolled`, `key_expired`, `key_inactive`, `identity_exists`, `identity_has_keys`, `role_exists`, `role_in_use`. */
         readonly Error409: {
             headers: {
                 /** `no-store`. */
@@ -1523,7 +1537,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys";
+                        readonly type: "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "role_exists" | "role_in_use";
                     }[];
                 };
             };
@@ -1588,7 +1602,7 @@ export interface components {
                 };
             };
         };
-        /** The request body, path or query is invalid, or the query names a parameter the operation does not declare (`extra_forbidden` at `["query", name]`). Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `lifetime_exceeded`. */
+        /** The request body, path or query is invalid, or the query names a parameter the operation does not declare (`extra_forbidden` at `["query", name]`). Types: `json_invalid`, `dict_type`, `missing`, `string_type`, `string_too_short`, `string_too_long`, `string_pattern_mismatch`, `uuid_parsing`, `int_type`, `greater_than_equal`, `less_than_equal`, `datetime_parsing`, `datetime_future`, `value_error`, `extra_forbidden`, `key_shaped_value`, `list_type`, `too_long`, `ip_invalid`, `permission_unknown`, `role_unknown`, `lifetime_exceeded`. */
         readonly Error422: {
             headers: {
                 /** `no-store`. */
@@ -1603,7 +1617,7 @@ export interface components {
                         /** For humans; never more of a key than its first 8 characters. */
                         readonly msg: string;
                         /** @enum {string} */
-                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "lifetime_exceeded";
+                        readonly type: "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "role_unknown" | "lifetime_exceeded";
                     }[];
                 };
             };
@@ -1728,7 +1742,7 @@ export interface components {
         /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
         readonly audit_identity_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */

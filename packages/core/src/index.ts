@@ -227,6 +227,7 @@ export {
 } from './openapi/document.js'
 export { API_SCHEMAS, type ApiSchemaName, type ApiValue } from './openapi/schemas.js'
 export { checkBody } from './openapi/validate.js'
+export type { PermissionCheck } from './policy/permission-check.js'
 export {
   type KeyMetadata,
   type KeyPolicies,
@@ -234,8 +235,19 @@ export {
   MAX_METADATA_BYTES,
   MAX_PERMISSIONS,
   PERMISSION_PATTERN,
+  type PermissionRequirement,
   type PermissionRule,
+  type StoredKeyPolicies,
+  WILDCARD_PATTERN,
 } from './policy/policies.js'
+export {
+  MAX_QUERY_DEPTH,
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_TERMS,
+  type PermissionQuery,
+  PermissionQueryError,
+  type QueryNode,
+} from './policy/query.js'
 export {
   type KeyRate,
   type Limiter,
@@ -249,6 +261,9 @@ export {
   type RateLimitCosts,
   type RateLimitPolicy,
 } from './protection/index.js'
+export { MemoryRoles } from './roles/memory.js'
+export { MAX_KEY_ROLES, MAX_ROLE_NAME_LENGTH, type RoleChange, type RoleRecord } from './roles/model.js'
+export type { RoleAuditWrite, RoleDeletion, RolePage, RoleStore } from './roles/store.js'
 export {
   createSecretScanningRoute,
   GITHUB_SECRET_SCANNING_KEYS_URL,
@@ -287,6 +302,7 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
+export type { CreateRoleOptions } from './service/roles.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
 export type { OwnerKeyPolicies } from './service/types.js'
 export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'

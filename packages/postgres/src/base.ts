@@ -20,7 +20,6 @@ import {
   type KeyOwnerSummary,
   type KeyPage,
   type KeyPageQuery,
-  type KeyPolicies,
   type KeyRecord,
   type KeyStore,
   type KeyUse,
@@ -29,8 +28,10 @@ import {
   ownerChangeHash,
   ownerClosedError,
   type RevokedReason,
+  type RoleStore,
   type RolledRecords,
   refilled,
+  type StoredKeyPolicies,
   type UsageBucket,
   type UsageCount,
   type UsageQuery,
@@ -75,6 +76,7 @@ import {
   type ReplicaReadStats,
   ReplicaReads,
 } from './replicas/reads.js'
+import { PostgresRoles } from './roles.js'
 import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
 import { traceStore } from './store-spans.js'
 import { PostgresUsage } from './usage.js'
@@ -168,6 +170,7 @@ const insertValues = (record: KeyRecord): unknown[] => [
   ...creditValues(creditState(record)),
   record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
   record.pepperId ?? null,
+  record.roleIds?.length ? record.roleIds : null,
 ]
 
 /**
@@ -202,6 +205,12 @@ export class PostgresKeyStore implements KeyStore {
    * on the change feed for each of its keys.
    */
   readonly identities: IdentityStore
+  /**
+   * The roles of the project keys, in the table `roles` beside `api_keys` (schema version 14):
+   * each write with its audit rows in one transaction, and a change of a role on the change feed
+   * for each key that holds it.
+   */
+  readonly roles: RoleStore
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
@@ -228,12 +237,14 @@ export class PostgresKeyStore implements KeyStore {
     this.#usage = new PostgresUsage(this.schema)
     // Its writes reach this store's feed and revocations, as the store's own do (a store bound
     // to a transaction collects them).
-    this.identities = new PostgresIdentities(this.schema, {
+    const access = {
       db: driver,
       audit: this.#auditSql,
-      wrote: (change) => this.#wrote(change),
-      revoked: (committedAt) => this.#revoked(committedAt),
-    })
+      wrote: (change: Changed) => this.#wrote(change),
+      revoked: (committedAt: number) => this.#revoked(committedAt),
+    }
+    this.identities = new PostgresIdentities(this.schema, access)
+    this.roles = new PostgresRoles(this.schema, access)
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.
@@ -345,9 +356,13 @@ export class PostgresKeyStore implements KeyStore {
     return this.#revocation(this.#written(this.#audited(audit, false, one, write)))
   }
 
-  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
+  async setKeyPolicies(
+    id: string,
+    policies: StoredKeyPolicies,
+    audit?: AuditWrite,
+  ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    const { ipAllowlist, permissions, metadata, ratelimits } = policies
+    const { ipAllowlist, permissions, metadata, ratelimits, roleIds } = policies
     const params = [
       id,
       ipAllowlist !== undefined,
@@ -358,6 +373,8 @@ export class PostgresKeyStore implements KeyStore {
       jsonOrNull(metadata),
       ratelimits !== undefined,
       ratelimits?.length ? JSON.stringify(ratelimits) : null,
+      roleIds !== undefined,
+      roleIds?.length ? roleIds : null,
     ]
     // Fewer permissions or a narrower allowlist is a revocation: acknowledged like a deactivation.
     const write = (db: SqlQueryable) => run(db, this.#sql.setPolicies, params).then(firstRecord)

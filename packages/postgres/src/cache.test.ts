@@ -108,6 +108,53 @@ describe.skipIf(!PG_URL)('the verification cache on PostgreSQL (set KEYWARD_PG_U
     expect(await needing('reports:read', '198.51.100.7')).toBe('accepted')
   })
 
+  it("strict revocation: once a role's change or detaching deletion returns in one service, another holds it at once for each key", async () => {
+    const schema = uniqueSchema()
+    // Two processes' services: a pool, a change feed with fences, a cache of their own each.
+    const strict = async () => {
+      const store = await createPgKeyStore(
+        { connectionString: PG_URL as string, poolConfig: { max: 3 } },
+        { schema, strictRevocation: { boundMs: 250 }, changeFeed: { reconnectMinMs: 20 } },
+      )
+      stores.push(store)
+      return createKeyward({
+        store,
+        cache: {},
+        permissions: ['reports:read', 'reports:write', 'billing:read'],
+      })
+    }
+    const a = await strict()
+    const b = await strict()
+    const role = await a.createRole('proj-1', { name: 'reports', permissions: ['reports:*'] })
+    const keys = await Promise.all(
+      [1, 2].map(() => a.issueProjectKey('proj-1', { roles: ['reports'], permissions: ['billing:read'] })),
+    )
+    const needing = (key: string, permissions: string) =>
+      b.authenticate({ projectKey: key }, { ...project, permissions }).then(
+        () => 'accepted',
+        (error: { type: string }) => error.type,
+      )
+    const cached = () =>
+      until(async () => {
+        for (const { key } of keys) if ((await needing(key, 'reports:write')) !== 'accepted') return false
+        return b.cacheStats()?.entries === 2
+      }, 15_000)
+    await cached()
+    await a.updateRole(role.id, { permissions: ['reports:read'] })
+    // Right after the acknowledgement, with no waiting: b heard it for each key, or reads the primary.
+    for (const { key } of keys) {
+      expect(await needing(key, 'reports:write')).toBe(ErrorType.permissionDenied)
+      expect(await needing(key, 'reports:read and billing:read')).toBe('accepted')
+    }
+    await a.updateRole(role.id, { permissions: ['reports:read', 'reports:write'] })
+    await cached()
+    expect((await a.deleteRole(role.id, { detach: true }))?.detached).toHaveLength(2)
+    for (const { key } of keys) {
+      expect(await needing(key, 'reports:read')).toBe(ErrorType.permissionDenied)
+      expect(await needing(key, 'billing:read')).toBe('accepted')
+    }
+  })
+
   it('a key rolled with no grace, or revoked as leaked, in one service is refused by another through the feed', async () => {
     const schema = uniqueSchema()
     const a = await service(schema)

@@ -9,6 +9,16 @@ import { pgDriver } from './pg.js'
 import { MIGRATIONS } from './schema.js'
 import { PG_URL, uniqueSchema } from './test/harness.js'
 
+// What doctor names of a schema recorded at version 14 that only has version 13's objects (a
+// missing table stands for its columns, indexes and triggers).
+const DRIFT_14 = (schema: string) => [
+  ['missing', 'column', `${schema}.api_keys.role_ids`],
+  ['missing', 'function', `${schema}.notify_role_change()`],
+  ['missing', 'index', `${schema}.api_keys_role_ids_idx`],
+  ['missing', 'table', `${schema}.roles`],
+  ['different', 'trigger', `${schema}.api_keys.api_keys_notify_change`],
+]
+
 describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
   const admin = new pg.Client({ connectionString: PG_URL })
   const driver = pgDriver(admin, { queryTimeoutMs: 30_000 })
@@ -112,12 +122,27 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
   it("names what version 13 adds when it is missing: the keys' pepper_id column", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
-    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
-    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (13, 'key_pepper')`)
+    await applyMigrations(
+      driver,
+      schema,
+      MIGRATIONS.filter((m) => m.version !== 13),
+    )
     const { drift } = await checkSchemaDrift(driver, { schema })
     expect(drift.map((d) => d.message)).toEqual([
       `column ${schema}.api_keys.pepper_id is missing: expected text`,
     ])
+  })
+
+  it("names what version 14 adds when it is missing: the roles, the keys' role_ids, and a trigger blind to them", async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (14, 'roles')`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual(DRIFT_14(schema))
+    expect(drift.find((d) => d.kind === 'column')?.message).toBe(
+      `column ${schema}.api_keys.role_ids is missing: expected uuid[]`,
+    )
   })
 
   it('names an old version and a schema that was never migrated', async () => {

@@ -29,6 +29,7 @@ describe('the Drizzle tables', () => {
       'keyUsage',
       'keyward',
       'keywardMigrations',
+      'roles',
     ])
     expect([apiKeys, apiKeyOwners, keywardMigrations].every(Boolean)).toBe(true)
   })

@@ -161,6 +161,7 @@ export function keywardTables(schema = 'keyward') {
       identityId: uuid('identity_id'),
       ratelimits: jsonb('ratelimits').$type<{ name: string; limit: number; duration: number }[]>(),
       pepperId: text('pepper_id'),
+      roleIds: uuid('role_ids').array(),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),
@@ -191,6 +192,27 @@ export function keywardTables(schema = 'keyward') {
       index('api_keys_project_expiry_idx')
         .on(t.projectId, t.expiresAt)
         .where(sql`project_id IS NOT NULL AND active AND expires_at IS NOT NULL`),
+      index('api_keys_role_ids_idx').using('gin', t.roleIds).where(sql`role_ids IS NOT NULL`),
+    ],
+  )
+  const roles = keyward.table(
+    'roles',
+    {
+      id: uuid('id').primaryKey(),
+      projectId: text('project_id').notNull(),
+      name: text('name').notNull(),
+      permissions: text('permissions').array(),
+      createdAt: at('created_at').notNull().defaultNow(),
+      updatedAt: at('updated_at').notNull().defaultNow(),
+    },
+    (t) => [
+      check('roles_name_check', sql`char_length(name) >= 1 AND char_length(name) <= 100`),
+      uniqueIndex('roles_project_name_key').on(t.projectId, t.name),
+      index('roles_project_page_idx').on(
+        t.projectId,
+        t.createdAt.desc().nullsFirst(),
+        t.id.desc().nullsFirst(),
+      ),
     ],
   )
   const identities = keyward.table(
@@ -297,7 +319,17 @@ export function keywardTables(schema = 'keyward') {
     },
     () => [check('audit_chain_id_check', sql`id = 1`)],
   )
-  return { keyward, keywardMigrations, apiKeys, apiKeyOwners, keyUsage, auditLog, auditChain, identities }
+  return {
+    keyward,
+    keywardMigrations,
+    apiKeys,
+    apiKeyOwners,
+    keyUsage,
+    auditLog,
+    auditChain,
+    identities,
+    roles,
+  }
 }
 
 const tables = keywardTables()
@@ -375,3 +407,15 @@ export const auditLog = tables.auditLog
  * ```
  */
 export const identities = tables.identities
+
+/**
+ * The table `keyward.roles` (a project's named sets of permissions, schema version 14), which
+ * keys hold by id in `api_keys.role_ids`. Read it freely; write roles through Keyward: it keeps
+ * the change feed and the audit log.
+ *
+ * @example
+ * ```ts
+ * const billing = await db.select().from(roles).where(and(eq(roles.projectId, id), eq(roles.name, 'billing')))
+ * ```
+ */
+export const roles = tables.roles

@@ -5,6 +5,7 @@ import {
   type PageStatements,
   POSITION,
   pageStatements,
+  qualified,
   type Statement,
   statementPrefix,
 } from './statements.js'
@@ -42,13 +43,8 @@ export function identityStatementsFor(schema: string): IdentityStatements {
   const keys = `"${schema}".api_keys`
   const prefix = statementPrefix(schema)
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_identity_${name}`, text })
-  const keyColumns = (table: string) =>
-    KEY_COLUMNS.split(', ')
-      .map((column) => `${table}.${column}`)
-      .join(', ')
-  const identityColumns = IDENTITY_COLUMNS.split(', ')
-    .map((column) => `i.${column}`)
-    .join(', ')
+  const keyColumns = (table: string) => qualified(KEY_COLUMNS, table)
+  const identityColumns = qualified(IDENTITY_COLUMNS, 'i')
   // The identity's keys, for this process to hear of them at once (the trigger tells every process).
   const members = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
      FROM ${keys} AS k WHERE k.identity_id = i.id)`

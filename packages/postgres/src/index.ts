@@ -64,5 +64,6 @@ export {
   KEY_USAGE_SQL,
   MIGRATIONS,
   type Migration,
+  ROLES_SQL,
   SCHEMA_SQL,
 } from './schema.js'

@@ -39,6 +39,7 @@ export type KeyRow = {
   identity_id: string | null
   ratelimits: StoredRateLimit[] | null
   pepper_id: string | null
+  role_ids: string[] | null
 }
 
 export const refillOf = (
@@ -61,6 +62,8 @@ export const toRecord = (row: KeyRow): KeyRecord => {
   // Absent for a plain SHA-256, as for a key written before schema version 13.
   if (row.pepper_id !== null && row.pepper_id !== undefined)
     Object.assign(record, { pepperId: row.pepper_id })
+  // Absent for a key without roles, as for a key written before schema version 14.
+  if (row.role_ids?.length) Object.assign(record, { roleIds: row.role_ids })
   if (row.remaining === null) return record
   return Object.assign(record, {
     remaining: Number(row.remaining),

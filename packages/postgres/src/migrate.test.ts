@@ -14,6 +14,7 @@ import {
   KEY_RATELIMITS_SQL,
   KEY_SEARCH_SQL,
   MIGRATIONS,
+  ROLES_SQL,
   SCHEMA_SQL,
   statementsOf,
 } from './schema.js'
@@ -24,7 +25,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, roles.sql the fourteenth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -38,6 +39,7 @@ describe('schema.sql', () => {
     const v11 = readFileSync(new URL('./key-ratelimits.sql', import.meta.url), 'utf8')
     const v12 = readFileSync(new URL('./key-search.sql', import.meta.url), 'utf8')
     const v13 = readFileSync(new URL('./key-pepper.sql', import.meta.url), 'utf8')
+    const v14 = readFileSync(new URL('./roles.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -52,9 +54,10 @@ describe('schema.sql', () => {
       { version: 11, name: 'key_ratelimits', sql: v11 },
       { version: 12, name: 'key_search', sql: v12 },
       { version: 13, name: 'key_pepper', sql: v13 },
+      { version: 14, name: 'roles', sql: v14 },
     ])
     expect(SCHEMA_SQL).toBe(
-      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}`,
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}\n${v14}`,
     )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
@@ -62,6 +65,7 @@ describe('schema.sql', () => {
     expect(KEY_RATELIMITS_SQL).toBe(v11)
     expect(KEY_SEARCH_SQL).toBe(v12)
     expect(KEY_PEPPER_SQL).toBe(v13)
+    expect(ROLES_SQL).toBe(v14)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -186,8 +190,8 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [6, 7, 8, 9, 10, 11, 12, 13] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [6, 7, 8, 9, 10, 11, 12, 13, 14] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -221,6 +225,7 @@ describe('migrate', () => {
       { version: 11, name: 'key_ratelimits' },
       { version: 12, name: 'key_search' },
       { version: 13, name: 'key_pepper' },
+      { version: 14, name: 'roles' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -65,6 +65,7 @@ describe('PGlite driver', () => {
         { version: 11 },
         { version: 12 },
         { version: 13 },
+        { version: 14 },
       ])
       await second.close()
     } finally {

@@ -9,6 +9,7 @@ import keyPoliciesSql from './key-policies.sql?raw'
 import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keySearchSql from './key-search.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
+import rolesSql from './roles.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
 
@@ -23,8 +24,9 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
  * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
  * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`, version 12 (indexed
- * search of listings) as shipped in `dist/key-search.sql` and version 13 (the pepper of a key's
- * hash) as shipped in `dist/key-pepper.sql`. Readable,
+ * search of listings) as shipped in `dist/key-search.sql`, version 13 (the pepper of a key's
+ * hash) as shipped in `dist/key-pepper.sql` and version 14 (roles) as shipped in
+ * `dist/roles.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -47,6 +49,7 @@ export const SCHEMA_SQL: string = [
   keyRatelimitsSql,
   keySearchSql,
   keyPepperSql,
+  rolesSql,
 ].join('\n')
 
 /**
@@ -208,6 +211,20 @@ export const KEY_SEARCH_SQL: string = keySearchSql
 export const KEY_PEPPER_SQL: string = keyPepperSql
 
 /**
+ * The SQL of schema version 14, roles: the table `roles` (a project's named sets of
+ * permissions), the column `role_ids` of `api_keys` with its index, and the change feed's
+ * triggers, so that a change of a role reaches every process's cache for each key that holds it.
+ * Shipped as `dist/roles.sql`; apply it after `key-pepper.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { ROLES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/014_keyward_roles.sql', ROLES_SQL)
+ * ```
+ */
+export const ROLES_SQL: string = rolesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -232,7 +249,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 13
+ * MIGRATIONS.at(-1)?.version // 14
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -249,6 +266,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
   { version: 12, name: 'key_search', sql: keySearchSql },
   { version: 13, name: 'key_pepper', sql: keyPepperSql },
+  { version: 14, name: 'roles', sql: rolesSql },
 ]
 
 /**

@@ -66,10 +66,17 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 
 // The columns an insert writes, in the order of its parameters.
 const INSERTED =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, pepper_id'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, pepper_id, role_ids'
 // The columns a record is read from.
 export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
 const COLUMNS = KEY_COLUMNS
+
+/** @internal A list of columns, each qualified by a table's alias: `k.id, k.hash, ...`. */
+export const qualified = (columns: string, alias: string): string =>
+  columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ')
 /**
  * @internal A record's creation time as text to the microsecond, in UTC: the position of a page's
  * last record, as precise as PostgreSQL compares it.
@@ -201,7 +208,7 @@ export function statementsFor(schema: string): Statements {
      RETURNING o.closed_at IS NOT NULL AS closed`
   const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
-    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb, $15::bigint, $16::bigint, $17::text, $18::smallint, $19::timestamptz, $20::text::jsonb, $21::text'
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb, $15::bigint, $16::bigint, $17::text, $18::smallint, $19::timestamptz, $20::text::jsonb, $21::text, $22::uuid[]'
   const statements: Statements = {
     // Always one row, all NULL for an unknown key: an unknown key costs the database, the wire
     // and the driver what a known one does, so the time of the answer tells nothing of it.
@@ -244,24 +251,24 @@ export function statementsFor(schema: string): Statements {
     // One statement: locks the owner's row first, then inserts unless the owner is closed (no
     // row comes back then). The lock orders it with `closeOwner`: a deletion that comes after
     // it finds the key, one that came before refuses it.
-    // The key's identity is the last parameter ($22), after those every insert shares.
+    // The key's identity is the last parameter ($23), after those every insert shares.
     insert: byKind((kind) =>
       named(
         `insert_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)})
          INSERT INTO ${keys} (${INSERTED}, identity_id)
-         SELECT ${values}, $22::uuid WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
+         SELECT ${values}, $23::uuid WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Run with the owner locked: inserts only while the owner has fewer than $23 counted keys
-    // at the new key's creation time ($8); the key's identity is $22, as in `insert`.
+    // Run with the owner locked: inserts only while the owner has fewer than $24 counted keys
+    // at the new key's creation time ($8); the key's identity is $23, as in `insert`.
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
         `INSERT INTO ${keys} (${INSERTED}, identity_id)
-         SELECT ${values}, $22::uuid
-         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $23
+         SELECT ${values}, $23::uuid
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $24
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -325,27 +332,28 @@ export function statementsFor(schema: string): Statements {
        SELECT ${COLUMNS} FROM updated
        UNION ALL SELECT ${COLUMNS} FROM locked WHERE NOT EXISTS (SELECT 1 FROM updated)`,
     ),
-    // A key's policies: a field whose flag ($2, $4, $6, $8) is false stays as it is.
+    // A key's policies: a field whose flag ($2, $4, $6, $8, $10) is false stays as it is.
     setPolicies: named(
       'set_policies',
       `UPDATE ${keys} SET
          ip_allowlist = CASE WHEN $2::boolean THEN $3::text[] ELSE ip_allowlist END,
          permissions = CASE WHEN $4::boolean THEN $5::text[] ELSE permissions END,
          metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
-         ratelimits = CASE WHEN $8::boolean THEN $9::text::jsonb ELSE ratelimits END
+         ratelimits = CASE WHEN $8::boolean THEN $9::text::jsonb ELSE ratelimits END,
+         role_ids = CASE WHEN $10::boolean THEN $11::uuid[] ELSE role_ids END
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
-    // marks key $22 replaced by the new key $1 only if the owner is open and the key still
-    // counts at $24 and has the new key's owner, then inserts the new key, in the identity of the
+    // marks key $23 replaced by the new key $1 only if the owner is open and the key still
+    // counts at $25 and has the new key's owner, then inserts the new key, in the identity of the
     // key it replaces. Concurrent rolls of one key wait on the locks and then find it replaced: one wins.
     roll: byKind((kind) =>
       named(
         `roll_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)}), previous AS (
-         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $23::timestamptz)
-         WHERE id = $22::uuid AND active AND replaced_by IS NULL
-           AND (expires_at IS NULL OR expires_at > $24::timestamptz)
+         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $24::timestamptz)
+         WHERE id = $23::uuid AND active AND replaced_by IS NULL
+           AND (expires_at IS NULL OR expires_at > $25::timestamptz)
            AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}

@@ -9,6 +9,7 @@ import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
 import { randomPart, recordFor, until } from './store-record.js'
+import { roleCases } from './store-role-cases.js'
 import { usageCases } from './store-usage-cases.js'
 
 /** A store under test plus a way to read what it really wrote, bypassing its methods. */
@@ -99,6 +100,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     usageCases(make)
     auditCases(make)
     identityCases(make)
+    roleCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

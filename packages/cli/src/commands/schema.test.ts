@@ -21,7 +21,11 @@ describe('keyward schema sql', () => {
     expect(stdout).toMatch(/^-- Keyward schema version 10 \(identities\)/m)
     expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "billing_keys".identities')
     expect(stdout).toContain('ALTER TABLE "billing_keys".api_keys ADD COLUMN IF NOT EXISTS identity_id uuid')
-    expect(stdout).not.toMatch(/\bkeyward\.(api_keys|identities)/)
+    // Version 14: roles, and the column by which a key holds them.
+    expect(stdout).toMatch(/^-- Keyward schema version 14 \(roles\)/m)
+    expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "billing_keys".roles')
+    expect(stdout).toContain('ALTER TABLE "billing_keys".api_keys ADD COLUMN IF NOT EXISTS role_ids uuid[]')
+    expect(stdout).not.toMatch(/\bkeyward\.(api_keys|identities|roles)/)
   })
 
   it('prints only the versions after --from, and the list as JSON with --json', async () => {

@@ -67,6 +67,9 @@ export type AuditAction =
   | 'identity.updated'
   | 'identity.deleted'
   | 'identity.credits_changed'
+  | 'role.created'
+  | 'role.updated'
+  | 'role.deleted'
   | 'project.created'
   | 'project.deleted'
   | 'developer.registered'
@@ -88,6 +91,9 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'identity.updated',
   'identity.deleted',
   'identity.credits_changed',
+  'role.created',
+  'role.updated',
+  'role.deleted',
   'project.created',
   'project.deleted',
   'developer.registered',
@@ -96,7 +102,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
 ]
 
 /** What a row of the audit log is about. */
-export type AuditTargetType = 'key' | 'project' | 'developer' | 'identity'
+export type AuditTargetType = 'key' | 'project' | 'developer' | 'identity' | 'role'
 
 /** Changed fields, by their API name (snake_case), as JSON values. Never key material. */
 export type AuditValues = { readonly [field: string]: unknown }

@@ -50,6 +50,10 @@ export const ErrorType = {
   identityExists: 'identity_exists',
   /** The identity still has keys: move or revoke them first, or delete it with `revoke_keys`. */
   identityHasKeys: 'identity_has_keys',
+  /** The project has a role of this name already. */
+  roleExists: 'role_exists',
+  /** Keys still hold the role: detach it from them in the same call (`detach=true`), or take it from them first. */
+  roleInUse: 'role_in_use',
   /** The request body is larger than the server accepts. */
   payloadTooLarge: 'payload_too_large',
   /** A secret-scanning alert body that is not JSON, or not an array of matches. */
@@ -120,6 +124,8 @@ export const ErrorType = {
   ipInvalid: 'ip_invalid',
   /** A permission the host did not declare. */
   permissionUnknown: 'permission_unknown',
+  /** A role the key's project does not have. */
+  roleUnknown: 'role_unknown',
   /** A key would live longer than its owner type's `maxLifetimeDays`. */
   lifetimeExceeded: 'lifetime_exceeded',
   /** The key store cannot be reached or timed out. Keyward fails closed. */
@@ -169,6 +175,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   key_inactive: 409,
   identity_exists: 409,
   identity_has_keys: 409,
+  role_exists: 409,
+  role_in_use: 409,
   payload_too_large: 413,
   alert_invalid: 400,
   unsupported_media_type: 415,
@@ -198,6 +206,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   too_long: 422,
   ip_invalid: 422,
   permission_unknown: 422,
+  role_unknown: 422,
   lifetime_exceeded: 422,
   store_unavailable: 503,
   revocation_unconfirmed: 503,

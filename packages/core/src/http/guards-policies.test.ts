@@ -88,12 +88,72 @@ describe('guards: permissions', () => {
   it('checks a rule when the guard is built: known names, one form, not empty', async () => {
     const { keyward } = await world()
     expect(() => projectGuard(keyward, { permissions: { allOf: ['admin:all'] } })).toThrow(
-      'projectGuard: the permission "admin:all" is not declared',
+      'projectGuard: option `permissions` is refused at .allOf[0], at character 1: the permission "admin:all" is not declared',
     )
-    expect(() => elevatedGuard(keyward, { permissions: { anyOf: [] } })).toThrow('not empty')
+    expect(() => elevatedGuard(keyward, { permissions: { anyOf: [] } })).toThrow(
+      'elevatedGuard: option `permissions` is refused at .anyOf: anyOf must be a list of at least one query.',
+    )
     expect(() =>
       projectGuard(keyward, { permissions: { allOf: ['reports:read'], anyOf: ['reports:read'] } as never }),
-    ).toThrow('{ allOf: [...] } or { anyOf: [...] }')
+    ).toThrow('expected one field, and or or (or a rule\'s allOf or anyOf), found "allOf", "anyOf"')
+  })
+
+  it('takes a query, as a string or as objects, and names what the key lacks, cached or not', async () => {
+    for (const cache of [false, true]) {
+      const { keyward } = await world({ cache })
+      const query = 'reports:read and (generations:write or generations:delete)'
+      const stringGuard = projectGuard(keyward, { permissions: query })
+      const objectGuard = projectGuard(keyward, {
+        permissions: { and: ['reports:read', { or: ['generations:write', 'generations:delete'] }] },
+      })
+      const reader = (await keyward.issueProjectKey('p1', { permissions: ['reports:read'] })).key
+      const deleter = (
+        await keyward.issueProjectKey('p1', { permissions: ['reports:read', 'generations:delete'] })
+      ).key
+      for (const guard of [stringGuard, objectGuard]) {
+        expect(await outcome(guard, request(deleter, undefined))).toBe('ok')
+        const denied = await guard(request(reader, undefined))
+        expect(denied.ok).toBe(false)
+        if (!denied.ok) {
+          expect(denied.response.status).toBe(403)
+          expect(body(denied.response).detail).toEqual([
+            {
+              loc: ['header', 'x-api-key'],
+              msg: 'The API key lacks a permission this route requires: one of generations:write, generations:delete.',
+              type: 'permission_denied',
+            },
+          ])
+        }
+      }
+    }
+  })
+
+  it('grants wildcards, declared permissions under them included, and never requires one', async () => {
+    const { keyward } = await world()
+    const generations = (await keyward.issueProjectKey('p1', { permissions: ['generations:*'] })).key
+    const everything = (await keyward.issueProjectKey('p1', { permissions: ['*'] })).key
+    const guard = projectGuard(keyward, { permissions: 'generations:write and generations:delete' })
+    const reports = projectGuard(keyward, { permissions: 'reports:read' })
+    expect(await outcome(guard, request(generations, undefined))).toBe('ok')
+    expect(await outcome(reports, request(generations, undefined))).toBe('permission_denied')
+    expect(await outcome(reports, request(everything, undefined))).toBe('ok')
+    expect(() => projectGuard(keyward, { permissions: 'generations:*' })).toThrow(
+      'projectGuard: option `permissions` is refused at character 1: "generations:*" is a wildcard',
+    )
+    await expect(keyward.issueProjectKey('p1', { permissions: ['generations:'] })).rejects.toMatchObject({
+      type: 'permission_unknown',
+      loc: ['body', 'permissions', '0'],
+    })
+  })
+
+  it('refuses a malformed query when the guard is built, with its position', async () => {
+    const { keyward } = await world()
+    expect(() => projectGuard(keyward, { permissions: 'reports:read and (generations:write' })).toThrow(
+      'projectGuard: option `permissions` is refused at character 36: expected "and", "or" or ")" to close the "(" at character 18, found the end.',
+    )
+    expect(() => elevatedGuard(keyward, { permissions: 'reports:read or billing:read' })).toThrow(
+      'elevatedGuard: option `permissions` is refused at character 17: the permission "billing:read" is not declared',
+    )
   })
 
   it("hands the key's permissions and metadata to the route, typed by the guard's generic", async () => {

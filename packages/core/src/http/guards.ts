@@ -2,7 +2,9 @@ import { checkCost } from '../credits/checks.js'
 import { isKeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
-import { checkPermissionRule, type KeyMetadata, type PermissionRule } from '../policy/policies.js'
+import type { PermissionCheck, PermissionRule } from '../policy/permission-check.js'
+import { checkPermissionRule, type KeyMetadata } from '../policy/policies.js'
+import type { PermissionQuery } from '../policy/query.js'
 import type { RatedKey } from '../protection/options.js'
 import { checkRateLimitCosts, type RateLimitCosts } from '../protection/stored-limits.js'
 import type { Keyward } from '../service/keyward.js'
@@ -36,11 +38,13 @@ export interface ProjectGuardOptions {
   /** The path parameter that holds the request's project id. Default `'project_id'`. */
   readonly projectParam?: string
   /**
-   * The permissions the route requires of the API key: every one of `allOf`, or one of `anyOf`,
-   * among those the service declares (checked when the guard is built). A key without them gets
-   * 403 `permission_denied`, whose message names the permission.
+   * The permissions the route requires of the API key: a query (`'reports:read and
+   * (billing:read or admin)'`, or `{ and: [...] }` / `{ or: [...] }` nested), or every one of
+   * `allOf`, or one of `anyOf`, among the permissions the service declares. Checked and compiled
+   * when the guard is built (a `TypeError` that gives the position of a problem). A key without
+   * them gets 403 `permission_denied`, whose message names what it lacks.
    */
-  readonly permissions?: PermissionRule
+  readonly permissions?: PermissionRule | PermissionQuery
   /**
    * The credits a request costs an API key that has a credit limit: an integer from 0 to 1000,
    * default 1. Spent after every other check passed (a request refused for another reason costs
@@ -65,7 +69,7 @@ export interface ApiKeyGuardOptions {
    */
   readonly project?: string
   /** The permissions the route requires of the API key, as {@link ProjectGuardOptions.permissions}. */
-  readonly permissions?: PermissionRule
+  readonly permissions?: PermissionRule | PermissionQuery
   /** The credits a request costs, as {@link ProjectGuardOptions.cost}. Default 1. */
   readonly cost?: number
   /** What a request costs each stored rate limit, as {@link ProjectGuardOptions.rateLimitCosts}. */
@@ -208,7 +212,7 @@ interface SingleKey {
   /** The project of a project key when no parameter names it; any project when absent. */
   readonly fixedProject?: string
   readonly guardName: string
-  readonly permissions?: PermissionRule
+  readonly permissions?: PermissionCheck
 }
 
 /** The API key of a context, whose stored rate limits and credits a request takes from. */
@@ -459,9 +463,9 @@ function priceOf(options: ApiKeyGuardOptions, who: string): Price {
 
 function permissionsOf(
   keyward: Keyward,
-  options: { readonly permissions?: PermissionRule },
+  options: { readonly permissions?: PermissionRule | PermissionQuery },
   who: string,
-): PermissionRule | undefined {
+): PermissionCheck | undefined {
   return options.permissions === undefined
     ? undefined
     : checkPermissionRule(options.permissions, keyward.permissions ?? new Set(), who)

@@ -18,7 +18,11 @@ class FlakyStore extends MemoryKeyStore {
   }
 }
 
-async function service(serviceTokens?: readonly string[], failedAuthLimit?: number) {
+async function service(
+  serviceTokens?: readonly string[],
+  failedAuthLimit?: number,
+  permissions?: readonly string[],
+) {
   const store = new FlakyStore()
   const events: KeywardEvent[] = []
   const owners: Record<string, string> = { p1: 'd1', p2: 'd2' }
@@ -26,6 +30,7 @@ async function service(serviceTokens?: readonly string[], failedAuthLimit?: numb
     store,
     projectOwner: (id) => owners[id] ?? null,
     onEvent: (event) => events.push(event),
+    ...(permissions ? { permissions } : {}),
     ...(failedAuthLimit === undefined
       ? {}
       : { protection: { limiter: (settings) => new RateLimiterMemory(settings), failedAuthLimit } }),
@@ -52,6 +57,47 @@ async function service(serviceTokens?: readonly string[], failedAuthLimit?: numb
 }
 
 describe('POST /api/v1/keys/verify', () => {
+  it('takes a permission query as a guard does, and refuses a malformed one with 422 at its place', async () => {
+    const { call, keyward, d1 } = await service(undefined, undefined, [
+      'reports:read',
+      'billing:read',
+      'admin',
+    ])
+    const { key } = await keyward.issueProjectKey('p1', { permissions: ['reports:read', 'billing:*'] })
+    const verify = async (permissions: unknown) => call({ 'x-developer-key': d1 }, { key, permissions })
+    const query = 'reports:read and (billing:read or admin)'
+    expect((await verify(query)).json).toMatchObject({
+      valid: true,
+      permissions: ['reports:read', 'billing:*'],
+    })
+    expect((await verify({ and: ['reports:read', { or: ['admin'] }] })).json).toMatchObject({
+      valid: false,
+      code: 'permission_denied',
+    })
+    expect((await verify(['reports:read', 'billing:read'])).json).toMatchObject({ valid: true })
+    const malformed = await verify({ or: ['admin', 'reports:read and (admin'] })
+    expect(malformed.status).toBe(422)
+    expect(malformed.json.detail).toEqual([
+      {
+        loc: ['body', 'permissions', 'or', '1'],
+        msg: 'The permission query is refused at .or[1], at character 24: expected "and", "or" or ")" to close the "(" at character 18, found the end.',
+        type: 'value_error',
+      },
+    ])
+    const undeclared = await verify('reports:read or nope')
+    expect(undeclared.json.detail[0]).toMatchObject({
+      loc: ['body', 'permissions'],
+      type: 'permission_unknown',
+    })
+    expect(undeclared.json.detail[0].msg).toContain('at character 17: the permission "nope" is not declared')
+    expect((await verify(`${'admin or '.repeat(120)}admin`)).json.detail[0]).toMatchObject({
+      type: 'string_too_long',
+    })
+    const wildcard = await verify(['billing:*'])
+    expect(wildcard.status).toBe(422)
+    expect(wildcard.json.detail[0].loc.slice(0, 2)).toEqual(['body', 'permissions'])
+  })
+
   it("spends a key's credits by `cost` as a guard does, last, and answers what is left", async () => {
     const { call, keyward, d1 } = await service()
     const { key, record } = await keyward.issueProjectKey('p1', { remaining: 5 })

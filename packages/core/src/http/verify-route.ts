@@ -6,7 +6,9 @@ import { KEY_HEADER } from '../key/format.js'
 import { VERIFY_CODES, VerifyKeyBodySchema } from '../openapi/schemas.js'
 import { checkBody } from '../openapi/validate.js'
 import { parseIp } from '../policy/ip.js'
-import { checkPermissions } from '../policy/policies.js'
+import { compilePermissions, type PermissionCheck } from '../policy/permission-check.js'
+import { checkPermissions, grantedPermissions } from '../policy/policies.js'
+import { type PermissionQuery, PermissionQueryError, refusedText } from '../policy/query.js'
 import type { KeyRate } from '../protection/key-rate-limit.js'
 import type { RatedKey } from '../protection/options.js'
 import type { Keyward } from '../service/keyward.js'
@@ -164,12 +166,13 @@ export function createVerifyRoute(
       : developer
   const { protection } = keyward
 
-  // The checks the body asks for; 422 for a permission the server does not declare, an address that is none.
+  // The checks the body asks for; 422 for a permission the server does not declare, a malformed
+  // query, an address that is none.
   function checkOf(value: { project_id?: string; permissions?: unknown }, caller: Caller): ApiKeyCheck {
-    const permissions = checkPermissions(value.permissions, keyward.permissions, ['body', 'permissions'])
+    const permissions = requiredOf(value.permissions, keyward.permissions)
     return {
       ...(value.project_id === undefined ? {} : { projectId: value.project_id }),
-      ...(permissions && permissions.length > 0 ? { permissions: { allOf: permissions } } : {}),
+      ...(permissions ? { permissions } : {}),
       ...(caller.scope === 'developer' ? { developerId: caller.developerId } : {}),
     }
   }
@@ -248,6 +251,37 @@ export function createVerifyRoute(
   }
 }
 
+const QUERY_ERRORS = {
+  malformed: ErrorType.valueError,
+  too_long: ErrorType.stringTooLong,
+  undeclared: ErrorType.permissionUnknown,
+} as const
+
+/** What the body's `permissions` requires: a list (every one), or a query; 422 at the problem. */
+function requiredOf(value: unknown, declared: ReadonlySet<string>): PermissionCheck | undefined {
+  const loc = ['body', 'permissions']
+  if (value === undefined) return undefined
+  if (Array.isArray(value)) {
+    const names = checkPermissions(value, declared, loc)
+    if (names?.some((name) => !declared.has(name))) {
+      throw new KeywardError(ErrorType.valueError, WILDCARD_REQUIRED, loc)
+    }
+    return names && names.length > 0 ? compilePermissions({ allOf: names }, declared) : undefined
+  }
+  try {
+    return compilePermissions(value as PermissionQuery, declared)
+  } catch (error) {
+    if (!(error instanceof PermissionQueryError)) throw error
+    const at = error.path.map(String)
+    throw new KeywardError(QUERY_ERRORS[error.kind], `The permission query is ${refusedText(error)}.`, [
+      ...loc,
+      ...at,
+    ])
+  }
+}
+
+const WILDCARD_REQUIRED = 'A wildcard is granted to keys, never required: name the permissions.'
+
 const REFUSED_HEADERS = jsonResponse(200, null, NO_STORE).headers
 
 function validResult(
@@ -260,7 +294,7 @@ function validResult(
     code: null,
     key_id: record.id,
     owner: { type: 'project', id: record.ownerId },
-    permissions: record.permissions ?? null,
+    permissions: grantedPermissions(record),
     metadata: record.metadata ?? null,
     identity: record.identity
       ? {

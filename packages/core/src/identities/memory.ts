@@ -25,7 +25,8 @@ export interface MemoryKeyAccess {
 const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
-function page<T extends { createdAt: Date; id: string }>(
+/** @internal A page of records, newest first (`createdAt`, then `id`, descending). */
+export function page<T extends { createdAt: Date; id: string }>(
   all: T[],
   { limit, after }: KeyPageQuery,
 ): { records: T[]; next: KeyPagePosition | null } {

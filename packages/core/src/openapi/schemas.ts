@@ -16,6 +16,7 @@ import {
   MAX_PERMISSIONS,
   PERMISSION_PATTERN,
 } from '../policy/policies.js'
+import { MAX_QUERY_LENGTH } from '../policy/query.js'
 import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
@@ -605,6 +606,32 @@ export const VERIFY_CODES = [
   ErrorType.usageExceeded,
 ] as const satisfies readonly ErrorType[]
 
+const queryGroup = (op: 'and' | 'or', meaning: string) =>
+  Type.Object(
+    { [op]: Type.Array(Type.Unknown(), { minItems: 1, description: `Queries, ${meaning}.` }) },
+    { additionalProperties: false },
+  )
+
+/**
+ * A permission query: a string in the query language (`reports:read and (billing:read or admin)`:
+ * names, `and`, `or`, parentheses, `and` binding tighter), or `{ "and": [...] }` / `{ "or": [...] }`
+ * of queries. At most 8 levels deep (each object and each pair of parentheses is one), 1000
+ * characters per string, declared permissions only; wildcards are granted, never required.
+ */
+export const PermissionQuerySchema = Type.Union(
+  [
+    Type.String({ description: `At most ${MAX_QUERY_LENGTH} characters.` }),
+    queryGroup('and', 'every one of which the key must satisfy'),
+    queryGroup('or', 'at least one of which the key must satisfy'),
+  ],
+  {
+    description:
+      'A permission query: a string such as `reports:read and (billing:read or admin)` (names, `and`, `or`, ' +
+      'parentheses; `and` binds tighter than `or`), or `{"and": [...]}` / `{"or": [...]}` of queries, at most 8 ' +
+      'levels deep, 1000 characters per string, declared permissions only. Wildcards (`reports:*`, `*`) are granted to keys, never required.',
+  },
+)
+
 /** The body of `POST /api/v1/keys/verify`. */
 export const VerifyKeyBodySchema = Type.Object(
   {
@@ -616,11 +643,20 @@ export const VerifyKeyBodySchema = Type.Object(
       }),
     ),
     permissions: Type.Optional(
-      Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), {
-        maxItems: MAX_PERMISSIONS,
-        description:
-          'Permissions the key must all carry (`permission_denied` otherwise), among those the server declares.',
-      }),
+      Type.Union(
+        [
+          Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), {
+            maxItems: MAX_PERMISSIONS,
+            description: 'Permissions the key must all carry.',
+          }),
+          PermissionQuerySchema,
+        ],
+        {
+          description:
+            'What the key must carry (`permission_denied` otherwise), among the permissions the server declares: ' +
+            'a list (every one), or a permission query as a guard takes it.',
+        },
+      ),
     ),
     cost: Type.Optional(
       Type.Integer({
@@ -754,6 +790,7 @@ export const API_SCHEMAS = {
   CreateIdentityBody: CreateIdentityBodySchema,
   UpdateIdentityBody: UpdateIdentityBodySchema,
   RateLimit: RateLimitSchema,
+  PermissionQuery: PermissionQuerySchema,
   CreditRefill: CreditRefillSchema,
   CreateProjectBody: CreateProjectBodySchema,
   RollKeyBody: RollKeyBodySchema,

@@ -2,6 +2,19 @@ import { KeywardError, refusal } from '../errors/error.js'
 import { checkOptionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { inRanges, type PackedRanges, packRanges, parseIp, parseIpEntry } from './ip.js'
+import {
+  compilePermissions,
+  type Granted,
+  grantedOf,
+  missingMessage,
+  type PermissionCheck,
+  type PermissionRequirement,
+  type PermissionRule,
+  permissionCheckOf,
+} from './permission-check.js'
+import { type PermissionQuery, PermissionQueryError, refusedText } from './query.js'
+
+export type { PermissionRequirement, PermissionRule } from './permission-check.js'
 
 /** The most entries of a key's IP allowlist. */
 export const MAX_IP_ALLOWLIST = 100
@@ -18,18 +31,15 @@ export const MAX_PERMISSIONS = 1000
  */
 export const PERMISSION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/
 
+/**
+ * A wildcard a key may be granted (never required): `*` (every permission), or a permission's
+ * prefix and `:*` (`reports:*`: every permission that starts with `reports:`), at most 100
+ * characters. It grants the permissions declared later too.
+ */
+export const WILDCARD_PATTERN = /^(?:[A-Za-z0-9][A-Za-z0-9_.:-]{0,97}:)?\*$/
+
 /** A key's metadata: a JSON object the host attaches to it, handed to the guards. */
 export type KeyMetadata = Readonly<Record<string, unknown>>
-
-/**
- * What a route requires of a key's permissions: every one of `allOf`, or at least one of `anyOf`.
- *
- * @example
- * ```ts
- * const rule: PermissionRule = { allOf: ['generations:write'] }
- * ```
- */
-export type PermissionRule = { readonly allOf: readonly string[] } | { readonly anyOf: readonly string[] }
 
 /** A key's access policies as the service takes them at creation and on update. */
 export interface KeyPolicies {
@@ -38,7 +48,10 @@ export interface KeyPolicies {
    * `null` (or absent) for anywhere.
    */
   readonly ipAllowlist?: readonly string[] | null
-  /** The permissions the key carries, among those the host declared; `null` (or absent) for all of them. */
+  /**
+   * The permissions the key carries, among those the host declared, or wildcards (`reports:*`,
+   * `*`); `null` (or absent) for all of them.
+   */
   readonly permissions?: readonly string[] | null
   /** A JSON object of at most 4 KB handed to the guards with the key, or `null`. */
   readonly metadata?: KeyMetadata | null
@@ -47,6 +60,21 @@ export interface KeyPolicies {
    * identities guide); `null`, `[]` (or absent) for none.
    */
   readonly ratelimits?: readonly StoredRateLimit[] | null
+  /**
+   * The roles of its project the key holds, by name (at most 50): it has their permissions
+   * besides its own. `null`, `[]` (or absent) for none. A key with roles and without
+   * `permissions` has its roles' permissions only (not every permission).
+   */
+  readonly roles?: readonly string[] | null
+}
+
+/**
+ * A key's policies as the service hands them to a store's `setKeyPolicies`: its roles by id
+ * (`roleIds`, resolved from the names given), not by name. A field left `undefined` stays.
+ */
+export interface StoredKeyPolicies extends Omit<KeyPolicies, 'roles'> {
+  /** The ids of the key's roles; `null` for none. */
+  readonly roleIds?: readonly string[] | null
 }
 
 /**
@@ -92,7 +120,10 @@ export function checkIpAllowlist(value: unknown, loc: readonly string[]): readon
   return [...(value as string[])]
 }
 
-/** @internal Checks permissions as given against those the host declared; 422 at the faulty one. */
+/**
+ * @internal Checks permissions as given against those the host declared, wildcards (`reports:*`,
+ * `*`) allowed; 422 at the faulty one.
+ */
 export function checkPermissions(
   value: unknown,
   declared: ReadonlySet<string>,
@@ -105,7 +136,7 @@ export function checkPermissions(
     const at = [...loc, String(index)]
     if (typeof permission !== 'string')
       throw invalid(ErrorType.stringType, 'Input should be a valid string.', at)
-    if (!declared.has(permission)) {
+    if (!declared.has(permission) && !WILDCARD_PATTERN.test(permission)) {
       const shown = PERMISSION_PATTERN.test(permission) ? ` ${permission}` : ''
       throw invalid(
         ErrorType.permissionUnknown,
@@ -162,30 +193,27 @@ export function checkDeclaredPermissions(value: unknown): ReadonlySet<string> {
   return new Set(value as string[])
 }
 
-const PERMISSION_RULE_OPTIONS = { allOf: true, anyOf: true } as const
+const RULE_NAMES = { allOf: true, anyOf: true, and: true, or: true } as const
 
-/** @internal Checks a route's rule once, when its guard is built: known names, one of the two forms. */
+/**
+ * @internal Checks a route's rule or query once, when its guard is built: its syntax, its depth
+ * and length, declared names only. A `TypeError` naming the option and the place of the problem.
+ */
 export function checkPermissionRule(
   rule: unknown,
   declared: ReadonlySet<string>,
   who: string,
-): PermissionRule {
-  const names = (rule as { allOf?: unknown; anyOf?: unknown } | null | undefined) ?? {}
-  checkOptionNames(who, names, PERMISSION_RULE_OPTIONS, ['options', 'permissions'])
-  const list = 'allOf' in names ? names.allOf : names.anyOf
-  if ('allOf' in names === 'anyOf' in names || !Array.isArray(list) || list.length === 0) {
-    throw new TypeError(
-      `${who}: option \`permissions\` must be { allOf: [...] } or { anyOf: [...] }, not empty.`,
-    )
+): PermissionCheck {
+  // A misspelt rule (`allof`) is refused as a misspelt option is, naming the nearest name.
+  if (typeof rule === 'object' && rule !== null && !Array.isArray(rule)) {
+    checkOptionNames(who, rule, RULE_NAMES, ['options', 'permissions'])
   }
-  for (const name of list) {
-    if (typeof name !== 'string' || !declared.has(name)) {
-      throw new TypeError(
-        `${who}: the permission ${JSON.stringify(name)} is not declared: add it to createKeyward's option \`permissions\`.`,
-      )
-    }
+  try {
+    return compilePermissions(rule as PermissionRule | PermissionQuery, declared)
+  } catch (error) {
+    if (!(error instanceof PermissionQueryError)) throw error
+    throw new TypeError(`${who}: option \`permissions\` is ${refusedText(error)}.`)
   }
-  return rule as PermissionRule
 }
 
 /** A key's policies compiled for the hot path, once per record object. */
@@ -195,7 +223,9 @@ interface Compiled {
   /** The stored allowlist could not be read: every request is refused. */
   readonly broken: boolean
   /** `null`: every permission. */
-  readonly permissions: ReadonlySet<string> | null
+  readonly granted: Granted | null
+  /** The same as a list: the key's own permissions and its roles'. */
+  readonly list: readonly string[] | null
 }
 
 const compiled = new WeakMap<object, Compiled>()
@@ -205,12 +235,22 @@ export interface PolicyHolder {
   readonly keyPrefix: string
   readonly ipAllowlist?: readonly string[] | null
   readonly permissions?: readonly string[] | null
+  readonly roleIds?: readonly string[] | null
+  readonly rolePermissions?: readonly string[]
 }
+
+// Without roles, a key without `permissions` has every one; with roles, its own and its roles'.
+const grantedBy = (record: PolicyHolder): Granted | null =>
+  record.roleIds?.length
+    ? grantedOf([...(record.permissions ?? []), ...(record.rolePermissions ?? [])])
+    : record.permissions
+      ? grantedOf(record.permissions)
+      : null
 
 function compile(record: PolicyHolder): Compiled {
   let known = compiled.get(record)
   if (known) return known
-  const permissions = record.permissions ? new Set(record.permissions) : null
+  const granted = grantedBy(record)
   const list = record.ipAllowlist
   let ranges: PackedRanges | null = null
   let broken = false
@@ -228,9 +268,18 @@ function compile(record: PolicyHolder): Compiled {
       }
     }
   }
-  known = { ranges, broken, permissions }
+  known = { ranges, broken, granted, list: granted && [...granted.names] }
   compiled.set(record, known)
   return known
+}
+
+/**
+ * @internal What a key may do, as a list: its own permissions and its roles' (wildcards as
+ * granted), or `null` for every permission. Built once per record.
+ */
+export function grantedPermissions(record: PolicyHolder): readonly string[] | null {
+  if (!record.roleIds?.length) return record.permissions ?? null
+  return compile(record).list
 }
 
 const KEY_LOC = ['header', 'x-api-key'] as const
@@ -244,9 +293,14 @@ const KEY_LOC = ['header', 'x-api-key'] as const
 export function accessProblem(
   record: PolicyHolder,
   address: string | undefined,
-  rule: PermissionRule | undefined,
+  rule: PermissionRequirement | undefined,
 ): KeywardError | null {
-  if (record.ipAllowlist == null && (rule === undefined || record.permissions == null)) return null
+  if (
+    record.ipAllowlist == null &&
+    (rule === undefined || (record.permissions == null && !record.roleIds?.length))
+  ) {
+    return null
+  }
   const policies = compile(record)
   if (policies.ranges !== null) {
     const words = policies.broken || address === undefined ? null : parseIp(address)
@@ -260,20 +314,8 @@ export function accessProblem(
       )
     }
   }
-  if (rule === undefined || policies.permissions === null) return null
-  const held = policies.permissions
-  if ('allOf' in rule) {
-    for (const name of rule.allOf) {
-      if (!held.has(name)) {
-        return refusal(ErrorType.permissionDenied, `The API key lacks the permission ${name}.`, KEY_LOC)
-      }
-    }
-    return null
-  }
-  for (const name of rule.anyOf) if (held.has(name)) return null
-  return refusal(
-    ErrorType.permissionDenied,
-    `The API key lacks a permission this route requires: one of ${rule.anyOf.join(', ')}.`,
-    KEY_LOC,
-  )
+  if (rule === undefined || policies.granted === null) return null
+  const check = permissionCheckOf(rule)
+  if (check.test(policies.granted)) return null
+  return refusal(ErrorType.permissionDenied, missingMessage(check.missing(policies.granted)!), KEY_LOC)
 }

@@ -30,6 +30,7 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   permissions: record.permissions ?? null,
   metadata: record.metadata ?? null,
   ratelimits: record.ratelimits ?? null,
+  role_ids: record.roleIds?.length ? record.roleIds : null,
   // Only of a key that has one: the rows of an identity's keys name it (see matchesAuditFilter).
   ...(record.identityId ? { identity_id: record.identityId } : {}),
 })

@@ -243,6 +243,15 @@ export async function identityOfNewKey(
   return identity.id
 }
 
+/** @internal A page's query from the options of a listing (identities', roles'). */
+export function pageQuery(options: IdentityPageOptions = {}) {
+  const limit = options.limit ?? DEFAULT_PAGE_LIMIT
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw new TypeError(`option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
+  }
+  return options.after ? { limit, after: options.after } : { limit }
+}
+
 /** @internal The identities' part of the service. */
 export function identityMethods(writes: Writes): KeywardIdentities {
   const { store, storeCall, now, wrote } = writes
@@ -253,14 +262,6 @@ export function identityMethods(writes: Writes): KeywardIdentities {
     projectId: string,
     left?: string | null,
   ) => identityRows(writes, action, context, projectId, left)
-
-  function pageQuery(options: IdentityPageOptions = {}) {
-    const limit = options.limit ?? DEFAULT_PAGE_LIMIT
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-      throw new TypeError(`option \`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT}.`)
-    }
-    return options.after ? { limit, after: options.after } : { limit }
-  }
 
   const findIdentity = (id: string) => storeCall('findIdentity', () => identities().findIdentity(id))
 

@@ -20,6 +20,7 @@ import { checkExpiry, DAY_MS, lifecycleRefusal } from './lifecycle.js'
 import { type IssuedKey, mintKey } from './mint.js'
 import { checkName } from './name.js'
 import { boundedExpiry, newKeyPolicies } from './policies.js'
+import { roleIdsOf } from './roles.js'
 import { type RolledKey, type RollKeyOptions, rollWith } from './roll.js'
 import type { Writes } from './types.js'
 
@@ -58,6 +59,7 @@ const ISSUE_OPTIONS = optionNames<IssueKeyOptions>({
   permissions: true,
   metadata: true,
   ratelimits: true,
+  roles: true,
   remaining: true,
   refill: true,
   identityId: true,
@@ -233,10 +235,12 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     const policies = newKeyPolicies(rules, ownerType, issueOptions)
     const owner = { type: ownerType, id: ownerId }
     // Checked before the identity, which `externalId` may create: a refused key creates nothing.
+    const roleIds = await roleIdsOf(deps, ownerType, ownerId, policies.roles)
     const identityId = await identityOfNewKey(deps, ownerType, ownerId, issueOptions, context)
     const minted = await mintKey(deps.hashing, owner, name, expiresAt, createdAt, policies, credits)
     const { key } = minted
-    const record = identityId === null ? minted.record : { ...minted.record, identityId }
+    const joined = identityId === null ? minted.record : { ...minted.record, identityId }
+    const record = roleIds === null ? joined : { ...joined, roleIds }
     // Registering a developer: "no active key yet" and the issue are one step of the store.
     const limit = registering ? 1 : ownerType === 'developer' ? developerKeyLimit : undefined
     const registered = {

@@ -20,6 +20,7 @@ import { checkOptions, type KeywardOptions, usageSettings } from './options.js'
 import { type KeywardPolicies, policyMethods } from './policies.js'
 import { type KeywardRateLimits, rateLimitMethods } from './rate-limits.js'
 import { refusalReporter } from './refusals.js'
+import { type KeywardRoles, roleMethods } from './roles.js'
 import { storeCalls } from './store-call.js'
 import type { PolicyRules, Writes } from './types.js'
 import { createUsage, type KeywardUsage, usageMethods } from './usage.js'
@@ -29,7 +30,7 @@ import { verificationSpans } from './verification-spans.js'
 
 // The service by topic: each module declares its part of this interface beside the methods that
 // implement it (keys.ts, verification.ts over lookup.ts, credits.ts, usage.ts, audit.ts,
-// policies.ts, rate-limits.ts, identities.ts, identity-credits.ts), and createKeyward joins them. Topics share only what types.ts declares.
+// policies.ts, rate-limits.ts, identities.ts, identity-credits.ts, roles.ts), and createKeyward joins them. Topics share only what types.ts declares.
 /** The key service that {@link createKeyward} builds. */
 export interface Keyward
   extends KeywardKeys,
@@ -39,6 +40,7 @@ export interface Keyward
     KeywardIdentityCredits,
     KeywardPolicies,
     KeywardRateLimits,
+    KeywardRoles,
     KeywardUsage,
     KeywardVerification {
   readonly store: KeyStore
@@ -193,6 +195,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...creditMethods({ ...writes, spender, counts, listening }),
     ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
+    ...roleMethods(writes),
     ...identityCreditMethods({ ...writes, spender, counts, listening }),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),
     ...verificationMethods({

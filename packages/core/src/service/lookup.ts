@@ -12,6 +12,7 @@ import {
   keyFormatProblem,
   type LegacyDeveloperKeyPolicy,
 } from '../key/format.js'
+import type { RoleRecord } from '../roles/model.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 import { VerificationCache, type VerificationCacheOptions, type VerificationCacheStats } from './cache.js'
 import type { AuthFailureReason, KeywardEvent } from './events.js'
@@ -90,6 +91,18 @@ function joined(record: KeyRecord, found: IdentityRecord | null): KeyRecord {
   // Its limits, shared by all its keys: the guards count them under the identity's id. Always
   // set, `undefined` for none, so that every joined record has one shape.
   copy.identityRatelimits = found?.ratelimits.length ? found.ratelimits : undefined
+  return copy as unknown as KeyRecord
+}
+
+/**
+ * @internal A record with its roles joined (their names, and the union of their permissions),
+ * copied field by field as {@link joined} copies one. Roles deleted since are left out.
+ */
+export function joinedRoles(record: KeyRecord, found: readonly RoleRecord[]): KeyRecord {
+  const copy: Record<string, unknown> = {}
+  for (const field in record) copy[field] = record[field as keyof KeyRecord]
+  copy.roles = found.map((role) => role.name)
+  copy.rolePermissions = [...new Set(found.flatMap((role) => role.permissions))]
   return copy as unknown as KeyRecord
 }
 
@@ -236,7 +249,8 @@ export function createLookup(deps: LookupDependencies): Lookup {
   function findKey(hash: string): Promise<KeyRecord | null> {
     try {
       const found = peppered ? findPeppered(hash) : store.findKeyByHash(hash)
-      return identities === undefined ? found : found.then(withIdentity)
+      const identified = identities === undefined ? found : found.then(withIdentity)
+      return roles === undefined ? identified : identified.then(withRoles)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -266,6 +280,13 @@ export function createLookup(deps: LookupDependencies): Lookup {
       return record
     }
     return joined(record, await identities!.findIdentity(record.identityId))
+  }
+
+  // A key's roles give it their permissions: read after the key unless the store joined them.
+  const roles = store.roles
+  async function withRoles(record: KeyRecord | null): Promise<KeyRecord | null> {
+    if (!record?.roleIds?.length || record.rolePermissions !== undefined) return record
+    return joinedRoles(record, await roles!.findRoles(record.roleIds))
   }
 
   /**

@@ -12,11 +12,14 @@ import {
   checkMetadata,
   checkPermissions,
   type KeyPolicies,
-  type PermissionRule,
+  type PermissionRequirement,
+  type StoredKeyPolicies,
   type StoredRateLimit,
 } from '../policy/policies.js'
+import { checkKeyRoles } from '../roles/checks.js'
 import type { KeyRecord } from '../store/types.js'
 import { DAY_MS } from './lifecycle.js'
+import { roleIdsOf } from './roles.js'
 import type { OwnerKeyPolicies, PolicyRules, Writes } from './types.js'
 
 /** @internal The policies' part of the key service's interface (`Keyward`). */
@@ -24,7 +27,8 @@ export interface KeywardPolicies {
   /** The permissions the host declared (option `permissions`). */
   readonly permissions: ReadonlySet<string>
   /**
-   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`, `ratelimits`; a field
+   * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`, `ratelimits`, `roles`
+   * (names of its project's roles; 422 `role_unknown` for another); a field
    * left `undefined` stays, `null` clears it (anywhere, every permission, no metadata, no stored
    * rate limits). 422 as at
    * creation. Every process's verification cache hears of it as of a deactivation. `null` if
@@ -62,7 +66,7 @@ export interface KeywardPolicies {
   keyAccessProblem(
     record: KeyRecord,
     address: string | undefined,
-    permissions?: PermissionRule,
+    permissions?: PermissionRequirement,
   ): KeywardError | null
 }
 
@@ -90,6 +94,7 @@ export const POLICY_OPTIONS = optionNames<KeyPolicies>({
   permissions: true,
   metadata: true,
   ratelimits: true,
+  roles: true,
 })
 
 const BODY = ['body'] as const
@@ -114,17 +119,22 @@ export function newKeyPolicies(
   const permissions = checkPermissions(given.permissions, rules.declared, field('permissions'))
   const metadata = checkMetadata(given.metadata, field('metadata'))
   const ratelimits = ratelimitsOf(given.ratelimits)
+  const roles = checkKeyRoles(given.roles, field('roles'))
   if (
     kind === 'developer' &&
-    (ipAllowlist !== null || permissions !== null || metadata !== null || ratelimits !== null)
+    (ipAllowlist !== null ||
+      permissions !== null ||
+      metadata !== null ||
+      ratelimits !== null ||
+      roles !== null)
   ) {
     throw new KeywardError(
       ErrorType.valueError,
-      'IP allowlists, permissions, metadata and rate limits are policies of API keys: a developer key carries none.',
+      'IP allowlists, permissions, metadata, rate limits and roles are policies of API keys: a developer key carries none.',
       BODY,
     )
   }
-  return { ipAllowlist, permissions, metadata, ratelimits }
+  return { ipAllowlist, permissions, metadata, ratelimits, roles }
 }
 
 /** @internal Checks a change of policies; fields left `undefined` stay as they are. */
@@ -138,6 +148,7 @@ export function changedPolicies(rules: PolicyRules, given: KeyPolicies): KeyPoli
       : {}),
     ...(given.metadata !== undefined ? { metadata: checkMetadata(given.metadata, field('metadata')) } : {}),
     ...(given.ratelimits !== undefined ? { ratelimits: ratelimitsOf(given.ratelimits) } : {}),
+    ...(given.roles !== undefined ? { roles: checkKeyRoles(given.roles, field('roles')) } : {}),
   }
 }
 
@@ -204,6 +215,11 @@ export function policyMethods(writes: Writes, trustedProxy: TrustedProxy | undef
       const current = await storeCall('findKeyById', () => store.findKeyById(id))
       if (!current) return null
       if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
+      const { roles, ...rest } = change
+      const stored: StoredKeyPolicies =
+        roles === undefined
+          ? rest
+          : { ...rest, roleIds: await roleIdsOf(writes, 'project', current.ownerId, roles) }
       const audited = auditRows.keys(
         'key.policies_set',
         context,
@@ -211,7 +227,7 @@ export function policyMethods(writes: Writes, trustedProxy: TrustedProxy | undef
         () => current,
       )
       const updated = await storeCall('setKeyPolicies', () =>
-        store.setKeyPolicies!(id, change, audited),
+        store.setKeyPolicies!(id, stored, audited),
       ).finally(() => wrote(current.hash))
       if (updated) {
         const { id: keyId, keyPrefix, ownerType, ownerId } = updated

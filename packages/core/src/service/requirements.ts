@@ -1,6 +1,6 @@
 import type { KeywardRequest } from '../http/types.js'
 import type { IdentityInfo } from '../identities/model.js'
-import type { KeyMetadata, PermissionRule } from '../policy/policies.js'
+import type { KeyMetadata, PermissionRequirement } from '../policy/policies.js'
 
 /**
  * What an operation requires:
@@ -16,8 +16,8 @@ import type { KeyMetadata, PermissionRule } from '../policy/policies.js'
  */
 export type Requirement =
   | { readonly scope: 'developer'; readonly projectId?: string }
-  | { readonly scope: 'project'; readonly projectId?: string; readonly permissions?: PermissionRule }
-  | { readonly scope: 'elevated'; readonly projectId: string; readonly permissions?: PermissionRule }
+  | { readonly scope: 'project'; readonly projectId?: string; readonly permissions?: PermissionRequirement }
+  | { readonly scope: 'elevated'; readonly projectId: string; readonly permissions?: PermissionRequirement }
 
 /** The keys a request presented, as read from its headers. */
 export interface Credentials {
@@ -61,7 +61,7 @@ export interface ProjectAuth<M extends KeyMetadata = KeyMetadata> {
   readonly scope: 'project'
   readonly projectId: string
   readonly projectKey: KeyRef
-  /** The key's permissions, or `null` for every declared permission. */
+  /** The key's permissions, its own and its roles' (wildcards as granted), or `null` for every declared permission. */
   readonly permissions: readonly string[] | null
   /** The key's metadata, or `null`. Never logged by Keyward. */
   readonly metadata: M | null
@@ -76,7 +76,7 @@ export interface ElevatedAuth<M extends KeyMetadata = KeyMetadata> {
   readonly projectId: string
   readonly developerKey: KeyRef
   readonly projectKey: KeyRef
-  /** The API key's permissions, or `null` for every declared permission. */
+  /** The API key's permissions, its own and its roles', or `null` for every declared permission. */
   readonly permissions: readonly string[] | null
   /** The API key's metadata, or `null`. */
   readonly metadata: M | null

@@ -87,7 +87,9 @@ export function rollWith({
     )
     const { key } = minted
     // And its identity: the customer's new key shares its limits and pool as the old one did.
-    const record = current.identityId ? { ...minted.record, identityId: current.identityId } : minted.record
+    const joined = current.identityId ? { ...minted.record, identityId: current.identityId } : minted.record
+    // And its roles, by id: what the old key could do, the new one can.
+    const record = current.roleIds?.length ? { ...joined, roleIds: current.roleIds } : joined
     const graceEnd = new Date(at.getTime() + graceSeconds * 1000)
     // Two rows: the old key rolled (its new expiry, its replacement), the new key issued.
     const isOld = (written: KeyRecord) => written.id === current.id

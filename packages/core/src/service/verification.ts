@@ -5,7 +5,7 @@ import { sha256Hex } from '../hash/digest.js'
 import type { KeywardRequest } from '../http/types.js'
 import { KEY_LENGTH, KEY_PREFIX } from '../key/constants.js'
 import { KEY_HEADER, type KeyKind, type LegacyDeveloperKeyPolicy } from '../key/format.js'
-import { accessProblem, type PermissionRule } from '../policy/policies.js'
+import { accessProblem, grantedPermissions, type PermissionRequirement } from '../policy/policies.js'
 import type { ProtectionOptions } from '../protection/options.js'
 import { createProtection, type Protection } from '../protection/protection.js'
 import type { KeyRecord } from '../store/types.js'
@@ -64,7 +64,7 @@ export interface KeywardVerification {
     value: unknown,
     projectId: string | undefined,
     address?: string,
-    permissions?: PermissionRule,
+    permissions?: PermissionRequirement,
     request?: KeywardRequest,
   ): AuthContext | KeywardError | undefined
   /**
@@ -84,7 +84,7 @@ export interface ApiKeyCheck {
   /** The key must be one of this project's. */
   readonly projectId?: string
   /** The key must carry these permissions. */
-  readonly permissions?: PermissionRule
+  readonly permissions?: PermissionRequirement
   /** The key's project must be owned by this developer, else the key is answered as unknown. */
   readonly developerId?: string
 }
@@ -96,7 +96,7 @@ const projectAuth = (key: KeyRecord) => ({
   scope: 'project' as const,
   projectId: key.ownerId,
   projectKey: projectKeyRef(key),
-  permissions: key.permissions ?? null,
+  permissions: grantedPermissions(key),
   metadata: key.metadata ?? null,
   identity: key.identity ?? null,
 })
@@ -243,7 +243,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
   function checkProjectKey(
     key: KeyRecord,
     address: string | undefined,
-    check: { readonly projectId?: string; readonly permissions?: PermissionRule | undefined },
+    check: { readonly projectId?: string; readonly permissions?: PermissionRequirement | undefined },
   ): void {
     if (check.projectId !== undefined) checkProject(key, check.projectId)
     checkAccess(key, address, check.permissions)
@@ -269,7 +269,7 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
   async function authenticateElevated(
     credentials: Credentials,
     projectId: string,
-    permissions: PermissionRule | undefined,
+    permissions: PermissionRequirement | undefined,
   ) {
     const developer = await verify(credentials.developerKey, 'developer', credentials)
     const project = await verify(credentials.projectKey, 'project', credentials)
@@ -306,7 +306,11 @@ export function verificationMethods(deps: VerificationDependencies): KeywardVeri
   }
 
   // The key's IP allowlist and the route's permissions; they cost no failed-verification count.
-  function checkAccess(key: KeyRecord, address: string | undefined, rule: PermissionRule | undefined): void {
+  function checkAccess(
+    key: KeyRecord,
+    address: string | undefined,
+    rule: PermissionRequirement | undefined,
+  ): void {
     const problem = accessProblem(key, address, rule)
     if (problem) {
       throw failed(

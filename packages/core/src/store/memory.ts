@@ -12,9 +12,10 @@ import {
 } from '../audit/types.js'
 import { changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
-import { MemoryIdentities } from '../identities/memory.js'
+import { MemoryIdentities, type MemoryKeyAccess } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
-import type { KeyPolicies } from '../policy/policies.js'
+import type { StoredKeyPolicies } from '../policy/policies.js'
+import { MemoryRoles } from '../roles/memory.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
@@ -93,13 +94,17 @@ export class MemoryKeyStore implements KeyStore {
   readonly #closed = new Set<string>()
   /** @internal The usage counts it was given, as PostgreSQL's `key_usage` would hold them (tests read them). */
   readonly usage = new MemoryUsage()
-  /** The identities of the project keys, beside them. */
-  readonly identities: MemoryIdentities = new MemoryIdentities({
+  // What the identities and roles beside the keys read and write of them.
+  readonly #access: MemoryKeyAccess = {
     keys: () => this.#records.values(),
     findKey: (id) => this.#records.get(id),
     replace: (record) => this.#replace(record),
     append: (entries) => this.appendAudit(entries),
-  })
+  }
+  /** The identities of the project keys, beside them. */
+  readonly identities: MemoryIdentities = new MemoryIdentities(this.#access)
+  /** The roles of the project keys, beside them. */
+  readonly roles: MemoryRoles = new MemoryRoles(this.#access)
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead
@@ -173,11 +178,15 @@ export class MemoryKeyStore implements KeyStore {
     return this.#commit(audit, [updated], () => this.#replace(updated))
   }
 
-  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
+  async setKeyPolicies(
+    id: string,
+    policies: StoredKeyPolicies,
+    audit?: AuditWrite,
+  ): Promise<KeyRecord | null> {
     const current = this.#records.get(id)
     if (!current) return null
-    const changed: { -readonly [F in keyof KeyPolicies]: KeyPolicies[F] } = {}
-    for (const field of ['ipAllowlist', 'permissions', 'metadata', 'ratelimits'] as const) {
+    const changed: { -readonly [F in keyof StoredKeyPolicies]: StoredKeyPolicies[F] } = {}
+    for (const field of ['ipAllowlist', 'permissions', 'metadata', 'ratelimits', 'roleIds'] as const) {
       if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
     }
     const { ratelimits, ...rest } = { ...current, ...changed }

@@ -100,6 +100,19 @@ export interface KeyRecord {
    * records of other reads (`undefined` on a joined record of an identity without limits).
    */
   readonly identityRatelimits?: readonly StoredRateLimit[] | undefined
+  /**
+   * The ids of the roles the key holds (an API key only), whose permissions it has besides its
+   * own; absent (or `null`, or empty) for none. A store hands back absent or `null` for none.
+   */
+  readonly roleIds?: readonly string[] | null
+  /**
+   * The permissions of the key's roles, read with the key: a store may join them in
+   * `findKeyByHash` (with {@link roles}); when it does not, the service reads the roles after the
+   * key. Absent on records of other reads.
+   */
+  readonly rolePermissions?: readonly string[]
+  /** The names of the key's roles, read with {@link rolePermissions}. */
+  readonly roles?: readonly string[]
 }
 
 /** What {@link KeyStore.changeCredits} did: the credits before the change (after a due refill) and the record after. */

@@ -10,7 +10,8 @@ import type {
 import type { CreditChange } from '../credits/types.js'
 import type { IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
-import type { KeyPolicies } from '../policy/policies.js'
+import type { StoredKeyPolicies } from '../policy/policies.js'
+import type { RoleStore } from '../roles/store.js'
 import type {
   CreditChangeResult,
   CreditLease,
@@ -159,7 +160,7 @@ export interface KeyStore {
    * await store.setKeyPolicies?.(keyId, { permissions: ['reports:read'], ipAllowlist: null })
    * ```
    */
-  setKeyPolicies?(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null>
+  setKeyPolicies?(id: string, policies: StoredKeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null>
   /**
    * Leases credits of a key to this process, atomically (one conditional write): first applies
    * the refill due at `now` (`refilled`: once per period, whichever process asks first), then, if
@@ -320,6 +321,11 @@ export interface KeyStore {
    * limits and a credit pool (see `IdentityStore`). A key's `identityId` names one.
    */
   readonly identities?: IdentityStore
+  /**
+   * The store's roles, when it keeps them: named sets of permissions given to API keys (see
+   * `RoleStore`). A key's `roleIds` names them.
+   */
+  readonly roles?: RoleStore
 }
 
 /**

@@ -82,6 +82,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           identity_id: null,
           ratelimits: null,
           pepper_id: null,
+          role_ids: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -219,7 +220,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 13, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -234,6 +235,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 11, name: 'key_ratelimits' },
         { version: 12, name: 'key_search' },
         { version: 13, name: 'key_pepper' },
+        { version: 14, name: 'roles' },
       ])
     })
   })
