@@ -190,7 +190,10 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [6, 7, 8, 9, 10, 11, 12, 13, 14] })
+    expect(await migrate(driver, { schema })).toEqual({
+      version: 14,
+      applied: [6, 7, 8, 9, 10, 11, 12, 13, 14],
+    })
     expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
