@@ -32,8 +32,10 @@ export interface SqlColumnTypes {
   readonly uuid: string
   /** A SHA-256 in hex (64 characters). */
   readonly hash: string
-  /** An indexed short text (owner ids, prefixes, actions). */
+  /** An indexed text of at most 255 characters (owner ids, prefixes, routes). */
   readonly key: string
+  /** A word of at most 32 characters (a kind, an outcome, an action). */
+  readonly word: string
   /** Unbounded text (names, JSON). */
   readonly text: string
   /** A 64-bit integer (times in milliseconds since 1970, balances, counts). */

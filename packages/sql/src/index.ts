@@ -7,6 +7,7 @@ export {
   type SqlRow,
 } from './dialect.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
+export { SqlOutcomeUnknownError } from './outcome.js'
 export {
   DEFAULT_TABLE_PREFIX,
   type SqlMigration,

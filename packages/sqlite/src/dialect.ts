@@ -17,7 +17,15 @@ export const sqliteDialect: SqlDialect = {
   insertIgnore: 'INSERT OR IGNORE',
   upsertAdd: (conflict, column) =>
     `ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${column} = ${column} + excluded.${column}`,
-  types: { uuid: 'TEXT', hash: 'TEXT', key: 'TEXT', text: 'TEXT', bigint: 'INTEGER', flag: 'INTEGER' },
+  types: {
+    uuid: 'TEXT',
+    hash: 'TEXT',
+    key: 'TEXT',
+    word: 'TEXT',
+    text: 'TEXT',
+    bigint: 'INTEGER',
+    flag: 'INTEGER',
+  },
   tableOptions: '',
   isUniqueViolation: (error) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(code(error)),
   isAlreadyThere: (error) => code(error) === 'SQLITE_ERROR' && /already exists/.test(String(error)),
