@@ -1,5 +1,6 @@
 import { createKeyward, ErrorType } from '@keyward/core'
 import { runStoreConformance } from '@keyward/testkit'
+import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
 import { createMysqlKeyStore } from './index.js'
 
@@ -8,13 +9,28 @@ export const MYSQL_URL = process.env.KEYWARD_MYSQL_URL
 
 let stores = 0
 
+// The tables a store that failed to open left behind.
+async function dropTables(prefix: string) {
+  const connection = await mysql.createConnection(MYSQL_URL as string)
+  try {
+    const [rows] = await connection.query('SHOW TABLES LIKE ?', [`${prefix.replaceAll('_', '\\_')}%`])
+    for (const row of rows as Record<string, string>[])
+      await connection.query(`DROP TABLE ${Object.values(row)[0]}`)
+  } finally {
+    await connection.end()
+  }
+}
+
 /** A store on fresh tables of its own (a unique prefix), dropped when it closes. */
 export async function mysqlHarness() {
   const tablePrefix = `kwt_${process.pid}_${Date.now().toString(36)}_${stores++}_`
   const store = await createMysqlKeyStore(
     { connectionString: MYSQL_URL as string },
     { tablePrefix, queryTimeoutMs: 120_000 },
-  )
+  ).catch(async (error: unknown) => {
+    await dropTables(tablePrefix)
+    throw error
+  })
   return {
     store,
     readRaw: () => store.query(`SELECT * FROM ${store.tables.keys}`),
