@@ -43,10 +43,11 @@ export const KEY_COLUMNS = `${INSERTED_COLUMNS}, revoked_reason`
 /** A time as stored (milliseconds), or `null`. */
 export const millis = (date: Date | null | undefined): number | null => (date ? date.getTime() : null)
 
-const dateOf = (value: number | string | bigint | null): Date | null =>
+export const dateOf = (value: number | string | bigint | null): Date | null =>
   value === null ? null : new Date(Number(value))
 
-const parsed = <T>(value: string | null): T | null => (value === null ? null : (JSON.parse(value) as T))
+export const parsed = <T>(value: string | null): T | null =>
+  value === null ? null : (JSON.parse(value) as T)
 
 /** JSON text of a value, or `null` for none. */
 export const jsonOrNull = (value: unknown) =>
@@ -82,7 +83,12 @@ export const insertValues = (record: KeyRecord): unknown[] => [
   record.identityId ?? null,
 ]
 
-const refillOf = (row: KeyRow): CreditRefill | null =>
+type CreditRow = Pick<
+  KeyRow,
+  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
+>
+
+const refillOf = (row: CreditRow): CreditRefill | null =>
   row.refill_amount === null || row.refill_interval === null
     ? null
     : row.refill_interval === 'daily'
@@ -90,7 +96,7 @@ const refillOf = (row: KeyRow): CreditRefill | null =>
       : { amount: Number(row.refill_amount), interval: 'monthly', day: Number(row.refill_day ?? 1) }
 
 /** The credits a row holds. */
-export const creditsOf = (row: KeyRow): CreditState =>
+export const creditsOf = (row: CreditRow): CreditState =>
   row.remaining === null
     ? { remaining: null, refill: null, refilledAt: null }
     : { remaining: Number(row.remaining), refill: refillOf(row), refilledAt: dateOf(row.refilled_at) }

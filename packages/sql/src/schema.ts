@@ -11,6 +11,7 @@ export interface SqlTables {
   readonly auditLog: string
   readonly auditChain: string
   readonly usage: string
+  readonly identities: string
   readonly migrations: string
 }
 
@@ -39,6 +40,7 @@ export function sqlTables(prefix: string = DEFAULT_TABLE_PREFIX, who = 'SqlKeySt
     auditLog: `${prefix}audit_log`,
     auditChain: `${prefix}audit_chain`,
     usage: `${prefix}key_usage`,
+    identities: `${prefix}identities`,
     migrations: `${prefix}migrations`,
   }
 }
@@ -50,8 +52,8 @@ export interface SqlMigration {
 }
 
 /**
- * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, the audit log and
- * usage counts). No foreign keys: hosted MySQL services refuse them, and the store keeps the
+ * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
+ * log and usage counts). No foreign keys: hosted MySQL services refuse them, and the store keeps the
  * rules itself.
  *
  * @example
@@ -99,6 +101,24 @@ identity_id ${uuid}`,
         index(`${tables.keys}_hash_key`, `${tables.keys} (hash)`, true),
         index(`${tables.keys}_developer_idx`, `${tables.keys} (developer_id, created_at, id)`),
         index(`${tables.keys}_project_idx`, `${tables.keys} (project_id, created_at, id)`),
+        index(`${tables.keys}_identity_idx`, `${tables.keys} (identity_id, created_at, id)`),
+        table(
+          tables.identities,
+          `id ${uuid} NOT NULL PRIMARY KEY,
+project_id ${key} NOT NULL,
+external_id ${key} NOT NULL,
+metadata ${text},
+ratelimits ${text},
+remaining ${bigint},
+refill_amount ${bigint},
+refill_interval ${word},
+refill_day ${flag},
+refilled_at ${bigint},
+created_at ${bigint} NOT NULL,
+updated_at ${bigint} NOT NULL`,
+        ),
+        index(`${tables.identities}_external_key`, `${tables.identities} (project_id, external_id)`, true),
+        index(`${tables.identities}_project_idx`, `${tables.identities} (project_id, created_at, id)`),
         table(
           tables.owners,
           `owner_type ${key} NOT NULL,

@@ -3,6 +3,7 @@
 import type { KeyKind } from '@keyward/core'
 import type { SqlDialect } from './dialect.js'
 import { INSERTED_COLUMNS, KEY_COLUMNS } from './key-rows.js'
+import { pageStatements } from './pages.js'
 import type { SqlTables } from './schema.js'
 
 /** The column that holds each kind of owner: the specification's `developer_id` and `project_id`. */
@@ -15,7 +16,7 @@ export const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 export function keyStatements(dialect: SqlDialect, tables: SqlTables) {
   const keys = tables.keys
   const lock = dialect.forUpdate
-  const byKind = (make: (column: string) => string): Readonly<Record<KeyKind, string>> => ({
+  const byKind = <T = string>(make: (column: string) => T): Readonly<Record<KeyKind, T>> => ({
     developer: make(OWNER_COLUMN.developer),
     project: make(OWNER_COLUMN.project),
   })
@@ -30,14 +31,7 @@ export function keyStatements(dialect: SqlDialect, tables: SqlTables) {
       (column) => `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE ${column} = ? ORDER BY created_at, id`,
     ),
     // Newest first, one range of the index on (owner, created_at, id).
-    pageFirst: byKind(
-      (column) => `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE ${column} = ? ORDER BY created_at DESC, id DESC`,
-    ),
-    pageAfter: byKind(
-      (column) =>
-        `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE ${column} = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-         ORDER BY created_at DESC, id DESC`,
-    ),
+    page: byKind((column) => pageStatements(KEY_COLUMNS, keys, column)),
     // What counts against the limit at `now` (`countsAgainstLimit` of core).
     countActive: byKind(
       (column) =>

@@ -12,6 +12,7 @@ import {
   changedCredits,
   countsAgainstLimit,
   creditState,
+  type IdentityStore,
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyKind,
@@ -37,6 +38,7 @@ import {
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
 import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
+import { SqlIdentities } from './identities.js'
 import {
   creditsOf,
   creditValues,
@@ -48,6 +50,7 @@ import {
   toRecord,
   UUID,
 } from './key-rows.js'
+import { readPage } from './pages.js'
 import { DEFAULT_TABLE_PREFIX, type SqlTables, sqlTables } from './schema.js'
 import { type KeyStatements, keyStatements } from './statements.js'
 import { SqlUsage } from './usage.js'
@@ -102,6 +105,12 @@ export class SqlKeyStore implements KeyStore {
   readonly dialect: SqlDialect
   /** The store's change feed, when it was given one. */
   readonly changes?: KeyChangeFeed
+  /**
+   * The identities of the project keys, in the table `identities` beside `api_keys`: each write
+   * with its audit rows in one transaction, and a change of an identity on the change feed for
+   * each of its keys.
+   */
+  readonly identities: IdentityStore
   readonly #db: SqlDatabase
   readonly #sql: KeyStatements
   readonly #audit: SqlAudit
@@ -124,6 +133,14 @@ export class SqlKeyStore implements KeyStore {
     this.#audit = new SqlAudit(dialect, this.tables)
     this.#usage = new SqlUsage(dialect, this.tables)
     if (options.changes) this.changes = options.changes
+    // Its writes reach this store's feed as the store's own do (a bound store collects them).
+    this.identities = new SqlIdentities({
+      db,
+      dialect,
+      tables: this.tables,
+      audit: this.#audit,
+      wrote: (record) => this.#wrote(record),
+    })
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
@@ -160,19 +177,7 @@ export class SqlKeyStore implements KeyStore {
   // page applies core's `matchesKeyFilter` to the owner's keys (see the README's limits).
   async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
     if (query.filter) return keyPage(await this.listKeysByOwner(owner), query)
-    const { after, limit } = query
-    const take = ` LIMIT ${Math.trunc(limit) + 1}`
-    const at = after ? new Date(after.createdAt).getTime() : 0
-    if (after && Number.isNaN(at)) return { records: [], next: null }
-    const rows = after
-      ? await this.#db.query<KeyRow>(this.#sql.pageAfter[owner.type] + take, [owner.id, at, at, after.id])
-      : await this.#db.query<KeyRow>(this.#sql.pageFirst[owner.type] + take, [owner.id])
-    const records = rows.slice(0, limit).map(toRecord)
-    const last = records.at(-1)
-    return {
-      records,
-      next: rows.length > limit && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null,
-    }
+    return readPage(this.#db, this.#sql.page[owner.type], owner.id, query, toRecord)
   }
 
   async setKeyActive(
