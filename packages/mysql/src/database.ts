@@ -3,7 +3,7 @@
 // runs again after a deadlock. A statement is prepared once per connection (`execute`).
 import { type SqlDatabase, type SqlExecutor, SqlOutcomeUnknownError, type SqlRow } from '@keyward/sql'
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise'
-import { isConnectionLost, isRetryable } from './dialect.js'
+import { isConnectionLost, isRetryable } from './mysql-errors.js'
 
 /** Options of {@link mysqlDatabase}. */
 export interface MysqlDatabaseOptions {

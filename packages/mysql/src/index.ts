@@ -1,10 +1,9 @@
-import { migrateSql, SqlKeyStore } from '@keyward/sql'
+import { migrateSql, mysqlDialect, SqlKeyStore } from '@keyward/sql'
 import mysql, { type Pool } from 'mysql2/promise'
 import { type MysqlDatabaseOptions, mysqlDatabase } from './database.js'
-import { mysqlDialect } from './dialect.js'
 
+export { mysqlDialect } from '@keyward/sql'
 export { type MysqlDatabaseOptions, mysqlDatabase } from './database.js'
-export { mysqlDialect } from './dialect.js'
 
 /** Options of {@link createMysqlKeyStore}. */
 export interface MysqlKeyStoreOptions extends Omit<MysqlDatabaseOptions, 'ownsPool'> {

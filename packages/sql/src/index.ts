@@ -6,6 +6,8 @@ export {
   type SqlExecutor,
   type SqlRow,
 } from './dialect.js'
+export { mysqlDialect } from './dialects/mysql.js'
+export { sqliteDialect } from './dialects/sqlite.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
 export { SqlOutcomeUnknownError } from './outcome.js'
 export {

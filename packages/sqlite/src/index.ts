@@ -1,11 +1,10 @@
 import { KeyChangeHub } from '@keyward/core'
-import { migrateSql, SqlKeyStore } from '@keyward/sql'
+import { migrateSql, SqlKeyStore, sqliteDialect } from '@keyward/sql'
 import { sqliteDatabase } from './database.js'
-import { sqliteDialect } from './dialect.js'
 import { type OpenSqliteOptions, openSqlite } from './open.js'
 
+export { sqliteDialect } from '@keyward/sql'
 export { sqliteDatabase } from './database.js'
-export { sqliteDialect } from './dialect.js'
 export { DatabaseInUseError, type OpenSqliteOptions } from './open.js'
 
 /** Options of {@link createSqliteKeyStore}. */

@@ -1,4 +1,4 @@
-import type { SqlDialect } from '@keyward/sql'
+import type { SqlDialect } from '../dialect.js'
 
 const errno = (error: unknown): number => Number((error as { errno?: unknown } | null)?.errno ?? 0)
 
@@ -32,18 +32,4 @@ export const mysqlDialect: SqlDialect = {
   isUniqueViolation: (error) => errno(error) === 1062,
   // ER_TABLE_EXISTS_ERROR, ER_DUP_KEYNAME: a migration cut short and run again.
   isAlreadyThere: (error) => errno(error) === 1050 || errno(error) === 1061,
-}
-
-/** Deadlock (ER_LOCK_DEADLOCK) or lock wait timeout (ER_LOCK_WAIT_TIMEOUT): the transaction is rolled back and may run again. */
-export const isRetryable = (error: unknown): boolean => errno(error) === 1213 || errno(error) === 1205
-
-/** A lost connection or a timeout of the client: what the server did with the statement is unknown. */
-export const isConnectionLost = (error: unknown): boolean => {
-  const { code, fatal } = (error ?? {}) as { code?: string; fatal?: boolean }
-  return (
-    fatal === true ||
-    code === 'PROTOCOL_SEQUENCE_TIMEOUT' ||
-    code === 'ECONNRESET' ||
-    code === 'PROTOCOL_CONNECTION_LOST'
-  )
 }

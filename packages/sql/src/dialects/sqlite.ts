@@ -1,4 +1,4 @@
-import type { SqlDialect } from '@keyward/sql'
+import type { SqlDialect } from '../dialect.js'
 
 const code = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '')
 
