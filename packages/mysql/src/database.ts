@@ -36,7 +36,7 @@ function executor(runner: Runner, timeout: number): SqlExecutor {
 }
 
 /**
- * A {@link SqlDatabase} on a mysql2 pool (`mysql2/promise`): works through any pool, and through
+ * A `SqlDatabase` (of `@keyward/sql`) on a mysql2 pool (`mysql2/promise`): works through any pool, and through
  * hosted MySQL that refuses foreign keys (the schema has none).
  *
  * A write outside a transaction whose connection was lost, or whose commit was under way when it

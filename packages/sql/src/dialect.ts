@@ -76,5 +76,12 @@ export interface SqlDialect {
   isAlreadyThere(error: unknown): boolean
 }
 
-/** A statement's parameter list for `IN (...)`: one `?` per value. */
+/**
+ * A statement's parameter list for `IN (...)`: one `?` per value.
+ *
+ * @example
+ * ```ts
+ * await db.query(`SELECT id FROM keyward_api_keys WHERE id IN (${placeholders(ids.length)})`, ids)
+ * ```
+ */
 export const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ')

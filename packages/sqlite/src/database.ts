@@ -17,7 +17,7 @@ const bound = (params: readonly unknown[]): unknown[] =>
 const STATEMENT_CACHE = 500
 
 /**
- * A {@link SqlDatabase} on one better-sqlite3 connection: statements prepared once, transactions
+ * A `SqlDatabase` (of `@keyward/sql`) on one better-sqlite3 connection: statements prepared once, transactions
  * under `BEGIN IMMEDIATE`, one at a time, and every other statement queued behind an open one.
  *
  * @example
