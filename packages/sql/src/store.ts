@@ -432,7 +432,7 @@ export class SqlKeyStore implements KeyStore {
     return records
   }
 
-  /** Adds usage counts: one insert-or-add statement per 500 counts. */
+  /** Adds usage counts: one insert-or-add statement per 500 counts, the batch in one transaction. */
   async recordUsage(counts: readonly UsageCount[]): Promise<void> {
     await this.#usage.record(this.#db, counts)
   }

@@ -53,7 +53,8 @@ export class SqlUsage {
     this.#upsert = dialect.upsertAdd(CONFLICT, 'count')
   }
 
-  async record(db: SqlExecutor, counts: readonly UsageCount[]): Promise<void> {
+  async record(db: SqlDatabase, counts: readonly UsageCount[]): Promise<void> {
+    if (counts.length === 0) return
     const rows = counts.map((c) => [
       'minute',
       bucketStart(c.minute, 'minute').getTime(),
@@ -65,7 +66,12 @@ export class SqlUsage {
       c.outcome,
       c.count,
     ])
-    for (let i = 0; i < rows.length; i += CHUNK) await this.#add(db, rows.slice(i, i + CHUNK))
+    // In one order (that of the key), so that concurrent batches lock their rows in one order, and
+    // in one transaction, which a deadlock runs again (MySQL) and which adds the whole batch or none.
+    rows.sort((a, b) => compare(a.join('\u0000'), b.join('\u0000')))
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) await this.#add(tx, rows.slice(i, i + CHUNK))
+    })
   }
 
   async #add(db: SqlExecutor, rows: readonly unknown[][]): Promise<void> {
