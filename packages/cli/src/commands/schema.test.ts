@@ -39,6 +39,22 @@ describe('keyward schema sql', () => {
     )
   })
 
+  it('prints the schema of MySQL and of SQLite with --dialect, under --table-prefix', async () => {
+    const mysql = await harness().run('schema', 'sql', '--dialect', 'mysql', '--table-prefix', 'auth_')
+    expect(mysql.code).toBe(0)
+    expect(mysql.stdout).toMatch(/^-- Keyward mysql schema version 1/)
+    expect(mysql.stdout).toContain('CREATE TABLE IF NOT EXISTS auth_api_keys (')
+    expect(mysql.stdout).toContain('ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin')
+    expect(mysql.stdout).not.toContain('FOREIGN KEY')
+    const sqlite = await harness().run('schema', 'sql', '--dialect', 'sqlite')
+    expect(sqlite.code).toBe(0)
+    expect(sqlite.stdout).toContain('CREATE TABLE IF NOT EXISTS keyward_identities (')
+    expect(sqlite.stdout).toContain('CREATE UNIQUE INDEX IF NOT EXISTS keyward_api_keys_hash_key')
+    const bad = await harness().run('schema', 'sql', '--dialect', 'oracle')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--dialect must be postgres, mysql or sqlite, got "oracle".')
+  })
+
   it('refuses a bad schema name and a bad --from as usage errors', async () => {
     const badSchema = await harness().run('schema', 'sql', '--pg-schema', 'Bad-Name')
     expect(badSchema.code).toBe(2)

@@ -1,5 +1,6 @@
 import { ErrorType } from '@keyward/core'
 import { checkSchemaDrift, MIGRATIONS, migrationSql } from '@keyward/postgres'
+import { mysqlDialect, sqliteDialect, sqlMigrations, sqlTables } from '@keyward/sql'
 import { type Command, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural } from '../output.js'
@@ -28,7 +29,9 @@ export const schemaSqlCommand: Command = {
     'the very statements migrate() runs, each idempotent, each version ending by recording itself in ' +
     'keyward_migrations (so that migrate() later finds it applied). Put them in migrations of your own ' +
     '(one file per version), or apply them with psql --single-transaction -f. With --from N, only the ' +
-    'versions after N. With --json, a list of {version, name, sql}. It connects to nothing.',
+    'versions after N. With --json, a list of {version, name, sql}. It connects to nothing. With ' +
+    '--dialect mysql or sqlite, the schema of @keyward/mysql or @keyward/sqlite instead (tables named ' +
+    '--table-prefix, default keyward_), the very statements their migrate runs.',
   arguments: [],
   options: [
     {
@@ -36,10 +39,17 @@ export const schemaSqlCommand: Command = {
       help: `the SQL schema of Keyward's tables (default: $${STORE_ENV.pgSchema}, else keyward)`,
     },
     { flags: '--from <version>', help: 'print only the versions after this one (default 0: all)' },
+    { flags: '--dialect <name>', help: 'postgres (default), mysql (MySQL 8, MariaDB 10.11) or sqlite' },
+    {
+      flags: '--table-prefix <prefix>',
+      help: 'with --dialect mysql or sqlite: what table names start with (default keyward_)',
+    },
   ],
   store: false,
   exitCodes: '0 printed, 2 usage error',
   async run(context) {
+    const dialect = stringOption(context, 'dialect') ?? 'postgres'
+    if (dialect !== 'postgres') return printSqlDialect(context, dialect)
     const schema = schemaOption(stringOption(context, 'pg-schema'), context.io.env)
     const fromText = stringOption(context, 'from') ?? '0'
     const latest = MIGRATIONS.at(-1)?.version ?? 0
@@ -56,6 +66,28 @@ export const schemaSqlCommand: Command = {
     context.print(text === '' ? `-- Nothing after version ${latest}, the newest.` : text.trimEnd(), versions)
     return EXIT.ok
   },
+}
+
+const SQL_DIALECTS = { mysql: mysqlDialect, sqlite: sqliteDialect } as const
+
+// `keyward schema sql --dialect mysql|sqlite`: the migrations of the shared SQL layer.
+function printSqlDialect(context: Parameters<Command['run']>[0], name: string) {
+  const dialect = SQL_DIALECTS[name as keyof typeof SQL_DIALECTS]
+  if (!dialect) throw usageError(`--dialect must be postgres, mysql or sqlite, got ${JSON.stringify(name)}.`)
+  let tables: ReturnType<typeof sqlTables>
+  try {
+    tables = sqlTables(stringOption(context, 'table-prefix') ?? 'keyward_', 'keyward schema sql')
+  } catch (error) {
+    throw usageError(`--table-prefix ${(error as Error).message.replace(/^.*? must /, 'must ')}`)
+  }
+  const versions = sqlMigrations(dialect, tables).map((m) => ({
+    version: m.version,
+    name: 'tables',
+    sql: `${m.statements.join(';\n\n')};\n`,
+  }))
+  const text = versions.map((m) => `-- Keyward ${name} schema version ${m.version}\n\n${m.sql}`).join('\n')
+  context.print(text.trimEnd(), versions)
+  return EXIT.ok
 }
 
 /** `keyward doctor`: the live schema against what the migrations create. */

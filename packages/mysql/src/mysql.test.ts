@@ -1,0 +1,97 @@
+import { createKeyward, ErrorType } from '@keyward/core'
+import { runStoreConformance } from '@keyward/testkit'
+import mysql from 'mysql2/promise'
+import { describe, expect, it } from 'vitest'
+import { createMysqlKeyStore } from './index.js'
+
+/** The server of the tests, when named: skipped (and said so) without; a named server that is down fails. */
+export const MYSQL_URL = process.env.KEYWARD_MYSQL_URL
+
+let stores = 0
+
+// The tables a store that failed to open left behind.
+async function dropTables(prefix: string) {
+  const connection = await mysql.createConnection(MYSQL_URL as string)
+  try {
+    const [rows] = await connection.query('SHOW TABLES LIKE ?', [`${prefix.replaceAll('_', '\\_')}%`])
+    for (const row of rows as Record<string, string>[])
+      await connection.query(`DROP TABLE ${Object.values(row)[0]}`)
+  } finally {
+    await connection.end()
+  }
+}
+
+/** A store on fresh tables of its own (a unique prefix), dropped when it closes. */
+export async function mysqlHarness() {
+  const tablePrefix = `kwt_${process.pid}_${Date.now().toString(36)}_${stores++}_`
+  const store = await createMysqlKeyStore(
+    { connectionString: MYSQL_URL as string },
+    { tablePrefix, queryTimeoutMs: 120_000 },
+  ).catch(async (error: unknown) => {
+    await dropTables(tablePrefix)
+    throw error
+  })
+  return {
+    store,
+    readRaw: () => store.query(`SELECT * FROM ${store.tables.keys}`),
+    readRawAudit: () => store.query(`SELECT * FROM ${store.tables.auditLog}`),
+    close: async () => {
+      for (const table of Object.values(store.tables)) await store.query(`DROP TABLE IF EXISTS ${table}`)
+      await store.close()
+    },
+  }
+}
+
+describe.skipIf(!MYSQL_URL)('on MariaDB or MySQL (set KEYWARD_MYSQL_URL to run)', () => {
+  runStoreConformance({ name: 'SqlKeyStore on MySQL (pool)', makeStore: mysqlHarness })
+})
+
+describe.skipIf(!MYSQL_URL)('the active-key limit across pools (set KEYWARD_MYSQL_URL to run)', () => {
+  it('two pools (two processes) creating at once for one developer never make the limit + 1', async () => {
+    const first = await mysqlHarness()
+    const second = await createMysqlKeyStore(
+      { connectionString: MYSQL_URL as string },
+      { tablePrefix: first.store.tables.keys.slice(0, -'api_keys'.length), migrate: false },
+    )
+    try {
+      for (let round = 0; round < 5; round++) {
+        const developer = `race-${Date.now().toString(36)}-${round}`
+        const [a, b] = [createKeyward({ store: first.store }), createKeyward({ store: second })]
+        const results = await Promise.allSettled(
+          Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).issueDeveloperKey(developer)),
+        )
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10)
+        const refused = results.flatMap((r) =>
+          r.status === 'rejected' ? [(r.reason as { type?: string }).type] : [],
+        )
+        expect(refused).toEqual(Array(50).fill(ErrorType.limitExceeded))
+        const [row] = await first.store.query<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${first.store.tables.keys} WHERE developer_id = ? AND active = 1`,
+          [developer],
+        )
+        expect(Number(row?.n)).toBe(10)
+      }
+    } finally {
+      await second.close()
+      await first.close()
+    }
+  })
+})
+
+describe('createMysqlKeyStore options', () => {
+  it('are checked when called, with messages that name the option and never echo the URL', async () => {
+    await expect(createMysqlKeyStore({} as never)).rejects.toThrow(
+      'createMysqlKeyStore: pass `{ pool }` or `{ connectionString }`.',
+    )
+    const refused = await createMysqlKeyStore({ connectionString: 'postgres://u:secret@db/keys' }).catch(
+      (e: Error) => e,
+    )
+    expect(refused).toBeInstanceOf(TypeError)
+    expect((refused as Error).message).toBe(
+      'createMysqlKeyStore: option `connectionString` must start with mysql:// or mariadb://: give one such as mysql://user:password@localhost:3306/keys.',
+    )
+    await expect(
+      createMysqlKeyStore({ connectionString: 'mysql://db/keys' }, { queryTimeoutMs: 0, migrate: false }),
+    ).rejects.toThrow('mysqlDatabase: option `queryTimeoutMs` must be a positive integer, got 0.')
+  })
+})

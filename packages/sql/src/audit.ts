@@ -1,0 +1,110 @@
+// The audit chain on any dialect: the head row locked (a locking read, or SQLite's one writer)
+// until the transaction ends, the rows chained by core's `chainAuditEntries`, each stored as its
+// API form (JSON text) beside the columns a listing filters on.
+import {
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditRowJson,
+  auditRecordFromJson,
+  auditRecordToJson,
+  chainAuditEntries,
+} from '@keyward/core'
+import { placeholders, type SqlDialect, type SqlExecutor } from './dialect.js'
+import type { SqlTables } from './schema.js'
+
+type ChainRow = { seq: number | string; hash: string; start_seq: number | string; start_hash: string }
+
+const NO_HEAD = 'The audit log has no chain head: run migrate().'
+
+/** @internal The audit log of one set of tables. */
+export class SqlAudit {
+  readonly #tables: SqlTables
+  readonly #lock: string
+
+  constructor(dialect: SqlDialect, tables: SqlTables) {
+    this.#tables = tables
+    this.#lock = dialect.forUpdate
+  }
+
+  /** Appends rows in the caller's transaction, after the head it locks until the transaction ends. */
+  async append(tx: SqlExecutor, entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
+    if (entries.length === 0) return []
+    const { auditLog, auditChain } = this.#tables
+    const [head] = await tx.query<ChainRow>(`SELECT seq, hash FROM ${auditChain} WHERE id = 1${this.#lock}`)
+    if (!head) throw new Error(NO_HEAD)
+    const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
+    const params = records.flatMap((record) => {
+      const json = auditRecordToJson(record)
+      return [
+        record.seq,
+        record.at.getTime(),
+        record.action,
+        record.developerId ?? null,
+        record.projectId ?? null,
+        record.targetType,
+        record.targetId,
+        JSON.stringify(json),
+      ]
+    })
+    const rows = records.map(() => `(${placeholders(8)})`).join(', ')
+    await tx.run(
+      `INSERT INTO ${auditLog} (seq, at, action, developer_id, project_id, target_type, target_id, row_json) VALUES ${rows}`,
+      params,
+    )
+    const last = records.at(-1)!
+    await tx.run(`UPDATE ${auditChain} SET seq = ?, hash = ? WHERE id = 1`, [last.seq, last.hash])
+    return records
+  }
+
+  /** One developer's rows, newest first. */
+  async list(db: SqlExecutor, query: AuditQuery): Promise<AuditPage> {
+    const { developerId, projectId, limit, beforeSeq, keyId, action, from, to } = query
+    const where = ['developer_id = ?']
+    const params: unknown[] = [developerId]
+    const add = (condition: string, ...values: unknown[]) => {
+      where.push(condition)
+      params.push(...values)
+    }
+    if (projectId !== undefined) add('project_id = ?', projectId)
+    if (beforeSeq !== undefined) add('seq < ?', beforeSeq)
+    if (keyId !== undefined) add("target_type = 'key' AND target_id = ?", keyId)
+    if (action !== undefined) add('action = ?', action)
+    if (from !== undefined) add('at >= ?', from.getTime())
+    if (to !== undefined) add('at < ?', to.getTime())
+    const rows = await db.query<{ row_json: string }>(
+      `SELECT row_json FROM ${this.#tables.auditLog} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${limit + 1}`,
+      params,
+    )
+    const records = rows.slice(0, limit).map(toAuditRecord)
+    return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+  }
+
+  /** Rows after `afterSeq`, oldest first. */
+  async read(db: SqlExecutor, afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    const rows = await db.query<{ row_json: string }>(
+      `SELECT row_json FROM ${this.#tables.auditLog} WHERE seq > ? ORDER BY seq LIMIT ${Math.trunc(limit)}`,
+      [afterSeq],
+    )
+    return rows.map(toAuditRecord)
+  }
+
+  /** The chain's head. */
+  async head(db: SqlExecutor): Promise<AuditChainHead> {
+    const [row] = await db.query<ChainRow>(
+      `SELECT seq, hash, start_seq, start_hash FROM ${this.#tables.auditChain} WHERE id = 1`,
+    )
+    if (!row) throw new Error(NO_HEAD)
+    return {
+      seq: Number(row.seq),
+      hash: row.hash,
+      startSeq: Number(row.start_seq),
+      startHash: row.start_hash,
+    }
+  }
+}
+
+const toAuditRecord = (row: { row_json: string }): AuditRecord =>
+  auditRecordFromJson(JSON.parse(row.row_json) as AuditRowJson)

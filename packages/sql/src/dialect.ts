@@ -1,0 +1,87 @@
+// What a SQL database offers the shared store: a way to run statements, a way to run a
+// transaction that serializes the writes that need it, and the few words of SQL that differ.
+
+/** A row as a driver returns it: column names to values. */
+export type SqlRow = Record<string, unknown>
+
+/** Something statements run on: the database itself, or one open transaction. */
+export interface SqlExecutor {
+  /** Runs a statement that returns rows. Parameters are `?`, in order. */
+  query<R extends SqlRow = SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]>
+  /** Runs a statement that writes and returns how many rows it changed. */
+  run(text: string, params?: readonly unknown[]): Promise<{ readonly changes: number }>
+}
+
+/**
+ * A database of the shared store: statements on it, and transactions.
+ *
+ * `transaction` must serialize what the store asks to serialize: SQLite runs the function inside
+ * `BEGIN IMMEDIATE` (one writer), MySQL inside a transaction whose locking reads (`FOR UPDATE`)
+ * wait for one another. The function may be run again after a deadlock: it must only touch the
+ * database through `tx`.
+ */
+export interface SqlDatabase extends SqlExecutor {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /** Closes what the database opened itself. */
+  close?(): Promise<void>
+}
+
+/** The types of Keyward's columns in one dialect's DDL. */
+export interface SqlColumnTypes {
+  /** A UUID as text (36 characters). */
+  readonly uuid: string
+  /** A SHA-256 in hex (64 characters). */
+  readonly hash: string
+  /** An indexed text of at most 255 characters (owner ids, prefixes, routes). */
+  readonly key: string
+  /** A word of at most 32 characters (a kind, an outcome, an action). */
+  readonly word: string
+  /** Unbounded text (names, JSON). */
+  readonly text: string
+  /** A 64-bit integer (times in milliseconds since 1970, balances, counts). */
+  readonly bigint: string
+  /** A small integer (0 or 1 for a flag). */
+  readonly flag: string
+}
+
+/**
+ * The words of SQL one database family says its own way, and how it classifies its errors.
+ * Everything else (statements, records, the limit, leases, the audit chain) is the shared layer's.
+ *
+ * @example
+ * ```ts
+ * const sqlite: SqlDialect = { name: 'sqlite', forUpdate: '', insertIgnore: 'INSERT OR IGNORE', ... }
+ * ```
+ */
+export interface SqlDialect {
+  /** The family's name, for messages. */
+  readonly name: string
+  /** What a locking read ends with: ` FOR UPDATE` (MySQL, PostgreSQL), or nothing where a transaction already holds the database (SQLite). */
+  readonly forUpdate: string
+  /** An insert that skips a row whose key exists: `INSERT OR IGNORE` (SQLite), `INSERT IGNORE` (MySQL). */
+  readonly insertIgnore: string
+  /**
+   * The tail of an insert that adds to a stored count instead of failing on its key: SQLite's
+   * `ON CONFLICT (k) DO UPDATE SET count = count + excluded.count`, MySQL's
+   * `ON DUPLICATE KEY UPDATE count = count + VALUES(count)`.
+   */
+  upsertAdd(conflict: readonly string[], column: string): string
+  /** Column types of the DDL. */
+  readonly types: SqlColumnTypes
+  /** What a `CREATE TABLE` ends with (MySQL: the engine and a binary collation). */
+  readonly tableOptions: string
+  /** Whether `error` is a violation of a unique key. */
+  isUniqueViolation(error: unknown): boolean
+  /** Whether `error` says a table or index a migration creates is there already (MySQL has no `CREATE INDEX IF NOT EXISTS`). */
+  isAlreadyThere(error: unknown): boolean
+}
+
+/**
+ * A statement's parameter list for `IN (...)`: one `?` per value.
+ *
+ * @example
+ * ```ts
+ * await db.query(`SELECT id FROM keyward_api_keys WHERE id IN (${placeholders(ids.length)})`, ids)
+ * ```
+ */
+export const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ')

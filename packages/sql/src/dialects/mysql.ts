@@ -1,0 +1,35 @@
+import type { SqlDialect } from '../dialect.js'
+
+const errno = (error: unknown): number => Number((error as { errno?: unknown } | null)?.errno ?? 0)
+
+/**
+ * MySQL's words for the shared store, in the syntax MySQL 8 and MariaDB 10.11 both run: locking
+ * reads `FOR UPDATE`, `INSERT IGNORE`, `ON DUPLICATE KEY UPDATE c = c + VALUES(c)` (MySQL 8.0.20
+ * deprecates `VALUES()` for a row alias that MariaDB does not know; both still run it), InnoDB
+ * tables with a binary collation (ids and hashes compare byte for byte, as on PostgreSQL).
+ *
+ * @example
+ * ```ts
+ * const store = new SqlKeyStore(mysqlDatabase(pool), mysqlDialect)
+ * ```
+ */
+export const mysqlDialect: SqlDialect = {
+  name: 'mysql',
+  forUpdate: ' FOR UPDATE',
+  insertIgnore: 'INSERT IGNORE',
+  upsertAdd: (_conflict, column) => `ON DUPLICATE KEY UPDATE ${column} = ${column} + VALUES(${column})`,
+  types: {
+    uuid: 'CHAR(36)',
+    hash: 'CHAR(64)',
+    key: 'VARCHAR(255)',
+    word: 'VARCHAR(32)',
+    text: 'MEDIUMTEXT',
+    bigint: 'BIGINT',
+    flag: 'TINYINT',
+  },
+  tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
+  // ER_DUP_ENTRY
+  isUniqueViolation: (error) => errno(error) === 1062,
+  // ER_TABLE_EXISTS_ERROR, ER_DUP_KEYNAME: a migration cut short and run again.
+  isAlreadyThere: (error) => errno(error) === 1050 || errno(error) === 1061,
+}

@@ -1,0 +1,302 @@
+// Identities on any dialect, by the rules of core's `MemoryIdentities`: each write one
+// transaction with its audit rows, the identity's row read with a locking read first, and a
+// change of what a verification answers of its keys published for each of them.
+import {
+  type CreditChange,
+  type CreditLease,
+  changedCredits,
+  type IdentityAuditWrite,
+  type IdentityChange,
+  type IdentityCreditChangeResult,
+  type IdentityDeletion,
+  type IdentityPage,
+  type IdentityRecord,
+  type IdentityStore,
+  type KeyPageQuery,
+  type KeyRecord,
+  refilled,
+} from '@keyward/core'
+import type { SqlAudit } from './audit.js'
+import type { SqlDatabase, SqlDialect, SqlExecutor } from './dialect.js'
+import {
+  creditsOf,
+  creditValues,
+  dateOf,
+  firstRecord,
+  jsonOrNull,
+  KEY_COLUMNS,
+  type KeyRow,
+  parsed,
+  toRecord,
+  UUID,
+} from './key-rows.js'
+import { pageStatements, readPage } from './pages.js'
+import type { SqlTables } from './schema.js'
+
+type IdentityRow = Pick<
+  KeyRow,
+  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
+> & {
+  id: string
+  project_id: string
+  external_id: string
+  metadata: string | null
+  ratelimits: string | null
+  created_at: number | string
+  updated_at: number | string
+}
+
+const COLUMNS =
+  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at'
+
+const toIdentity = (row: IdentityRow): IdentityRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  externalId: row.external_id,
+  metadata: parsed(row.metadata),
+  ratelimits: parsed(row.ratelimits) ?? [],
+  ...creditsOf(row),
+  createdAt: dateOf(row.created_at) as Date,
+  updatedAt: dateOf(row.updated_at) as Date,
+})
+
+/** @internal What the identities share with their key store. */
+export interface IdentityContext {
+  readonly db: SqlDatabase
+  readonly dialect: SqlDialect
+  readonly tables: SqlTables
+  readonly audit: SqlAudit
+  /** Told of each key a write changed what a verification answers of, once committed. */
+  readonly wrote: (record: KeyRecord) => void
+}
+
+/** @internal The identities of a {@link SqlKeyStore}. */
+export class SqlIdentities implements IdentityStore {
+  readonly #c: IdentityContext
+  readonly #sql: ReturnType<typeof statements>
+
+  constructor(context: IdentityContext) {
+    this.#c = context
+    this.#sql = statements(context.dialect, context.tables)
+  }
+
+  async insertIdentity(record: IdentityRecord, audit?: IdentityAuditWrite): Promise<IdentityRecord | null> {
+    return this.#c.db.transaction(async (tx) => {
+      try {
+        await tx.run(this.#sql.insert, [
+          record.id,
+          record.projectId,
+          record.externalId,
+          jsonOrNull(record.metadata),
+          record.ratelimits.length > 0 ? JSON.stringify(record.ratelimits) : null,
+          ...creditValues(record),
+          record.createdAt.getTime(),
+          record.updatedAt.getTime(),
+        ])
+      } catch (error) {
+        if (this.#c.dialect.isUniqueViolation(error)) return null
+        throw error
+      }
+      const inserted = (await this.#find(tx, this.#sql.findById, [record.id])) as IdentityRecord
+      if (audit) await this.#c.audit.append(tx, audit(inserted, [], null))
+      return inserted
+    })
+  }
+
+  // Of two concurrent calls, one inserts and the other finds what it inserted.
+  async ensureIdentity(record: IdentityRecord, audit?: IdentityAuditWrite) {
+    for (;;) {
+      const found = await this.findIdentityByExternalId(record.projectId, record.externalId)
+      if (found) return { identity: found, created: false }
+      const inserted = await this.insertIdentity(record, audit)
+      if (inserted) return { identity: inserted, created: true }
+    }
+  }
+
+  async findIdentity(id: string): Promise<IdentityRecord | null> {
+    if (!UUID.test(id)) return null
+    return this.#find(this.#c.db, this.#sql.findById, [id])
+  }
+
+  async findIdentityByExternalId(projectId: string, externalId: string): Promise<IdentityRecord | null> {
+    return this.#find(this.#c.db, this.#sql.findByExternalId, [projectId, externalId])
+  }
+
+  async listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage> {
+    return readPage(this.#c.db, this.#sql.page, projectId, query, toIdentity)
+  }
+
+  async updateIdentity(
+    id: string,
+    change: IdentityChange,
+    updatedAt: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityRecord | null> {
+    if (!UUID.test(id)) return null
+    const result = await this.#c.db.transaction(async (tx) => {
+      const current = await this.#find(tx, this.#sql.lockById, [id])
+      if (!current) return null
+      const updated: IdentityRecord = { ...current, ...change, updatedAt }
+      await tx.run(this.#sql.update, [
+        jsonOrNull(updated.metadata),
+        updated.ratelimits.length > 0 ? JSON.stringify(updated.ratelimits) : null,
+        updatedAt.getTime(),
+        id,
+      ])
+      if (audit) await this.#c.audit.append(tx, audit(updated, [], current))
+      return { identity: updated, keys: await this.#members(tx, id) }
+    })
+    if (!result) return null
+    for (const key of result.keys) this.#c.wrote(key)
+    return result.identity
+  }
+
+  async deleteIdentity(
+    id: string,
+    revokeKeys: boolean,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityDeletion | null> {
+    if (!UUID.test(id)) return null
+    const result = await this.#c.db.transaction(async (tx) => {
+      const current = await this.#find(tx, this.#sql.lockById, [id])
+      if (!current) return null
+      const members = await this.#members(tx, id, this.#c.dialect.forUpdate)
+      if (members.length > 0 && !revokeKeys)
+        return { deletion: { kept: current, keys: members.length }, keys: [] }
+      // The keys leave the identity with it; the active ones are revoked.
+      await tx.run(this.#sql.releaseKeys, [id])
+      await tx.run(this.#sql.delete, [id])
+      const ids = members.map((key) => key.id)
+      const changed = ids.length === 0 ? [] : await this.#keysById(tx, ids)
+      const revoked = changed.filter((key) => members.find((m) => m.id === key.id)?.active && !key.active)
+      if (audit) await this.#c.audit.append(tx, audit(current, revoked, current))
+      return { deletion: { deleted: current, revoked }, keys: changed }
+    })
+    if (!result) return null
+    for (const key of result.keys) this.#c.wrote(key)
+    return result.deletion
+  }
+
+  async setKeyIdentity(
+    keyId: string,
+    identityId: string | null,
+    audit?: IdentityAuditWrite,
+  ): Promise<KeyRecord | null> {
+    if (!UUID.test(keyId) || (identityId !== null && !UUID.test(identityId))) return null
+    const updated = await this.#c.db.transaction(async (tx) => {
+      const [keyRow] = await tx.query<KeyRow>(`${this.#sql.keyById}${this.#c.dialect.forUpdate}`, [keyId])
+      if (!keyRow) return null
+      const identity = identityId === null ? null : await this.#find(tx, this.#sql.findById, [identityId])
+      if (identity === null && identityId !== null) return null
+      await tx.run(this.#sql.setKeyIdentity, [identityId, keyId])
+      const record = firstRecord(await tx.query<KeyRow>(this.#sql.keyById, [keyId])) as KeyRecord
+      const rowsOf =
+        identity ??
+        (keyRow.identity_id ? await this.#find(tx, this.#sql.findById, [keyRow.identity_id]) : null)
+      if (audit && rowsOf) await this.#c.audit.append(tx, audit(rowsOf, [record], null))
+      return record
+    })
+    if (updated) this.#c.wrote(updated)
+    return updated
+  }
+
+  async listIdentityKeys(id: string, query: KeyPageQuery) {
+    return readPage(this.#c.db, this.#sql.keysPage, id, query, toRecord)
+  }
+
+  async leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    if (!UUID.test(id)) return null
+    return this.#c.db.transaction(async (tx) => {
+      const current = await this.#find(tx, this.#sql.lockById, [id])
+      if (!current) return null
+      const credits = refilled(current, now)
+      if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
+      const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+      const after = { ...credits, remaining: credits.remaining - granted }
+      await tx.run(this.#sql.writeCredits, [...creditValues(after), current.updatedAt.getTime(), id])
+      return { granted, remaining: after.remaining, refill: credits.refill }
+    })
+  }
+
+  async returnIdentityCredits(id: string, amount: number): Promise<void> {
+    if (!UUID.test(id) || amount <= 0) return
+    await this.#c.db.run(this.#sql.returnCredits, [amount, id])
+  }
+
+  async changeIdentityCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: IdentityAuditWrite,
+  ): Promise<IdentityCreditChangeResult | null> {
+    if (!UUID.test(id)) return null
+    const result = await this.#c.db.transaction(async (tx) => {
+      const current = await this.#find(tx, this.#sql.lockById, [id])
+      if (!current) return null
+      const before = refilled(current, now)
+      const after = changedCredits(before, change, now, 'identity')
+      await tx.run(this.#sql.writeCredits, [...creditValues(after), now.getTime(), id])
+      const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
+      if (audit) await this.#c.audit.append(tx, audit(identity, [], { ...current, ...before }))
+      // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
+      const pooled = (before.remaining === null) !== (after.remaining === null)
+      return {
+        change: {
+          before: { remaining: before.remaining, refill: before.refill, refilledAt: before.refilledAt },
+          identity,
+        },
+        keys: pooled ? await this.#members(tx, id) : [],
+      }
+    })
+    if (!result) return null
+    for (const key of result.keys) this.#c.wrote(key)
+    return result.change
+  }
+
+  async #find(
+    db: SqlExecutor,
+    statement: string,
+    params: readonly unknown[],
+  ): Promise<IdentityRecord | null> {
+    const [row] = await db.query<IdentityRow>(statement, params)
+    return row ? toIdentity(row) : null
+  }
+
+  async #members(db: SqlExecutor, id: string, lock = ''): Promise<KeyRecord[]> {
+    return (await db.query<KeyRow>(`${this.#sql.members}${lock}`, [id])).map(toRecord)
+  }
+
+  async #keysById(db: SqlExecutor, ids: readonly string[]): Promise<KeyRecord[]> {
+    const list = ids.map(() => '?').join(', ')
+    const rows = await db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM ${this.#c.tables.keys} WHERE id IN (${list})`,
+      ids,
+    )
+    return rows.map(toRecord)
+  }
+}
+
+function statements(dialect: SqlDialect, tables: SqlTables) {
+  const table = tables.identities
+  const keys = tables.keys
+  return {
+    insert: `INSERT INTO ${table} (${COLUMNS}) VALUES (${COLUMNS.split(',')
+      .map(() => '?')
+      .join(', ')})`,
+    findById: `SELECT ${COLUMNS} FROM ${table} WHERE id = ?`,
+    lockById: `SELECT ${COLUMNS} FROM ${table} WHERE id = ?${dialect.forUpdate}`,
+    findByExternalId: `SELECT ${COLUMNS} FROM ${table} WHERE project_id = ? AND external_id = ?`,
+    page: pageStatements(COLUMNS, table, 'project_id'),
+    keysPage: pageStatements(KEY_COLUMNS, keys, 'identity_id'),
+    update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, updated_at = ? WHERE id = ?`,
+    delete: `DELETE FROM ${table} WHERE id = ?`,
+    members: `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE identity_id = ?`,
+    // MySQL assigns left to right from the new values: the reason is judged before `active` changes.
+    releaseKeys: `UPDATE ${keys} SET revoked_reason = CASE WHEN active = 1 THEN 'revoked' ELSE revoked_reason END,
+      active = 0, identity_id = NULL WHERE identity_id = ?`,
+    keyById: `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE id = ?`,
+    setKeyIdentity: `UPDATE ${keys} SET identity_id = ? WHERE id = ?`,
+    writeCredits: `UPDATE ${table} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ?, updated_at = ? WHERE id = ?`,
+    returnCredits: `UPDATE ${table} SET remaining = remaining + ? WHERE id = ? AND remaining IS NOT NULL`,
+  }
+}

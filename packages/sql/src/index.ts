@@ -1,0 +1,21 @@
+export {
+  placeholders,
+  type SqlColumnTypes,
+  type SqlDatabase,
+  type SqlDialect,
+  type SqlExecutor,
+  type SqlRow,
+} from './dialect.js'
+export { mysqlDialect } from './dialects/mysql.js'
+export { sqliteDialect } from './dialects/sqlite.js'
+export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
+export { SqlOutcomeUnknownError } from './outcome.js'
+export {
+  DEFAULT_TABLE_PREFIX,
+  type SqlMigration,
+  type SqlTables,
+  schemaSql,
+  sqlMigrations,
+  sqlTables,
+} from './schema.js'
+export { SqlKeyStore, type SqlKeyStoreOptions, type SqlTransaction } from './store.js'

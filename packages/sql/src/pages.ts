@@ -1,0 +1,39 @@
+// One page of a listing, newest first (`created_at` descending, then `id` descending): one keyset
+// query on an index of (scope, created_at, id), for one more row than asked, which tells whether
+// a page follows. Keys of an owner, keys of an identity and a project's identities share it.
+import type { KeyPagePosition, KeyPageQuery } from '@keyward/core'
+import type { SqlExecutor, SqlRow } from './dialect.js'
+
+/** @internal The keyset conditions of a listing `SELECT columns FROM table WHERE scope = ?`. */
+export function pageStatements(columns: string, table: string, scope: string) {
+  const order = ' ORDER BY created_at DESC, id DESC'
+  return {
+    first: `SELECT ${columns} FROM ${table} WHERE ${scope} = ?${order}`,
+    after: `SELECT ${columns} FROM ${table} WHERE ${scope} = ? AND (created_at < ? OR (created_at = ? AND id < ?))${order}`,
+  }
+}
+
+/** @internal The statements of {@link pageStatements}. */
+export type PageStatements = ReturnType<typeof pageStatements>
+
+/** @internal Reads one page of `statements` for `scope` and maps its rows. */
+export async function readPage<R extends SqlRow, T extends { createdAt: Date; id: string }>(
+  db: SqlExecutor,
+  statements: PageStatements,
+  scope: string,
+  { limit, after }: KeyPageQuery,
+  map: (row: R) => T,
+): Promise<{ records: T[]; next: KeyPagePosition | null }> {
+  const take = ` LIMIT ${Math.trunc(limit) + 1}`
+  const at = after ? new Date(after.createdAt).getTime() : 0
+  if (after && Number.isNaN(at)) return { records: [], next: null }
+  const rows = after
+    ? await db.query<R>(statements.after + take, [scope, at, at, after.id])
+    : await db.query<R>(statements.first + take, [scope])
+  const records = rows.slice(0, limit).map(map)
+  const last = records.at(-1)
+  return {
+    records,
+    next: rows.length > limit && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null,
+  }
+}

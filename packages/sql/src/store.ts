@@ -1,0 +1,617 @@
+import {
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditWrite,
+  type CreditAuditWrite,
+  type CreditChange,
+  type CreditChangeResult,
+  type CreditLease,
+  changedCredits,
+  countsAgainstLimit,
+  creditState,
+  type IdentityStore,
+  type KeyChangeFeed,
+  type KeyChangeHub,
+  type KeyKind,
+  type KeyOwner,
+  type KeyOwnerSummary,
+  type KeyPage,
+  type KeyPageQuery,
+  type KeyPolicies,
+  type KeyRecord,
+  type KeyStore,
+  type KeyUse,
+  keyPage,
+  limitExceededError,
+  ownerChangeHash,
+  ownerClosedError,
+  type RevokedReason,
+  type RolledRecords,
+  refilled,
+  type UsageBucket,
+  type UsageCount,
+  type UsageQuery,
+  type UsageRetention,
+} from '@keyward/core'
+import { SqlAudit } from './audit.js'
+import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
+import { SqlIdentities } from './identities.js'
+import {
+  creditsOf,
+  creditValues,
+  firstRecord,
+  insertValues,
+  jsonOrNull,
+  KEY_COLUMNS,
+  type KeyRow,
+  toRecord,
+  UUID,
+} from './key-rows.js'
+import { readPage } from './pages.js'
+import { DEFAULT_TABLE_PREFIX, type SqlTables, sqlTables } from './schema.js'
+import { type KeyStatements, keyStatements } from './statements.js'
+import { SqlUsage } from './usage.js'
+
+/** Options of {@link SqlKeyStore}. */
+export interface SqlKeyStoreOptions {
+  /** What Keyward's table names start with. Default `keyward_` (`keyward_api_keys`, ...). */
+  readonly tablePrefix?: string
+  /**
+   * The change feed of this store, for a verification cache. When it can take publications (a
+   * `KeyChangeHub` of core), the store publishes each write it commits on it.
+   */
+  readonly changes?: KeyChangeFeed
+}
+
+/** An open transaction of {@link SqlKeyStore.transaction}. */
+export interface SqlTransaction {
+  /** Runs SQL of your own in this transaction (`?` parameters); returns its rows. */
+  query<R extends SqlRow = SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]>
+  /** Runs a write of your own in this transaction; returns how many rows it changed. */
+  run(text: string, params?: readonly unknown[]): Promise<{ readonly changes: number }>
+  /** The key store, bound to this transaction: what it writes commits or rolls back with it. */
+  readonly store: SqlKeyStore
+}
+
+// Hashes per statement of a lookup by many: well under every dialect's limit of parameters.
+const CHUNK = 500
+
+/**
+ * The `KeyStore` of `@keyward/core` on a SQL database, written once for every dialect: records,
+ * pages, the active-key limit, rolls, owners, credits leases, usage batches and the audit chain.
+ * A dialect (`@keyward/sqlite`, `@keyward/mysql`) gives it a {@link SqlDatabase} and a
+ * {@link SqlDialect}; you normally build it through their `create...KeyStore`.
+ *
+ * The active-key limit is atomic: a creation, re-activation or roll first makes sure the owner
+ * has a row in `api_key_owners`, then, in one transaction, reads that row with a locking read
+ * (`FOR UPDATE`; SQLite's `BEGIN IMMEDIATE` holds the whole database), counts and writes. Two
+ * concurrent creations for one owner run one after the other. The same lock serializes an owner's
+ * closing ({@link SqlKeyStore.deactivateOwnerKeys}) with them.
+ *
+ * @example
+ * ```ts
+ * import { createSqliteKeyStore } from '@keyward/sqlite'
+ * const store = await createSqliteKeyStore({ path: './keyward.db' })
+ * const keyward = createKeyward({ store })
+ * ```
+ */
+export class SqlKeyStore implements KeyStore {
+  /** The names of Keyward's tables. */
+  readonly tables: SqlTables
+  /** The dialect the store speaks. */
+  readonly dialect: SqlDialect
+  /** The store's change feed, when it was given one. */
+  readonly changes?: KeyChangeFeed
+  /**
+   * The identities of the project keys, in the table `identities` beside `api_keys`: each write
+   * with its audit rows in one transaction, and a change of an identity on the change feed for
+   * each of its keys.
+   */
+  readonly identities: IdentityStore
+  readonly #db: SqlDatabase
+  readonly #sql: KeyStatements
+  readonly #audit: SqlAudit
+  readonly #usage: SqlUsage
+  // Told of every record this store writes, once committed (a store bound to a transaction collects them).
+  #wrote: (change: { hash: string; id?: string }) => void = (change) => this.#publish(change)
+
+  constructor(db: SqlDatabase, dialect: SqlDialect, options: SqlKeyStoreOptions = {}) {
+    if (
+      typeof db?.query !== 'function' ||
+      typeof db.transaction !== 'function' ||
+      typeof db.run !== 'function'
+    ) {
+      throw new TypeError('SqlKeyStore: the database must have `query`, `run` and `transaction` methods.')
+    }
+    this.#db = db
+    this.dialect = dialect
+    this.tables = sqlTables(options.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'SqlKeyStore')
+    this.#sql = keyStatements(dialect, this.tables)
+    this.#audit = new SqlAudit(dialect, this.tables)
+    this.#usage = new SqlUsage(dialect, this.tables)
+    if (options.changes) this.changes = options.changes
+    // Its writes reach this store's feed as the store's own do (a bound store collects them).
+    this.identities = new SqlIdentities({
+      db,
+      dialect,
+      tables: this.tables,
+      audit: this.#audit,
+      wrote: (record) => this.#wrote(record),
+    })
+  }
+
+  async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
+    const owner = { type: record.ownerType, id: record.ownerId }
+    await this.#ensureOwner(owner)
+    const inserted = await this.#audited(audit, one, async (tx) => {
+      await this.#lockOpenOwner(tx, owner)
+      if (record.active && activeLimit !== undefined) {
+        const counted = await this.#countActive(tx, owner, record.createdAt)
+        if (counted >= activeLimit) throw limitExceededError(owner, activeLimit)
+      }
+      await tx.run(this.#sql.insert, insertValues(record))
+      return this.#find(tx, this.#sql.findById, record.id) as Promise<KeyRecord>
+    })
+    this.#wrote(inserted)
+    return inserted
+  }
+
+  // The hot path: one indexed statement.
+  findKeyByHash(hash: string): Promise<KeyRecord | null> {
+    return this.#find(this.#db, this.#sql.findByHash, hash)
+  }
+
+  async findKeyById(id: string): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    return this.#find(this.#db, this.#sql.findById, id)
+  }
+
+  async listKeysByOwner(owner: KeyOwner): Promise<KeyRecord[]> {
+    return (await this.#db.query<KeyRow>(this.#sql.listByOwner[owner.type], [owner.id])).map(toRecord)
+  }
+
+  // One keyset query per page: one more row than asked tells whether a page follows. A filtered
+  // page applies core's `matchesKeyFilter` to the owner's keys (see the README's limits).
+  async listKeysPage(owner: KeyOwner, query: KeyPageQuery): Promise<KeyPage> {
+    if (query.filter) return keyPage(await this.listKeysByOwner(owner), query)
+    return readPage(this.#db, this.#sql.page[owner.type], owner.id, query, toRecord)
+  }
+
+  async setKeyActive(
+    id: string,
+    active: boolean,
+    activeLimit?: number,
+    now: Date = new Date(),
+    audit?: AuditWrite,
+  ): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    if (!active) {
+      const record = await this.#audited(audit, one, async (tx) => {
+        await tx.run(this.#sql.deactivate, ['revoked', id])
+        return this.#find(tx, this.#sql.findById, id)
+      })
+      if (record) this.#wrote(record)
+      return record
+    }
+    const current = await this.findKeyById(id)
+    if (!current) return null
+    const owner = { type: current.ownerType, id: current.ownerId }
+    await this.#ensureOwner(owner)
+    // An activation takes the owner's lock, as a creation does: a closed owner refuses it.
+    const activated = await this.#audited(audit, one, async (tx) => {
+      await this.#lockOpenOwner(tx, owner)
+      const locked = await this.#find(tx, this.#sql.lockById, id)
+      if (!locked || locked.active) return locked
+      if (activeLimit !== undefined && (await this.#countActive(tx, owner, now)) >= activeLimit) {
+        throw limitExceededError(owner, activeLimit)
+      }
+      await tx.run(this.#sql.activate, [id])
+      return this.#find(tx, this.#sql.findById, id)
+    })
+    if (activated) this.#wrote(activated)
+    return activated
+  }
+
+  // Only while the key is not in a roll's grace window: a rolled key comes back unchanged.
+  async setKeyExpiry(id: string, expiresAt: Date | null, audit?: AuditWrite): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    return this.#update(audit, id, async (tx, locked) => {
+      if (locked.replacedBy !== null) return false
+      await tx.run(this.#sql.setExpiry, [expiresAt?.getTime() ?? null, id])
+      return true
+    })
+  }
+
+  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
+    if (!UUID.test(id)) return null
+    const { ipAllowlist, permissions, metadata, ratelimits } = policies
+    const given = (value: unknown) => (value === undefined ? 0 : 1)
+    const params = [
+      given(ipAllowlist),
+      jsonOrNull(ipAllowlist),
+      given(permissions),
+      jsonOrNull(permissions),
+      given(metadata),
+      jsonOrNull(metadata),
+      given(ratelimits),
+      ratelimits?.length ? JSON.stringify(ratelimits) : null,
+      id,
+    ]
+    return this.#update(audit, id, async (tx) => {
+      await tx.run(this.#sql.setPolicies, params)
+      return true
+    })
+  }
+
+  async listOwners(type: KeyKind): Promise<KeyOwnerSummary[]> {
+    type OwnerRow = {
+      id: string
+      key_count: number | string
+      active_count: number | string
+      first_created_at: number | string
+      last_created_at: number | string
+    }
+    const rows = await this.#db.query<OwnerRow>(this.#sql.listOwners[type], [])
+    return rows.map((row) => ({
+      id: row.id,
+      keys: Number(row.key_count),
+      activeKeys: Number(row.active_count),
+      firstCreatedAt: new Date(Number(row.first_created_at)),
+      lastCreatedAt: new Date(Number(row.last_created_at)),
+    }))
+  }
+
+  async rollKey(
+    id: string,
+    replacement: KeyRecord,
+    previousExpiresAt: Date,
+    now: Date,
+    audit?: AuditWrite,
+  ): Promise<RolledRecords | null> {
+    if (!UUID.test(id)) return null
+    const owner = { type: replacement.ownerType, id: replacement.ownerId }
+    await this.#ensureOwner(owner)
+    const rolled = await this.#audited<RolledRecords | null>(
+      audit,
+      (rolled) => (rolled ? [rolled.previous, rolled.replacement] : []),
+      async (tx) => {
+        const [row] = await tx.query<{ closed_at: unknown }>(this.#sql.lockOwner, [owner.type, owner.id])
+        if (!row || row.closed_at !== null) return null
+        const current = await this.#find(tx, this.#sql.lockById, id)
+        if (!current || current.ownerType !== owner.type || current.ownerId !== owner.id) return null
+        if (!countsAgainstLimit(current, now)) return null
+        const identityId = replacement.identityId ?? current.identityId
+        const stored = identityId ? { ...replacement, identityId } : replacement
+        await tx.run(this.#sql.insert, insertValues(stored))
+        const expiry = Math.min(
+          current.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY,
+          previousExpiresAt.getTime(),
+        )
+        await tx.run(this.#sql.markReplaced, [replacement.id, expiry, id])
+        const previous = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
+        return {
+          previous,
+          replacement: (await this.#find(tx, this.#sql.findById, replacement.id)) as KeyRecord,
+        }
+      },
+    )
+    if (!rolled) return null
+    this.#wrote(rolled.previous)
+    this.#wrote(rolled.replacement)
+    return rolled
+  }
+
+  // The refill due at `now` and the lease, computed by core's rules on the row, locked.
+  async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
+    if (!UUID.test(id)) return null
+    return this.#db.transaction(async (tx) => {
+      const [row] = await tx.query<KeyRow>(this.#sql.lockById, [id])
+      if (!row) return null
+      const credits = refilled(creditsOf(row), now)
+      if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
+      const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+      const after = { ...credits, remaining: credits.remaining - granted }
+      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      return { granted, remaining: after.remaining, refill: credits.refill }
+    })
+  }
+
+  async returnCredits(id: string, amount: number): Promise<void> {
+    if (!UUID.test(id) || amount <= 0) return
+    await this.#db.run(this.#sql.returnCredits, [amount, id])
+  }
+
+  // A transaction with the row locked, the rule computed by core's `refilled` and
+  // `changedCredits`, then one write and its audit rows. A refused change writes nothing.
+  async changeCredits(
+    id: string,
+    change: CreditChange,
+    now: Date,
+    audit?: CreditAuditWrite,
+  ): Promise<CreditChangeResult | null> {
+    if (!UUID.test(id)) return null
+    const result = await this.#db.transaction(async (tx) => {
+      const current = await this.#find(tx, this.#sql.lockById, id)
+      if (!current) return null
+      const before = refilled(creditState(current), now)
+      const after = changedCredits(before, change, now)
+      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      const record = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
+      if (audit) await this.#audit.append(tx, audit({ before, record }))
+      return { before, record }
+    })
+    if (result) this.#wrote(result.record)
+    return result
+  }
+
+  // One transaction for the batch: never moving `lastUsedAt` back, only for active keys.
+  async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
+    const known = uses.filter((use) => UUID.test(use.id))
+    if (known.length === 0) return
+    await this.#db.transaction(async (tx) => {
+      for (const use of known) {
+        const at = use.usedAt.getTime()
+        await tx.run(this.#sql.recordUse, [at, use.id, at])
+      }
+    })
+  }
+
+  async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
+    const unique = [...new Set(hashes)]
+    const records: KeyRecord[] = []
+    for (let i = 0; i < unique.length; i += CHUNK) {
+      const chunk = unique.slice(i, i + CHUNK)
+      const rows = await this.#db.query<KeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM ${this.tables.keys} WHERE hash IN (${placeholders(chunk.length)})`,
+        chunk,
+      )
+      records.push(...rows.map(toRecord))
+    }
+    return records
+  }
+
+  // The active ones among the ids, read with a locking read and deactivated in one transaction:
+  // of two concurrent calls, the second finds them inactive.
+  async deactivateKeys(
+    ids: readonly string[],
+    reason: RevokedReason = 'revoked',
+    audit?: AuditWrite,
+  ): Promise<KeyRecord[]> {
+    const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
+    if (uuids.length === 0) return []
+    const records = await this.#audited(audit, all, async (tx) => {
+      const done: KeyRecord[] = []
+      for (let i = 0; i < uuids.length; i += CHUNK) {
+        const chunk = uuids.slice(i, i + CHUNK)
+        const active = await tx.query<{ id: string }>(
+          `SELECT id FROM ${this.tables.keys} WHERE id IN (${placeholders(chunk.length)}) AND active = 1${this.dialect.forUpdate}`,
+          chunk,
+        )
+        done.push(
+          ...(await this.#deactivate(
+            tx,
+            active.map((row) => row.id),
+            reason,
+          )),
+        )
+      }
+      return done
+    })
+    for (const record of records) this.#wrote(record)
+    return records
+  }
+
+  /**
+   * Closes an owner and deactivates its active keys, in one transaction holding the owner's lock:
+   * creations, activations and rolls take the same lock first and refuse a closed owner
+   * (404 `not_found`), so none that races the call leaves an active key.
+   *
+   * @example
+   * ```ts
+   * const deactivated = await store.deactivateOwnerKeys({ type: 'project', id: projectId })
+   * ```
+   */
+  async deactivateOwnerKeys(owner: KeyOwner, audit?: AuditWrite): Promise<KeyRecord[]> {
+    await this.#ensureOwner(owner)
+    const records = await this.#audited(audit, all, async (tx) => {
+      await tx.query(this.#sql.lockOwner, [owner.type, owner.id])
+      await tx.run(this.#sql.closeOwner, [Date.now(), owner.type, owner.id])
+      const active = await tx.query<KeyRow>(this.#sql.activeOfOwner[owner.type], [owner.id])
+      return this.#deactivate(
+        tx,
+        active.map((row) => row.id),
+        'revoked',
+      )
+    })
+    for (const record of records) this.#wrote(record)
+    // The owner changed even when it had no active key.
+    this.#wrote({ hash: ownerChangeHash(owner) })
+    return records
+  }
+
+  /** Adds usage counts: one insert-or-add statement per 500 counts, the batch in one transaction. */
+  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
+    await this.#usage.record(this.#db, counts)
+  }
+
+  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
+    return this.#usage.read(this.#db, query)
+  }
+
+  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
+    return this.#usage.compact(this.#db, retention, now, limit)
+  }
+
+  /**
+   * Appends rows to the audit log, in one transaction (or in yours, through `tx.store`), after
+   * the chain's head, which it locks until the transaction ends: the chain never forks.
+   *
+   * @example
+   * ```ts
+   * await store.transaction(async (tx) => {
+   *   await tx.run('DELETE FROM projects WHERE id = ?', [projectId])
+   *   await tx.store.appendAudit([entry])
+   * })
+   * ```
+   */
+  async appendAudit(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
+    if (entries.length === 0) return []
+    return this.#db.transaction((tx) => this.#audit.append(tx, entries))
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    return this.#audit.list(this.#db, query)
+  }
+
+  async readAuditLog(afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    return this.#audit.read(this.#db, afterSeq, limit)
+  }
+
+  async auditChainHead(): Promise<AuditChainHead> {
+    return this.#audit.head(this.#db)
+  }
+
+  /**
+   * Runs SQL of your own and returns the rows. Parameters are `?`.
+   *
+   * @example
+   * ```ts
+   * const [project] = await store.query('SELECT developer_id FROM projects WHERE id = ?', [projectId])
+   * ```
+   */
+  query<R extends SqlRow = SqlRow>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.#db.query<R>(text, params)
+  }
+
+  /**
+   * Runs `fn` in one transaction: your SQL (`tx.query`, `tx.run`) and key writes (`tx.store`)
+   * commit together or not at all. Inside, use only `tx`.
+   *
+   * @example
+   * ```ts
+   * const { key } = await store.transaction(async (tx) => {
+   *   await tx.run('INSERT INTO projects (id, name) VALUES (?, ?)', [id, name])
+   *   return createKeyward({ store: tx.store }).issueProjectKey(id, { name: 'default' })
+   * })
+   * ```
+   */
+  async transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    let written: { hash: string; id?: string }[] = []
+    const result = await this.#db.transaction((tx) => {
+      // Run again after a deadlock: only what the last run wrote is published.
+      written = []
+      const bound = this.#bound(tx, written)
+      return fn({
+        query: (text, params = []) => tx.query(text, params),
+        run: (text, params = []) => tx.run(text, params),
+        store: bound,
+      })
+    })
+    for (const change of written) this.#publish(change)
+    return result
+  }
+
+  /** Closes the change feed, then the database. */
+  async close(): Promise<void> {
+    await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
+    await this.#db.close?.()
+  }
+
+  // A write and its audit rows, in one transaction: a failed append rolls the write back.
+  #audited<T>(
+    audit: AuditWrite | undefined,
+    written: (result: T) => readonly KeyRecord[],
+    write: (tx: SqlExecutor) => Promise<T>,
+  ): Promise<T> {
+    return this.#db.transaction(async (tx) => {
+      const result = await write(tx)
+      if (audit) await this.#audit.append(tx, audit(written(result)))
+      return result
+    })
+  }
+
+  // A change of one key under its row's lock: `change` says whether it wrote.
+  async #update(
+    audit: AuditWrite | undefined,
+    id: string,
+    change: (tx: SqlExecutor, locked: KeyRecord) => Promise<boolean>,
+  ): Promise<KeyRecord | null> {
+    const record = await this.#audited(audit, one, async (tx) => {
+      const locked = await this.#find(tx, this.#sql.lockById, id)
+      if (!locked) return null
+      return (await change(tx, locked)) ? this.#find(tx, this.#sql.findById, id) : locked
+    })
+    if (record) this.#wrote(record)
+    return record
+  }
+
+  async #deactivate(tx: SqlExecutor, ids: readonly string[], reason: RevokedReason): Promise<KeyRecord[]> {
+    if (ids.length === 0) return []
+    const list = placeholders(ids.length)
+    await tx.run(`UPDATE ${this.tables.keys} SET active = 0, revoked_reason = ? WHERE id IN (${list})`, [
+      reason,
+      ...ids,
+    ])
+    const rows = await tx.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM ${this.tables.keys} WHERE id IN (${list})`,
+      ids,
+    )
+    return rows.map(toRecord)
+  }
+
+  async #find(db: SqlExecutor, statement: string, value: string): Promise<KeyRecord | null> {
+    return firstRecord(await db.query<KeyRow>(statement, [value]))
+  }
+
+  async #countActive(tx: SqlExecutor, owner: KeyOwner, now: Date): Promise<number> {
+    const [row] = await tx.query<{ n: number | string }>(this.#sql.countActive[owner.type], [
+      owner.id,
+      now.getTime(),
+    ])
+    return Number(row?.n ?? 0)
+  }
+
+  // The owner's row, made outside the transaction that locks it: on MySQL, an insert of the same
+  // new row in two transactions deadlocks, a locking read of an existing one waits.
+  async #ensureOwner(owner: KeyOwner): Promise<void> {
+    await this.#db.run(this.#sql.ensureOwner, [owner.type, owner.id])
+  }
+
+  // Takes the owner's lock for the rest of the transaction; throws when the owner is closed.
+  async #lockOpenOwner(tx: SqlExecutor, owner: KeyOwner): Promise<void> {
+    const [row] = await tx.query<{ closed_at: unknown }>(this.#sql.lockOwner, [owner.type, owner.id])
+    if (row && row.closed_at !== null) throw ownerClosedError(owner)
+  }
+
+  #bound(tx: SqlExecutor, written: { hash: string; id?: string }[]): SqlKeyStore {
+    const db: SqlDatabase = {
+      query: (text, params) => tx.query(text, params),
+      run: (text, params) => tx.run(text, params),
+      transaction: (fn) => fn(tx),
+    }
+    const bound = new SqlKeyStore(db, this.dialect, { tablePrefix: this.#prefix() })
+    bound.#wrote = (change) => written.push(change)
+    return bound
+  }
+
+  #prefix(): string {
+    return this.tables.keys.slice(0, -'api_keys'.length)
+  }
+
+  #publish(change: { hash: string; id?: string }): void {
+    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
+    if (!hub?.publish) return
+    hub.publish(
+      change.id
+        ? { type: 'changed', hash: change.hash, id: change.id }
+        : { type: 'changed', hash: change.hash },
+    )
+  }
+}
+
+// What a write of one record wrote, for its audit rows; and of many.
+const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
+const all = (records: readonly KeyRecord[]) => records
