@@ -103,22 +103,6 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
     )
   })
 
-  it("names what version 11 adds when it is missing: the keys' ratelimits column, and a trigger blind to it", async () => {
-    const schema = uniqueSchema()
-    schemas.push(schema)
-    await applyMigrations(
-      driver,
-      schema,
-      MIGRATIONS.filter((m) => m.version !== 11),
-    )
-    const { drift } = await checkSchemaDrift(driver, { schema })
-    expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual([
-      ['missing', 'column', `${schema}.api_keys.ratelimits`],
-      ['different', 'trigger', `${schema}.api_keys.api_keys_notify_change`],
-    ])
-    expect(drift[0]?.message).toBe(`column ${schema}.api_keys.ratelimits is missing: expected jsonb`)
-  })
-
   it("names what version 13 adds when it is missing: the keys' pepper_id column", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
