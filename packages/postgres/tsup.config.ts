@@ -48,6 +48,7 @@ export default packageBuild({
       'key-usage.sql',
       'identities.sql',
       'key-ratelimits.sql',
+      'webhooks.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

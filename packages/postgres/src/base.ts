@@ -78,6 +78,7 @@ import {
 import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
 import { traceStore } from './store-spans.js'
 import { PostgresUsage } from './usage.js'
+import { PostgresWebhooks } from './webhooks.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -201,6 +202,11 @@ export class PostgresKeyStore implements KeyStore {
    * on the change feed for each of its keys.
    */
   readonly identities: IdentityStore
+  /**
+   * Its webhooks, in the tables of schema version 12: endpoints, the outbox (written by the audit
+   * append, in the statement of the audit rows) and the delivery log.
+   */
+  readonly webhooks: PostgresWebhooks
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
@@ -233,6 +239,7 @@ export class PostgresKeyStore implements KeyStore {
       wrote: (change) => this.#wrote(change),
       revoked: (committedAt) => this.#revoked(committedAt),
     })
+    this.webhooks = new PostgresWebhooks(this.schema, { db: driver, audit: this.#auditSql })
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.

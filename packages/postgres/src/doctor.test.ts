@@ -96,7 +96,11 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
   it("names what version 11 adds when it is missing: the keys' ratelimits column, and a trigger blind to it", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
-    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await applyMigrations(
+      driver,
+      schema,
+      MIGRATIONS.filter((migration) => migration.version !== 11),
+    )
     await admin.query(
       `INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (11, 'key_ratelimits')`,
     )
@@ -106,6 +110,20 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
       ['different', 'trigger', `${schema}.api_keys.api_keys_notify_change`],
     ])
     expect(drift[0]?.message).toBe(`column ${schema}.api_keys.ratelimits is missing: expected jsonb`)
+  })
+
+  it('names what version 12 adds when it is missing: the webhook tables', async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (12, 'webhooks')`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.filter((d) => d.kind === 'table').map((d) => [d.type, d.object])).toEqual([
+      ['missing', `${schema}.webhook_attempts`],
+      ['missing', `${schema}.webhook_deliveries`],
+      ['missing', `${schema}.webhook_endpoints`],
+      ['missing', `${schema}.webhook_events`],
+    ])
   })
 
   it('names an old version and a schema that was never migrated', async () => {

@@ -29,6 +29,10 @@ describe('the Drizzle tables', () => {
       'keyUsage',
       'keyward',
       'keywardMigrations',
+      'webhookAttempts',
+      'webhookDeliveries',
+      'webhookEndpoints',
+      'webhookEvents',
     ])
     expect([apiKeys, apiKeyOwners, keywardMigrations].every(Boolean)).toBe(true)
   })

@@ -63,4 +63,5 @@ export {
   MIGRATIONS,
   type Migration,
   SCHEMA_SQL,
+  WEBHOOKS_SQL,
 } from './schema.js'

@@ -14,6 +14,7 @@ import {
   MIGRATIONS,
   SCHEMA_SQL,
   statementsOf,
+  WEBHOOKS_SQL,
 } from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
@@ -22,7 +23,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, webhooks.sql the twelfth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -34,6 +35,7 @@ describe('schema.sql', () => {
     const v9 = readFileSync(new URL('./audit-log.sql', import.meta.url), 'utf8')
     const v10 = readFileSync(new URL('./identities.sql', import.meta.url), 'utf8')
     const v11 = readFileSync(new URL('./key-ratelimits.sql', import.meta.url), 'utf8')
+    const v12 = readFileSync(new URL('./webhooks.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -46,12 +48,16 @@ describe('schema.sql', () => {
       { version: 9, name: 'audit_log', sql: v9 },
       { version: 10, name: 'identities', sql: v10 },
       { version: 11, name: 'key_ratelimits', sql: v11 },
+      { version: 12, name: 'webhooks', sql: v12 },
     ])
-    expect(SCHEMA_SQL).toBe(`${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}`)
+    expect(SCHEMA_SQL).toBe(
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}`,
+    )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
     expect(IDENTITIES_SQL).toBe(v10)
     expect(KEY_RATELIMITS_SQL).toBe(v11)
+    expect(WEBHOOKS_SQL).toBe(v12)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -164,8 +170,8 @@ describe('migrate', () => {
       `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, project_id, active) VALUES ($1, $2, 'ak_abcde', 'p1', true)`,
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [6, 7, 8, 9, 10, 11] })
-    expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [6, 7, 8, 9, 10, 11, 12] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -197,6 +203,7 @@ describe('migrate', () => {
       { version: 9, name: 'audit_log' },
       { version: 10, name: 'identities' },
       { version: 11, name: 'key_ratelimits' },
+      { version: 12, name: 'webhooks' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

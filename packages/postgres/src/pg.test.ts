@@ -133,8 +133,8 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
       })
       const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
       open.push(await pgHarness({ schema, migrate: false }))
-      expect(results.map((r) => r.version)).toEqual([11, 11, 11, 11, 11])
-      expect(results.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+      expect(results.map((r) => r.version)).toEqual([12, 12, 12, 12, 12])
+      expect(results.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     })
 
     it('upgrades a version-1 database once when several processes migrate it together', async () => {
@@ -148,8 +148,8 @@ describe.skipIf(!PG_URL)('on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
       })
       try {
         const results = await Promise.all(drivers.map((driver) => migrate(driver, { schema })))
-        expect(results.map((r) => r.version)).toEqual([11, 11, 11, 11, 11])
-        expect(results.flatMap((r) => r.applied)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+        expect(results.map((r) => r.version)).toEqual([12, 12, 12, 12, 12])
+        expect(results.flatMap((r) => r.applied)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
       } finally {
         await admin.sql(`DROP SCHEMA "${schema}" CASCADE`)
       }

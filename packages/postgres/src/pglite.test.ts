@@ -63,6 +63,7 @@ describe('PGlite driver', () => {
         { version: 9 },
         { version: 10 },
         { version: 11 },
+        { version: 12 },
       ])
       await second.close()
     } finally {

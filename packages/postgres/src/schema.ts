@@ -9,9 +9,10 @@ import keyRatelimitsSql from './key-ratelimits.sql?raw'
 import keyUsageSql from './key-usage.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
+import webhooksSql from './webhooks.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (11, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (12, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -19,8 +20,9 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * shipped in `dist/key-pages.sql`, then version 6 (access policies) as shipped in
  * `dist/key-policies.sql`, then version 7 (credits) as shipped in `dist/credits.sql`, version 8
  * (usage counts) as shipped in `dist/key-usage.sql`, version 9 (the audit log) as shipped in
- * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql` and version 11
- * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`. Readable,
+ * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql` version 11
+ * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql` and version 12 (webhooks) as
+ * shipped in `dist/webhooks.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -41,6 +43,7 @@ export const SCHEMA_SQL: string = [
   auditLogSql,
   identitiesSql,
   keyRatelimitsSql,
+  webhooksSql,
 ].join('\n')
 
 /**
@@ -173,6 +176,21 @@ export const IDENTITIES_SQL: string = identitiesSql
 export const KEY_RATELIMITS_SQL: string = keyRatelimitsSql
 
 /**
+ * The SQL of schema version 12, webhooks: the tables `webhook_endpoints` (a developer's endpoints
+ * and their signing secrets), `webhook_events` (the outbox, written with the audit rows in the
+ * transaction of a change), `webhook_deliveries` (one per event and endpoint, claimed with
+ * `FOR UPDATE SKIP LOCKED`) and `webhook_attempts` (the delivery log). New tables only. Shipped as
+ * `dist/webhooks.sql`; apply it after `key-ratelimits.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOKS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/012_keyward_webhooks.sql', WEBHOOKS_SQL)
+ * ```
+ */
+export const WEBHOOKS_SQL: string = webhooksSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -197,7 +215,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 11
+ * MIGRATIONS.at(-1)?.version // 12
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -212,6 +230,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'audit_log', sql: auditLogSql },
   { version: 10, name: 'identities', sql: identitiesSql },
   { version: 11, name: 'key_ratelimits', sql: keyRatelimitsSql },
+  { version: 12, name: 'webhooks', sql: webhooksSql },
 ]
 
 /**

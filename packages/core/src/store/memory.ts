@@ -15,6 +15,8 @@ import type { CreditChange } from '../credits/types.js'
 import { MemoryIdentities } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
+import { webhookEventsOf } from '../webhooks/events.js'
+import { MemoryWebhooks } from '../webhooks/memory.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
@@ -100,6 +102,8 @@ export class MemoryKeyStore implements KeyStore {
     replace: (record) => this.#replace(record),
     append: (entries) => this.appendAudit(entries),
   })
+  /** Its webhook endpoints, outbox and delivery log: an audit append is an outbox write too. */
+  readonly webhooks: MemoryWebhooks = new MemoryWebhooks({ append: (entries) => this.appendAudit(entries) })
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead
@@ -316,7 +320,8 @@ export class MemoryKeyStore implements KeyStore {
     const appended = this.#auditTail.then(async () => {
       const records = await chainAuditEntries(this.#auditHead, entries)
       const last = records.at(-1)
-      this.#auditLog.push(...records)
+      this.webhooks.enqueue(webhookEventsOf(records))
+      this.#auditLog.push(...records.map(({ subject: _, ...row }) => row))
       if (last) this.#auditHead = { ...this.#auditHead, seq: last.seq, hash: last.hash }
       return records
     })

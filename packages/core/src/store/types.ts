@@ -11,6 +11,7 @@ import type { CreditChange } from '../credits/types.js'
 import type { IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
 import type { KeyPolicies } from '../policy/policies.js'
+import type { WebhookStore } from '../webhooks/types.js'
 import type {
   CreditChangeResult,
   CreditLease,
@@ -320,6 +321,11 @@ export interface KeyStore {
    * limits and a credit pool (see `IdentityStore`). A key's `identityId` names one.
    */
   readonly identities?: IdentityStore
+  /**
+   * The store's webhooks, when it keeps them: endpoints, the outbox and the delivery log (see
+   * `WebhookStore`). Its outbox is written by `appendAudit`, in the transaction of the write.
+   */
+  readonly webhooks?: WebhookStore
 }
 
 /**

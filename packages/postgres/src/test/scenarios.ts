@@ -5,6 +5,7 @@ import { migrate } from '../migrate.js'
 import { runAuditScenarios } from './audit-scenarios.js'
 import type { Harness } from './harness.js'
 import { identityScenarios } from './identity-scenarios.js'
+import { webhookScenarios } from './webhook-scenarios.js'
 
 const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   id: crypto.randomUUID(),
@@ -37,6 +38,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
     })
 
     identityScenarios(make)
+    webhookScenarios(make)
 
     it('keeps keys in snake_case columns: key_prefix, developer_id or project_id, timestamptz', async () => {
       const { store, sql, schema } = await make()
@@ -218,7 +220,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -231,6 +233,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 9, name: 'audit_log' },
         { version: 10, name: 'identities' },
         { version: 11, name: 'key_ratelimits' },
+        { version: 12, name: 'webhooks' },
       ])
     })
   })

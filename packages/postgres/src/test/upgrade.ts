@@ -50,11 +50,11 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         })
         expect(await fileNode(driver, schema)).toBe(before)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 11,
-          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11],
+          version: 12,
+          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -94,8 +94,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
         expect(await migrate(driver, { schema })).toEqual({
-          version: 11,
-          applied: [4, 5, 6, 7, 8, 9, 10, 11],
+          version: 12,
+          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12],
         })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
@@ -171,7 +171,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 10))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [11] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [11, 12] })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const keyward = createKeyward({ store, trackLastUsed: false })
@@ -199,7 +199,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 11, applied: [6, 7, 8, 9, 10, 11] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 12, applied: [6, 7, 8, 9, 10, 11, 12] })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -262,9 +262,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 11 })
+        expect(error).toMatchObject({ found: 99, known: 12 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 11). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 12). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {
