@@ -345,7 +345,7 @@ export {
   type WebhookEndpointsOptions,
   webhookSecret,
 } from './webhooks/endpoints.js'
-export { webhookEventsOf, webhookPayload } from './webhooks/events.js'
+export { endpointDisabledRows, webhookEventsOf, webhookPayload } from './webhooks/events.js'
 export {
   deliveryEndpoint,
   endpointLimitError,

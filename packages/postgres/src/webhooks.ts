@@ -272,7 +272,7 @@ export class PostgresWebhooks implements WebhookStore {
     attempt: WebhookAttempt,
     outcome: WebhookOutcome,
     disable?: EndpointAuditWrite,
-  ): Promise<void> {
+  ): Promise<boolean> {
     return this.#access.db.transaction(async (tx) => {
       await tx.query(this.#sql.finish, [
         delivery.id,
@@ -286,11 +286,12 @@ export class PostgresWebhooks implements WebhookStore {
         outcome.state === 'retry' ? 'pending' : outcome.state,
         outcome.state === 'retry' ? outcome.retryAt : null,
       ])
-      if (!disable) return
+      if (!disable) return false
       const disabled = first(
         await tx.query<EndpointRow>(this.#sql.disable, [delivery.endpoint.id, attempt.at]),
       )
       if (disabled) await appendAuditIn(tx, this.#access.audit, disable(disabled))
+      return disabled !== null
     })
   }
 

@@ -1,5 +1,5 @@
-import type { AuditAction, AuditRecord, AuditValues } from '../audit/types.js'
-import type { WebhookEvent, WebhookEventType } from './types.js'
+import type { AuditAction, AuditEntry, AuditRecord, AuditValues } from '../audit/types.js'
+import type { WebhookEndpointRecord, WebhookEvent, WebhookEventType } from './types.js'
 
 // The audit actions that are events, and the event each one is.
 const EVENT_OF: Partial<Record<AuditAction, WebhookEventType>> = {
@@ -76,3 +76,31 @@ export function webhookEventsOf(records: readonly AuditRecord[]): WebhookEvent[]
 export function webhookPayload(event: WebhookEvent) {
   return { type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }
 }
+
+/**
+ * The audit row of an endpoint disabled at `at` after failing too long
+ * (`webhook_endpoint.disabled`, by the system), whose event (`endpoint.disabled`) goes to the
+ * developer's other endpoints: what a dispatcher gives `finishDelivery`.
+ *
+ * @example
+ * ```ts
+ * await store.webhooks.finishDelivery(delivery, attempt, { state: 'failed' }, endpointDisabledRows(new Date()))
+ * ```
+ */
+export const endpointDisabledRows =
+  (at: Date) =>
+  (endpoint: WebhookEndpointRecord): AuditEntry[] => [
+    {
+      at,
+      action: 'webhook_endpoint.disabled',
+      actor: { type: 'system' },
+      clientAddress: null,
+      requestId: null,
+      developerId: endpoint.developerId,
+      projectId: null,
+      targetType: 'webhook_endpoint',
+      targetId: endpoint.id,
+      before: null,
+      after: { url: endpoint.url, failing_since: endpoint.failingSince?.toISOString() ?? null },
+    },
+  ]

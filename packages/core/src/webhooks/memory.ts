@@ -177,10 +177,10 @@ export class MemoryWebhooks implements WebhookStore {
     attempt: WebhookAttempt,
     outcome: WebhookOutcome,
     disable?: EndpointAuditWrite,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const delivery = this.#deliveries.get(claimed.id)
     const endpoint = this.#endpoints.get(claimed.endpoint.id)
-    if (!delivery || !endpoint) return
+    if (!delivery || !endpoint) return false
     const failingSince = outcome.state === 'delivered' ? null : (endpoint.failingSince ?? attempt.at)
     const disabled =
       disable && endpoint.disabledAt === null ? { ...endpoint, failingSince, disabledAt: attempt.at } : null
@@ -200,6 +200,7 @@ export class MemoryWebhooks implements WebhookStore {
       }
       await this.access.append(disable(disabled))
     }
+    return disabled !== null
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]> {

@@ -160,14 +160,15 @@ export interface WebhookStore {
   /**
    * Logs an attempt and applies its outcome, and the endpoint's failure state: a success clears
    * `failingSince`; a failure sets it when unset; with `disable` (the endpoint has failed too long)
-   * the endpoint is disabled, with its audit rows in the same transaction.
+   * the endpoint is disabled, with its audit rows in the same transaction. Returns whether this
+   * call disabled it (`false` when it was disabled already).
    */
   finishDelivery(
     delivery: ClaimedDelivery,
     attempt: WebhookAttempt,
     outcome: WebhookOutcome,
     disable?: EndpointAuditWrite,
-  ): Promise<void>
+  ): Promise<boolean>
   /** An endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>
   /** Deletes at most `limit` attempts older than `before`; returns how many. */

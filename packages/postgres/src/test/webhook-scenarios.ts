@@ -5,8 +5,8 @@
 import {
   createKeyward,
   ErrorType,
+  endpointDisabledRows,
   MAX_WEBHOOK_ENDPOINTS,
-  type WebhookEndpointRecord,
   WebhookEndpoints,
 } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
@@ -196,21 +196,7 @@ export function webhookScenarios(make: () => Promise<Harness>): void {
         retried!,
         { ...attempt, at: later },
         { state: 'failed' },
-        (endpoint: WebhookEndpointRecord) => [
-          {
-            at: later,
-            action: 'webhook_endpoint.disabled',
-            actor: { type: 'system' },
-            clientAddress: null,
-            requestId: null,
-            developerId: endpoint.developerId,
-            projectId: null,
-            targetType: 'webhook_endpoint',
-            targetId: endpoint.id,
-            before: null,
-            after: { url: endpoint.url, failing_since: endpoint.failingSince?.toISOString() ?? null },
-          },
-        ],
+        endpointDisabledRows(later),
       )
       expect((await store.webhooks.findEndpoint(failing.id))?.disabledAt).toEqual(later)
       const page = await keyward.listAudit(DEVELOPER)
