@@ -35,6 +35,7 @@ import {
   type UsageCount,
   type UsageQuery,
   type UsageRetention,
+  type WebhookStore,
 } from '@keyward/core'
 import {
   type AuditStatements,
@@ -206,7 +207,7 @@ export class PostgresKeyStore implements KeyStore {
    * Its webhooks, in the tables of schema version 12: endpoints, the outbox (written by the audit
    * append, in the statement of the audit rows) and the delivery log.
    */
-  readonly webhooks: PostgresWebhooks
+  readonly webhooks: WebhookStore
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
