@@ -51,6 +51,7 @@ export default packageBuild({
       'key-search.sql',
       'key-pepper.sql',
       'roles.sql',
+      'webhooks.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

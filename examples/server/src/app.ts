@@ -11,6 +11,7 @@ import {
 } from '@keyward/core'
 import { send } from '@keyward/hono'
 import type { PostgresKeyStore } from '@keyward/postgres'
+import { checkWebhookAddress } from '@keyward/webhooks'
 import { Hono } from 'hono'
 import { routeFallback } from './http/fallback.js'
 import type { CountersHealth } from './protection.js'
@@ -40,6 +41,11 @@ export interface AppDependencies {
   readonly keyward?: Keyward
   /** The secret-scanning endpoint's settings (where the sender's public keys are). Default GitHub's. */
   readonly secretScanning?: SecretScanningOptions
+  /**
+   * The webhook endpoints' development switches: `http://` URLs, and hosts that resolve to
+   * loopback or private addresses. Default both off.
+   */
+  readonly webhooks?: { readonly allowHttp?: boolean; readonly allowPrivate?: boolean }
   /**
    * Whether every verification sees each revocation acknowledged before it began, in any
    * process (`openStorage` tells): then a verified API key proves its project exists (a
@@ -81,6 +87,7 @@ export function createApp({
   keyPolicies,
   keyward = keywardOver(store, onEvent, protection, cache, keyPolicies),
   secretScanning = {},
+  webhooks = {},
   verifyTokens = [],
   verificationsCurrent = false,
   console: consoleOptions = {},
@@ -93,6 +100,10 @@ export function createApp({
     tokens,
     bodyLimit,
     secretScanning,
+    webhooks: {
+      allowHttp: webhooks.allowHttp === true,
+      checkAddress: (url) => checkWebhookAddress(url, { allowPrivate: webhooks.allowPrivate === true }),
+    },
     verifyTokens,
     verificationsCurrent,
     database: (operation, run) => database(operation, run, onEvent),

@@ -70,6 +70,16 @@ export interface ServerConfig {
    */
   readonly secretScanningKeysUrl: string | undefined
   /**
+   * `KEYWARD_WEBHOOKS_ALLOW_HTTP=1`: webhook endpoints may be `http://` (development and tests).
+   * Default: `https://` only.
+   */
+  readonly webhooksAllowHttp: boolean
+  /**
+   * `KEYWARD_WEBHOOKS_ALLOW_PRIVATE=1`: webhook endpoints may resolve to loopback and private
+   * addresses (development and tests). Link-local and metadata addresses stay refused. Default off.
+   */
+  readonly webhooksAllowPrivate: boolean
+  /**
    * `KEYWARD_CONSOLE_IDLE_MINUTES`: the administrative console at `/console`, with sessions that end
    * after this many minutes without a request (default 30), or `off` for no console.
    */
@@ -217,6 +227,14 @@ function switchSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean) 
   throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(raw)}.`)
 }
 
+// A development switch: `1` on, unset or `0` off.
+function flagSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '' || raw === '0') return false
+  if (raw === '1') return true
+  throw new ConfigError(`${name} must be 1 or 0, got ${JSON.stringify(raw)}.`)
+}
+
 function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
   const raw = env.KEYWARD_TRUSTED_PROXY
   if (raw === undefined || raw === '') return undefined
@@ -319,6 +337,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     feedFreshness,
     trustedProxy: trustedProxySetting(env),
     secretScanningKeysUrl,
+    webhooksAllowHttp: flagSetting(env, 'KEYWARD_WEBHOOKS_ALLOW_HTTP'),
+    webhooksAllowPrivate: flagSetting(env, 'KEYWARD_WEBHOOKS_ALLOW_PRIVATE'),
     consoleIdleMinutes:
       env.KEYWARD_CONSOLE_IDLE_MINUTES === 'off'
         ? 'off'

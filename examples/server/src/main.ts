@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import { ErrorType, isKeywardError, type Keyward, type KeywardEvent, throttleListener } from '@keyward/core'
 import type { PostgresKeyStore } from '@keyward/postgres'
+import { createWebhookDispatcher, type WebhookDispatcher } from '@keyward/webhooks'
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
@@ -23,6 +24,8 @@ let storeErrors: StoreErrorLog | undefined
 
 // Prometheus metrics, on a port of their own when KEYWARD_METRICS_PORT is set.
 let metrics: Metrics | undefined
+// Delivers the webhook outbox; stopped before the database closes.
+let dispatcher: WebhookDispatcher | undefined
 
 // How the log names the change feed: its Redis relay with KEYWARD_FEED_FRESHNESS=redis.
 let feedName = 'the change feed'
@@ -55,7 +58,7 @@ function exitAfterClosing(
 ): void {
   stopping = true
   storeErrors?.close()
-  Promise.resolve(keyward?.close())
+  Promise.all([keyward?.close(), dispatcher?.stop()])
     .then(() => Promise.all([store.close(), counters?.close(), metrics?.close()]))
     .then(
       () => process.exit(code),
@@ -159,6 +162,7 @@ async function serveOn(
     protection,
     keyward,
     secretScanning: keysUrl ? { keysUrl } : {},
+    webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate },
     verifyTokens: config.verifyTokens,
     verificationsCurrent,
     throttleHealth: counters.health,
@@ -178,6 +182,22 @@ async function serveOn(
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
   }
   await registerOnFirstStart(store, config, origin)
+  // Every process delivers the outbox: each delivery is claimed by one of them at a time.
+  dispatcher = createWebhookDispatcher({
+    store: store.webhooks,
+    allowHttp: config.webhooksAllowHttp,
+    allowPrivate: config.webhooksAllowPrivate,
+    onEvent: (event) => {
+      if (event.type === 'webhook.error') console.error(`webhooks: ${String(event.error)}`)
+      else if (event.type === 'webhook.endpoint_disabled') {
+        console.log(`webhook endpoint ${event.endpointId} disabled after failing for 5 days`)
+      } else if (event.outcome !== 'delivered') {
+        console.log(
+          `webhook ${event.eventId} to ${event.endpointId}: ${event.status ?? 'no answer'}, ${event.outcome}`,
+        )
+      }
+    },
+  })
   if (ephemeral) {
     console.log(
       'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',

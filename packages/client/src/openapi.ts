@@ -463,8 +463,290 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/webhooks/endpoints": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The calling developer's webhook endpoints, oldest first, without their secrets. */
+        readonly get: operations["listWebhookEndpoints"];
+        readonly put?: never;
+        /** Register a webhook endpoint of the calling developer (at most 10), limited to some projects and event types; its signing secret is in this answer only. */
+        readonly post: operations["createWebhookEndpoint"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** One of the calling developer's webhook endpoints (404 for any other). */
+        readonly get: operations["getWebhookEndpoint"];
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a webhook endpoint and its pending deliveries. */
+        readonly delete: operations["deleteWebhookEndpoint"];
+        readonly options?: never;
+        readonly head?: never;
+        /** Change a webhook endpoint: its URL, description and filters, or enable it again (`disabled: false`). */
+        readonly patch: operations["updateWebhookEndpoint"];
+        readonly trace?: never;
+    };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/roll-secret": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Give a webhook endpoint a new signing secret, shown in this answer only; the previous one signs too for `grace_seconds` (default one day). */
+        readonly post: operations["rollWebhookSecret"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/attempts": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A webhook endpoint's delivery log: its last 100 attempts, newest first, kept 30 days. */
+        readonly get: operations["listWebhookAttempts"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    readonly "key.created": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.created`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "key.revoked": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.revoked`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "key.leaked": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.leaked`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "key.rolled": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.rolled`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "endpoint.disabled": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `endpoint.disabled`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+}
 /** The API's schemas, error responses, parameters. */
 export interface components {
     schemas: {
@@ -1194,7 +1476,7 @@ export interface components {
             readonly developer_id: string | null;
             readonly project_id: string | null;
             readonly target: {
-                readonly type: "key" | "project" | "developer" | "identity";
+                readonly type: "key" | "project" | "developer" | "identity" | "webhook_endpoint";
                 readonly id: string;
             };
             /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -1236,7 +1518,7 @@ export interface components {
                 readonly developer_id: string | null;
                 readonly project_id: string | null;
                 readonly target: {
-                    readonly type: "key" | "project" | "developer" | "identity";
+                    readonly type: "key" | "project" | "developer" | "identity" | "webhook_endpoint";
                     readonly id: string;
                 };
                 /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -1397,6 +1679,158 @@ export interface components {
                 /** @enum {string} */
                 readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "role_exists" | "role_in_use" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "role_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
+        };
+        /** A new endpoint: at most 10 per developer. */
+        readonly CreateWebhookEndpointBody: {
+            /** Where deliveries are POSTed: `https://` (the operator may allow `http://` for development); a host that resolves to a loopback, private, link-local or metadata address is refused (422), here and at each delivery. */
+            readonly url: string;
+            readonly description?: string | null;
+            /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
+            readonly project_ids?: readonly string[] | null;
+            /** Only events of these types; `null` (default): every type. */
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+        };
+        /** Fields left out stay as they are. */
+        readonly UpdateWebhookEndpointBody: {
+            /** Where deliveries are POSTed: `https://` (the operator may allow `http://` for development); a host that resolves to a loopback, private, link-local or metadata address is refused (422), here and at each delivery. */
+            readonly url?: string;
+            readonly description?: string | null;
+            /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
+            readonly project_ids?: readonly string[] | null;
+            /** Only events of these types; `null` (default): every type. */
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            /**
+             * `false` enables an endpoint disabled after failing, and forgets its failures.
+             */
+            readonly disabled?: false;
+        };
+        readonly RollWebhookSecretBody: {
+            /** How long the previous secret signs too, beside the new one (default 86400: one day). */
+            readonly grace_seconds?: number;
+        };
+        readonly WebhookEndpoint: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly url: string;
+            readonly description: string | null;
+            /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
+            readonly project_ids: readonly string[] | null;
+            /** Only events of these types; `null` (default): every type. */
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly previous_secret_expires_at: string | null;
+            readonly failing_since: string | null;
+            readonly disabled_at: string | null;
+            /**
+             * Format: date-time
+             * When it was registered.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * When it last changed.
+             */
+            readonly updated_at: string;
+        };
+        readonly WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            readonly id: string;
+            readonly url: string;
+            readonly description: string | null;
+            /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
+            readonly project_ids: readonly string[] | null;
+            /** Only events of these types; `null` (default): every type. */
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly previous_secret_expires_at: string | null;
+            readonly failing_since: string | null;
+            readonly disabled_at: string | null;
+            /**
+             * Format: date-time
+             * When it was registered.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * When it last changed.
+             */
+            readonly updated_at: string;
+            /** The signing secret (`whsec_` and base64), shown this once: keep it to verify deliveries. */
+            readonly secret: string;
+        };
+        readonly WebhookEndpointList: {
+            readonly endpoints: readonly {
+                /** Format: uuid */
+                readonly id: string;
+                readonly url: string;
+                readonly description: string | null;
+                /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
+                readonly project_ids: readonly string[] | null;
+                /** Only events of these types; `null` (default): every type. */
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+                readonly previous_secret_expires_at: string | null;
+                readonly failing_since: string | null;
+                readonly disabled_at: string | null;
+                /**
+                 * Format: date-time
+                 * When it was registered.
+                 */
+                readonly created_at: string;
+                /**
+                 * Format: date-time
+                 * When it last changed.
+                 */
+                readonly updated_at: string;
+            }[];
+        };
+        readonly WebhookAttemptList: {
+            readonly attempts: readonly {
+                readonly delivery_id: string;
+                /** The `webhook-id` of the delivery. */
+                readonly event_id: string;
+                /** A webhook event type. */
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+                /**
+                 * Format: date-time
+                 * When the attempt started.
+                 */
+                readonly at: string;
+                /** The HTTP status answered; `null` when none was (refused address, timeout, connection error). */
+                readonly status: number | null;
+                readonly duration_ms: number;
+                /** The first 1 KB of the answer, or why there was none. */
+                readonly response: string;
+            }[];
+        };
+        readonly WebhookPayload: {
+            /** A webhook event type. */
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+            /**
+             * Format: date-time
+             * When the change that made the event was made.
+             */
+            readonly timestamp: string;
+            readonly data: {
+                readonly key_id?: string;
+                /** The key's first 8 characters: never the key or its hash. */
+                readonly key_prefix?: string;
+                readonly name?: string;
+                readonly developer_id: string;
+                readonly project_id?: string | null;
+                readonly expires_at?: string | null;
+                readonly replaced_by?: string | null;
+                readonly revoked_reason?: string | null;
+                readonly rolled_from?: string;
+                /** `key.leaked`: where the secret-scanning alert found it. */
+                readonly leak_url?: string;
+                readonly leak_source?: string;
+                /** `endpoint.disabled`: the endpoint disabled. */
+                readonly endpoint_id?: string;
+                readonly url?: string;
+                readonly failing_since?: string | null;
+                /** Who made the change: `developer`, `operator`, `secret_scanning` or `system`. */
+                readonly actor: string;
+            } & {
+                readonly [key: string]: unknown;
+            };
         };
     };
     responses: {
@@ -1713,6 +2147,7 @@ export interface components {
         readonly project_id: string;
         readonly key_id: string;
         readonly identity_id: string;
+        readonly endpoint_id: string;
         /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
         readonly identity_external_id: string;
         /** Only the identities whose `external_id` contains it, in any case (1 to 255 characters; never shaped like a key, 422 `key_shaped_value`). `external_id`, when given too, wins. */
@@ -1742,7 +2177,7 @@ export interface components {
         /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
         readonly audit_identity_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out" | "webhook_endpoint.disabled";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
@@ -2968,6 +3403,215 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Health"];
                 };
             };
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listWebhookEndpoints: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createWebhookEndpoint: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateWebhookEndpointBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getWebhookEndpoint: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deleteWebhookEndpoint: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly updateWebhookEndpoint: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["UpdateWebhookEndpointBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly rollWebhookSecret: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RollWebhookSecretBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listWebhookAttempts: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
         };

@@ -359,3 +359,31 @@ export type {
   TelemetryTracer,
   TelemetryTracerProvider,
 } from './telemetry/types.js'
+export {
+  type NewWebhookEndpoint,
+  WebhookEndpoints,
+  type WebhookEndpointsOptions,
+  webhookSecret,
+} from './webhooks/endpoints.js'
+export { endpointDisabledRows, webhookEventsOf, webhookPayload } from './webhooks/events.js'
+export {
+  deliveryEndpoint,
+  endpointLimitError,
+  endpointTakes,
+  MemoryWebhooks,
+  signingSecrets,
+} from './webhooks/memory.js'
+export {
+  type ClaimedDelivery,
+  type EndpointAuditWrite,
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookAttempt,
+  type WebhookAttemptRecord,
+  type WebhookEndpointChange,
+  type WebhookEndpointRecord,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookOutcome,
+  type WebhookStore,
+} from './webhooks/types.js'

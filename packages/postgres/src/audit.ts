@@ -7,6 +7,7 @@ import {
   auditRecordFromJson,
   auditRecordToJson,
   chainAuditEntries,
+  webhookEventsOf,
 } from '@keyward/core'
 import type { SqlQueryable } from './driver.js'
 import { statementParams } from './sql-params.js'
@@ -42,10 +43,12 @@ const READ_COLUMNS = `${COLUMNS}, (extract(microseconds FROM at)::bigint % 1000)
 export function auditStatements(schema: string, prefix: string): AuditStatements {
   const log = `"${schema}".audit_log`
   const chain = `"${schema}".audit_chain`
+  const outbox = `"${schema}".webhook_events`
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_${name}`, text })
   return {
     lockChain: named('audit_lock', `SELECT seq, hash FROM ${chain} WHERE id = 1 FOR UPDATE`),
-    // The rows as one JSON array (their API form), then the chain's new head, in one statement.
+    // The rows as one JSON array (their API form), their webhook events into the outbox, then the
+    // chain's new head, in one statement: an event commits exactly when its row does.
     append: named(
       'audit_append',
       `WITH added AS (
@@ -56,6 +59,12 @@ export function auditStatements(schema: string, prefix: string): AuditStatements
            client_address text, request_id text, developer_id text, project_id text, target jsonb,
            before jsonb, after jsonb, previous_hash text, hash text)
          RETURNING seq
+       ), events AS (
+         INSERT INTO ${outbox} (id, type, developer_id, project_id, data, created_at)
+         SELECT e.id, e.type, e.developer_id, e.project_id, e.data, e.created_at
+         FROM jsonb_to_recordset($4::text::jsonb) AS e (id text, type text, developer_id text, project_id text,
+           data jsonb, created_at timestamptz)
+         ON CONFLICT (id) DO NOTHING
        )
        UPDATE ${chain} SET seq = $2::bigint, hash = $3::text
        WHERE id = 1 AND (SELECT count(*) FROM added) > 0`,
@@ -85,8 +94,8 @@ const toAuditRecord = ({ seq, at, at_us, target_type, target_id, ...rest }: Audi
 
 /**
  * @internal Appends rows in the caller's transaction: locks the chain's head until the
- * transaction ends (appends run one after the other), chains the rows after it, writes them
- * and the new head.
+ * transaction ends (appends run one after the other), chains the rows after it, writes them,
+ * their webhook events (the outbox) and the new head.
  */
 export async function appendAuditIn(
   tx: SqlQueryable,
@@ -98,9 +107,19 @@ export async function appendAuditIn(
   if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
   const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
   const last = records.at(-1)!
-  await tx.query(sql.append.text, [JSON.stringify(records.map(auditRecordToJson)), last.seq, last.hash], {
-    name: sql.append.name,
-  })
+  const events = webhookEventsOf(records).map((event) => ({
+    id: event.id,
+    type: event.type,
+    developer_id: event.developerId,
+    project_id: event.projectId,
+    data: event.data,
+    created_at: event.createdAt.toISOString(),
+  }))
+  await tx.query(
+    sql.append.text,
+    [JSON.stringify(records.map(auditRecordToJson)), last.seq, last.hash, JSON.stringify(events)],
+    { name: sql.append.name },
+  )
   return records
 }
 

@@ -36,6 +36,7 @@ import {
   type UsageCount,
   type UsageQuery,
   type UsageRetention,
+  type WebhookStore,
 } from '@keyward/core'
 import {
   type AuditStatements,
@@ -80,6 +81,7 @@ import { PostgresRoles } from './roles.js'
 import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
 import { traceStore } from './store-spans.js'
 import { PostgresUsage } from './usage.js'
+import { PostgresWebhooks } from './webhooks.js'
 
 /** Options of {@link PostgresKeyStore}. */
 export interface PostgresKeyStoreOptions {
@@ -211,6 +213,11 @@ export class PostgresKeyStore implements KeyStore {
    * for each key that holds it.
    */
   readonly roles: RoleStore
+  /**
+   * Its webhooks, in the tables of schema version 15: endpoints, the outbox (written by the audit
+   * append, in the statement of the audit rows) and the delivery log.
+   */
+  readonly webhooks: WebhookStore
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
@@ -245,6 +252,7 @@ export class PostgresKeyStore implements KeyStore {
     }
     this.identities = new PostgresIdentities(this.schema, access)
     this.roles = new PostgresRoles(this.schema, access)
+    this.webhooks = new PostgresWebhooks(this.schema, { db: driver, audit: this.#auditSql })
     if (options.changes) this.changes = options.changes
     this.#replicas = options.readReplicas ?? []
     // The replicas' own options are checked first: their messages say more.

@@ -120,13 +120,30 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
   it("names what version 14 adds when it is missing: the roles, the keys' role_ids, and a trigger blind to them", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
-    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
-    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (14, 'roles')`)
+    await applyMigrations(
+      driver,
+      schema,
+      MIGRATIONS.filter((m) => m.version !== 14),
+    )
     const { drift } = await checkSchemaDrift(driver, { schema })
     expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual(DRIFT_14(schema))
     expect(drift.find((d) => d.kind === 'column')?.message).toBe(
       `column ${schema}.api_keys.role_ids is missing: expected uuid[]`,
     )
+  })
+
+  it('names what version 15 adds when it is missing: the webhook tables', async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await admin.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (15, 'webhooks')`)
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.filter((d) => d.kind === 'table').map((d) => [d.type, d.object])).toEqual([
+      ['missing', `${schema}.webhook_attempts`],
+      ['missing', `${schema}.webhook_deliveries`],
+      ['missing', `${schema}.webhook_endpoints`],
+      ['missing', `${schema}.webhook_events`],
+    ])
   })
 
   it('names an old version and a schema that was never migrated', async () => {

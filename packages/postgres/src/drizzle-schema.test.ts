@@ -30,6 +30,10 @@ describe('the Drizzle tables', () => {
       'keyward',
       'keywardMigrations',
       'roles',
+      'webhookAttempts',
+      'webhookDeliveries',
+      'webhookEndpoints',
+      'webhookEvents',
     ])
     expect([apiKeys, apiKeyOwners, keywardMigrations].every(Boolean)).toBe(true)
   })

@@ -19,6 +19,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
@@ -319,6 +320,73 @@ export function keywardTables(schema = 'keyward') {
     },
     () => [check('audit_chain_id_check', sql`id = 1`)],
   )
+  const webhookEndpoints = keyward.table(
+    'webhook_endpoints',
+    {
+      id: uuid('id').primaryKey(),
+      developerId: text('developer_id').notNull(),
+      url: text('url').notNull(),
+      description: text('description'),
+      projectIds: text('project_ids').array(),
+      eventTypes: text('event_types').array(),
+      secret: text('secret').notNull(),
+      previousSecret: text('previous_secret'),
+      previousSecretExpiresAt: at('previous_secret_expires_at'),
+      failingSince: at('failing_since'),
+      disabledAt: at('disabled_at'),
+      createdAt: at('created_at').notNull().defaultNow(),
+      updatedAt: at('updated_at').notNull().defaultNow(),
+    },
+    (t) => [index('webhook_endpoints_developer_idx').on(t.developerId, t.createdAt)],
+  )
+  const webhookEvents = keyward.table(
+    'webhook_events',
+    {
+      id: text('id').primaryKey(),
+      type: text('type').notNull(),
+      developerId: text('developer_id').notNull(),
+      projectId: text('project_id'),
+      data: jsonb('data').notNull().$type<Record<string, unknown>>(),
+      createdAt: at('created_at').notNull(),
+      fannedOut: boolean('fanned_out').notNull().default(false),
+    },
+    (t) => [index('webhook_events_pending_idx').on(t.createdAt).where(sql`NOT fanned_out`)],
+  )
+  const webhookDeliveries = keyward.table(
+    'webhook_deliveries',
+    {
+      id: uuid('id').primaryKey().defaultRandom(),
+      eventId: text('event_id').notNull(),
+      endpointId: uuid('endpoint_id').notNull(),
+      state: text('state').notNull().default('pending').$type<'pending' | 'delivered' | 'failed'>(),
+      attempts: integer('attempts').notNull().default(0),
+      dueAt: at('due_at').notNull(),
+      createdAt: at('created_at').notNull(),
+    },
+    (t) => [
+      unique('webhook_deliveries_event_id_endpoint_id_key').on(t.eventId, t.endpointId),
+      check('webhook_deliveries_state_check', sql`state IN ('pending', 'delivered', 'failed')`),
+      index('webhook_deliveries_due_idx').on(t.dueAt).where(sql`state = 'pending'`),
+    ],
+  )
+  const webhookAttempts = keyward.table(
+    'webhook_attempts',
+    {
+      id: uuid('id').primaryKey(),
+      deliveryId: uuid('delivery_id').notNull(),
+      eventId: text('event_id').notNull(),
+      eventType: text('event_type').notNull(),
+      endpointId: uuid('endpoint_id').notNull(),
+      at: at('at').notNull(),
+      status: integer('status'),
+      durationMs: integer('duration_ms').notNull(),
+      response: text('response').notNull(),
+    },
+    (t) => [
+      index('webhook_attempts_endpoint_idx').on(t.endpointId, t.at.desc().nullsFirst()),
+      index('webhook_attempts_at_idx').on(t.at),
+    ],
+  )
   return {
     keyward,
     keywardMigrations,
@@ -329,6 +397,10 @@ export function keywardTables(schema = 'keyward') {
     auditChain,
     identities,
     roles,
+    webhookEndpoints,
+    webhookEvents,
+    webhookDeliveries,
+    webhookAttempts,
   }
 }
 
@@ -419,3 +491,22 @@ export const identities = tables.identities
  * ```
  */
 export const roles = tables.roles
+
+/**
+ * The webhook tables of schema version 15: `webhook_endpoints` (a developer's endpoints and
+ * their signing secrets), `webhook_events` (the outbox), `webhook_deliveries` and
+ * `webhook_attempts` (the delivery log), for reading them with Drizzle. Write them through
+ * Keyward: the outbox is written with the audit rows, and deliveries are claimed under locks.
+ *
+ * @example
+ * ```ts
+ * const failing = await db.select().from(webhookEndpoints).where(isNotNull(webhookEndpoints.failingSince))
+ * ```
+ */
+export const webhookEndpoints = tables.webhookEndpoints
+/** `keyward.webhook_events`: the outbox, one row per event. See {@link webhookEndpoints}. */
+export const webhookEvents = tables.webhookEvents
+/** `keyward.webhook_deliveries`: one row per event and endpoint. See {@link webhookEndpoints}. */
+export const webhookDeliveries = tables.webhookDeliveries
+/** `keyward.webhook_attempts`: the delivery log, kept 30 days. See {@link webhookEndpoints}. */
+export const webhookAttempts = tables.webhookAttempts

@@ -66,4 +66,5 @@ export {
   type Migration,
   ROLES_SQL,
   SCHEMA_SQL,
+  WEBHOOKS_SQL,
 } from './schema.js'

@@ -17,6 +17,7 @@ import {
   ROLES_SQL,
   SCHEMA_SQL,
   statementsOf,
+  WEBHOOKS_SQL,
 } from './schema.js'
 import { pgliteDatabase, uniqueSchema } from './test/harness.js'
 
@@ -25,7 +26,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, roles.sql the fourteenth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, roles.sql the fourteenth, webhooks.sql the fifteenth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -40,6 +41,7 @@ describe('schema.sql', () => {
     const v12 = readFileSync(new URL('./key-search.sql', import.meta.url), 'utf8')
     const v13 = readFileSync(new URL('./key-pepper.sql', import.meta.url), 'utf8')
     const v14 = readFileSync(new URL('./roles.sql', import.meta.url), 'utf8')
+    const v15 = readFileSync(new URL('./webhooks.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -55,9 +57,10 @@ describe('schema.sql', () => {
       { version: 12, name: 'key_search', sql: v12 },
       { version: 13, name: 'key_pepper', sql: v13 },
       { version: 14, name: 'roles', sql: v14 },
+      { version: 15, name: 'webhooks', sql: v15 },
     ])
     expect(SCHEMA_SQL).toBe(
-      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}\n${v14}`,
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}\n${v14}\n${v15}`,
     )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
@@ -66,6 +69,7 @@ describe('schema.sql', () => {
     expect(KEY_SEARCH_SQL).toBe(v12)
     expect(KEY_PEPPER_SQL).toBe(v13)
     expect(ROLES_SQL).toBe(v14)
+    expect(WEBHOOKS_SQL).toBe(v15)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -191,10 +195,10 @@ describe('migrate', () => {
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
     expect(await migrate(driver, { schema })).toEqual({
-      version: 14,
-      applied: [6, 7, 8, 9, 10, 11, 12, 13, 14],
+      version: 15,
+      applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -229,6 +233,7 @@ describe('migrate', () => {
       { version: 12, name: 'key_search' },
       { version: 13, name: 'key_pepper' },
       { version: 14, name: 'roles' },
+      { version: 15, name: 'webhooks' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -66,6 +66,7 @@ describe('PGlite driver', () => {
         { version: 12 },
         { version: 13 },
         { version: 14 },
+        { version: 15 },
       ])
       await second.close()
     } finally {

@@ -12,6 +12,7 @@ import keyUsageSql from './key-usage.sql?raw'
 import rolesSql from './roles.sql?raw'
 import schemaV1Sql from './schema.sql?raw'
 import schemaV2Sql from './schema-v2.sql?raw'
+import webhooksSql from './webhooks.sql?raw'
 
 /**
  * The SQL of Keyward's tables at the current schema version (12, in the schema `keyward`):
@@ -25,8 +26,8 @@ import schemaV2Sql from './schema-v2.sql?raw'
  * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
  * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`, version 12 (indexed
  * search of listings) as shipped in `dist/key-search.sql`, version 13 (the pepper of a key's
- * hash) as shipped in `dist/key-pepper.sql` and version 14 (roles) as shipped in
- * `dist/roles.sql`. Readable,
+ * hash) as shipped in `dist/key-pepper.sql`, version 14 (roles) as shipped in `dist/roles.sql`
+ * and version 15 (webhooks) as shipped in `dist/webhooks.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -50,6 +51,7 @@ export const SCHEMA_SQL: string = [
   keySearchSql,
   keyPepperSql,
   rolesSql,
+  webhooksSql,
 ].join('\n')
 
 /**
@@ -225,6 +227,21 @@ export const KEY_PEPPER_SQL: string = keyPepperSql
 export const ROLES_SQL: string = rolesSql
 
 /**
+ * The SQL of schema version 15, webhooks: the tables `webhook_endpoints` (a developer's endpoints
+ * and their signing secrets), `webhook_events` (the outbox, written with the audit rows in the
+ * transaction of a change), `webhook_deliveries` (one per event and endpoint, claimed with
+ * `FOR UPDATE SKIP LOCKED`) and `webhook_attempts` (the delivery log). New tables only. Shipped as
+ * `dist/webhooks.sql`; apply it after `roles.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOKS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/015_keyward_webhooks.sql', WEBHOOKS_SQL)
+ * ```
+ */
+export const WEBHOOKS_SQL: string = webhooksSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -249,7 +266,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 14
+ * MIGRATIONS.at(-1)?.version // 15
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -267,6 +284,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'key_search', sql: keySearchSql },
   { version: 13, name: 'key_pepper', sql: keyPepperSql },
   { version: 14, name: 'roles', sql: rolesSql },
+  { version: 15, name: 'webhooks', sql: webhooksSql },
 ]
 
 /**

@@ -1,4 +1,4 @@
-import type { Keyward, SecretScanningOptions } from '@keyward/core'
+import type { Keyward, SecretScanningOptions, WebhookEndpointsOptions } from '@keyward/core'
 import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import type { AccessTokens } from '../tokens.js'
 
@@ -12,6 +12,8 @@ export interface RouteContext {
   readonly bodyLimit: number
   /** The settings of `POST /api/v1/secret-scanning/github`. */
   readonly secretScanning: SecretScanningOptions
+  /** The webhook endpoints' settings: which URLs are allowed. */
+  readonly webhooks: WebhookEndpointsOptions
   /** The SHA-256 digests of the service tokens of `POST /api/v1/keys/verify`. */
   readonly verifyTokens: readonly string[]
   /** Whether a verified key proves its owner exists (see `AppDependencies.verificationsCurrent`). */

@@ -17,6 +17,7 @@ export function projectRoutes({
   database,
   bodyLimit,
   secretScanning,
+  webhooks,
   verifyTokens,
 }: RouteContext): Hono {
   // The project row and its default key commit together, or neither does.
@@ -41,6 +42,7 @@ export function projectRoutes({
         listProjects: listDeveloperProjects,
         bodyLimit,
         secretScanning,
+        webhooks,
         verify: { serviceTokens: verifyTokens },
       }),
     )

@@ -75,6 +75,7 @@ export type AuditAction =
   | 'developer.registered'
   | 'console.signed_in'
   | 'console.signed_out'
+  | 'webhook_endpoint.disabled'
 
 /** Every {@link AuditAction}, for checks and documentation. */
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -99,10 +100,11 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'developer.registered',
   'console.signed_in',
   'console.signed_out',
+  'webhook_endpoint.disabled',
 ]
 
 /** What a row of the audit log is about. */
-export type AuditTargetType = 'key' | 'project' | 'developer' | 'identity' | 'role'
+export type AuditTargetType = 'key' | 'project' | 'developer' | 'identity' | 'role' | 'webhook_endpoint'
 
 /** Changed fields, by their API name (snake_case), as JSON values. Never key material. */
 export type AuditValues = { readonly [field: string]: unknown }
@@ -128,6 +130,11 @@ export interface AuditEntry {
   readonly before: AuditValues | null
   /** The changed fields after the change; `null` for a deletion. */
   readonly after: AuditValues | null
+  /**
+   * What a webhook event of the row says of its target beyond the row's fields (a key's name):
+   * not part of the row, never hashed or kept in the log. Optional.
+   */
+  readonly subject?: AuditValues
 }
 
 /**

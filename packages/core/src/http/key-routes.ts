@@ -23,6 +23,7 @@ import { readExpiryFields } from '../service/lifecycle.js'
 import type { IssuedKey } from '../service/mint.js'
 import type { DeveloperAuth } from '../service/requirements.js'
 import type { KeyOwner, KeyRecord } from '../store/types.js'
+import type { WebhookEndpointsOptions } from '../webhooks/endpoints.js'
 import { auditContext } from './audit-context.js'
 import { AUDIT_QUERY, auditPage } from './audit-route.js'
 import { DEFAULT_BODY_LIMIT, readJsonObjectBody } from './body.js'
@@ -36,6 +37,7 @@ import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKe
 import type { Guard, KeyRoute, KeywardRequest } from './types.js'
 import { readUsageQuery, USAGE_QUERY, usageToJson } from './usage-query.js'
 import { createVerifyRoute, type VerifyRouteOptions } from './verify-route.js'
+import { webhookRoutes } from './webhook-routes.js'
 
 /** What the host's `createProject` receives. */
 export interface CreateProjectInput {
@@ -121,6 +123,12 @@ export interface KeyRoutesOptions {
    * the endpoint out.
    */
   readonly verify?: VerifyRouteOptions | false
+  /**
+   * Mounts the webhook endpoints under `/api/v1/webhooks/endpoints` (when the store keeps
+   * webhooks): give `checkAddress` (`checkWebhookAddress` of `@keyward/webhooks` on Node) so that
+   * a URL whose host resolves to an internal address is refused. Without it, not mounted.
+   */
+  readonly webhooks?: WebhookEndpointsOptions
 }
 
 // A key listing's query: a page, and what it keeps.
@@ -363,6 +371,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
     // Mounted when the store keeps identities.
     ...(keyward.store.identities ? identityRoutes(keyward, owner, body) : []),
+    ...(options.webhooks && keyward.store.webhooks
+      ? webhookRoutes(keyward, developer, body, options.webhooks)
+      : []),
   ]
   if (options.verify !== false) routes.push(createVerifyRoute(keyward, options.verify ?? {}, limit))
   // Mounted when the service counts usage and its store can read it back.

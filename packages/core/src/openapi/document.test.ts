@@ -54,6 +54,14 @@ const DESIGN_TABLE = [
   'get /api/v1/projects/{project_id}/identities/{identity_id}/keys',
   'get /api/v1/projects/{project_id}/identities/{identity_id}/usage',
   'post /api/v1/projects/{project_id}/identities/{identity_id}/credits',
+  // Issue 42: webhooks.
+  'post /api/v1/webhooks/endpoints',
+  'get /api/v1/webhooks/endpoints',
+  'get /api/v1/webhooks/endpoints/{endpoint_id}',
+  'patch /api/v1/webhooks/endpoints/{endpoint_id}',
+  'delete /api/v1/webhooks/endpoints/{endpoint_id}',
+  'post /api/v1/webhooks/endpoints/{endpoint_id}/roll-secret',
+  'get /api/v1/webhooks/endpoints/{endpoint_id}/attempts',
 ]
 
 const operationsOf = (document: Json) =>

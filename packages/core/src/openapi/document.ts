@@ -1,5 +1,6 @@
 import { AUDIT_ACTIONS } from '../audit/types.js'
 import { ERROR_STATUS, type ErrorType } from '../errors/types.js'
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/types.js'
 import { API_OPERATIONS, type ApiOperation, type OperationCredential } from './operations.js'
 import { API_SCHEMAS, type ApiSchemaName, errorDetailSchema } from './schemas.js'
 
@@ -24,6 +25,11 @@ export interface OpenApiDocumentOptions {
    * mount them when the store keeps identities). Default `true`.
    */
   readonly identities?: boolean
+  /**
+   * With `operations: 'key-routes'`: whether the webhook endpoints' operations are mounted (the
+   * key routes mount them when the store keeps webhooks). Default `false`.
+   */
+  readonly webhooks?: boolean
   /** With `operations: 'key-routes'`: whether `POST /api/v1/keys/verify` is mounted. Default `true`. */
   readonly verify?: boolean
   /** `info.title`. Default `'Keyward API'`. */
@@ -59,6 +65,7 @@ const PARAMETERS = {
   project_id: { name: 'project_id', in: 'path', required: true, schema: { type: 'string' } },
   key_id: { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } },
   identity_id: { name: 'identity_id', in: 'path', required: true, schema: { type: 'string' } },
+  endpoint_id: { name: 'endpoint_id', in: 'path', required: true, schema: { type: 'string' } },
   identity_external_id: {
     name: 'external_id',
     in: 'query',
@@ -311,6 +318,28 @@ function operationObject(op: ApiOperation) {
   }
 }
 
+// A delivery of one event type: the body, the Standard Webhooks headers, what the receiver answers.
+const webhookOperation = (type: string) => ({
+  post: {
+    summary: `\`${type}\`, signed per Standard Webhooks (HMAC-SHA256, v1).`,
+    parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+      name,
+      in: 'header',
+      required: true,
+      schema: { type: 'string' },
+    })),
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('schemas', 'WebhookPayload') } },
+    },
+    responses: {
+      200: {
+        description: 'Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff.',
+      },
+    },
+  },
+})
+
 /**
  * The OpenAPI 3.1 document of the HTTP API, built from the same schemas that validate the
  * requests: every operation with its security (`X-Developer-Key`, `X-API-Key`, bearer), request
@@ -335,7 +364,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       (op.keyRoute === 'listProjects' && options.listProjects) ||
       (op.keyRoute === 'audit' && options.audit) ||
       (op.keyRoute === 'verify' && options.verify !== false) ||
-      (op.keyRoute === 'identities' && options.identities !== false),
+      (op.keyRoute === 'identities' && options.identities !== false) ||
+      (op.keyRoute === 'webhooks' && options.webhooks),
   )
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of operations) {
@@ -355,6 +385,8 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
     },
     ...(options.servers ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
     paths,
+    // What the developer's endpoints receive: one POST per event, signed per Standard Webhooks.
+    webhooks: Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, webhookOperation(type)])),
     components: {
       schemas: plain(API_SCHEMAS),
       responses: Object.fromEntries(statuses.map((status) => [`Error${status}`, errorResponse(status)])),

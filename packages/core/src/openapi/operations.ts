@@ -1,4 +1,5 @@
 import type { ApiSchemaName } from './schemas.js'
+import { WEBHOOK_OPERATIONS } from './webhook-operations.js'
 
 /** Who may call an operation: the headers its security requirement names. */
 export type OperationCredential =
@@ -25,6 +26,7 @@ export interface ApiOperation {
     | 'Projects'
     | 'API keys'
     | 'Identities'
+    | 'Webhooks'
     | 'Access tokens'
     | 'Generations'
     | 'Audit'
@@ -64,7 +66,14 @@ export interface ApiOperation {
   /** Error statuses beyond those of its credential. */
   readonly errors: readonly number[]
   /** Whether Keyward's key routes (`createKeyRoutes`) serve it; the rest are the reference service's. */
-  readonly keyRoute?: 'always' | 'createProject' | 'listProjects' | 'audit' | 'verify' | 'identities'
+  readonly keyRoute?:
+    | 'always'
+    | 'createProject'
+    | 'listProjects'
+    | 'audit'
+    | 'verify'
+    | 'identities'
+    | 'webhooks'
 }
 
 const DEV = '/api/v1/auth/developer-keys'
@@ -539,4 +548,5 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, schema: 'Health' },
     errors: [503],
   },
+  ...WEBHOOK_OPERATIONS,
 ]

@@ -18,6 +18,7 @@ import {
 } from '../policy/policies.js'
 import { MAX_QUERY_LENGTH } from '../policy/query.js'
 import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
+import { WEBHOOK_SCHEMAS } from './webhook-schemas.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
 // bodies with these, and `openApiDocument` publishes them. Field names are the wire's (snake_case).
@@ -522,6 +523,7 @@ export const AuditEntrySchema = Type.Object({
       Type.Literal('project'),
       Type.Literal('developer'),
       Type.Literal('identity'),
+      Type.Literal('webhook_endpoint'),
     ]),
     id: Type.String(),
   }),
@@ -823,6 +825,7 @@ export const API_SCHEMAS = {
   VerifyKeyResult: VerifyKeyResultSchema,
   Usage: UsageSchema,
   ErrorBody: ErrorBodySchema,
+  ...WEBHOOK_SCHEMAS,
 } as const satisfies Record<string, TSchema>
 
 /**

@@ -133,7 +133,8 @@ export class AuditRows {
           context,
           at,
         )
-        return [entry]
+        // What its webhook event names beyond the changed fields: the key's name.
+        return [{ ...entry, subject: { key_prefix: record.keyPrefix, name: record.name } }]
       }),
     ]
   }

@@ -16,6 +16,8 @@ import { MemoryIdentities, type MemoryKeyAccess } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
 import type { StoredKeyPolicies } from '../policy/policies.js'
 import { MemoryRoles } from '../roles/memory.js'
+import { webhookEventsOf } from '../webhooks/events.js'
+import { MemoryWebhooks } from '../webhooks/memory.js'
 import { ownerClosedError } from './closed.js'
 import { KeyChangeHub, ownerChangeHash } from './feed.js'
 import { countsAgainstLimit, limitExceededError } from './limit.js'
@@ -105,6 +107,8 @@ export class MemoryKeyStore implements KeyStore {
   readonly identities: MemoryIdentities = new MemoryIdentities(this.#access)
   /** The roles of the project keys, beside them. */
   readonly roles: MemoryRoles = new MemoryRoles(this.#access)
+  /** Its webhook endpoints, outbox and delivery log: an audit append is an outbox write too. */
+  readonly webhooks: MemoryWebhooks = new MemoryWebhooks({ append: (entries) => this.appendAudit(entries) })
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead
@@ -325,7 +329,8 @@ export class MemoryKeyStore implements KeyStore {
     const appended = this.#auditTail.then(async () => {
       const records = await chainAuditEntries(this.#auditHead, entries)
       const last = records.at(-1)
-      this.#auditLog.push(...records)
+      this.webhooks.enqueue(webhookEventsOf(records))
+      this.#auditLog.push(...records.map(({ subject: _, ...row }) => row))
       if (last) this.#auditHead = { ...this.#auditHead, seq: last.seq, hash: last.hash }
       return records
     })

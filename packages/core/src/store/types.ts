@@ -12,6 +12,7 @@ import type { IdentityStore } from '../identities/store.js'
 import type { KeyKind } from '../key/format.js'
 import type { StoredKeyPolicies } from '../policy/policies.js'
 import type { RoleStore } from '../roles/store.js'
+import type { WebhookStore } from '../webhooks/types.js'
 import type {
   CreditChangeResult,
   CreditLease,
@@ -326,6 +327,11 @@ export interface KeyStore {
    * `RoleStore`). A key's `roleIds` names them.
    */
   readonly roles?: RoleStore
+  /**
+   * The store's webhooks, when it keeps them: endpoints, the outbox and the delivery log (see
+   * `WebhookStore`). Its outbox is written by `appendAudit`, in the transaction of the write.
+   */
+  readonly webhooks?: WebhookStore
 }
 
 /**

@@ -6,6 +6,7 @@ import type { KeywardRequest } from '../http/types.js'
 import { createKeyward } from '../service/keyward.js'
 import type { KeywardOptions } from '../service/options.js'
 import { MemoryKeyStore } from '../store/memory.js'
+import type { WebhookEndpointsOptions } from '../webhooks/endpoints.js'
 
 export const NOW = new Date('2025-01-02T03:04:05.000Z')
 
@@ -16,6 +17,8 @@ export async function world(
     /** Options of the service besides its store, clock and owners (declared permissions, key policies). */
     service?: Partial<KeywardOptions>
     bodyLimit?: number
+    /** Mounts the webhook endpoints with these options. */
+    webhooks?: WebhookEndpointsOptions
   } = {},
 ) {
   const projects = new Map<string, ProjectRecord>()
@@ -39,6 +42,7 @@ export async function world(
   }
   const routes = createKeyRoutes(keyward, {
     bodyLimit: options.bodyLimit ?? 1024,
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.listProjects ? { listProjects } : {}),
     ...(mode === 'none'
       ? {}

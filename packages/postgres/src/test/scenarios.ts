@@ -5,6 +5,7 @@ import { migrate } from '../migrate.js'
 import { runAuditScenarios } from './audit-scenarios.js'
 import type { Harness } from './harness.js'
 import { identityScenarios } from './identity-scenarios.js'
+import { webhookScenarios } from './webhook-scenarios.js'
 
 const record = (overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   id: crypto.randomUUID(),
@@ -37,6 +38,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
     })
 
     identityScenarios(make)
+    webhookScenarios(make)
 
     it('keeps keys in snake_case columns: key_prefix, developer_id or project_id, timestamptz', async () => {
       const { store, sql, schema } = await make()
@@ -220,7 +222,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 14, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -236,6 +238,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 12, name: 'key_search' },
         { version: 13, name: 'key_pepper' },
         { version: 14, name: 'roles' },
+        { version: 15, name: 'webhooks' },
       ])
     })
   })

@@ -19,6 +19,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'role.created': 'Role created',
   'role.updated': 'Role changed',
   'role.deleted': 'Role deleted',
+  'webhook_endpoint.disabled': 'Webhook endpoint disabled',
   'project.created': 'Project created',
   'project.deleted': 'Project deleted',
   'developer.registered': 'Developer registered',
@@ -54,7 +55,7 @@ const field = (entry: AuditEntry, name: string) =>
 
 /**
  * What a change was about: a key by its prefix (never the key), a project by its name, an identity
- * by its external id (when the row holds it), a developer.
+ * by its external id and a role by its name (when the row holds them), a webhook endpoint, a developer.
  */
 export function target(entry: AuditEntry): string {
   const { type, id } = entry.target
@@ -70,6 +71,11 @@ export function target(entry: AuditEntry): string {
     const externalId = field(entry, 'external_id')
     return externalId ? `Identity “${externalId}”` : `Identity ${id}`
   }
+  if (type === 'role') {
+    const name = field(entry, 'name')
+    return name ? `Role “${name}”` : `Role ${id}`
+  }
+  if (type === 'webhook_endpoint') return `Webhook endpoint ${id}`
   return `Developer ${id}`
 }
 

@@ -1,0 +1,176 @@
+import type { AuditEntry } from '../audit/types.js'
+
+/**
+ * What a webhook tells a developer's systems. Events of a write (`key.created`, `key.revoked`,
+ * `key.leaked`, `key.rolled`, `endpoint.disabled`) are written in the write's transaction, from
+ * its audit rows.
+ */
+export type WebhookEventType =
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.leaked'
+  | 'key.rolled'
+  | 'endpoint.disabled'
+
+/** Every {@link WebhookEventType}, for checks and documentation. */
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  'key.created',
+  'key.revoked',
+  'key.leaked',
+  'key.rolled',
+  'endpoint.disabled',
+]
+
+/** The most endpoints a developer may register. */
+export const MAX_WEBHOOK_ENDPOINTS = 10
+
+/**
+ * A developer's webhook endpoint as stored. `secret` (`whsec_...`) signs every delivery;
+ * after a roll, `previousSecret` signs too until `previousSecretExpiresAt`.
+ */
+export interface WebhookEndpointRecord {
+  readonly id: string
+  readonly developerId: string
+  readonly url: string
+  readonly description: string | null
+  /** Only events of these projects (`null`: every project's, and the developer's own). */
+  readonly projectIds: readonly string[] | null
+  /** Only events of these types (`null`: every type). */
+  readonly eventTypes: readonly WebhookEventType[] | null
+  readonly secret: string
+  readonly previousSecret: string | null
+  readonly previousSecretExpiresAt: Date | null
+  /** When deliveries started failing without a success since (`null`: not failing). */
+  readonly failingSince: Date | null
+  /** When it was disabled (after failing too long), or `null`. */
+  readonly disabledAt: Date | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** A change of an endpoint: a field left `undefined` stays as it is. */
+export interface WebhookEndpointChange {
+  readonly url?: string
+  readonly description?: string | null
+  readonly projectIds?: readonly string[] | null
+  readonly eventTypes?: readonly WebhookEventType[] | null
+  /** `false` enables a disabled endpoint again (and forgets its failures). */
+  readonly disabled?: false
+}
+
+/**
+ * One event in the outbox, as a write puts it there. `id` is its `webhook-id` (`msg_...`), the
+ * same on every attempt; `data` names keys by id and prefix, never by a key or a hash.
+ */
+export interface WebhookEvent {
+  readonly id: string
+  readonly type: WebhookEventType
+  readonly developerId: string
+  readonly projectId: string | null
+  readonly createdAt: Date
+  readonly data: { readonly [field: string]: unknown }
+}
+
+/** A delivery a dispatcher claimed: one event to one endpoint, with what signs it. */
+export interface ClaimedDelivery {
+  readonly id: string
+  /** Attempts before this one. */
+  readonly attempts: number
+  /** When the first attempt was due (the event's fan-out): the retry window starts then. */
+  readonly createdAt: Date
+  readonly event: WebhookEvent
+  readonly endpoint: Pick<WebhookEndpointRecord, 'id' | 'developerId' | 'url' | 'failingSince'> & {
+    /** The secrets that sign it now: the current one, and the previous one in its grace window. */
+    readonly secrets: readonly string[]
+  }
+}
+
+/** What one attempt of a delivery got. */
+export interface WebhookAttempt {
+  readonly at: Date
+  /** The answer's HTTP status, or `null` when there was none (refused, timed out, unreachable). */
+  readonly status: number | null
+  readonly durationMs: number
+  /** The first 1 KB of the answer, or why there was none. */
+  readonly response: string
+}
+
+/** What becomes of a delivery after an attempt. */
+export type WebhookOutcome =
+  | { readonly state: 'delivered' }
+  /** Tried again at `retryAt`. */
+  | { readonly state: 'retry'; readonly retryAt: Date }
+  /** Given up: its retry window is over. */
+  | { readonly state: 'failed' }
+
+/** An attempt as the delivery log keeps it (30 days). */
+export interface WebhookAttemptRecord extends WebhookAttempt {
+  readonly deliveryId: string
+  readonly eventId: string
+  readonly eventType: WebhookEventType
+  readonly endpointId: string
+}
+
+/**
+ * The audit rows and events of an endpoint disabled after failing: the store calls it with
+ * the endpoint as disabled and appends the rows (whose `endpoint.disabled` event goes to the
+ * developer's other endpoints) in the same transaction.
+ */
+export type EndpointAuditWrite = (endpoint: WebhookEndpointRecord) => readonly AuditEntry[]
+
+/**
+ * Where webhook endpoints, the outbox and the delivery log live (`store.webhooks` of a key store
+ * that keeps them). The outbox itself is filled by the store's `appendAudit`: every audit row
+ * that is an event (see `webhookEventsOf`) is an outbox row in the same transaction.
+ *
+ * @example
+ * ```ts
+ * const endpoints = await store.webhooks?.listEndpoints('dev_1')
+ * ```
+ */
+export interface WebhookStore {
+  /** Inserts an endpoint; throws `limit_exceeded` when the developer has `limit` already. */
+  insertEndpoint(record: WebhookEndpointRecord, limit: number): Promise<WebhookEndpointRecord>
+  findEndpoint(id: string): Promise<WebhookEndpointRecord | null>
+  /** A developer's endpoints, oldest first. */
+  listEndpoints(developerId: string): Promise<WebhookEndpointRecord[]>
+  /** Changes what `change` holds; `null` when there is no such endpoint. */
+  updateEndpoint(id: string, change: WebhookEndpointChange, now: Date): Promise<WebhookEndpointRecord | null>
+  /** Makes `secret` the signing secret; the old one signs too until `previousExpiresAt`. */
+  rollEndpointSecret(
+    id: string,
+    secret: string,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<WebhookEndpointRecord | null>
+  /** Deletes an endpoint and its pending deliveries; `false` when there was none. */
+  deleteEndpoint(id: string): Promise<boolean>
+  /**
+   * Turns at most `limit` outbox events into deliveries, one per enabled endpoint of the event's
+   * developer whose filters match, and returns how many events it took. Concurrent callers take
+   * different events (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  fanOutEvents(limit: number, now: Date): Promise<number>
+  /**
+   * Claims at most `limit` deliveries due at `now`, for `leaseMs`: no other caller claims them
+   * until the lease ends, and a claimer that dies without finishing leaves them due again then
+   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDeliveries(limit: number, now: Date, leaseMs: number): Promise<ClaimedDelivery[]>
+  /**
+   * Logs an attempt and applies its outcome, and the endpoint's failure state: a success clears
+   * `failingSince`; a failure sets it when unset; with `disable` (the endpoint has failed too long)
+   * the endpoint is disabled, with its audit rows in the same transaction. Returns whether this
+   * call disabled it (`false` when it was disabled already).
+   */
+  finishDelivery(
+    delivery: ClaimedDelivery,
+    attempt: WebhookAttempt,
+    outcome: WebhookOutcome,
+    disable?: EndpointAuditWrite,
+  ): Promise<boolean>
+  /** An endpoint's last attempts, newest first. */
+  listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>
+  /** Deletes at most `limit` attempts older than `before`; returns how many. */
+  pruneAttempts(before: Date, limit: number): Promise<number>
+}
