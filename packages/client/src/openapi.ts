@@ -1476,7 +1476,7 @@ export interface components {
             readonly developer_id: string | null;
             readonly project_id: string | null;
             readonly target: {
-                readonly type: "key" | "project" | "developer" | "identity" | "webhook_endpoint";
+                readonly type: "key" | "project" | "developer" | "identity" | "role" | "webhook_endpoint";
                 readonly id: string;
             };
             /** The changed fields before the change (a key by its 8-character prefix, never the key). */
@@ -1518,7 +1518,7 @@ export interface components {
                 readonly developer_id: string | null;
                 readonly project_id: string | null;
                 readonly target: {
-                    readonly type: "key" | "project" | "developer" | "identity" | "webhook_endpoint";
+                    readonly type: "key" | "project" | "developer" | "identity" | "role" | "webhook_endpoint";
                     readonly id: string;
                 };
                 /** The changed fields before the change (a key by its 8-character prefix, never the key). */

@@ -523,6 +523,7 @@ export const AuditEntrySchema = Type.Object({
       Type.Literal('project'),
       Type.Literal('developer'),
       Type.Literal('identity'),
+      Type.Literal('role'),
       Type.Literal('webhook_endpoint'),
     ]),
     id: Type.String(),
