@@ -2,7 +2,8 @@
 // argument): first how many tests of each outside service ran, then "N passed, N failed, N skipped".
 //
 // A test that needs a service names its variable in its own name or a describe's, as the reason it
-// is skipped without it: "(set KEYWARD_PG_URL to run)", "(set KEYWARD_REDIS_URL to run)". Such a
+// is skipped without it: "(set KEYWARD_PG_URL to run)", "(set KEYWARD_REDIS_URL to run)",
+// "(set KEYWARD_MYSQL_URL to run)". Such a
 // test is always registered (`describe.skipIf(!PG_URL)(...)`), never left out. With the variable
 // set, as in CI, one that was skipped without running fails the run, and so does a main report
 // that has none at all. A test that started and then skipped itself (`context.skip`, for an
@@ -12,6 +13,7 @@ import { readFileSync } from 'node:fs'
 const SERVICES = [
   { name: 'PostgreSQL', variable: 'KEYWARD_PG_URL' },
   { name: 'Redis', variable: 'KEYWARD_REDIS_URL' },
+  { name: 'MySQL', variable: 'KEYWARD_MYSQL_URL' },
 ]
 
 const file = process.argv[2] ?? 'test-results.json'
