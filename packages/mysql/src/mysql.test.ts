@@ -1,7 +1,9 @@
 import { createKeyward, ErrorType } from '@keyward/core'
+import { migrateSql, mysqlDialect } from '@keyward/sql'
 import { runStoreConformance } from '@keyward/testkit'
 import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
+import { mysqlDatabase } from './database.js'
 import { createMysqlKeyStore } from './index.js'
 
 /** The server of the tests, when named: skipped (and said so) without; a named server that is down fails. */
@@ -44,6 +46,30 @@ export async function mysqlHarness() {
 
 describe.skipIf(!MYSQL_URL)('on MariaDB or MySQL (set KEYWARD_MYSQL_URL to run)', () => {
   runStoreConformance({ name: 'SqlKeyStore on MySQL (pool)', makeStore: mysqlHarness })
+})
+
+describe.skipIf(!MYSQL_URL)('migrations (set KEYWARD_MYSQL_URL to run)', () => {
+  it('bring tables of version 1 to version 2 (api_keys.pepper_id), passing over a column already there', async () => {
+    const { store, close } = await mysqlHarness()
+    const { keys, migrations } = store.tables
+    const db = mysqlDatabase(mysql.createPool(MYSQL_URL as string), { ownsPool: true })
+    const migrate = () => migrateSql(db, mysqlDialect, { tablePrefix: keys.slice(0, -'api_keys'.length) })
+    const pepperColumn = async () => (await store.query(`SHOW COLUMNS FROM ${keys} LIKE 'pepper_id'`)).length
+    try {
+      // Version 1, as the first release wrote it; then version 2 cut short before its record.
+      await store.query(`ALTER TABLE ${keys} DROP COLUMN pepper_id`)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 2`)
+      expect(await pepperColumn()).toBe(0)
+      expect(await migrate()).toEqual([2])
+      expect(await pepperColumn()).toBe(1)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 2`)
+      expect(await migrate()).toEqual([2])
+      expect(await migrate()).toEqual([])
+    } finally {
+      await db.close?.()
+      await close()
+    }
+  })
 })
 
 describe.skipIf(!MYSQL_URL)('the active-key limit across pools (set KEYWARD_MYSQL_URL to run)', () => {

@@ -23,10 +23,17 @@ const NO_HEAD = 'The audit log has no chain head: run migrate().'
 export class SqlAudit {
   readonly #tables: SqlTables
   readonly #lock: string
+  readonly #aboutIdentity: string
 
   constructor(dialect: SqlDialect, tables: SqlTables) {
     this.#tables = tables
     this.#lock = dialect.forUpdate
+    // Core's `matchesAuditFilter`: the identity's own rows, and those of a key whose `identity_id`,
+    // before or after, is the identity.
+    const [before, after] = ['$.before.identity_id', '$.after.identity_id'].map((path) =>
+      dialect.jsonText('row_json', path),
+    )
+    this.#aboutIdentity = `((target_type = 'identity' AND target_id = ?) OR (target_type = 'key' AND ? IN (${before}, ${after})))`
   }
 
   /** Appends rows in the caller's transaction, after the head it locks until the transaction ends. */
@@ -61,7 +68,7 @@ export class SqlAudit {
 
   /** One developer's rows, newest first. */
   async list(db: SqlExecutor, query: AuditQuery): Promise<AuditPage> {
-    const { developerId, projectId, limit, beforeSeq, keyId, action, from, to } = query
+    const { developerId, projectId, limit, beforeSeq, keyId, identityId, action, from, to } = query
     const where = ['developer_id = ?']
     const params: unknown[] = [developerId]
     const add = (condition: string, ...values: unknown[]) => {
@@ -71,6 +78,7 @@ export class SqlAudit {
     if (projectId !== undefined) add('project_id = ?', projectId)
     if (beforeSeq !== undefined) add('seq < ?', beforeSeq)
     if (keyId !== undefined) add("target_type = 'key' AND target_id = ?", keyId)
+    if (identityId !== undefined) add(this.#aboutIdentity, identityId, identityId)
     if (action !== undefined) add('action = ?', action)
     if (from !== undefined) add('at >= ?', from.getTime())
     if (to !== undefined) add('at < ?', to.getTime())

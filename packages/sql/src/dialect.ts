@@ -66,13 +66,18 @@ export interface SqlDialect {
    * `ON DUPLICATE KEY UPDATE count = count + VALUES(count)`.
    */
   upsertAdd(conflict: readonly string[], column: string): string
+  /**
+   * The text at `path` (`$.a.b`) of a column of JSON text, or NULL where there is none: SQLite's
+   * `json_extract(c, '$.a.b')`, MySQL's `JSON_UNQUOTE(JSON_EXTRACT(c, '$.a.b'))`.
+   */
+  jsonText(column: string, path: string): string
   /** Column types of the DDL. */
   readonly types: SqlColumnTypes
   /** What a `CREATE TABLE` ends with (MySQL: the engine and a binary collation). */
   readonly tableOptions: string
   /** Whether `error` is a violation of a unique key. */
   isUniqueViolation(error: unknown): boolean
-  /** Whether `error` says a table or index a migration creates is there already (MySQL has no `CREATE INDEX IF NOT EXISTS`). */
+  /** Whether `error` says a table, index or column a migration adds is there already (MySQL has no `CREATE INDEX IF NOT EXISTS` nor `ADD COLUMN IF NOT EXISTS`). */
   isAlreadyThere(error: unknown): boolean
 }
 

@@ -10,6 +10,7 @@ import {
   type IdentityCreditChangeResult,
   type IdentityDeletion,
   type IdentityPage,
+  type IdentityPageQuery,
   type IdentityRecord,
   type IdentityStore,
   type KeyPageQuery,
@@ -122,8 +123,13 @@ export class SqlIdentities implements IdentityStore {
     return this.#find(this.#c.db, this.#sql.findByExternalId, [projectId, externalId])
   }
 
-  async listIdentitiesPage(projectId: string, query: KeyPageQuery): Promise<IdentityPage> {
-    return readPage(this.#c.db, this.#sql.page, projectId, query, toIdentity)
+  // Core's `matchesIdentitySearch`: `external_id` contains `q` in any case, `%`, `_` and `!` as
+  // themselves (`!` escapes in the pattern, the same word on every dialect).
+  async listIdentitiesPage(projectId: string, query: IdentityPageQuery): Promise<IdentityPage> {
+    const { q, ...page } = query
+    if (q === undefined) return readPage(this.#c.db, this.#sql.page, projectId, page, toIdentity)
+    const pattern = `%${q.toLowerCase().replace(/[!%_]/g, '!$&')}%`
+    return readPage(this.#c.db, this.#sql.search, projectId, page, toIdentity, [pattern])
   }
 
   async updateIdentity(
@@ -287,6 +293,7 @@ function statements(dialect: SqlDialect, tables: SqlTables) {
     lockById: `SELECT ${COLUMNS} FROM ${table} WHERE id = ?${dialect.forUpdate}`,
     findByExternalId: `SELECT ${COLUMNS} FROM ${table} WHERE project_id = ? AND external_id = ?`,
     page: pageStatements(COLUMNS, table, 'project_id'),
+    search: pageStatements(COLUMNS, table, 'project_id', "LOWER(external_id) LIKE ? ESCAPE '!'"),
     keysPage: pageStatements(KEY_COLUMNS, keys, 'identity_id'),
     update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, updated_at = ? WHERE id = ?`,
     delete: `DELETE FROM ${table} WHERE id = ?`,

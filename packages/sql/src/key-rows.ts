@@ -31,11 +31,12 @@ export type KeyRow = {
   refilled_at: number | string | bigint | null
   ratelimits: string | null
   identity_id: string | null
+  pepper_id: string | null
 }
 
 /** The columns an insert writes, in the order of {@link insertValues}. */
 export const INSERTED_COLUMNS =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id'
 
 /** The columns a record is read from. */
 export const KEY_COLUMNS = `${INSERTED_COLUMNS}, revoked_reason`
@@ -81,6 +82,7 @@ export const insertValues = (record: KeyRecord): unknown[] => [
   ...creditValues(creditState(record)),
   record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
   record.identityId ?? null,
+  record.pepperId ?? null,
 ]
 
 type CreditRow = Pick<
@@ -123,6 +125,8 @@ export const toRecord = (row: KeyRow): KeyRecord => {
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
   const ratelimits = parsed<unknown[]>(row.ratelimits)
   if (ratelimits?.length) Object.assign(record, { ratelimits })
+  // Absent for a plain SHA-256, as for a key written before schema version 2.
+  if (row.pepper_id !== null) Object.assign(record, { pepperId: row.pepper_id })
   if (row.remaining === null) return record
   const credits = creditsOf(row)
   return Object.assign(record, {

@@ -8,17 +8,17 @@ export interface MigrateSqlOptions {
 }
 
 /** The schema version {@link migrateSql} brings a database to. */
-export const SQL_SCHEMA_VERSION = 1
+export const SQL_SCHEMA_VERSION = 2
 
 /**
  * Creates Keyward's tables, or brings them to the current version: each migration not yet
  * recorded in the `migrations` table runs, statement by statement, then is recorded. A
- * statement whose table or index is already there (a migration cut short) is passed over.
+ * statement whose table, index or column is already there (a migration cut short) is passed over.
  * Returns the versions it applied.
  *
  * @example
  * ```ts
- * await migrateSql(db, sqliteDialect) // [1] on a new database, [] after
+ * await migrateSql(db, sqliteDialect) // [1, 2] on a new database, [] after
  * ```
  */
 export async function migrateSql(

@@ -53,8 +53,8 @@ export interface SqlMigration {
 
 /**
  * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
- * log and usage counts). No foreign keys: hosted MySQL services refuse them, and the store keeps the
- * rules itself.
+ * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash). No foreign
+ * keys: hosted MySQL services refuse them, and the store keeps the rules itself.
  *
  * @example
  * ```ts
@@ -162,6 +162,12 @@ PRIMARY KEY (granularity, bucket, key_id, route, address, outcome)`,
         ),
         index(`${tables.usage}_owner_idx`, `${tables.usage} (owner_type, owner_id, granularity, bucket)`),
       ],
+    },
+    {
+      // With the service's option `hashing.pepper`, the id of the pepper a key's hash is an HMAC
+      // under (never its secret); NULL for a plain SHA-256.
+      version: 2,
+      statements: [`ALTER TABLE ${tables.keys} ADD COLUMN pepper_id ${key}`],
     },
   ]
 }

@@ -18,6 +18,7 @@ export const mysqlDialect: SqlDialect = {
   forUpdate: ' FOR UPDATE',
   insertIgnore: 'INSERT IGNORE',
   upsertAdd: (_conflict, column) => `ON DUPLICATE KEY UPDATE ${column} = ${column} + VALUES(${column})`,
+  jsonText: (column, path) => `JSON_UNQUOTE(JSON_EXTRACT(${column}, '${path}'))`,
   types: {
     uuid: 'CHAR(36)',
     hash: 'CHAR(64)',
@@ -30,6 +31,6 @@ export const mysqlDialect: SqlDialect = {
   tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
   // ER_DUP_ENTRY
   isUniqueViolation: (error) => errno(error) === 1062,
-  // ER_TABLE_EXISTS_ERROR, ER_DUP_KEYNAME: a migration cut short and run again.
-  isAlreadyThere: (error) => errno(error) === 1050 || errno(error) === 1061,
+  // ER_TABLE_EXISTS_ERROR, ER_DUP_FIELDNAME, ER_DUP_KEYNAME: a migration cut short and run again.
+  isAlreadyThere: (error) => [1050, 1060, 1061].includes(errno(error)),
 }

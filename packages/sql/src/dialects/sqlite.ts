@@ -17,6 +17,7 @@ export const sqliteDialect: SqlDialect = {
   insertIgnore: 'INSERT OR IGNORE',
   upsertAdd: (conflict, column) =>
     `ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${column} = ${column} + excluded.${column}`,
+  jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   types: {
     uuid: 'TEXT',
     hash: 'TEXT',
@@ -28,5 +29,6 @@ export const sqliteDialect: SqlDialect = {
   },
   tableOptions: '',
   isUniqueViolation: (error) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(code(error)),
-  isAlreadyThere: (error) => code(error) === 'SQLITE_ERROR' && /already exists/.test(String(error)),
+  isAlreadyThere: (error) =>
+    code(error) === 'SQLITE_ERROR' && /already exists|duplicate column name/.test(String(error)),
 }
