@@ -20,7 +20,10 @@ const file = process.argv[2] ?? 'test-results.json'
 const report = JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'))
 const tests = report.testResults.flatMap((suite) =>
   suite.assertionResults.map((test) => ({
+    file: suite.name,
     name: [...test.ancestorTitles, test.title].join(' > '),
+    failed: test.status === 'failed',
+    message: (test.failureMessages ?? []).join('\n'),
     ran: test.status === 'passed' || test.status === 'failed',
     skippedItself: test.status === 'skipped' && typeof test.duration === 'number',
   })),
@@ -48,6 +51,23 @@ for (const { name, variable } of SERVICES) {
   if (file === 'test-results.json' && marked.length === 0) {
     console.error(`${variable} is set, yet no test is marked "${marker}": none of them ran.`)
     failed = true
+  }
+}
+
+// The failed tests last, with the first lines of their messages: a run's log is often read from
+// its end.
+const failures = tests.filter((test) => test.failed)
+for (const test of failures.slice(0, 20)) {
+  console.error(`FAILED ${test.file.replace(/^.*?\/(packages|examples|scripts|bench)\//, '$1/')}`)
+  console.error(`  ${test.name}`)
+  for (const line of test.message.split('\n').slice(0, 6)) console.error(`    ${line}`)
+}
+if (failures.length > 20) console.error(`... and ${failures.length - 20} more failed tests`)
+// A suite that failed to load has no tests to list: its file is named instead.
+for (const suite of report.testResults) {
+  if (suite.status === 'failed' && suite.assertionResults.every((test) => test.status !== 'failed')) {
+    console.error(`FAILED ${suite.name.replace(/^.*?\/(packages|examples|scripts|bench)\//, '$1/')}`)
+    for (const line of (suite.message ?? '').split('\n').slice(0, 6)) console.error(`    ${line}`)
   }
 }
 
