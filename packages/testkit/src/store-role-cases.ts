@@ -54,20 +54,23 @@ export function roleCases(make: () => Promise<StoreHarness>): void {
     if (!given) return context.skip(NO_ROLES)
     const { roles } = given
     const project = uniqueProject()
-    const made = [0, 1, 2].map((i) => roleFor(project, `role-${i}`, [], second(i * 1000)))
+    // One reading of the clock: two readings may fall on either side of a second's boundary.
+    const base = second()
+    const at = (offsetMs: number) => new Date(base.getTime() + offsetMs)
+    const made = [0, 1, 2].map((i) => roleFor(project, `role-${i}`, [], at(i * 1000)))
     for (const role of made) await roles.insertRole(role)
     const first = await roles.listRolesPage(project, { limit: 2 })
     expect(first.records.map((role) => role.name)).toEqual(['role-2', 'role-1'])
     const rest = await roles.listRolesPage(project, { limit: 2, after: first.next! })
     expect(rest.records.map((role) => role.name)).toEqual(['role-0'])
     expect(rest.next).toBeNull()
-    expect(await roles.updateRole(made[0]!.id, { name: 'role-1' }, second(5000))).toBe('name_taken')
+    expect(await roles.updateRole(made[0]!.id, { name: 'role-1' }, at(5000))).toBe('name_taken')
     const renamed = await roles.updateRole(
       made[0]!.id,
       { name: 'zero', permissions: ['admin'] },
-      second(5000),
+      at(5000),
     )
-    expect(renamed).toEqual({ ...made[0], name: 'zero', permissions: ['admin'], updatedAt: second(5000) })
+    expect(renamed).toEqual({ ...made[0], name: 'zero', permissions: ['admin'], updatedAt: at(5000) })
     expect(await roles.findRolesByName(project, ['role-0', 'zero'])).toEqual([renamed])
     expect(await roles.updateRole(crypto.randomUUID(), { name: 'x' }, second())).toBeNull()
   })
