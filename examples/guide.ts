@@ -197,13 +197,20 @@ function itCompilesAppended(
 
 /**
  * Checks a page whose TypeScript blocks build on the program of a framework guide (the example in
- * `exampleDir`, main file `mainFile`): each compiles appended to it.
+ * `exampleDir`, main file `mainFile`): each compiles appended to it. With `info` (e.g.
+ * `'ts express'`), only the blocks of that info string: a page that shows every framework.
  */
-export function appendedGuideTest(name: string, page: URL, exampleDir: URL, mainFile = 'src/main.ts'): void {
+export function appendedGuideTest(
+  name: string,
+  page: URL,
+  exampleDir: URL,
+  mainFile = 'src/main.ts',
+  info?: string,
+): void {
   const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
   describe(`the ${name} page, on the program of the guide`, () => {
     itCompilesAppended('has TypeScript blocks that compile, each appended to the program', {
-      blocks: blocksOf(readFileSync(page, 'utf8')),
+      blocks: blocksOf(readFileSync(page, 'utf8'), info),
       dir,
       mainPath: `${dir}/${mainFile}`,
       name: (i) => `page-block-${i + 1}`,

@@ -12,3 +12,12 @@ appendedGuideTest(
   new URL('../../../docs/credits.md', import.meta.url),
   new URL('..', import.meta.url),
 )
+
+// The policies page shows the guards with roles and queries in every framework: this one's block.
+appendedGuideTest(
+  'policies (express)',
+  new URL('../../../docs/policies.md', import.meta.url),
+  new URL('..', import.meta.url),
+  'src/main.ts',
+  'ts express',
+)

@@ -1,7 +1,16 @@
-import { filesGuideTest } from '../../guide.js'
+import { appendedGuideTest, filesGuideTest } from '../../guide.js'
 
 filesGuideTest(
   'fetch (Next.js)',
   new URL('../../../docs/frameworks/fetch.md', import.meta.url),
   new URL('..', import.meta.url),
+)
+
+// The policies page shows the guards with roles and queries in every framework: this one's block.
+appendedGuideTest(
+  'policies (fetch)',
+  new URL('../../../docs/policies.md', import.meta.url),
+  new URL('..', import.meta.url),
+  'lib/keyward.ts',
+  'ts fetch',
 )
