@@ -218,6 +218,15 @@ export function appendedGuideTest(
   })
 }
 
+/**
+ * Checks the block of `framework` (info string `ts <framework>`) of the policies page, which shows
+ * the guards with roles and queries in every framework, appended to the example's program.
+ */
+export function policiesGuideTest(framework: string, exampleDir: URL, mainFile = 'src/main.ts'): void {
+  const page = new URL('../docs/policies.md', import.meta.url)
+  appendedGuideTest(`policies (${framework})`, page, exampleDir, mainFile, `ts ${framework}`)
+}
+
 /** The packages a guide's `npm install` lines install: `{ name, dev }` (`-D`: a dev dependency). */
 function installed(markdown: string): { name: string; dev: boolean }[] {
   return blocksOf(markdown, 'sh').flatMap((block) =>

@@ -1,4 +1,4 @@
-import { appendedGuideTest, programGuideTest } from '../../guide.js'
+import { appendedGuideTest, policiesGuideTest, programGuideTest } from '../../guide.js'
 
 programGuideTest(
   'express',
@@ -14,10 +14,4 @@ appendedGuideTest(
 )
 
 // The policies page shows the guards with roles and queries in every framework: this one's block.
-appendedGuideTest(
-  'policies (express)',
-  new URL('../../../docs/policies.md', import.meta.url),
-  new URL('..', import.meta.url),
-  'src/main.ts',
-  'ts express',
-)
+policiesGuideTest('express', new URL('..', import.meta.url))

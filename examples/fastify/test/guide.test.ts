@@ -1,4 +1,4 @@
-import { appendedGuideTest, programGuideTest } from '../../guide.js'
+import { policiesGuideTest, programGuideTest } from '../../guide.js'
 
 programGuideTest(
   'fastify',
@@ -7,10 +7,4 @@ programGuideTest(
 )
 
 // The policies page shows the guards with roles and queries in every framework: this one's block.
-appendedGuideTest(
-  'policies (fastify)',
-  new URL('../../../docs/policies.md', import.meta.url),
-  new URL('..', import.meta.url),
-  'src/main.ts',
-  'ts fastify',
-)
+policiesGuideTest('fastify', new URL('..', import.meta.url))

@@ -1,4 +1,4 @@
-import { appendedGuideTest, programGuideTest } from '../../guide.js'
+import { policiesGuideTest, programGuideTest } from '../../guide.js'
 
 programGuideTest(
   'hono',
@@ -7,10 +7,4 @@ programGuideTest(
 )
 
 // The policies page shows the guards with roles and queries in every framework: this one's block.
-appendedGuideTest(
-  'policies (hono)',
-  new URL('../../../docs/policies.md', import.meta.url),
-  new URL('..', import.meta.url),
-  'src/main.ts',
-  'ts hono',
-)
+policiesGuideTest('hono', new URL('..', import.meta.url))

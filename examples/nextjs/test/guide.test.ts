@@ -1,4 +1,4 @@
-import { appendedGuideTest, filesGuideTest } from '../../guide.js'
+import { filesGuideTest, policiesGuideTest } from '../../guide.js'
 
 filesGuideTest(
   'fetch (Next.js)',
@@ -7,10 +7,4 @@ filesGuideTest(
 )
 
 // The policies page shows the guards with roles and queries in every framework: this one's block.
-appendedGuideTest(
-  'policies (fetch)',
-  new URL('../../../docs/policies.md', import.meta.url),
-  new URL('..', import.meta.url),
-  'lib/keyward.ts',
-  'ts fetch',
-)
+policiesGuideTest('fetch', new URL('..', import.meta.url), 'lib/keyward.ts')
