@@ -309,7 +309,10 @@ export const rollCommand: Command = {
           '',
           ROLL_NOTICE,
         ].join('\n'),
-        { ...rolledKeyToJson(rolled), notice: ROLL_NOTICE },
+        {
+          ...rolledKeyToJson({ ...rolled, record: (await keyward.withRoleNames([rolled.record]))[0]! }),
+          notice: ROLL_NOTICE,
+        },
       )
       return EXIT.ok
     }, serviceOptions(context))

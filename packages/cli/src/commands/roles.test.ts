@@ -161,4 +161,30 @@ describe('keyward roles', () => {
     // No role and no permission of its own: every permission again.
     expect(await allowed(key.key, 'reports:write')).toBe('ok')
   })
+
+  it("shows the roles of a rolled key and of an identity's keys by name", async () => {
+    const { json } = world()
+    await json('roles', 'create', '--project', 'proj_1', '--name', 'reader', '--permission', 'reports:read')
+    const identity = await json(
+      'identities',
+      'create',
+      '--project',
+      'proj_1',
+      '--external-id',
+      'customer_acme',
+    )
+    const key = await json(
+      'keys',
+      'create',
+      '--project',
+      'proj_1',
+      '--role',
+      'reader',
+      '--identity',
+      identity.id,
+    )
+    expect((await json('keys', 'roll', key.id)).roles).toEqual(['reader'])
+    const keys = (await json('identities', 'keys', identity.id)).keys
+    expect(keys.map((listed: { roles: string[] }) => listed.roles)).toEqual([['reader'], ['reader']])
+  })
 })
