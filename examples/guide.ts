@@ -197,18 +197,34 @@ function itCompilesAppended(
 
 /**
  * Checks a page whose TypeScript blocks build on the program of a framework guide (the example in
- * `exampleDir`, main file `mainFile`): each compiles appended to it.
+ * `exampleDir`, main file `mainFile`): each compiles appended to it. With `info` (e.g.
+ * `'ts express'`), only the blocks of that info string: a page that shows every framework.
  */
-export function appendedGuideTest(name: string, page: URL, exampleDir: URL, mainFile = 'src/main.ts'): void {
+export function appendedGuideTest(
+  name: string,
+  page: URL,
+  exampleDir: URL,
+  mainFile = 'src/main.ts',
+  info?: string,
+): void {
   const dir = fileURLToPath(exampleDir).replace(/\/$/, '')
   describe(`the ${name} page, on the program of the guide`, () => {
     itCompilesAppended('has TypeScript blocks that compile, each appended to the program', {
-      blocks: blocksOf(readFileSync(page, 'utf8')),
+      blocks: blocksOf(readFileSync(page, 'utf8'), info),
       dir,
       mainPath: `${dir}/${mainFile}`,
       name: (i) => `page-block-${i + 1}`,
     })
   })
+}
+
+/**
+ * Checks the block of `framework` (info string `ts <framework>`) of the policies page, which shows
+ * the guards with roles and queries in every framework, appended to the example's program.
+ */
+export function policiesGuideTest(framework: string, exampleDir: URL, mainFile = 'src/main.ts'): void {
+  const page = new URL('../docs/policies.md', import.meta.url)
+  appendedGuideTest(`policies (${framework})`, page, exampleDir, mainFile, `ts ${framework}`)
 }
 
 /** The packages a guide's `npm install` lines install: `{ name, dev }` (`-D`: a dev dependency). */

@@ -1,4 +1,4 @@
-import { appendedGuideTest, programGuideTest } from '../../guide.js'
+import { appendedGuideTest, policiesGuideTest, programGuideTest } from '../../guide.js'
 
 programGuideTest(
   'express',
@@ -12,3 +12,6 @@ appendedGuideTest(
   new URL('../../../docs/credits.md', import.meta.url),
   new URL('..', import.meta.url),
 )
+
+// The policies page shows the guards with roles and queries in every framework: this one's block.
+policiesGuideTest('express', new URL('..', import.meta.url))

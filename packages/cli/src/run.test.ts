@@ -379,6 +379,7 @@ describe('keyward keys list', () => {
           remaining: null,
           refill: null,
           identity_id: null,
+          roles: null,
         },
       ],
       next_cursor: null,

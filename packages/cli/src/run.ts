@@ -14,6 +14,13 @@ import {
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
+import {
+  rolesCreateCommand,
+  rolesDeleteCommand,
+  rolesListCommand,
+  rolesShowCommand,
+  rolesUpdateCommand,
+} from './commands/roles.js'
 import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
 import { usageCommand } from './commands/usage.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
@@ -40,6 +47,11 @@ const COMMANDS: readonly Command[] = [
   identitiesUpdateCommand,
   identitiesDeleteCommand,
   identitiesKeysCommand,
+  rolesCreateCommand,
+  rolesListCommand,
+  rolesShowCommand,
+  rolesUpdateCommand,
+  rolesDeleteCommand,
   auditListCommand,
   auditVerifyCommand,
   auditExportCommand,

@@ -110,6 +110,14 @@ const identity = {
   created_at: '2025-01-01T00:00:00.000Z',
   updated_at: '2025-01-01T00:00:00.000Z',
 }
+const role = {
+  id: 'r1',
+  project_id: 'p1',
+  name: 'billing',
+  permissions: ['billing:read', 'billing:*'],
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+}
 
 // Every endpoint of the HTTP API: what the call sends, and that it resolves to the answer's body.
 const usage = {
@@ -501,6 +509,56 @@ const endpoints: {
     path: '/api/v1/projects/p1/identities/i1/usage?granularity=day',
     send: { developer: true },
     reply: { status: 200, body: usage },
+  },
+  {
+    name: 'roles.create',
+    call: (c) => c.roles.create('p1', { name: 'billing', permissions: ['billing:read', 'billing:*'] }),
+    method: 'POST',
+    path: '/api/v1/projects/p1/roles',
+    send: { developer: true },
+    body: { name: 'billing', permissions: ['billing:read', 'billing:*'] },
+    reply: { status: 201, body: role },
+  },
+  {
+    name: 'roles.list',
+    call: (c) => c.roles.list('p1', { limit: 20, cursor: 'c1' }),
+    method: 'GET',
+    path: '/api/v1/projects/p1/roles?limit=20&cursor=c1',
+    send: { developer: true },
+    reply: { status: 200, body: { roles: [role], next_cursor: null } },
+  },
+  {
+    name: 'roles.get',
+    call: (c) => c.roles.get('p1', 'r1'),
+    method: 'GET',
+    path: '/api/v1/projects/p1/roles/r1',
+    send: { developer: true },
+    reply: { status: 200, body: role },
+  },
+  {
+    name: 'roles.update',
+    call: (c) => c.roles.update('p1', 'r1', { permissions: [] }),
+    method: 'PATCH',
+    path: '/api/v1/projects/p1/roles/r1',
+    send: { developer: true },
+    body: { permissions: [] },
+    reply: { status: 200, body: { ...role, permissions: [] } },
+  },
+  {
+    name: 'roles.delete',
+    call: (c) => c.roles.delete('p1', 'r1'),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1/roles/r1',
+    send: { developer: true },
+    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: [] } },
+  },
+  {
+    name: 'roles.delete with detach',
+    call: (c) => c.roles.delete('p1', 'r1', { detach: true }),
+    method: 'DELETE',
+    path: '/api/v1/projects/p1/roles/r1?detach=true',
+    send: { developer: true },
+    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: ['k1'] } },
   },
   {
     name: 'health',
@@ -977,5 +1035,60 @@ describe('createClient: the audit log', () => {
       'greater_than_equal',
       ['query', 'limit'],
     ])
+  })
+})
+
+describe('createClient: roles, against the core routes', () => {
+  it('creates roles, gives them to keys by name, and reads the core errors of a role in use', async () => {
+    const keyward = createKeyward({
+      store: new MemoryKeyStore(),
+      projectOwner: (id) => (id === 'p1' ? 'dev_1' : null),
+      permissions: ['billing:read', 'billing:write', 'reports:read'],
+    })
+    const issued = await keyward.issueDeveloperKey('dev_1')
+    const routes = createKeyRoutes(keyward)
+    const server = await fakeServer(async (request) => {
+      const [path] = request.path.split('?') as [string]
+      let params: Record<string, string> = {}
+      const route = routes.find((r) => {
+        const names = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
+        const match = new RegExp(`^${r.path.replace(/:(\w+)/g, '([^/]+)')}$`).exec(path)
+        if (r.method !== request.method || !match) return false
+        params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))
+        return true
+      })!
+      const answer = await route.handle({
+        method: request.method,
+        url: request.path,
+        params,
+        header: (name) => request.headers[name] as string | undefined,
+        ...(request.body ? { body: () => ({ parsed: JSON.parse(request.body) }) } : {}),
+      })
+      return { status: answer.status, raw: answer.body }
+    })
+    const client = createClient({ baseUrl: server.baseUrl, developerKey: issued.key })
+    const billing = await client.roles.create('p1', { name: 'billing', permissions: ['billing:*'] })
+    expect(billing).toMatchObject({ project_id: 'p1', name: 'billing', permissions: ['billing:*'] })
+    const key = await client.apiKeys.create('p1', { name: 'invoices', roles: ['billing'] })
+    expect(key.roles).toEqual(['billing'])
+    const all = []
+    for await (const item of client.roles.listAll('p1')) all.push(item.name)
+    expect(all).toEqual(['billing'])
+    const unknown = (await rejection(
+      client.apiKeys.update('p1', key.id, { roles: ['auditor'] }),
+    )) as KeywardApiError
+    expect([unknown.status, unknown.type, unknown.detail[0]!.msg]).toEqual([
+      422,
+      'role_unknown',
+      'The project has no role named "auditor".',
+    ])
+    const inUse = (await rejection(client.roles.delete('p1', billing.id))) as KeywardApiError
+    expect([inUse.status, inUse.type]).toEqual([409, 'role_in_use'])
+    expect(await client.roles.delete('p1', billing.id, { detach: true })).toEqual({
+      id: billing.id,
+      deleted: true,
+      detached_keys: [key.id],
+    })
+    expect((await client.apiKeys.get('p1', key.id)).roles).toBeNull()
   })
 })

@@ -19,8 +19,10 @@ import type {
   CreateIdentityBody,
   CreateKeyBody,
   CreateProjectBody,
+  CreateRoleBody,
   Deleted,
   DeletedIdentity,
+  DeletedRole,
   DeveloperKeyInfo,
   Generation,
   Health,
@@ -29,12 +31,15 @@ import type {
   KeyList,
   Project,
   ProjectList,
+  Role,
+  RoleList,
   RolledApiKey,
   RolledDeveloperKey,
   RollKeyBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
   UpdateIdentityBody,
+  UpdateRoleBody,
   Usage,
   VerifyKeyBody,
   VerifyKeyResult,
@@ -129,6 +134,15 @@ export interface DeleteIdentityOptions extends CallOptions {
    * still has keys is kept: 409 `identity_has_keys`.
    */
   readonly revokeKeys?: boolean
+}
+
+/** Options of {@link KeywardClient.roles}' `delete`. */
+export interface DeleteRoleOptions extends CallOptions {
+  /**
+   * Take the role from every key that holds it and delete it, in one transaction. Without it, a
+   * role that keys hold is kept: 409 `role_in_use`, whose message says how many keys hold it.
+   */
+  readonly detach?: boolean
 }
 
 /** Options of a walk over every page of a listing (`listAll`). */
@@ -343,6 +357,38 @@ export interface KeywardClient {
       options?: CallOptions,
     ): Promise<Identity>
   }
+  /**
+   * A project's roles, managed with the owner's developer key: named sets of permissions that API
+   * keys hold by name (`roles` at a key's creation, or `apiKeys.update(projectId, keyId, { roles })`).
+   * A key may do what its own permissions and its roles' allow; a change of a role reaches every
+   * key that holds it within the revocation bound.
+   */
+  readonly roles: {
+    /**
+     * `POST /api/v1/projects/{project_id}/roles`: a new role; 409 `role_exists` when the project
+     * has one of its name.
+     *
+     * @example
+     * ```ts
+     * await client.roles.create(projectId, { name: 'billing', permissions: ['billing:read', 'billing:write'] })
+     * await client.apiKeys.create(projectId, { name: 'invoicing', roles: ['billing'] })
+     * ```
+     */
+    create(projectId: string, body: CreateRoleBody, options?: CallOptions): Promise<Role>
+    /** `GET /api/v1/projects/{project_id}/roles`: one page of the project's roles, newest first. */
+    list(projectId: string, options?: ListOptions): Promise<RoleList>
+    /** Every role of the project, newest first, page after page. */
+    listAll(projectId: string, options?: ListAllOptions): AsyncIterable<Role>
+    /** `GET /api/v1/projects/{project_id}/roles/{role_id}`: one of the project's roles; 404 for any other. */
+    get(projectId: string, roleId: string, options?: CallOptions): Promise<Role>
+    /** `PATCH /api/v1/projects/{project_id}/roles/{role_id}`: a new `name`, new `permissions`, or both. */
+    update(projectId: string, roleId: string, body: UpdateRoleBody, options?: CallOptions): Promise<Role>
+    /**
+     * `DELETE /api/v1/projects/{project_id}/roles/{role_id}`: deletes it; 409 `role_in_use` while
+     * keys hold it, unless `detach`, which takes it from them in the same transaction.
+     */
+    delete(projectId: string, roleId: string, options?: DeleteRoleOptions): Promise<DeletedRole>
+  }
   /** Bearer tokens for the generation endpoints. */
   readonly accessTokens: {
     /** `POST /api/v1/projects/{project_id}/access-tokens` (`X-API-Key` of that project). */
@@ -532,6 +578,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     `${projectPath(projectId)}/api-keys/${segment('keyId', keyId)}`
   const identityPath = (projectId: string, identityId: string) =>
     `${projectPath(projectId)}/identities/${segment('identityId', identityId)}`
+  const rolePath = (projectId: string, roleId: string) =>
+    `${projectPath(projectId)}/roles/${segment('roleId', roleId)}`
 
   // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
@@ -678,6 +726,34 @@ export function buildClient(settings: ClientSettings): KeywardClient {
           developer('identities.changeCredits'),
           options,
           body,
+        ),
+    },
+    roles: {
+      create: async (projectId, body, options) =>
+        request('POST', `${projectPath(projectId)}/roles`, developer('roles.create'), options, body),
+      list: async (projectId, options) =>
+        request(
+          'GET',
+          `${projectPath(projectId)}/roles${pageQuery(options)}`,
+          developer('roles.list'),
+          options,
+        ),
+      listAll: (projectId, options) =>
+        everyPage(
+          (page) => client.roles.list(projectId, page),
+          (page: RoleList) => page.roles,
+          options,
+        ),
+      get: async (projectId, roleId, options) =>
+        request('GET', rolePath(projectId, roleId), developer('roles.get'), options),
+      update: async (projectId, roleId, body, options) =>
+        request('PATCH', rolePath(projectId, roleId), developer('roles.update'), options, body),
+      delete: async (projectId, roleId, options) =>
+        request(
+          'DELETE',
+          `${rolePath(projectId, roleId)}${options?.detach ? '?detach=true' : ''}`,
+          developer('roles.delete'),
+          options,
         ),
     },
     accessTokens: {

@@ -463,6 +463,43 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/projects/{project_id}/roles": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** List a project's roles, newest first, a page at a time. */
+        readonly get: operations["listRoles"];
+        readonly put?: never;
+        /** Create a role in a project of the calling developer: a name for a set of declared permissions (wildcards among them), given to API keys by name. */
+        readonly post: operations["createRole"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/projects/{project_id}/roles/{role_id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** One of a project's roles (404 for any other). */
+        readonly get: operations["getRole"];
+        readonly put?: never;
+        readonly post?: never;
+        /** Delete a role: 409 `role_in_use` (naming how many keys hold it) while keys hold it, unless `detach=true`, which takes it from them in the same transaction. */
+        readonly delete: operations["deleteRole"];
+        readonly options?: never;
+        readonly head?: never;
+        /** Change a role's name or permissions; every key that holds it has the new permissions within the revocation bound. */
+        readonly patch: operations["updateRole"];
+        readonly trace?: never;
+    };
     readonly "/api/v1/webhooks/endpoints": {
         readonly parameters: {
             readonly query?: never;
@@ -777,7 +814,7 @@ export interface components {
             readonly expires_in_days?: number;
             /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
             readonly ip_allowlist?: readonly string[] | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions?: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -792,6 +829,8 @@ export interface components {
                 /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[] | null;
+            /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+            readonly roles?: readonly string[] | null;
             /** The credits the key has left, `null` for unlimited. Each request costs its route's cost (default 1); credits that servers leased in blocks are spent already from the key's viewpoint. */
             readonly remaining?: number | null;
             /** How the credits come back; `null` for never. */
@@ -815,7 +854,7 @@ export interface components {
             readonly expires_in_days?: number;
             /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
             readonly ip_allowlist?: readonly string[] | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions?: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -830,6 +869,8 @@ export interface components {
                 /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[] | null;
+            /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+            readonly roles?: readonly string[] | null;
             /** The identity the key joins, or `null`: it leaves its identity. */
             readonly identity_id?: string | null;
         };
@@ -982,7 +1023,7 @@ export interface components {
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
             readonly ip_allowlist?: readonly string[] | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions?: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -1009,6 +1050,8 @@ export interface components {
             } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
+            /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+            readonly roles?: readonly string[] | null;
         };
         readonly CreatedDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -1061,7 +1104,7 @@ export interface components {
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
             readonly ip_allowlist?: readonly string[] | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions?: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -1088,6 +1131,8 @@ export interface components {
             } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
+            /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+            readonly roles?: readonly string[] | null;
         };
         readonly RolledDeveloperKey: {
             /** The key record's id: what deactivation, roll and activation take. */
@@ -1149,7 +1194,7 @@ export interface components {
             readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
             /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
             readonly ip_allowlist?: readonly string[] | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions?: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -1176,6 +1221,8 @@ export interface components {
             } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
+            /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+            readonly roles?: readonly string[] | null;
             /** The key that was rolled: its id and its new expiry (the grace window). */
             readonly previous_key: {
                 readonly id: string;
@@ -1238,7 +1285,7 @@ export interface components {
                 readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
                 /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
                 readonly ip_allowlist?: readonly string[] | null;
-                /** The key's permissions, among those the server declares; `null` for all of them. */
+                /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
                 readonly permissions?: readonly string[] | null;
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
@@ -1265,6 +1312,8 @@ export interface components {
                 } | null;
                 /** The identity the key belongs to (its id); `null` for none. */
                 readonly identity_id?: string | null;
+                /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+                readonly roles?: readonly string[] | null;
             }[];
             /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
             readonly next_cursor: string | null;
@@ -1418,7 +1467,7 @@ export interface components {
                 readonly revoked_reason?: "leaked" | "revoked" | "rolled" | null;
                 /** The addresses and CIDR ranges the key may be used from, at most 100; `null` for anywhere. IPv4 clients seen as IPv4-mapped IPv6 (`::ffff:203.0.113.7`) match IPv4 entries. */
                 readonly ip_allowlist?: readonly string[] | null;
-                /** The key's permissions, among those the server declares; `null` for all of them. */
+                /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
                 readonly permissions?: readonly string[] | null;
                 /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
                 readonly metadata?: {
@@ -1445,6 +1494,8 @@ export interface components {
                 } | null;
                 /** The identity the key belongs to (its id); `null` for none. */
                 readonly identity_id?: string | null;
+                /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+                readonly roles?: readonly string[] | null;
             };
         };
         readonly Deleted: {
@@ -1613,7 +1664,7 @@ export interface components {
                 /** The project id. */
                 readonly id: string;
             } | null;
-            /** The key's permissions, among those the server declares; `null` for all of them. */
+            /** The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles'). */
             readonly permissions: readonly string[] | null;
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata: {
@@ -1679,6 +1730,70 @@ export interface components {
                 /** @enum {string} */
                 readonly type: "key_missing" | "key_malformed" | "key_legacy_prefix" | "key_invalid" | "key_wrong_type" | "token_missing" | "token_invalid" | "signature_missing" | "signature_invalid" | "project_mismatch" | "not_project_owner" | "ip_not_allowed" | "permission_denied" | "not_found" | "method_not_allowed" | "limit_exceeded" | "key_rolled" | "key_expired" | "key_inactive" | "identity_exists" | "identity_has_keys" | "role_exists" | "role_in_use" | "payload_too_large" | "alert_invalid" | "unsupported_media_type" | "rate_limited" | "usage_exceeded" | "json_invalid" | "dict_type" | "missing" | "string_type" | "string_too_short" | "string_too_long" | "string_pattern_mismatch" | "uuid_parsing" | "int_type" | "greater_than_equal" | "less_than_equal" | "datetime_parsing" | "datetime_future" | "value_error" | "extra_forbidden" | "key_shaped_value" | "request_invalid" | "request_timeout" | "expectation_failed" | "headers_too_large" | "list_type" | "too_long" | "ip_invalid" | "permission_unknown" | "role_unknown" | "lifetime_exceeded" | "store_unavailable" | "revocation_unconfirmed" | "signing_keys_unavailable" | "internal_error";
             }[];
+        };
+        /** A permission the server declares, or a wildcard: `reports:*` (every declared permission that starts with `reports:`, including those declared later) or `*` (all of them). Wildcards are granted, never required. */
+        readonly GrantedPermission: string;
+        /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
+        readonly KeyRoles: readonly string[] | null;
+        /** Unknown fields are refused (`extra_forbidden`). A permission must be declared by the server. */
+        readonly CreateRoleBody: {
+            /** 1 to 100 characters, unique within the project (409 `role_exists`). */
+            readonly name: string;
+            /** The permissions the role gives every key that holds it; may be empty. */
+            readonly permissions: readonly string[];
+        };
+        /** Any of `name` and `permissions`; fields left out stay as they are. Every key that holds the role has the new permissions within the revocation bound (before the call returns under strict revocation). Unknown fields are refused (`extra_forbidden`). */
+        readonly UpdateRoleBody: {
+            /** A new name, unique within the project (409 `role_exists`). */
+            readonly name?: string;
+            /** The permissions the role gives every key that holds it; may be empty. */
+            readonly permissions?: readonly string[];
+        };
+        readonly Role: {
+            /** The role's id: what its operations take. */
+            readonly id: string;
+            readonly project_id: string;
+            /** What keys name it by, in their `roles`. */
+            readonly name: string;
+            readonly permissions: readonly string[];
+            /**
+             * Format: date-time
+             * When the role was created.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * When it last changed.
+             */
+            readonly updated_at: string;
+        };
+        readonly RoleList: {
+            readonly roles: readonly {
+                /** The role's id: what its operations take. */
+                readonly id: string;
+                readonly project_id: string;
+                /** What keys name it by, in their `roles`. */
+                readonly name: string;
+                readonly permissions: readonly string[];
+                /**
+                 * Format: date-time
+                 * When the role was created.
+                 */
+                readonly created_at: string;
+                /**
+                 * Format: date-time
+                 * When it last changed.
+                 */
+                readonly updated_at: string;
+            }[];
+            /** Pass it as `?cursor=` for the next page; `null` on the last page. Opaque: send it back as it is. */
+            readonly next_cursor: string | null;
+        };
+        readonly DeletedRole: {
+            readonly id: string;
+            readonly deleted: true;
+            /** The ids of the keys the role was taken from (with `detach=true`); empty otherwise. */
+            readonly detached_keys: readonly string[];
         };
         /** A new endpoint: at most 10 per developer. */
         readonly CreateWebhookEndpointBody: {
@@ -2147,6 +2262,7 @@ export interface components {
         readonly project_id: string;
         readonly key_id: string;
         readonly identity_id: string;
+        readonly role_id: string;
         readonly endpoint_id: string;
         /** Only the identity with this `external_id` (1 to 255 characters, never shaped like a key): a page of it alone, or an empty page. */
         readonly identity_external_id: string;
@@ -2154,6 +2270,8 @@ export interface components {
         readonly identity_q: string;
         /** `true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409). */
         readonly revoke_keys: "true" | "false";
+        /** `true`: take the role from every key that holds it and delete it, in one transaction. Default `false`: a role that keys hold is kept (409 `role_in_use`). */
+        readonly detach: "true" | "false";
         /** A UUID; anything else is answered 422 `uuid_parsing`. */
         readonly generation_id: string;
         /** How many items at most, 1 to 200. Default 100. */
@@ -3403,6 +3521,177 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Health"];
                 };
             };
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly listRoles: {
+        readonly parameters: {
+            readonly query?: {
+                /** How many items at most, 1 to 200. Default 100. */
+                readonly limit?: components["parameters"]["limit"];
+                /** The `next_cursor` of the previous page, as it is; none (or empty) for the first page. A cursor no listing gave out is answered 422 at `["query", "cursor"]`. */
+                readonly cursor?: components["parameters"]["cursor"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["RoleList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly createRole: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["CreateRoleBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 201: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Role"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly getRole: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly role_id: components["parameters"]["role_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Role"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly deleteRole: {
+        readonly parameters: {
+            readonly query?: {
+                /** `true`: take the role from every key that holds it and delete it, in one transaction. Default `false`: a role that keys hold is kept (409 `role_in_use`). */
+                readonly detach?: components["parameters"]["detach"];
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly role_id: components["parameters"]["role_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["DeletedRole"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly updateRole: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly project_id: components["parameters"]["project_id"];
+                readonly role_id: components["parameters"]["role_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["UpdateRoleBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Role"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 403: components["responses"]["Error403"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 409: components["responses"]["Error409"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
             readonly 500: components["responses"]["Error500"];
             readonly 503: components["responses"]["Error503"];
         };

@@ -115,6 +115,21 @@ export type UpdateIdentityBody = components['schemas']['UpdateIdentityBody']
 /** The answer to deleting an identity: its id, and the ids of the keys it revoked. */
 export type DeletedIdentity = components['schemas']['DeletedIdentity']
 
+/** A role of a project: a name for a set of permissions, given to API keys by name (their `roles`). */
+export type Role = components['schemas']['Role']
+
+/** One page of a project's roles, newest first. */
+export type RoleList = components['schemas']['RoleList']
+
+/** The body of role creation: `name` and `permissions` (declared ones, or wildcards such as `reports:*`). */
+export type CreateRoleBody = components['schemas']['CreateRoleBody']
+
+/** The body of a role's `PATCH`: a new `name`, new `permissions`, or both. */
+export type UpdateRoleBody = components['schemas']['UpdateRoleBody']
+
+/** The answer to deleting a role: its id, and the ids of the keys it was taken from. */
+export type DeletedRole = components['schemas']['DeletedRole']
+
 /** The body of project creation. */
 export type CreateProjectBody = components['schemas']['CreateProjectBody']
 

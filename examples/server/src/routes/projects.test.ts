@@ -47,6 +47,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       remaining: null,
       refill: null,
       identity_id: null,
+      roles: null,
     })
     expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },

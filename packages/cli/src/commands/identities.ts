@@ -304,7 +304,9 @@ export const identitiesKeysCommand: Command = {
           ? `No keys of ${who}.${more}`
           : `${keyTable(keyward, records)}\n\n${plural(records.length, 'key')} of ${who}, ${records.filter((r) => r.active).length} active.${more}`
       context.print(text, {
-        keys: records.map((record) => keyToJson(record, keyward.isRotationDue(record))),
+        keys: (await keyward.withRoleNames(records)).map((record) =>
+          keyToJson(record, keyward.isRotationDue(record)),
+        ),
         next_cursor: nextCursor,
       })
       return EXIT.ok

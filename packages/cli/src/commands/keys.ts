@@ -29,6 +29,7 @@ const policies = (record: KeyRecord) =>
   [
     record.ipAllowlist ? `ip ${record.ipAllowlist.length}` : '',
     record.permissions ? plural(record.permissions.length, 'permission') : '',
+    record.roleIds?.length ? plural(record.roleIds.length, 'role') : '',
     record.metadata ? 'metadata' : '',
     record.remaining != null ? `credits ${record.remaining}` : '',
   ]
@@ -141,7 +142,8 @@ export const listCommand: Command = {
         keys.length === 0
           ? `No ${due ? 'keys due for rotation' : 'keys'} for ${OWNER_LABEL[owner.type]} ${printable(owner.id)}${paging?.after ? ' after this cursor' : ''}.${more}`
           : `${keyTable(keyward, keys)}\n\n${plural(keys.length, 'key')}${due ? ' due for rotation' : ''}, ${active} active.${more}`
-      context.print(text, { keys: keys.map((record) => listed(keyward, record)), next_cursor: nextCursor })
+      const named = await keyward.withRoleNames(keys)
+      context.print(text, { keys: named.map((record) => listed(keyward, record)), next_cursor: nextCursor })
       return EXIT.ok
     })
   },
@@ -307,7 +309,10 @@ export const rollCommand: Command = {
           '',
           ROLL_NOTICE,
         ].join('\n'),
-        { ...rolledKeyToJson(rolled), notice: ROLL_NOTICE },
+        {
+          ...rolledKeyToJson({ ...rolled, record: (await keyward.withRoleNames([rolled.record]))[0]! }),
+          notice: ROLL_NOTICE,
+        },
       )
       return EXIT.ok
     }, serviceOptions(context))

@@ -41,6 +41,11 @@ const POLICY_OPTIONS = [
     help: 'a named rate limit of the key, NAME:LIMIT/DURATION, e.g. requests:100/1m (repeat it, at most 5)',
     repeatable: true,
   },
+  {
+    flags: '--role <name>',
+    help: "a role of the key's project, by name, whose permissions the key has too (repeat it)",
+    repeatable: true,
+  },
 ] as const
 
 // The declared permissions, from the environment: the CLI cannot know the host's otherwise.
@@ -99,12 +104,14 @@ function policiesOf(context: CommandContext, clear = false): KeyPolicies {
   const permissions = listOption(context, 'permission')
   const metadata = metadataOption(context)
   const ratelimits = rateLimitsOption(context)
+  const roles = listOption(context, 'role')
   const cleared = (name: string) => clear && context.values[name] === true
   for (const [given, name] of [
     [ip, 'any-ip'],
     [permissions, 'all-permissions'],
     [metadata, 'clear-metadata'],
     [ratelimits, 'clear-ratelimits'],
+    [roles, 'clear-roles'],
   ] as const) {
     if (given !== undefined && cleared(name)) throw usageError(`--${name} cannot go with a value for it.`)
   }
@@ -121,6 +128,7 @@ function policiesOf(context: CommandContext, clear = false): KeyPolicies {
         ? { metadata: null }
         : {}),
     ...(ratelimits !== undefined ? { ratelimits } : cleared('clear-ratelimits') ? { ratelimits: null } : {}),
+    ...(roles !== undefined ? { roles } : cleared('clear-roles') ? { roles: null } : {}),
   }
 }
 
@@ -136,6 +144,7 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   name: '--name',
   external_id: '--external-id',
   identity_id: '--identity',
+  roles: '--role',
 }
 
 /** @internal Runs a service call; its 422 becomes a usage error that names the faulty option. */
@@ -199,7 +208,9 @@ export const createCommand: Command = {
     '--ratelimit (repeatable, at most 5) gives it a named rate limit, NAME:LIMIT/DURATION (s, m, h or d). ' +
     `With ${MAX_LIFETIME_ENV} set (1 to 3650), the key lives at most that many days, as on the server. ` +
     '--identity joins it to an identity of the project, --external-id to the identity with your id for the ' +
-    'customer (created on first use): it then shares its rate limits, credits and metadata.',
+    'customer (created on first use): it then shares its rate limits, credits and metadata. --role ' +
+    "(repeatable) gives it a role of the project by name: it may do what its own permissions and its roles' allow " +
+    '(with a role and no --permission, only what its roles allow).',
   arguments: [],
   options: [
     { flags: '--project <id>', help: 'the project the key belongs to' },
@@ -238,7 +249,9 @@ export const createCommand: Command = {
         ...(identityId === undefined ? {} : { identityId }),
         ...(externalId === undefined ? {} : { externalId }),
       }
-      const { key, record } = await asUsage(() => keyward.issueProjectKey(projectId, options))
+      const issued = await asUsage(() => keyward.issueProjectKey(projectId, options))
+      const { key } = issued
+      const [record] = (await keyward.withRoleNames([issued.record])) as [KeyRecord]
       context.print(
         [
           `Created API key ${record.id} of project ${printable(projectId)}.`,
@@ -260,13 +273,14 @@ export const createCommand: Command = {
  */
 export const updateCommand: Command = {
   name: 'keys update',
-  summary: "Change an API key's IP allowlist, permissions, metadata, rate limits or identity",
+  summary: "Change an API key's IP allowlist, permissions, metadata, rate limits, roles or identity",
   description:
     'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
     '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
     `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
     'replaces the metadata, --clear-metadata removes it; --ratelimit (repeatable) replaces the stored rate ' +
-    'limits, --clear-ratelimits removes them; --identity joins the key to an identity of its project, ' +
+    'limits, --clear-ratelimits removes them; --role (repeatable, by name) replaces its roles, --clear-roles ' +
+    'removes them; --identity joins the key to an identity of its project, ' +
     '--leave-identity takes it out of its identity. Every server process sees the change within its ' +
     'revocation bound, as a revocation.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
@@ -276,6 +290,7 @@ export const updateCommand: Command = {
     { flags: '--all-permissions', help: 'give the key every declared permission' },
     { flags: '--clear-metadata', help: 'remove the metadata' },
     { flags: '--clear-ratelimits', help: "remove the key's stored rate limits" },
+    { flags: '--clear-roles', help: 'take every role from the key' },
     { flags: '--identity <id>', help: "join this identity of the key's project" },
     { flags: '--leave-identity', help: 'take the key out of its identity' },
   ],
@@ -290,7 +305,7 @@ export const updateCommand: Command = {
     if (Object.keys(policies).length === 0 && joins === undefined && !leaves) {
       throw usageError(
         'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata, ' +
-          '--ratelimit, --clear-ratelimits, --identity, --leave-identity.',
+          '--ratelimit, --clear-ratelimits, --role, --clear-roles, --identity, --leave-identity.',
       )
     }
     const notFound = () => new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)
@@ -312,7 +327,8 @@ export const updateCommand: Command = {
         joins !== undefined ? `Key ${updated.id} joined identity ${printable(joins)}.` : '',
         leaves ? `Key ${updated.id} left its identity.` : '',
       ]
-      context.print(said.filter(Boolean).join('\n'), keyToJson(updated))
+      const [named] = (await keyward.withRoleNames([updated])) as [KeyRecord]
+      context.print(said.filter(Boolean).join('\n'), keyToJson(named))
       return EXIT.ok
     }, serviceOptions(context))
   },

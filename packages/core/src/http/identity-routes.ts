@@ -8,12 +8,13 @@ import { ChangeCreditsBodySchema } from '../openapi/schemas.js'
 import { checkBody } from '../openapi/validate.js'
 import type { Keyward } from '../service/keyward.js'
 import type { DeveloperAuth } from '../service/requirements.js'
+import type { KeyRecord } from '../store/types.js'
 import { auditContext } from './audit-context.js'
 import { guardedRoute, nextCursor, respond, UUID } from './guarded-route.js'
 import { checkSearch } from './key-filter-query.js'
 import { PAGE_QUERY, readPageQuery } from './page-query.js'
-import { invalidQuery, queryParameters, singleValue } from './query-parameters.js'
-import { identityToJson, keyToJson } from './shapes.js'
+import { flagValue, queryParameters, singleValue } from './query-parameters.js'
+import { identityToJson } from './shapes.js'
 import type { Guard, KeyRoute, KeywardRequest } from './types.js'
 import { readUsageQuery, USAGE_QUERY, usageToJson } from './usage-query.js'
 
@@ -45,14 +46,6 @@ export async function identityOfBody(
 export const noSuchIdentity = () =>
   new KeywardError(ErrorType.valueError, 'The project has no such identity.', ['body', 'identity_id'])
 
-// `?revoke_keys=true|false`: whether a deletion revokes the identity's keys (default false).
-function readRevokeKeys(request: KeywardRequest): boolean {
-  const given = singleValue(queryParameters(request.url, ['revoke_keys'] as const), 'revoke_keys')
-  if (given === undefined || given === 'false') return false
-  if (given === 'true') return true
-  throw invalidQuery(ErrorType.valueError, 'revoke_keys', "Input should be 'true' or 'false'.")
-}
-
 /**
  * @internal The identities' endpoints under `/api/v1/projects/{project_id}/identities`, guarded
  * by `owner` (the developer key of the project's owner): create, list (a page, or the one of an
@@ -63,6 +56,7 @@ export function identityRoutes(
   keyward: Keyward,
   owner: Guard<DeveloperAuth>,
   body: (request: KeywardRequest) => Promise<Readonly<Record<string, unknown>> | undefined>,
+  listed: (records: readonly KeyRecord[]) => Promise<unknown[]>,
 ): KeyRoute[] {
   type Caller = { readonly projectId: string; readonly audit: AuditContext }
   const caller = (request: KeywardRequest, auth: DeveloperAuth): Caller => ({
@@ -142,7 +136,8 @@ export function identityRoutes(
       'DELETE',
       '',
       async (identity, request, { audit }) => {
-        const revokeKeys = readRevokeKeys(request)
+        // `?revoke_keys=true|false`: whether the deletion revokes the identity's keys (default false).
+        const revokeKeys = flagValue(request, 'revoke_keys')
         const deleted = await keyward.deleteIdentity(identity.id, { revokeKeys }, audit)
         if (deleted === null) throw notFound()
         return { id: deleted.identity.id, deleted: true, revoked_keys: deleted.revoked.map((key) => key.id) }
@@ -156,7 +151,7 @@ export function identityRoutes(
         const { limit, after } = readPageQuery(request)
         const page = await keyward.listIdentityKeys(identity.id, after ? { limit, after } : { limit })
         return {
-          keys: page.records.map((record) => keyToJson(record, keyward.isRotationDue(record))),
+          keys: await listed(page.records),
           next_cursor: nextCursor(page.next),
         }
       },

@@ -63,8 +63,10 @@ export {
   type ProjectJson,
   type ProjectRecord,
   projectToJson,
+  type RoleJson,
   type RolledKeyJson,
   revokedReason,
+  roleToJson,
   rolledKeyToJson,
 } from './shapes.js'
 export {

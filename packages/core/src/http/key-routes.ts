@@ -33,6 +33,7 @@ import { checkProjectOwner, developerGuard } from './guards.js'
 import { identityOfBody, identityRoutes, noSuchIdentity } from './identity-routes.js'
 import { KEY_FILTER_QUERY, readKeyFilterQuery } from './key-filter-query.js'
 import { PAGE_QUERY, readPageQuery } from './page-query.js'
+import { roleRoutes } from './role-routes.js'
 import { issuedKeyToJson, keyToJson, type ProjectRecord, projectToJson, rolledKeyToJson } from './shapes.js'
 import type { Guard, KeyRoute, KeywardRequest } from './types.js'
 import { readUsageQuery, USAGE_QUERY, usageToJson } from './usage-query.js'
@@ -201,15 +202,24 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     permissions?: unknown
     metadata?: unknown
     ratelimits?: unknown
+    roles?: unknown
   }) =>
     ({
       ...(value.ip_allowlist !== undefined ? { ipAllowlist: value.ip_allowlist } : {}),
       ...(value.permissions !== undefined ? { permissions: value.permissions } : {}),
       ...(value.metadata !== undefined ? { metadata: value.metadata } : {}),
       ...(value.ratelimits !== undefined ? { ratelimits: value.ratelimits } : {}),
+      ...(value.roles !== undefined ? { roles: value.roles } : {}),
     }) as KeyPolicies
 
-  const listed = (record: KeyRecord) => keyToJson(record, keyward.isRotationDue(record))
+  // Keys as listings show them, with the names of the roles they hold (one read for a page).
+  const listedAll = async (records: readonly KeyRecord[]) =>
+    (await keyward.withRoleNames(records)).map((record) => keyToJson(record, keyward.isRotationDue(record)))
+  const listed = async (record: KeyRecord) => (await listedAll([record]))[0]!
+  const issued = async <T extends IssuedKey>(key: T): Promise<T> => ({
+    ...key,
+    record: (await keyward.withRoleNames([key.record]))[0]!,
+  })
   const notFound = () => new KeywardError(ErrorType.notFound, 'Key not found.', ['path', 'key_id'])
 
   // The key named by the path, if it is one of the caller's (of this kind and owner).
@@ -227,18 +237,18 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     const record = await ownKey(request, kind, ownerId)
     const updated = record.active ? await keyward.deactivateKey(record.id, audit) : record
     if (updated === null) throw notFound()
-    return respond(200, listed(updated))
+    return respond(200, await listed(updated))
   }
 
   async function activate(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     checkBody(NoFieldsBodySchema, await body(request))
     const updated = await keyward.activateKey((await ownKey(request, kind, ownerId)).id, audit)
     if (updated === null) throw notFound()
-    return respond(200, listed(updated))
+    return respond(200, await listed(updated))
   }
 
   // An update: a new expiry (for any key), new policies and a new identity (for an API key), in
-  // that order. The identity is checked before anything is written.
+  // that order. The identity and the roles' names are checked before anything is written.
   async function update(request: KeywardRequest, kind: KeyKind, { ownerId, audit }: Caller) {
     const record = await ownKey(request, kind, ownerId)
     const value = checkBody(
@@ -250,6 +260,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       kind === 'project'
         ? await identityOfBody(keyward, value as { identity_id?: string | null }, ownerId)
         : undefined
+    if (Array.isArray(policies.roles)) await keyward.findRolesByName(ownerId, policies.roles)
     const hasExpiry = value.expires_at !== undefined || value.expires_in_days !== undefined
     let updated: KeyRecord | null = record
     if (hasExpiry || (Object.keys(policies).length === 0 && identityId === undefined)) {
@@ -266,7 +277,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       updated = joined
     }
     if (updated === null) throw notFound()
-    return respond(200, listed(updated))
+    return respond(200, await listed(updated))
   }
 
   // One atomic change of an API key's credits: the body checked (422 names the field), then the
@@ -277,7 +288,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     const change = checkCreditChange(value)
     const updated = await keyward.changeCredits(record.id, change, auditContext(keyward, request, auth))
     if (updated === null) throw notFound()
-    return respond(200, listed(updated))
+    return respond(200, await listed(updated))
   }
 
   // A page of the owner's keys, newest first (those `q` and `status` keep), and the cursor of the next.
@@ -288,7 +299,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       after: after ?? null,
       ...readKeyFilterQuery(request),
     })
-    return respond(200, { keys: page.records.map(listed), next_cursor: nextCursor(page.next) })
+    return respond(200, { keys: await listedAll(page.records), next_cursor: nextCursor(page.next) })
   }
 
   // An owner's usage by bucket, key and outcome; a `key_id` must name one of the owner's keys.
@@ -308,7 +319,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     const graceSeconds = checkBody(RollKeyBodySchema, await body(request)).grace_seconds
     const rolled = await keyward.rollKey(record.id, graceSeconds === undefined ? {} : { graceSeconds }, audit)
     if (rolled === null) throw notFound()
-    return respond(201, rolledKeyToJson(rolled))
+    return respond(201, rolledKeyToJson(await issued(rolled)))
   }
 
   // The routes on one key: read, deactivate, set its expiry, activate, roll.
@@ -324,7 +335,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     })
     return [
       route('GET', `${base}/:key_id`, guard, async (request, auth) =>
-        respond(200, listed(await ownKey(request, kind, ownerOf(auth)))),
+        respond(200, await listed(await ownKey(request, kind, ownerOf(auth)))),
       ),
       route('DELETE', `${base}/:key_id`, guard, (request, auth) =>
         deactivate(request, kind, caller(request, auth)),
@@ -358,7 +369,10 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     route('POST', '/api/v1/projects/:project_id/api-keys', owner, async (request, auth) => {
       const options = await newKey(request, 'project')
       const audit = auditContext(keyward, request, auth)
-      return respond(201, issuedKeyToJson(await keyward.issueProjectKey(auth.projectId!, options, audit)))
+      return respond(
+        201,
+        issuedKeyToJson(await issued(await keyward.issueProjectKey(auth.projectId!, options, audit))),
+      )
     }),
     route(
       'GET',
@@ -370,7 +384,9 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     ...keyRoutes('/api/v1/projects/:project_id/api-keys', owner, 'project', (auth) => auth.projectId!),
     route('POST', '/api/v1/projects/:project_id/api-keys/:key_id/credits', owner, changeCredits),
     // Mounted when the store keeps identities.
-    ...(keyward.store.identities ? identityRoutes(keyward, owner, body) : []),
+    ...(keyward.store.identities ? identityRoutes(keyward, owner, body, listedAll) : []),
+    // Mounted when the store keeps roles.
+    ...(keyward.store.roles ? roleRoutes(keyward, owner, body) : []),
     ...(options.webhooks && keyward.store.webhooks
       ? webhookRoutes(keyward, developer, body, options.webhooks)
       : []),

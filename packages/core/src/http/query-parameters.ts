@@ -87,6 +87,14 @@ export function singleValue<Name extends string>(found: QueryValues<Name>, name:
   return values[0] === '' ? undefined : values[0]
 }
 
+/** @internal `?name=true|false` of `request`, `false` when absent; a 422 `value_error` for any other value. */
+export function flagValue(request: Pick<KeywardRequest, 'url'>, name: string): boolean {
+  const given = singleValue(queryParameters(request.url, [name]), name)
+  if (given === undefined || given === 'false') return false
+  if (given === 'true') return true
+  throw invalidQuery(ErrorType.valueError, name, "Input should be 'true' or 'false'.")
+}
+
 // An RFC 3339 time with its offset (`Z` or `+02:00`); `Date.parse` alone would take a local time.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i
 

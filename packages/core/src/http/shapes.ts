@@ -1,6 +1,7 @@
 import type { IdentityRecord } from '../identities/model.js'
 import { displayKey } from '../key/display.js'
 import type { ApiValue } from '../openapi/schemas.js'
+import type { RoleRecord } from '../roles/model.js'
 import type { IssuedKey } from '../service/mint.js'
 import type { RolledKey } from '../service/roll.js'
 import type { KeyRecord } from '../store/types.js'
@@ -16,6 +17,9 @@ export type RolledKeyJson = ApiValue<'RolledDeveloperKey'> | ApiValue<'RolledApi
 
 /** An identity in a response. */
 export type IdentityJson = ApiValue<'Identity'>
+
+/** A role in a response. */
+export type RoleJson = ApiValue<'Role'>
 
 /** A project as the host created it. */
 export interface ProjectRecord {
@@ -44,11 +48,13 @@ const policies = (record: KeyRecord) =>
         remaining: record.remaining ?? null,
         refill: record.refill ?? null,
         identity_id: record.identityId ?? null,
+        roles: record.roles ?? null,
       }
 
 /**
  * A key record as JSON, without the key: the only shape that listings return. `rotationDue`
- * is the service's verdict (`keyward.isRotationDue(record)`).
+ * is the service's verdict (`keyward.isRotationDue(record)`). An API key's `roles` are the names
+ * the record carries: read them with `keyward.withRoleNames` first (`null` without them).
  *
  * @example
  * ```ts
@@ -56,7 +62,7 @@ const policies = (record: KeyRecord) =>
  * // { id, key_prefix: 'ak_Ab3xY', display: 'ak_Ab3xY...', name, project_id, active, created_at,
  * //   expires_at: null, last_used_at: '2026-11-21T11:22:01.000Z', rotation_due: false, revoked_reason: null,
  * //   ip_allowlist: null, permissions: ['reports:read'], metadata: { plan: 'pro' }, ratelimits: [],
- * //   remaining: null, refill: null }
+ * //   remaining: null, refill: null, identity_id: null, roles: ['billing'] }
  * ```
  */
 export function keyToJson(record: KeyRecord, rotationDue = false): KeyJson {
@@ -156,5 +162,25 @@ export function identityToJson(identity: IdentityRecord): IdentityJson {
     refill: identity.refill,
     created_at: identity.createdAt.toISOString(),
     updated_at: identity.updatedAt.toISOString(),
+  }
+}
+
+/**
+ * A role as JSON: `{"id","project_id","name","permissions","created_at","updated_at"}`.
+ *
+ * @example
+ * ```ts
+ * roleToJson(await keyward.createRole('p1', { name: 'billing', permissions: ['billing:read'] }))
+ * // { id, project_id: 'p1', name: 'billing', permissions: ['billing:read'], created_at, updated_at }
+ * ```
+ */
+export function roleToJson(role: RoleRecord): RoleJson {
+  return {
+    id: role.id,
+    project_id: role.projectId,
+    name: role.name,
+    permissions: [...role.permissions],
+    created_at: role.createdAt.toISOString(),
+    updated_at: role.updatedAt.toISOString(),
   }
 }

@@ -54,6 +54,12 @@ const DESIGN_TABLE = [
   'get /api/v1/projects/{project_id}/identities/{identity_id}/keys',
   'get /api/v1/projects/{project_id}/identities/{identity_id}/usage',
   'post /api/v1/projects/{project_id}/identities/{identity_id}/credits',
+  // Issue 40: roles.
+  'post /api/v1/projects/{project_id}/roles',
+  'get /api/v1/projects/{project_id}/roles',
+  'get /api/v1/projects/{project_id}/roles/{role_id}',
+  'patch /api/v1/projects/{project_id}/roles/{role_id}',
+  'delete /api/v1/projects/{project_id}/roles/{role_id}',
   // Issue 42: webhooks.
   'post /api/v1/webhooks/endpoints',
   'get /api/v1/webhooks/endpoints',
@@ -127,11 +133,12 @@ describe('openApiDocument', () => {
 
   it("with operations 'key-routes', holds exactly what createKeyRoutes mounts", () => {
     // Over a store without an audit log, the routes do not mount GET /api/v1/audit, nor the
-    // identities' routes over a store without identities (no store call is made here: a store
-    // whose appendAudit and identities are hidden will do).
+    // identities' and roles' routes over a store without them (no store call is made here: a
+    // store whose appendAudit, identities and roles are hidden will do).
     const plain = Object.create(new MemoryKeyStore(), {
       appendAudit: { value: undefined },
       identities: { value: undefined },
+      roles: { value: undefined },
     })
     const auditing = createKeyward({ store: new MemoryKeyStore(), projectOwner: () => null })
     const silent = createKeyward({ store: plain, projectOwner: () => null })
@@ -151,6 +158,7 @@ describe('openApiDocument', () => {
       const mounted = routes.map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
       expect(mounted.includes('post /api/v1/keys/verify')).toBe(verify)
       expect(mounted.includes('post /api/v1/projects/{project_id}/identities')).toBe(audit)
+      expect(mounted.includes('delete /api/v1/projects/{project_id}/roles/{role_id}')).toBe(audit)
       const documented = operationsOf(
         openApiDocument({
           operations: 'key-routes',
@@ -159,6 +167,7 @@ describe('openApiDocument', () => {
           audit,
           verify,
           identities: audit,
+          roles: audit,
         }),
       )
       expect(documented.sort()).toEqual(mounted.sort())
@@ -174,6 +183,7 @@ describe('openApiDocument', () => {
       ['/api/v1/audit', 'get'],
       ['/api/v1/projects/{project_id}/identities', 'get'],
       ['/api/v1/projects/{project_id}/identities/{identity_id}/keys', 'get'],
+      ['/api/v1/projects/{project_id}/roles', 'get'],
     ] as const) {
       const operation = paths[path][method]
       const refs = operation.parameters.map((p: Json) => p.$ref)
@@ -230,6 +240,8 @@ describe('openApiDocument', () => {
     expect(closed).toContain('post /api/v1/projects/{project_id}/identities')
     expect(closed).toContain('post /api/v1/projects/{project_id}/identities.ratelimits[]')
     expect(closed).toContain('patch /api/v1/projects/{project_id}/identities/{identity_id}')
+    expect(closed).toContain('post /api/v1/projects/{project_id}/roles')
+    expect(closed).toContain('patch /api/v1/projects/{project_id}/roles/{role_id}')
   })
 
   it('is plain JSON: what JSON.stringify writes reads back the same', () => {

@@ -26,6 +26,11 @@ export interface OpenApiDocumentOptions {
    */
   readonly identities?: boolean
   /**
+   * With `operations: 'key-routes'`: whether the roles' operations are mounted (the key routes
+   * mount them when the store keeps roles). Default `true`.
+   */
+  readonly roles?: boolean
+  /**
    * With `operations: 'key-routes'`: whether the webhook endpoints' operations are mounted (the
    * key routes mount them when the store keeps webhooks). Default `false`.
    */
@@ -65,6 +70,7 @@ const PARAMETERS = {
   project_id: { name: 'project_id', in: 'path', required: true, schema: { type: 'string' } },
   key_id: { name: 'key_id', in: 'path', required: true, schema: { type: 'string' } },
   identity_id: { name: 'identity_id', in: 'path', required: true, schema: { type: 'string' } },
+  role_id: { name: 'role_id', in: 'path', required: true, schema: { type: 'string' } },
   endpoint_id: { name: 'endpoint_id', in: 'path', required: true, schema: { type: 'string' } },
   identity_external_id: {
     name: 'external_id',
@@ -88,6 +94,14 @@ const PARAMETERS = {
     required: false,
     description:
       "`true`: revoke the identity's keys and delete it, in one transaction. Default `false`: an identity with keys is kept (409).",
+    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
+  detach: {
+    name: 'detach',
+    in: 'query',
+    required: false,
+    description:
+      '`true`: take the role from every key that holds it and delete it, in one transaction. Default `false`: a role that keys hold is kept (409 `role_in_use`).',
     schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
   },
   generation_id: {
@@ -365,6 +379,7 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDo
       (op.keyRoute === 'audit' && options.audit) ||
       (op.keyRoute === 'verify' && options.verify !== false) ||
       (op.keyRoute === 'identities' && options.identities !== false) ||
+      (op.keyRoute === 'roles' && options.roles !== false) ||
       (op.keyRoute === 'webhooks' && options.webhooks),
   )
   const paths: Record<string, Record<string, unknown>> = {}

@@ -1,3 +1,4 @@
+import { ROLE_OPERATIONS } from './role-operations.js'
 import type { ApiSchemaName } from './schemas.js'
 import { WEBHOOK_OPERATIONS } from './webhook-operations.js'
 
@@ -26,6 +27,7 @@ export interface ApiOperation {
     | 'Projects'
     | 'API keys'
     | 'Identities'
+    | 'Roles'
     | 'Webhooks'
     | 'Access tokens'
     | 'Generations'
@@ -52,6 +54,7 @@ export interface ApiOperation {
     | 'identity_external_id'
     | 'identity_q'
     | 'revoke_keys'
+    | 'detach'
   )[]
   /** The request body's schema, and whether a body is required. */
   readonly body?: {
@@ -73,6 +76,7 @@ export interface ApiOperation {
     | 'audit'
     | 'verify'
     | 'identities'
+    | 'roles'
     | 'webhooks'
 }
 
@@ -548,5 +552,6 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, schema: 'Health' },
     errors: [503],
   },
+  ...ROLE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
 ]

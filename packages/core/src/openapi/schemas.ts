@@ -18,6 +18,7 @@ import {
 } from '../policy/policies.js'
 import { MAX_QUERY_LENGTH } from '../policy/query.js'
 import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
+import { GrantedPermissionSchema, KeyRolesSchema, ROLE_SCHEMAS } from './role-schemas.js'
 import { WEBHOOK_SCHEMAS } from './webhook-schemas.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
@@ -90,11 +91,11 @@ const ipAllowlist = Type.Union(
   },
 )
 const permissions = Type.Union(
-  [
-    Type.Array(Type.String({ pattern: PERMISSION_PATTERN.source }), { maxItems: MAX_PERMISSIONS }),
-    Type.Null(),
-  ],
-  { description: "The key's permissions, among those the server declares; `null` for all of them." },
+  [Type.Array(GrantedPermissionSchema, { maxItems: MAX_PERMISSIONS }), Type.Null()],
+  {
+    description:
+      "The key's own permissions, among those the server declares, or wildcards; `null` for all of them (unless it holds roles: then none but its roles').",
+  },
 )
 const metadata = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
   description: `A JSON object of at most ${MAX_METADATA_BYTES} bytes handed to the server with the key; \`null\` for none.`,
@@ -133,6 +134,7 @@ const policyFields = {
   permissions: Type.Optional(permissions),
   metadata: Type.Optional(metadata),
   ratelimits: Type.Optional(ratelimits),
+  roles: Type.Optional(KeyRolesSchema),
 }
 
 // An API key's credits. Amounts are checked by the key service, which says which field is wrong.
@@ -358,6 +360,7 @@ export const ApiKeySchema = Type.Object({
       description: 'The identity the key belongs to (its id); `null` for none.',
     }),
   ),
+  roles: Type.Optional(KeyRolesSchema),
 })
 
 /** A developer key just created (the `K` shape): the listing fields and the full `key`. */
@@ -826,6 +829,7 @@ export const API_SCHEMAS = {
   VerifyKeyResult: VerifyKeyResultSchema,
   Usage: UsageSchema,
   ErrorBody: ErrorBodySchema,
+  ...ROLE_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
 } as const satisfies Record<string, TSchema>
 

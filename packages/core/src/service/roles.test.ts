@@ -84,7 +84,7 @@ describe('roles', () => {
       type: 'role_in_use',
       status: 409,
       loc: ['path', 'role_id'],
-      msg: '1 keys hold the role: take it from them first, or delete it with detach.',
+      msg: '1 key holds the role: take it from them first, or delete it with detach.',
     })
     expect(await keyward.findRole(role.id)).toEqual(role)
     const deleted = await keyward.deleteRole(role.id, { detach: true })

@@ -32,6 +32,28 @@ export interface KeywardRoles {
   createRole(projectId: string, options: CreateRoleOptions, context?: AuditContext): Promise<RoleRecord>
   /** The role with this id, or `null`. */
   findRole(id: string): Promise<RoleRecord | null>
+  /**
+   * The roles of a project with these names, in the order of `names`: 422 `role_unknown` at
+   * `["body", "roles", index]`, naming it, for a name the project has no role of.
+   *
+   * @example
+   * ```ts
+   * const [billing] = await keyward.findRolesByName('proj_1', ['billing'])
+   * ```
+   */
+  findRolesByName(projectId: string, names: readonly string[]): Promise<RoleRecord[]>
+  /**
+   * The records with `roles`, the names of the roles each holds (in the order it was given them;
+   * roles deleted since are left out), as `keyToJson` shows them. One store call for all of them,
+   * none when no record holds a role.
+   *
+   * @example
+   * ```ts
+   * const [named] = await keyward.withRoleNames([record])
+   * keyToJson(named).roles // ['billing']
+   * ```
+   */
+  withRoleNames(records: readonly KeyRecord[]): Promise<KeyRecord[]>
   /** A project's roles, newest first, a page at a time. */
   listRolesPage(projectId: string, options?: IdentityPageOptions): Promise<RolePage>
   /**
@@ -98,6 +120,29 @@ async function roleRows(
   }
 }
 
+// The project's roles of these names, in their order; 422 `role_unknown` at the first the project lacks.
+async function rolesNamed(
+  writes: Writes,
+  projectId: string,
+  names: readonly string[],
+): Promise<RoleRecord[]> {
+  const found = await writes.storeCall('findRolesByName', () =>
+    roleStore(writes).findRolesByName(projectId, names),
+  )
+  const byName = new Map(found.map((role) => [role.name, role]))
+  return names.map((name, index) => {
+    const role = byName.get(name)
+    if (role === undefined) {
+      throw new KeywardError(ErrorType.roleUnknown, `The project has no role named "${name}".`, [
+        'body',
+        'roles',
+        String(index),
+      ])
+    }
+    return role
+  })
+}
+
 /**
  * @internal The ids of the roles a key of `projectId` is given by name, or `null` for none: 422
  * `role_unknown` at the name the project has no role of. API keys only.
@@ -118,20 +163,7 @@ export async function roleIdsOf(
       loc,
     )
   }
-  const found = await writes.storeCall('findRolesByName', () =>
-    roleStore(writes).findRolesByName(projectId, names),
-  )
-  const byName = new Map(found.map((role) => [role.name, role.id]))
-  return names.map((name, index) => {
-    const id = byName.get(name)
-    if (id === undefined) {
-      throw new KeywardError(ErrorType.roleUnknown, 'The project has no role of this name.', [
-        ...loc,
-        String(index),
-      ])
-    }
-    return id
-  })
+  return (await rolesNamed(writes, projectId, names)).map((role) => role.id)
 }
 
 const newRole = (
@@ -166,6 +198,20 @@ export function roleMethods(writes: Writes): KeywardRoles {
       return inserted
     },
     findRole,
+    async findRolesByName(projectId, names) {
+      return rolesNamed(writes, projectId, checkKeyRoles(names, ['body', 'roles']) ?? [])
+    },
+    async withRoleNames(records) {
+      const ids = [...new Set(records.flatMap((record) => record.roleIds ?? []))]
+      if (ids.length === 0) return [...records]
+      const found = await storeCall('findRoles', () => roles().findRoles(ids))
+      const names = new Map(found.map((role) => [role.id, role.name]))
+      return records.map((record) =>
+        record.roleIds?.length
+          ? { ...record, roles: record.roleIds.flatMap((id) => names.get(id) ?? []) }
+          : record,
+      )
+    },
     listRolesPage: async (projectId, options) => {
       const query = pageQuery(options)
       return storeCall('listRolesPage', () => roles().listRolesPage(projectId, query))
@@ -188,9 +234,10 @@ export function roleMethods(writes: Writes): KeywardRoles {
       )
       if (outcome === null) return null
       if ('kept' in outcome) {
+        const holders = outcome.keys === 1 ? '1 key holds' : `${outcome.keys} keys hold`
         throw new KeywardError(
           ErrorType.roleInUse,
-          `${outcome.keys} keys hold the role: take it from them first, or delete it with detach.`,
+          `${holders} the role: take it from them first, or delete it with detach.`,
           ['path', 'role_id'],
         )
       }

@@ -59,7 +59,15 @@ export function spender(options: {
   keys?: readonly string[]
   preparedStatements?: boolean
 }): Spender {
-  const child = spawn(process.execPath, [SPEND, JSON.stringify(options)], {
+  return childOf(SPEND, options)
+}
+
+/**
+ * A child process running `script` (a `.mjs` file beside this one) with `options` as its JSON
+ * argument, answering one JSON line a command; killed after each test by {@link killSpendersAfterEach}.
+ */
+export function childOf(script: string, options: object): Spender {
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], {
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['pipe', 'pipe', 'pipe'],
   })

@@ -12,6 +12,7 @@ import { policyCases } from './policy-cases.js'
 import { describeBodyFlood, describeProtection } from './protection-suite.js'
 import { rateLimitCases } from './rate-limit-cases.js'
 import { type RawRequest, type RawResponse, sendRaw } from './raw-client.js'
+import { roleCases } from './role-cases.js'
 import { strictBodyCases } from './strict-body-cases.js'
 import { strictQueryCases } from './strict-query-cases.js'
 import { verifyCases } from './verify-cases.js'
@@ -84,6 +85,7 @@ const MASKED_FIELDS = new Set([
   'next_cursor',
   'identity_id',
   'revoked_keys',
+  'detached_keys',
 ])
 
 /**
@@ -237,6 +239,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...strictQueryCases,
       ...consoleCases,
       ...identityCases,
+      ...roleCases,
     ]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []

@@ -36,7 +36,16 @@ export async function checkCreated(
   const fields = K_FIELDS.map((f) => (f === 'developer_id' ? owner[0] : f))
   // An API key also shows its access policies and its credits.
   if (owner[0] === 'project_id') {
-    fields.push('ip_allowlist', 'permissions', 'metadata', 'ratelimits', 'remaining', 'refill', 'identity_id')
+    fields.push(
+      'ip_allowlist',
+      'permissions',
+      'metadata',
+      'ratelimits',
+      'remaining',
+      'refill',
+      'identity_id',
+      'roles',
+    )
   }
   assert(JSON.stringify(Object.keys(body)) === JSON.stringify(fields), 'K fields in order', body)
   assert(KEY_PATTERN.test(body.key), 'a well-formed key', body)
