@@ -65,11 +65,7 @@ export function roleCases(make: () => Promise<StoreHarness>): void {
     expect(rest.records.map((role) => role.name)).toEqual(['role-0'])
     expect(rest.next).toBeNull()
     expect(await roles.updateRole(made[0]!.id, { name: 'role-1' }, at(5000))).toBe('name_taken')
-    const renamed = await roles.updateRole(
-      made[0]!.id,
-      { name: 'zero', permissions: ['admin'] },
-      at(5000),
-    )
+    const renamed = await roles.updateRole(made[0]!.id, { name: 'zero', permissions: ['admin'] }, at(5000))
     expect(renamed).toEqual({ ...made[0], name: 'zero', permissions: ['admin'], updatedAt: at(5000) })
     expect(await roles.findRolesByName(project, ['role-0', 'zero'])).toEqual([renamed])
     expect(await roles.updateRole(crypto.randomUUID(), { name: 'x' }, second())).toBeNull()
