@@ -534,6 +534,40 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/redeliver": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Send events to a webhook endpoint again, through the outbox as any delivery: one event (`event_id`), or those of a time range of at most 30 days (`from`, `to`) that it takes. */
+        readonly post: operations["redeliverWebhook"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/test": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Send a `webhook.test` event to a webhook endpoint (whatever its filters), through the outbox as any event. */
+        readonly post: operations["sendWebhookTest"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export interface webhooks {
     readonly "key.created": {
@@ -714,6 +748,48 @@ export interface webhooks {
         readonly get?: never;
         readonly put?: never;
         /** `endpoint.disabled`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "webhook.test": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `webhook.test`, signed per Standard Webhooks (HMAC-SHA256, v1). */
         readonly post: {
             readonly parameters: {
                 readonly query?: never;
@@ -1688,7 +1764,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
         };
         /** Fields left out stay as they are. */
         readonly UpdateWebhookEndpointBody: {
@@ -1698,7 +1774,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
             /**
              * `false` enables an endpoint disabled after failing, and forgets its failures.
              */
@@ -1716,7 +1792,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1739,7 +1815,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1765,7 +1841,7 @@ export interface components {
                 /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
                 readonly project_ids: readonly string[] | null;
                 /** Only events of these types; `null` (default): every type. */
-                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
                 readonly previous_secret_expires_at: string | null;
                 readonly failing_since: string | null;
                 readonly disabled_at: string | null;
@@ -1787,7 +1863,7 @@ export interface components {
                 /** The `webhook-id` of the delivery. */
                 readonly event_id: string;
                 /** A webhook event type. */
-                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test";
                 /**
                  * Format: date-time
                  * When the attempt started.
@@ -1800,9 +1876,33 @@ export interface components {
                 readonly response: string;
             }[];
         };
+        /** Either `event_id`, or `from` and `to`: the events the endpoint takes made in that range (a test event only to the endpoint it was sent to). */
+        readonly RedeliverWebhookBody: {
+            /** The event to send again (its `webhook-id`). */
+            readonly event_id?: string;
+            /**
+             * Format: date-time
+             * The events made from this time (inclusive).
+             */
+            readonly from?: string;
+            /**
+             * Format: date-time
+             * ... to this time (exclusive): at most 30 days after `from`.
+             */
+            readonly to?: string;
+        };
+        readonly WebhookRedeliveryResult: {
+            /** How many events are due to the endpoint again, sent through the outbox as any delivery. */
+            readonly redelivered: number;
+        };
+        readonly WebhookTestResult: {
+            /** The `webhook-id` of the test delivery. */
+            readonly event_id: string;
+            readonly type: "webhook.test";
+        };
         readonly WebhookPayload: {
             /** A webhook event type. */
-            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test";
             /**
              * Format: date-time
              * When the change that made the event was made.
@@ -2177,7 +2277,7 @@ export interface components {
         /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
         readonly audit_identity_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out" | "webhook_endpoint.disabled";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "webhook_endpoint.disabled";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
@@ -3606,6 +3706,68 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly redeliverWebhook: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RedeliverWebhookBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 202: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookRedeliveryResult"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly sendWebhookTest: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 202: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             readonly 401: components["responses"]["Error401"];

@@ -360,12 +360,18 @@ export type {
   TelemetryTracerProvider,
 } from './telemetry/types.js'
 export {
+  MAX_REDELIVERY_RANGE_MS,
   type NewWebhookEndpoint,
   WebhookEndpoints,
   type WebhookEndpointsOptions,
   webhookSecret,
 } from './webhooks/endpoints.js'
 export { endpointDisabledRows, webhookEventsOf, webhookPayload } from './webhooks/events.js'
+export {
+  webhookAttemptToJson,
+  webhookEndpointToJson,
+  webhookEndpointWithSecretToJson,
+} from './webhooks/json.js'
 export {
   deliveryEndpoint,
   endpointLimitError,
@@ -385,5 +391,6 @@ export {
   type WebhookEvent,
   type WebhookEventType,
   type WebhookOutcome,
+  type WebhookRedelivery,
   type WebhookStore,
 } from './webhooks/types.js'

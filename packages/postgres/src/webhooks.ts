@@ -7,12 +7,14 @@ import {
   type WebhookAttemptRecord,
   type WebhookEndpointChange,
   type WebhookEndpointRecord,
+  type WebhookEvent,
   type WebhookEventType,
   type WebhookOutcome,
+  type WebhookRedelivery,
   type WebhookStore,
 } from '@keyward/core'
 import { type AuditStatements, appendAuditIn } from './audit.js'
-import type { SqlDriver } from './driver.js'
+import type { SqlDriver, SqlQueryable } from './driver.js'
 import { UUID } from './key-rows.js'
 
 type EndpointRow = {
@@ -100,9 +102,31 @@ function webhookStatements(schema: string) {
       WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
     roll: `UPDATE ${endpoints} SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2, updated_at = $4
       WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    delete: `WITH gone AS (DELETE FROM ${endpoints} WHERE id = $1 RETURNING id),
+    delete: `WITH gone AS (DELETE FROM ${endpoints} WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}),
       pending AS (DELETE FROM ${deliveries} WHERE endpoint_id IN (SELECT id FROM gone) AND state = 'pending')
-      SELECT id FROM gone`,
+      SELECT * FROM gone`,
+    // The events named ($2: one id, or $3..$4: a range) of the endpoint's developer that it takes
+    // (or that it was sent before: a test event), each due again at $5 with no attempt counted.
+    redeliver: `WITH endpoint AS (SELECT * FROM ${endpoints} WHERE id = $1), chosen AS (
+        SELECT event.id FROM ${events} event, endpoint
+        WHERE event.developer_id = endpoint.developer_id
+          AND ($2::text IS NULL OR event.id = $2)
+          AND ($3::timestamptz IS NULL OR (event.created_at >= $3 AND event.created_at < $4))
+          AND (EXISTS (SELECT 1 FROM ${deliveries} WHERE event_id = event.id AND endpoint_id = $1)
+            OR (event.type <> 'webhook.test'
+              AND (endpoint.event_types IS NULL OR event.type = ANY (endpoint.event_types))
+              AND (endpoint.project_ids IS NULL OR event.project_id = ANY (endpoint.project_ids))))
+      )
+      INSERT INTO ${deliveries} (event_id, endpoint_id, due_at, created_at)
+      SELECT id, $1, $5, $5 FROM chosen
+      ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', due_at = $5, created_at = $5, attempts = 0
+      RETURNING 1`,
+    // An event for one endpoint: in the outbox as fanned out already, with its one delivery.
+    enqueueFor: `WITH event AS (
+        INSERT INTO ${events} (id, type, developer_id, project_id, data, created_at, fanned_out)
+        VALUES ($2, $3, $4, $5, $6, $7, true) RETURNING id
+      )
+      INSERT INTO ${deliveries} (event_id, endpoint_id, due_at, created_at) SELECT id, $1, $8, $8 FROM event`,
     // Events not yet fanned out, taken by one caller (SKIP LOCKED), each into one delivery per
     // enabled endpoint of its developer whose filters take it.
     fanOut: `WITH taken AS (
@@ -186,7 +210,11 @@ export class PostgresWebhooks implements WebhookStore {
     this.#access = access
   }
 
-  insertEndpoint(record: WebhookEndpointRecord, limit: number): Promise<WebhookEndpointRecord> {
+  insertEndpoint(
+    record: WebhookEndpointRecord,
+    limit: number,
+    audit?: EndpointAuditWrite,
+  ): Promise<WebhookEndpointRecord> {
     return this.#access.db.transaction(async (tx) => {
       await tx.query(this.#sql.lockDeveloper, [record.developerId])
       const [counted] = await tx.query<{ n: number }>(this.#sql.count, [record.developerId])
@@ -201,7 +229,7 @@ export class PostgresWebhooks implements WebhookStore {
         record.secret,
         record.createdAt,
       ])
-      return toEndpoint(rows[0]!)
+      return this.#audited(tx, first(rows), audit) as Promise<WebhookEndpointRecord>
     })
   }
 
@@ -214,10 +242,10 @@ export class PostgresWebhooks implements WebhookStore {
     return (await this.#access.db.query<EndpointRow>(this.#sql.list, [developerId])).map(toEndpoint)
   }
 
-  async updateEndpoint(id: string, change: WebhookEndpointChange, now: Date) {
+  async updateEndpoint(id: string, change: WebhookEndpointChange, now: Date, audit?: EndpointAuditWrite) {
     if (!UUID.test(id)) return null
     const given = (value: unknown) => value !== undefined
-    const rows = await this.#access.db.query<EndpointRow>(this.#sql.update, [
+    return this.#write(audit, this.#sql.update, [
       id,
       given(change.url),
       change.url ?? null,
@@ -230,19 +258,62 @@ export class PostgresWebhooks implements WebhookStore {
       change.disabled === false,
       now,
     ])
-    return first(rows)
   }
 
-  async rollEndpointSecret(id: string, secret: string, previousExpiresAt: Date, now: Date) {
+  async rollEndpointSecret(
+    id: string,
+    secret: string,
+    previousExpiresAt: Date,
+    now: Date,
+    audit?: EndpointAuditWrite,
+  ) {
     if (!UUID.test(id)) return null
-    return first(
-      await this.#access.db.query<EndpointRow>(this.#sql.roll, [id, secret, previousExpiresAt, now]),
+    return this.#write(audit, this.#sql.roll, [id, secret, previousExpiresAt, now])
+  }
+
+  async deleteEndpoint(id: string, audit?: EndpointAuditWrite): Promise<boolean> {
+    if (!UUID.test(id)) return false
+    return (await this.#write(audit, this.#sql.delete, [id])) !== null
+  }
+
+  async redeliver(endpointId: string, which: WebhookRedelivery, now: Date): Promise<number> {
+    if (!UUID.test(endpointId)) return 0
+    const range = 'from' in which ? [which.from, which.to] : [null, null]
+    const rows = await this.#access.db.query(this.#sql.redeliver, [
+      endpointId,
+      'eventId' in which ? which.eventId : null,
+      ...range,
+      now,
+    ])
+    return rows.length
+  }
+
+  async enqueueForEndpoint(endpointId: string, event: WebhookEvent, now: Date): Promise<void> {
+    await this.#access.db.query(this.#sql.enqueueFor, [
+      endpointId,
+      event.id,
+      event.type,
+      event.developerId,
+      event.projectId,
+      JSON.stringify(event.data),
+      event.createdAt,
+      now,
+    ])
+  }
+
+  // One statement that writes an endpoint and returns it, with its audit rows in its transaction.
+  #write(audit: EndpointAuditWrite | undefined, text: string, values: unknown[]) {
+    if (!audit) {
+      return this.#access.db.query<EndpointRow>(text, values).then(first)
+    }
+    return this.#access.db.transaction(async (tx) =>
+      this.#audited(tx, first(await tx.query<EndpointRow>(text, values)), audit),
     )
   }
 
-  async deleteEndpoint(id: string): Promise<boolean> {
-    if (!UUID.test(id)) return false
-    return (await this.#access.db.query(this.#sql.delete, [id])).length > 0
+  async #audited(tx: SqlQueryable, endpoint: WebhookEndpointRecord | null, audit?: EndpointAuditWrite) {
+    if (endpoint && audit) await appendAuditIn(tx, this.#access.audit, audit(endpoint))
+    return endpoint
   }
 
   async fanOutEvents(limit: number, now: Date): Promise<number> {

@@ -69,6 +69,40 @@ export const RollWebhookSecretBodySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** The body of `POST /api/v1/webhooks/endpoints/{endpoint_id}/redeliver`: one event, or a time range. */
+export const RedeliverWebhookBodySchema = Type.Object(
+  {
+    event_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'The event to send again (its `webhook-id`).',
+      }),
+    ),
+    from: Type.Optional(timestamp('The events made from this time (inclusive).')),
+    to: Type.Optional(timestamp('... to this time (exclusive): at most 30 days after `from`.')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Either `event_id`, or `from` and `to`: the events the endpoint takes made in that range (a test event only to the endpoint it was sent to).',
+  },
+)
+
+/** The answer to a redelivery: how many deliveries are due again. */
+export const WebhookRedeliveryResultSchema = Type.Object({
+  redelivered: Type.Integer({
+    minimum: 0,
+    description: 'How many events are due to the endpoint again, sent through the outbox as any delivery.',
+  }),
+})
+
+/** The answer to a test: the event sent. */
+export const WebhookTestResultSchema = Type.Object({
+  event_id: Type.String({ description: 'The `webhook-id` of the test delivery.' }),
+  type: Type.Literal('webhook.test'),
+})
+
 const endpointFields = {
   id: Type.String({ format: 'uuid' }),
   url: Type.String(),
@@ -161,5 +195,8 @@ export const WEBHOOK_SCHEMAS = {
   WebhookEndpointWithSecret: WebhookEndpointWithSecretSchema,
   WebhookEndpointList: WebhookEndpointListSchema,
   WebhookAttemptList: WebhookAttemptListSchema,
+  RedeliverWebhookBody: RedeliverWebhookBodySchema,
+  WebhookRedeliveryResult: WebhookRedeliveryResultSchema,
+  WebhookTestResult: WebhookTestResultSchema,
   WebhookPayload: WebhookPayloadSchema,
 }

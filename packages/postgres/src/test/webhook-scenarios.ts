@@ -218,5 +218,79 @@ export function webhookScenarios(make: () => Promise<Harness>): void {
       await endpoints.delete(DEVELOPER, failing.id)
       expect(await store.webhooks.findEndpoint(failing.id)).toBeNull()
     })
+
+    it("audits an endpoint's writes in their transaction: a failing audit row leaves no endpoint (fault injected)", async () => {
+      const { keyward, endpoints, sql, schema, store } = await world()
+      const operator = { actor: { type: 'operator' as const, name: 'ops' } }
+      const created = await endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/a' }, operator)
+      await endpoints.update(DEVELOPER, created.id, { description: 'billing' }, operator)
+      const rolled = await endpoints.rollSecret(DEVELOPER, created.id, 60, operator)
+      await endpoints.delete(DEVELOPER, created.id, operator)
+      const rows = (await keyward.listAudit(DEVELOPER)).records
+      expect(rows.map((row) => [row.action, row.targetId, row.actor])).toEqual(
+        ['deleted', 'secret_rolled', 'updated', 'created'].map((action) => [
+          `webhook_endpoint.${action}`,
+          created.id,
+          operator.actor,
+        ]),
+      )
+      expect(rows[2]).toMatchObject({ before: { description: null }, after: { description: 'billing' } })
+      expect(JSON.stringify(rows)).not.toContain(rolled.secret)
+      expect(JSON.stringify(rows)).not.toContain(created.secret)
+      await sql(`CREATE FUNCTION "${schema}".fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected: audit insert fails'; END $$`)
+      await sql(`CREATE TRIGGER fail_audit BEFORE INSERT ON "${schema}".audit_log
+        FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_audit()`)
+      await expect(endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/b' })).rejects.toThrow(
+        /injected/,
+      )
+      expect(await store.webhooks.listEndpoints(DEVELOPER)).toEqual([])
+    })
+
+    it('redelivers one event or a time range to one endpoint, and sends a test event to it alone', async () => {
+      const { keyward, endpoints, store } = await world()
+      const hook = await endpoints.create(DEVELOPER, {
+        url: 'https://hooks.example.com/a',
+        eventTypes: ['key.revoked'],
+      })
+      const other = await endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/b' })
+      const { record } = await keyward.issueProjectKey('p1', { name: 'ci' })
+      await keyward.deactivateKey(record.id)
+      const now = new Date()
+      await store.webhooks.fanOutEvents(10, now)
+      for (const delivery of await store.webhooks.claimDeliveries(10, now, 30_000)) {
+        const attempt = { at: now, status: 200, durationMs: 3, response: 'ok' }
+        await store.webhooks.finishDelivery(delivery, attempt, { state: 'delivered' })
+      }
+      const sent = await endpoints.attempts(DEVELOPER, hook.id)
+      expect(sent.map((attempt) => attempt.eventType)).toEqual(['key.revoked'])
+      expect(await endpoints.redeliver(DEVELOPER, hook.id, { eventId: sent[0]!.eventId })).toBe(1)
+      // key.created is not one the endpoint takes: not found for it.
+      const created = (await endpoints.attempts(DEVELOPER, other.id)).find(
+        (attempt) => attempt.eventType === 'key.created',
+      )!
+      await expect(
+        endpoints.redeliver(DEVELOPER, hook.id, { eventId: created.eventId }),
+      ).rejects.toMatchObject({
+        type: ErrorType.notFound,
+      })
+      const again = await store.webhooks.claimDeliveries(10, new Date(), 30_000)
+      expect(again.map((delivery) => [delivery.endpoint.id, delivery.event.type, delivery.attempts])).toEqual(
+        [[hook.id, 'key.revoked', 0]],
+      )
+      const range = { from: new Date(now.getTime() - 60_000), to: new Date(now.getTime() + 60_000) }
+      expect(await endpoints.redeliver(DEVELOPER, other.id, range)).toBe(2)
+      const test = await endpoints.sendTest(DEVELOPER, hook.id)
+      const due = await store.webhooks.claimDeliveries(10, new Date(), 30_000)
+      expect(due.map((delivery) => `${delivery.endpoint.id} ${delivery.event.type}`).sort()).toEqual(
+        [`${other.id} key.created`, `${other.id} key.revoked`, `${hook.id} webhook.test`].sort(),
+      )
+      expect(due.find((delivery) => delivery.event.id === test.id)?.event.data).toMatchObject({
+        endpoint_id: hook.id,
+      })
+      // A range sends the test event again only to the endpoint it was for.
+      expect(await endpoints.redeliver(DEVELOPER, other.id, range)).toBe(2)
+      expect(await endpoints.redeliver(DEVELOPER, hook.id, range)).toBe(2)
+    })
   })
 }
