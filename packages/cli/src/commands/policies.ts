@@ -136,6 +136,13 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   name: '--name',
   external_id: '--external-id',
   identity_id: '--identity',
+  url: '--url',
+  description: '--description',
+  project_ids: '--project',
+  event_types: '--event',
+  event_id: '--event-id',
+  from: '--from',
+  to: '--to',
 }
 
 /** @internal Runs a service call; its 422 becomes a usage error that names the faulty option. */
