@@ -738,6 +738,90 @@ export interface webhooks {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "key.expiring": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.expiring`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "key.expired": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.expired`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "endpoint.disabled": {
         readonly parameters: {
             readonly query?: never;
@@ -1764,7 +1848,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
         };
         /** Fields left out stay as they are. */
         readonly UpdateWebhookEndpointBody: {
@@ -1774,7 +1858,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
             /**
              * `false` enables an endpoint disabled after failing, and forgets its failures.
              */
@@ -1792,7 +1876,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1815,7 +1899,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1841,7 +1925,7 @@ export interface components {
                 /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
                 readonly project_ids: readonly string[] | null;
                 /** Only events of these types; `null` (default): every type. */
-                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test")[] | null;
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
                 readonly previous_secret_expires_at: string | null;
                 readonly failing_since: string | null;
                 readonly disabled_at: string | null;
@@ -1863,7 +1947,7 @@ export interface components {
                 /** The `webhook-id` of the delivery. */
                 readonly event_id: string;
                 /** A webhook event type. */
-                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test";
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test";
                 /**
                  * Format: date-time
                  * When the attempt started.
@@ -1902,7 +1986,7 @@ export interface components {
         };
         readonly WebhookPayload: {
             /** A webhook event type. */
-            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled" | "webhook.test";
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test";
             /**
              * Format: date-time
              * When the change that made the event was made.
@@ -1915,7 +1999,10 @@ export interface components {
                 readonly name?: string;
                 readonly developer_id: string;
                 readonly project_id?: string | null;
+                /** The key's expiry (`key.expiring`, `key.expired`: when it expires or expired). */
                 readonly expires_at?: string | null;
+                /** `key.expiring`: the threshold reached, in days before the expiry (by default 7 or 1). */
+                readonly days_before?: number;
                 readonly replaced_by?: string | null;
                 readonly revoked_reason?: string | null;
                 readonly rolled_from?: string;

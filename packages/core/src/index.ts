@@ -368,6 +368,12 @@ export {
 } from './webhooks/endpoints.js'
 export { endpointDisabledRows, webhookEventsOf, webhookPayload } from './webhooks/events.js'
 export {
+  createExpiryNotices,
+  type ExpiryNotices,
+  type ExpiryNoticesOptions,
+  MAX_EXPIRY_NOTICE_DAYS,
+} from './webhooks/expiry.js'
+export {
   webhookAttemptToJson,
   webhookEndpointToJson,
   webhookEndpointWithSecretToJson,
@@ -382,6 +388,7 @@ export {
 export {
   type ClaimedDelivery,
   type EndpointAuditWrite,
+  type ExpiringKey,
   MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_EVENT_TYPES,
   type WebhookAttempt,

@@ -2,6 +2,7 @@ import {
   type ClaimedDelivery,
   deliveryEndpoint,
   type EndpointAuditWrite,
+  type ExpiringKey,
   endpointLimitError,
   type WebhookAttempt,
   type WebhookAttemptRecord,
@@ -13,7 +14,7 @@ import {
   type WebhookRedelivery,
   type WebhookStore,
 } from '@keyward/core'
-import { type AuditStatements, appendAuditIn } from './audit.js'
+import { type AuditStatements, appendAuditIn, outboxRows } from './audit.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
 import { UUID } from './key-rows.js'
 
@@ -121,6 +122,15 @@ function webhookStatements(schema: string) {
       SELECT id, $1, $5, $5 FROM chosen
       ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', due_at = $5, created_at = $5, attempts = 0
       RETURNING 1`,
+    // The scheduler's lock: one round at a time across processes, held by the round's transaction.
+    schedulerLock: `SELECT pg_try_advisory_xact_lock(hashtext('keyward_webhook_scheduler:' || $1::text)) AS locked`,
+    expiring: `SELECT id::text, key_prefix, name, developer_id, project_id, expires_at FROM "${schema}".api_keys
+      WHERE active AND replaced_by IS NULL AND expires_at > $1 AND expires_at <= $2 ORDER BY expires_at, id`,
+    // Events written once ever: an id in the outbox already is skipped.
+    notice: `INSERT INTO ${events} (id, type, developer_id, project_id, data, created_at)
+      SELECT id, type, developer_id, project_id, data, created_at
+      FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, developer_id text, project_id text, data jsonb, created_at timestamptz)
+      ON CONFLICT (id) DO NOTHING RETURNING 1`,
     // An event for one endpoint: in the outbox as fanned out already, with its one delivery.
     enqueueFor: `WITH event AS (
         INSERT INTO ${events} (id, type, developer_id, project_id, data, created_at, fanned_out)
@@ -204,8 +214,10 @@ export interface WebhookStoreAccess {
 export class PostgresWebhooks implements WebhookStore {
   readonly #sql: ReturnType<typeof webhookStatements>
   readonly #access: WebhookStoreAccess
+  readonly #schema: string
 
   constructor(schema: string, access: WebhookStoreAccess) {
+    this.#schema = schema
     this.#sql = webhookStatements(schema)
     this.#access = access
   }
@@ -299,6 +311,38 @@ export class PostgresWebhooks implements WebhookStore {
       event.createdAt,
       now,
     ])
+  }
+
+  noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    return this.#access.db.transaction(async (tx) => {
+      const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
+      if (!lock?.locked) return null
+      const rows = await tx.query<{
+        id: string
+        key_prefix: string
+        name: string | null
+        developer_id: string | null
+        project_id: string | null
+        expires_at: Date
+      }>(this.#sql.expiring, [from, to])
+      const events = await build(
+        rows.map((row) => ({
+          id: row.id,
+          keyPrefix: row.key_prefix,
+          name: row.name,
+          ownerType: row.developer_id === null ? 'project' : 'developer',
+          ownerId: row.developer_id ?? row.project_id!,
+          expiresAt: row.expires_at,
+        })),
+      )
+      if (events.length === 0) return 0
+      const written = await tx.query(this.#sql.notice, [outboxRows(events)])
+      return written.length
+    })
   }
 
   // One statement that writes an endpoint and returns it, with its audit rows in its transaction.

@@ -167,7 +167,17 @@ export const WebhookPayloadSchema = Type.Object({
       name: Type.Optional(Type.String()),
       developer_id: Type.String(),
       project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      expires_at: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], {
+          description: "The key's expiry (`key.expiring`, `key.expired`: when it expires or expired).",
+        }),
+      ),
+      days_before: Type.Optional(
+        Type.Number({
+          description:
+            '`key.expiring`: the threshold reached, in days before the expiry (by default 7 or 1).',
+        }),
+      ),
       replaced_by: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       revoked_reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       rolled_from: Type.Optional(Type.String()),

@@ -1,9 +1,11 @@
 import type { AuditEntry } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import type { KeyRecord } from '../store/types.js'
 import type {
   ClaimedDelivery,
   EndpointAuditWrite,
+  ExpiringKey,
   WebhookAttempt,
   WebhookAttemptRecord,
   WebhookEndpointChange,
@@ -29,6 +31,8 @@ interface Delivery {
 /** @internal What the memory store lends its webhooks: its audit log. */
 export interface MemoryWebhooksAccess {
   readonly append: (entries: readonly AuditEntry[]) => Promise<unknown>
+  /** The store's keys, for the scheduler of expiry events. */
+  readonly keys: () => Iterable<KeyRecord>
 }
 
 /** @internal The refusal of an endpoint past the most a developer may have. */
@@ -83,6 +87,10 @@ export class MemoryWebhooks implements WebhookStore {
   readonly outbox: WebhookEvent[] = []
   // The events fanned out, kept as the delivery log is, for redelivery.
   readonly #events: WebhookEvent[] = []
+  // The ids of the scheduler's events ever written: each is written once.
+  readonly #noticed = new Set<string>()
+  // Whether a round of the scheduler is under way: the others skip theirs.
+  #scheduling = false
   readonly #deliveries = new Map<string, Delivery>()
   readonly #attempts: WebhookAttemptRecord[] = []
 
@@ -255,6 +263,28 @@ export class MemoryWebhooks implements WebhookStore {
       await this.access.append(disable(disabled))
     }
     return disabled !== null
+  }
+
+  async noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    if (this.#scheduling) return null
+    this.#scheduling = true
+    try {
+      const keys = [...this.access.keys()].flatMap((key) =>
+        key.active && !key.replacedBy && key.expiresAt && key.expiresAt > from && key.expiresAt <= to
+          ? [{ ...key, expiresAt: key.expiresAt }]
+          : [],
+      )
+      const events = (await build(keys)).filter((event) => !this.#noticed.has(event.id))
+      for (const event of events) this.#noticed.add(event.id)
+      this.enqueue(events)
+      return events.length
+    } finally {
+      this.#scheduling = false
+    }
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]> {

@@ -1,15 +1,19 @@
 import type { AuditEntry } from '../audit/types.js'
+import type { KeyRecord } from '../store/types.js'
 
 /**
  * What a webhook tells a developer's systems. Events of a write (`key.created`, `key.revoked`,
  * `key.leaked`, `key.rolled`, `endpoint.disabled`) are written in the write's transaction, from
- * its audit rows; `webhook.test` is sent to one endpoint when its developer asks.
+ * its audit rows; events of time (`key.expiring`, `key.expired`) by one scheduler at a time;
+ * `webhook.test` is sent to one endpoint when its developer asks.
  */
 export type WebhookEventType =
   | 'key.created'
   | 'key.revoked'
   | 'key.leaked'
   | 'key.rolled'
+  | 'key.expiring'
+  | 'key.expired'
   | 'endpoint.disabled'
   | 'webhook.test'
 
@@ -19,6 +23,8 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.revoked',
   'key.leaked',
   'key.rolled',
+  'key.expiring',
+  'key.expired',
   'endpoint.disabled',
   'webhook.test',
 ]
@@ -126,6 +132,12 @@ export type EndpointAuditWrite = (endpoint: WebhookEndpointRecord) => readonly A
  */
 export type WebhookRedelivery = { readonly eventId: string } | { readonly from: Date; readonly to: Date }
 
+/** A key whose expiry the scheduler of expiry events looks at: active, not replaced by a roll. */
+export type ExpiringKey = Pick<
+  KeyRecord,
+  'id' | 'keyPrefix' | 'name' | 'ownerType' | 'ownerId' | 'expiresAt'
+> & { readonly expiresAt: Date }
+
 /**
  * Where webhook endpoints, the outbox and the delivery log live (`store.webhooks` of a key store
  * that keeps them). The outbox itself is filled by the store's `appendAudit`: every audit row
@@ -202,6 +214,19 @@ export interface WebhookStore {
     outcome: WebhookOutcome,
     disable?: EndpointAuditWrite,
   ): Promise<boolean>
+  /**
+   * One round of the scheduler of expiry events, under the store's scheduler lock: one caller at
+   * a time across processes (PostgreSQL: a transaction-scoped advisory lock, freed when its
+   * holder commits or dies), `null` for the others. Reads the active keys not replaced by a roll
+   * whose expiry is after `from` and at most `to`, and writes the events `build` makes of them
+   * into the outbox, each at most once ever: an event whose id was written before is skipped,
+   * which is the record that it was sent. Returns how many it wrote.
+   */
+  noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null>
   /** An endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>
   /** Deletes at most `limit` attempts older than `before`; returns how many. */

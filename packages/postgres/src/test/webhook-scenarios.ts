@@ -3,6 +3,7 @@
 // (SKIP LOCKED) and leased (a claimer that dies leaves them due again), and an endpoint disabled
 // with its audit row and an `endpoint.disabled` event to the developer's other endpoints.
 import {
+  createExpiryNotices,
   createKeyward,
   ErrorType,
   endpointDisabledRows,
@@ -291,6 +292,81 @@ export function webhookScenarios(make: () => Promise<Harness>): void {
       // A range sends the test event again only to the endpoint it was for.
       expect(await endpoints.redeliver(DEVELOPER, other.id, range)).toBe(2)
       expect(await endpoints.redeliver(DEVELOPER, hook.id, range)).toBe(2)
+    })
+
+    it('sends key.expiring and key.expired from one scheduler at a time, each once per key and threshold, also after a restart', async () => {
+      const { keyward, store, events } = await world()
+      const t0 = new Date()
+      const at = (days: number) => new Date(t0.getTime() + days * 86_400_000)
+      const soon = await keyward.issueProjectKey('p1', { name: 'ci', expiresAt: at(10) })
+      const today = await keyward.issueDeveloperKey(DEVELOPER, { expiresAt: at(0.5) })
+      const week = await keyward.issueProjectKey('p1', { expiresAt: at(5) })
+      const revoked = await keyward.issueProjectKey('p1', { expiresAt: at(2) })
+      await keyward.deactivateKey(revoked.record.id)
+      await keyward.issueProjectKey('p1', { expiresAt: at(40) })
+      // Two schedulers (two processes' worth) share the store; the owner lookup is slow, so the
+      // first holds the lock while the second tries.
+      let clock = t0
+      const scheduler = () =>
+        createExpiryNotices({
+          store: store.webhooks,
+          projectOwner: async (id) => {
+            await new Promise((resolve) => setTimeout(resolve, 300))
+            return id === 'p1' ? DEVELOPER : null
+          },
+          now: () => clock,
+        })
+      const [a, b] = [scheduler(), scheduler()]
+      const expiry = async () =>
+        (await events())
+          .filter((event) => event.type === 'key.expiring' || event.type === 'key.expired')
+          .map((event) => [event.type, event.data.key_id, event.data.days_before ?? null])
+      // On PostgreSQL the second finds the lock held (null); PGlite's one connection runs the two
+      // rounds in turn, and the second finds the events written (0). Never both write.
+      const round = await Promise.all([a.tick(), b.tick()])
+      expect(round.filter((count) => count === 2)).toHaveLength(1)
+      expect([null, 0]).toContain(round.find((count) => count !== 2))
+      expect((await expiry()).map((row) => row.join(' ')).sort()).toEqual(
+        [`key.expiring ${today.record.id} 1`, `key.expiring ${week.record.id} 7`].sort(),
+      )
+      // The same time again, and a restarted scheduler: nothing new.
+      expect(await a.tick()).toBe(0)
+      expect(await scheduler().tick()).toBe(0)
+      clock = at(3.5)
+      expect(await b.tick()).toBe(2)
+      clock = at(9.5)
+      expect(await scheduler().tick()).toBe(2)
+      expect(await a.tick()).toBe(0)
+      clock = at(10.5)
+      expect(await b.tick()).toBe(1)
+      expect((await expiry()).map((row) => row.join(' ')).sort()).toEqual(
+        [
+          `key.expiring ${today.record.id} 1`,
+          `key.expired ${today.record.id} `,
+          `key.expiring ${week.record.id} 7`,
+          `key.expired ${week.record.id} `,
+          `key.expiring ${soon.record.id} 7`,
+          `key.expiring ${soon.record.id} 1`,
+          `key.expired ${soon.record.id} `,
+        ].sort(),
+      )
+      const written = (await events()).find(
+        (event) => event.type === 'key.expired' && event.data.key_id === soon.record.id,
+      )
+      expect(written).toMatchObject({
+        developer_id: DEVELOPER,
+        project_id: 'p1',
+        data: {
+          key_prefix: soon.record.keyPrefix,
+          name: 'ci',
+          developer_id: DEVELOPER,
+          project_id: 'p1',
+          expires_at: at(10).toISOString(),
+          actor: 'system',
+        },
+      })
+      expect(JSON.stringify(await events())).not.toContain(soon.key)
+      expect(JSON.stringify(await events())).not.toContain(soon.record.hash)
     })
   })
 }
