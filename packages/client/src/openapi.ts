@@ -822,6 +822,48 @@ export interface webhooks {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "ratelimit.exceeded": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `ratelimit.exceeded`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "endpoint.disabled": {
         readonly parameters: {
             readonly query?: never;
@@ -1848,7 +1890,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
         };
         /** Fields left out stay as they are. */
         readonly UpdateWebhookEndpointBody: {
@@ -1858,7 +1900,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             /**
              * `false` enables an endpoint disabled after failing, and forgets its failures.
              */
@@ -1876,7 +1918,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1899,7 +1941,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1925,7 +1967,7 @@ export interface components {
                 /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
                 readonly project_ids: readonly string[] | null;
                 /** Only events of these types; `null` (default): every type. */
-                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test")[] | null;
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
                 readonly previous_secret_expires_at: string | null;
                 readonly failing_since: string | null;
                 readonly disabled_at: string | null;
@@ -1947,7 +1989,7 @@ export interface components {
                 /** The `webhook-id` of the delivery. */
                 readonly event_id: string;
                 /** A webhook event type. */
-                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test";
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
                 /**
                  * Format: date-time
                  * When the attempt started.
@@ -1986,7 +2028,7 @@ export interface components {
         };
         readonly WebhookPayload: {
             /** A webhook event type. */
-            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "endpoint.disabled" | "webhook.test";
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
             /**
              * Format: date-time
              * When the change that made the event was made.
@@ -2009,6 +2051,18 @@ export interface components {
                 /** `key.leaked`: where the secret-scanning alert found it. */
                 readonly leak_url?: string;
                 readonly leak_source?: string;
+                /** `ratelimit.exceeded`: the identity whose shared limit refused the key's requests. */
+                readonly identity_id?: string | null;
+                /** `ratelimit.exceeded`: the rate limit spent. */
+                readonly limit_name?: string;
+                /** `ratelimit.exceeded`: its requests per window. */
+                readonly limit?: number;
+                /** `ratelimit.exceeded`: its window's length. */
+                readonly duration_ms?: number;
+                /** `ratelimit.exceeded`: the requests it refused in the minute. */
+                readonly count?: number;
+                /** `ratelimit.exceeded`: the minute counted, at most one event each. */
+                readonly window_start?: string;
                 /** `endpoint.disabled`: the endpoint disabled. */
                 readonly endpoint_id?: string;
                 readonly url?: string;

@@ -339,10 +339,17 @@ export class PostgresWebhooks implements WebhookStore {
           expiresAt: row.expires_at,
         })),
       )
-      if (events.length === 0) return 0
-      const written = await tx.query(this.#sql.notice, [outboxRows(events)])
-      return written.length
+      return this.#addEvents(tx, events)
     })
+  }
+
+  addEvents(events: readonly WebhookEvent[]): Promise<number> {
+    return this.#addEvents(this.#access.db, events)
+  }
+
+  async #addEvents(db: SqlQueryable, events: readonly WebhookEvent[]): Promise<number> {
+    if (events.length === 0) return 0
+    return (await db.query(this.#sql.notice, [outboxRows(events)])).length
   }
 
   // One statement that writes an endpoint and returns it, with its audit rows in its transaction.

@@ -185,6 +185,20 @@ export const WebhookPayloadSchema = Type.Object({
         Type.String({ description: '`key.leaked`: where the secret-scanning alert found it.' }),
       ),
       leak_source: Type.Optional(Type.String()),
+      identity_id: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], {
+          description: "`ratelimit.exceeded`: the identity whose shared limit refused the key's requests.",
+        }),
+      ),
+      limit_name: Type.Optional(Type.String({ description: '`ratelimit.exceeded`: the rate limit spent.' })),
+      limit: Type.Optional(Type.Integer({ description: '`ratelimit.exceeded`: its requests per window.' })),
+      duration_ms: Type.Optional(Type.Integer({ description: "`ratelimit.exceeded`: its window's length." })),
+      count: Type.Optional(
+        Type.Integer({ description: '`ratelimit.exceeded`: the requests it refused in the minute.' }),
+      ),
+      window_start: Type.Optional(
+        Type.String({ description: '`ratelimit.exceeded`: the minute counted, at most one event each.' }),
+      ),
       endpoint_id: Type.Optional(Type.String({ description: '`endpoint.disabled`: the endpoint disabled.' })),
       url: Type.Optional(Type.String()),
       failing_since: Type.Optional(Type.Union([Type.String(), Type.Null()])),

@@ -278,13 +278,17 @@ export class MemoryWebhooks implements WebhookStore {
           ? [{ ...key, expiresAt: key.expiresAt }]
           : [],
       )
-      const events = (await build(keys)).filter((event) => !this.#noticed.has(event.id))
-      for (const event of events) this.#noticed.add(event.id)
-      this.enqueue(events)
-      return events.length
+      return this.addEvents(await build(keys))
     } finally {
       this.#scheduling = false
     }
+  }
+
+  async addEvents(given: readonly WebhookEvent[]): Promise<number> {
+    const events = given.filter((event) => !this.#noticed.has(event.id))
+    for (const event of events) this.#noticed.add(event.id)
+    this.enqueue(events)
+    return events.length
   }
 
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]> {

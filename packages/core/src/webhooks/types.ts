@@ -14,6 +14,7 @@ export type WebhookEventType =
   | 'key.rolled'
   | 'key.expiring'
   | 'key.expired'
+  | 'ratelimit.exceeded'
   | 'endpoint.disabled'
   | 'webhook.test'
 
@@ -25,6 +26,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.rolled',
   'key.expiring',
   'key.expired',
+  'ratelimit.exceeded',
   'endpoint.disabled',
   'webhook.test',
 ]
@@ -227,6 +229,11 @@ export interface WebhookStore {
     to: Date,
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null>
+  /**
+   * Writes events of the hot path into the outbox (`ratelimit.exceeded`), each at most once ever:
+   * an event whose id was written before is skipped. Returns how many it wrote.
+   */
+  addEvents(events: readonly WebhookEvent[]): Promise<number>
   /** An endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>
   /** Deletes at most `limit` attempts older than `before`; returns how many. */
