@@ -7,6 +7,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from '@keyward/webhoo
 import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
+import { projectOwner } from './db/projects.js'
 import { closeGracefully, createBoundedServer } from './http/node-server.js'
 import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
 import { createMetrics, type Metrics } from './metrics.js'
@@ -187,6 +188,8 @@ async function serveOn(
     store: store.webhooks,
     allowHttp: config.webhooksAllowHttp,
     allowPrivate: config.webhooksAllowPrivate,
+    // key.expiring (7 days and 1 day before) and key.expired, from one process at a time.
+    expiry: { projectOwner: (projectId) => projectOwner(store, projectId) },
     onEvent: (event) => {
       if (event.type === 'webhook.error') console.error(`webhooks: ${String(event.error)}`)
       else if (event.type === 'webhook.endpoint_disabled') {

@@ -43,6 +43,8 @@ export function keywardOver(
     permissions: SERVER_PERMISSIONS,
     ...(keyPolicies ? { keyPolicies } : {}),
     cache: cache && store.changes !== undefined && {},
+    // ratelimit.exceeded: refusals counted beside the limits' counters, written once a minute.
+    webhookAlerts: true,
     usage: 'store' in db ? false : (usage ?? {}),
     ...(protection ? { protection } : {}),
   })

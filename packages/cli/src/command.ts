@@ -1,4 +1,4 @@
-import type { KeyOwner, Keyward, KeywardOptions } from '@keyward/core'
+import type { AuditContext, KeyOwner, Keyward, KeywardOptions } from '@keyward/core'
 import { type ExitCode, usageError } from './exit.js'
 import type { CliIO } from './io.js'
 
@@ -47,6 +47,21 @@ export interface Command {
   /** What its exit codes mean, for the help. */
   readonly exitCodes: string
   run(context: CommandContext): Promise<ExitCode>
+}
+
+/** The variable that names the operator in the audit log's rows of the CLI's writes. */
+export const OPERATOR_ENV = 'KEYWARD_OPERATOR'
+
+/**
+ * @internal Who the audit log names for the CLI's writes: the operator (`KEYWARD_OPERATOR`, when
+ * set) and this run, by an id of its own.
+ */
+export function operatorContext(env: CliIO['env']): AuditContext {
+  const name = env[OPERATOR_ENV]
+  return {
+    actor: { type: 'operator' as const, ...(name ? { name } : {}) },
+    requestId: `cli-${crypto.randomUUID()}`,
+  }
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused

@@ -30,6 +30,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   keys: 'Keys: list, revoke, activate, roll, expire',
   identities: "Identities: a project's customers, whose keys share limits and credits",
   schema: "Schema: Keyward's SQL migrations",
+  webhooks: 'Webhooks: endpoints, their secrets, the delivery log, redelivery and test events',
 }
 
 /** What the command line asks for: a command to run, or an exit code (help or version was printed). */

@@ -1,5 +1,5 @@
 import { createKeyward, ErrorType, isKeywardError, type Keyward, type KeywardOptions } from '@keyward/core'
-import type { Command, CommandContext } from './command.js'
+import { type Command, type CommandContext, operatorContext } from './command.js'
 import { auditExportCommand, auditListCommand, auditVerifyCommand } from './commands/audit.js'
 import { creditsCommand, identityCreditsCommand } from './commands/credits.js'
 import { developersListCommand, registerCommand } from './commands/developers.js'
@@ -23,6 +23,7 @@ import {
 } from './commands/roles.js'
 import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
 import { usageCommand } from './commands/usage.js'
+import { WEBHOOK_COMMANDS } from './commands/webhooks.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
 import type { CliIO } from './io.js'
 import { parseCommandLine } from './program.js'
@@ -56,15 +57,13 @@ const COMMANDS: readonly Command[] = [
   auditVerifyCommand,
   auditExportCommand,
   usageCommand,
+  ...WEBHOOK_COMMANDS,
   generateCommand,
   checkCommand,
   hashCommand,
   schemaSqlCommand,
   doctorCommand,
 ]
-
-/** The variable that names the operator in the audit log's rows of the CLI's writes. */
-export const OPERATOR_ENV = 'KEYWARD_OPERATOR'
 
 /** Runs `use` with a key service over the store the options name; store failures exit 3. */
 async function withStore<T>(
@@ -79,13 +78,8 @@ async function withStore<T>(
   )
   const store = await openWithNotice(io, location, { quiet: context.json })
   try {
-    // Operators verify no keys: nothing to record as used. The audit log names the operator
-    // (KEYWARD_OPERATOR, when set) and this run, by an id of its own, for every write.
-    const name = io.env[OPERATOR_ENV]
-    const auditContext = {
-      actor: { type: 'operator' as const, ...(name ? { name } : {}) },
-      requestId: `cli-${crypto.randomUUID()}`,
-    }
+    // Operators verify no keys: nothing to record as used.
+    const auditContext = operatorContext(io.env)
     return await use(createKeyward({ trackLastUsed: false, auditContext, ...options, store }))
   } finally {
     await store.close().catch((error: unknown) => {

@@ -127,6 +127,105 @@ const usage = {
   usage: [{ start: '2026-01-01T10:00:00.000Z', key_id: crypto.randomUUID(), outcome: 'accepted', count: 3 }],
 }
 
+// The webhook endpoints' calls: each with the developer key, its path and its body.
+function webhookEndpoints() {
+  const id = '0b6c3c1e-4f7a-4d2b-9a51-2f8d7c9e1a03'
+  const base = '/api/v1/webhooks/endpoints'
+  const endpoint = {
+    id,
+    url: 'https://hooks.example.com/keyward',
+    description: null,
+    project_ids: null,
+    event_types: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    disabled_at: null,
+    created_at: '2026-03-10T12:00:00.000Z',
+    updated_at: '2026-03-10T12:00:00.000Z',
+  }
+  const withSecret = { ...endpoint, secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD' }
+  const range = { from: '2026-03-10T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z' }
+  const send = { developer: true } as const
+  return [
+    {
+      name: 'webhooks.create',
+      call: (c: KeywardClient) => c.webhooks.create({ url: endpoint.url }),
+      method: 'POST',
+      path: base,
+      send,
+      body: { url: endpoint.url },
+      reply: { status: 201, body: withSecret },
+    },
+    {
+      name: 'webhooks.list',
+      call: (c: KeywardClient) => c.webhooks.list(),
+      method: 'GET',
+      path: base,
+      send,
+      reply: { status: 200, body: { endpoints: [endpoint] } },
+    },
+    {
+      name: 'webhooks.get',
+      call: (c: KeywardClient) => c.webhooks.get(id),
+      method: 'GET',
+      path: `${base}/${id}`,
+      send,
+      reply: { status: 200, body: endpoint },
+    },
+    {
+      name: 'webhooks.update',
+      call: (c: KeywardClient) => c.webhooks.update(id, { disabled: false }),
+      method: 'PATCH',
+      path: `${base}/${id}`,
+      send,
+      body: { disabled: false },
+      reply: { status: 200, body: endpoint },
+    },
+    {
+      name: 'webhooks.delete',
+      call: (c: KeywardClient) => c.webhooks.delete(id),
+      method: 'DELETE',
+      path: `${base}/${id}`,
+      send,
+      reply: { status: 200, body: { id, deleted: true } },
+    },
+    {
+      name: 'webhooks.rollSecret',
+      call: (c: KeywardClient) => c.webhooks.rollSecret(id),
+      method: 'POST',
+      path: `${base}/${id}/roll-secret`,
+      send,
+      body: {},
+      reply: { status: 200, body: withSecret },
+    },
+    {
+      name: 'webhooks.attempts',
+      call: (c: KeywardClient) => c.webhooks.attempts(id),
+      method: 'GET',
+      path: `${base}/${id}/attempts`,
+      send,
+      reply: { status: 200, body: { attempts: [] } },
+    },
+    {
+      name: 'webhooks.redeliver',
+      call: (c: KeywardClient) => c.webhooks.redeliver(id, range),
+      method: 'POST',
+      path: `${base}/${id}/redeliver`,
+      send,
+      body: range,
+      reply: { status: 202, body: { redelivered: 3 } },
+    },
+    {
+      name: 'webhooks.test',
+      call: (c: KeywardClient) => c.webhooks.test(id),
+      method: 'POST',
+      path: `${base}/${id}/test`,
+      send,
+      reply: { status: 202, body: { event_id: `msg_${'a'.repeat(32)}`, type: 'webhook.test' } },
+    },
+  ]
+}
+
 const endpoints: {
   name: string
   call: (client: KeywardClient) => Promise<unknown>
@@ -136,6 +235,7 @@ const endpoints: {
   body?: unknown
   reply: Reply
 }[] = [
+  ...webhookEndpoints(),
   {
     name: 'developerKeys.create',
     call: (c) => c.developerKeys.create({ name: 'laptop' }),

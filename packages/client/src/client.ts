@@ -20,6 +20,7 @@ import type {
   CreateKeyBody,
   CreateProjectBody,
   CreateRoleBody,
+  CreateWebhookEndpointBody,
   Deleted,
   DeletedIdentity,
   DeletedRole,
@@ -31,18 +32,27 @@ import type {
   KeyList,
   Project,
   ProjectList,
+  RedeliverWebhookBody,
   Role,
   RoleList,
   RolledApiKey,
   RolledDeveloperKey,
   RollKeyBody,
+  RollWebhookSecretBody,
   SetKeyExpiryBody,
   UpdateApiKeyBody,
   UpdateIdentityBody,
   UpdateRoleBody,
+  UpdateWebhookEndpointBody,
   Usage,
   VerifyKeyBody,
   VerifyKeyResult,
+  WebhookAttemptList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+  WebhookRedeliveryResult,
+  WebhookTestResult,
 } from './types.js'
 
 /** Options of {@link createClient}. Checked once, when the client is built. */
@@ -412,6 +422,48 @@ export interface KeywardClient {
     verify(body: VerifyKeyBody, options?: VerifyCallOptions): Promise<VerifyKeyResult>
   }
   /** Usage counts: verifications per bucket, key and outcome. */
+  /**
+   * The calling developer's webhook endpoints (`/api/v1/webhooks/endpoints`): at most 10, each
+   * signed with its own `whsec_` secret, shown only by `create` and `rollSecret`.
+   *
+   * @example
+   * ```ts
+   * const { id, secret } = await client.webhooks.create({ url: 'https://hooks.example.com/keyward' })
+   * await client.webhooks.test(id) // a webhook.test event, through the outbox
+   * ```
+   */
+  readonly webhooks: {
+    /** Registers an endpoint; its `secret` is in this answer only. */
+    create(body: CreateWebhookEndpointBody, options?: CallOptions): Promise<WebhookEndpointWithSecret>
+    /** The developer's endpoints, oldest first, without their secrets. */
+    list(options?: CallOptions): Promise<WebhookEndpointList>
+    /** One endpoint (404 for another developer's). */
+    get(endpointId: string, options?: CallOptions): Promise<WebhookEndpoint>
+    /** Changes its URL, description or filters, or enables it again (`disabled: false`). */
+    update(
+      endpointId: string,
+      body: UpdateWebhookEndpointBody,
+      options?: CallOptions,
+    ): Promise<WebhookEndpoint>
+    /** Deletes it and its pending deliveries. */
+    delete(endpointId: string, options?: CallOptions): Promise<Deleted>
+    /** A new signing secret, in this answer only; the previous one signs too for `grace_seconds`. */
+    rollSecret(
+      endpointId: string,
+      body?: RollWebhookSecretBody,
+      options?: CallOptions,
+    ): Promise<WebhookEndpointWithSecret>
+    /** Its delivery log: the last 100 attempts, newest first, kept 30 days. */
+    attempts(endpointId: string, options?: CallOptions): Promise<WebhookAttemptList>
+    /** Sends one event (`event_id`), or those of a time range (`from`, `to`), to it again. */
+    redeliver(
+      endpointId: string,
+      body: RedeliverWebhookBody,
+      options?: CallOptions,
+    ): Promise<WebhookRedeliveryResult>
+    /** Sends it a `webhook.test` event, whatever its filters. */
+    test(endpointId: string, options?: CallOptions): Promise<WebhookTestResult>
+  }
   readonly usage: {
     /**
      * `GET /api/v1/auth/usage`: the counts of the developer's own keys. 422 for a bad range
@@ -580,6 +632,8 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     `${projectPath(projectId)}/identities/${segment('identityId', identityId)}`
   const rolePath = (projectId: string, roleId: string) =>
     `${projectPath(projectId)}/roles/${segment('roleId', roleId)}`
+  const webhookPath = (endpointId: string) =>
+    `/api/v1/webhooks/endpoints/${segment('endpointId', endpointId)}`
 
   // Each method is async, so a missing key or a bad argument rejects before anything is sent.
   const client: KeywardClient = {
@@ -773,6 +827,38 @@ export function buildClient(settings: ClientSettings): KeywardClient {
     keys: {
       verify: async (body, options) =>
         request('POST', '/api/v1/keys/verify', verifier(options), options, body),
+    },
+    webhooks: {
+      create: async (body, options) =>
+        request('POST', '/api/v1/webhooks/endpoints', developer('webhooks.create'), options, body),
+      list: async (options) =>
+        request('GET', '/api/v1/webhooks/endpoints', developer('webhooks.list'), options),
+      get: async (endpointId, options) =>
+        request('GET', webhookPath(endpointId), developer('webhooks.get'), options),
+      update: async (endpointId, body, options) =>
+        request('PATCH', webhookPath(endpointId), developer('webhooks.update'), options, body),
+      delete: async (endpointId, options) =>
+        request('DELETE', webhookPath(endpointId), developer('webhooks.delete'), options),
+      rollSecret: async (endpointId, body = {}, options) =>
+        request(
+          'POST',
+          `${webhookPath(endpointId)}/roll-secret`,
+          developer('webhooks.rollSecret'),
+          options,
+          body,
+        ),
+      attempts: async (endpointId, options) =>
+        request('GET', `${webhookPath(endpointId)}/attempts`, developer('webhooks.attempts'), options),
+      redeliver: async (endpointId, body, options) =>
+        request(
+          'POST',
+          `${webhookPath(endpointId)}/redeliver`,
+          developer('webhooks.redeliver'),
+          options,
+          body,
+        ),
+      test: async (endpointId, options) =>
+        request('POST', `${webhookPath(endpointId)}/test`, developer('webhooks.test'), options),
     },
     usage: {
       developer: async (options) =>

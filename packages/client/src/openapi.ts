@@ -571,6 +571,40 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/redeliver": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Send events to a webhook endpoint again, through the outbox as any delivery: one event (`event_id`), or those of a time range of at most 30 days (`from`, `to`) that it takes. */
+        readonly post: operations["redeliverWebhook"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/webhooks/endpoints/{endpoint_id}/test": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Send a `webhook.test` event to a webhook endpoint (whatever its filters), through the outbox as any event. */
+        readonly post: operations["sendWebhookTest"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export interface webhooks {
     readonly "key.created": {
@@ -741,6 +775,132 @@ export interface webhooks {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "key.expiring": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.expiring`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "key.expired": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `key.expired`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "ratelimit.exceeded": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `ratelimit.exceeded`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "endpoint.disabled": {
         readonly parameters: {
             readonly query?: never;
@@ -751,6 +911,48 @@ export interface webhooks {
         readonly get?: never;
         readonly put?: never;
         /** `endpoint.disabled`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "webhook.test": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `webhook.test`, signed per Standard Webhooks (HMAC-SHA256, v1). */
         readonly post: {
             readonly parameters: {
                 readonly query?: never;
@@ -1803,7 +2005,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
         };
         /** Fields left out stay as they are. */
         readonly UpdateWebhookEndpointBody: {
@@ -1813,7 +2015,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             /**
              * `false` enables an endpoint disabled after failing, and forgets its failures.
              */
@@ -1831,7 +2033,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1854,7 +2056,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -1880,7 +2082,7 @@ export interface components {
                 /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
                 readonly project_ids: readonly string[] | null;
                 /** Only events of these types; `null` (default): every type. */
-                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled")[] | null;
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
                 readonly previous_secret_expires_at: string | null;
                 readonly failing_since: string | null;
                 readonly disabled_at: string | null;
@@ -1902,7 +2104,7 @@ export interface components {
                 /** The `webhook-id` of the delivery. */
                 readonly event_id: string;
                 /** A webhook event type. */
-                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
                 /**
                  * Format: date-time
                  * When the attempt started.
@@ -1915,9 +2117,33 @@ export interface components {
                 readonly response: string;
             }[];
         };
+        /** Either `event_id`, or `from` and `to`: the events the endpoint takes made in that range (a test event only to the endpoint it was sent to). */
+        readonly RedeliverWebhookBody: {
+            /** The event to send again (its `webhook-id`). */
+            readonly event_id?: string;
+            /**
+             * Format: date-time
+             * The events made from this time (inclusive).
+             */
+            readonly from?: string;
+            /**
+             * Format: date-time
+             * ... to this time (exclusive): at most 30 days after `from`.
+             */
+            readonly to?: string;
+        };
+        readonly WebhookRedeliveryResult: {
+            /** How many events are due to the endpoint again, sent through the outbox as any delivery. */
+            readonly redelivered: number;
+        };
+        readonly WebhookTestResult: {
+            /** The `webhook-id` of the test delivery. */
+            readonly event_id: string;
+            readonly type: "webhook.test";
+        };
         readonly WebhookPayload: {
             /** A webhook event type. */
-            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "endpoint.disabled";
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
             /**
              * Format: date-time
              * When the change that made the event was made.
@@ -1930,13 +2156,28 @@ export interface components {
                 readonly name?: string;
                 readonly developer_id: string;
                 readonly project_id?: string | null;
+                /** The key's expiry (`key.expiring`, `key.expired`: when it expires or expired). */
                 readonly expires_at?: string | null;
+                /** `key.expiring`: the threshold reached, in days before the expiry (by default 7 or 1). */
+                readonly days_before?: number;
                 readonly replaced_by?: string | null;
                 readonly revoked_reason?: string | null;
                 readonly rolled_from?: string;
                 /** `key.leaked`: where the secret-scanning alert found it. */
                 readonly leak_url?: string;
                 readonly leak_source?: string;
+                /** `ratelimit.exceeded`: the identity whose shared limit refused the key's requests. */
+                readonly identity_id?: string | null;
+                /** `ratelimit.exceeded`: the rate limit spent. */
+                readonly limit_name?: string;
+                /** `ratelimit.exceeded`: its requests per window. */
+                readonly limit?: number;
+                /** `ratelimit.exceeded`: its window's length. */
+                readonly duration_ms?: number;
+                /** `ratelimit.exceeded`: the requests it refused in the minute. */
+                readonly count?: number;
+                /** `ratelimit.exceeded`: the minute counted, at most one event each. */
+                readonly window_start?: string;
                 /** `endpoint.disabled`: the endpoint disabled. */
                 readonly endpoint_id?: string;
                 readonly url?: string;
@@ -2295,7 +2536,7 @@ export interface components {
         /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
         readonly audit_identity_id: string;
         /** Only the rows of this action. */
-        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out" | "webhook_endpoint.disabled";
+        readonly audit_action: "key.issued" | "key.revoked" | "key.revoked_leaked" | "key.rolled" | "key.activated" | "key.expiry_set" | "key.policies_set" | "key.credits_changed" | "key.identity_set" | "identity.created" | "identity.updated" | "identity.deleted" | "identity.credits_changed" | "role.created" | "role.updated" | "role.deleted" | "project.created" | "project.deleted" | "developer.registered" | "console.signed_in" | "console.signed_out" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "webhook_endpoint.disabled";
         /** Only the rows at or after this time, an RFC 3339 time with an offset. */
         readonly audit_from: string;
         /** Only the rows before this time, an RFC 3339 time with an offset; after `from`. */
@@ -3895,6 +4136,68 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly redeliverWebhook: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": components["schemas"]["RedeliverWebhookBody"];
+            };
+        };
+        readonly responses: {
+            /** Success. */
+            readonly 202: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookRedeliveryResult"];
+                };
+            };
+            readonly 401: components["responses"]["Error401"];
+            readonly 404: components["responses"]["Error404"];
+            readonly 413: components["responses"]["Error413"];
+            readonly 415: components["responses"]["Error415"];
+            readonly 422: components["responses"]["Error422"];
+            readonly 429: components["responses"]["Error429"];
+            readonly 500: components["responses"]["Error500"];
+            readonly 503: components["responses"]["Error503"];
+        };
+    };
+    readonly sendWebhookTest: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly endpoint_id: components["parameters"]["endpoint_id"];
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** Success. */
+            readonly 202: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             readonly 401: components["responses"]["Error401"];

@@ -139,6 +139,39 @@ export type VerifyKeyBody = components['schemas']['VerifyKeyBody']
 /** The answer of a verification: `valid`, the refusal's `code`, and what a valid key carries. */
 export type VerifyKeyResult = components['schemas']['VerifyKeyResult']
 
+/** A webhook endpoint, without its signing secret. */
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint']
+
+/** A webhook endpoint with its signing secret (`whsec_...`): the answer to a creation or a roll, the only times it is shown. */
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret']
+
+/** The calling developer's webhook endpoints, oldest first. */
+export type WebhookEndpointList = components['schemas']['WebhookEndpointList']
+
+/** The body of a webhook endpoint's registration: `url`, and `description`, `project_ids`, `event_types` if given. */
+export type CreateWebhookEndpointBody = components['schemas']['CreateWebhookEndpointBody']
+
+/** The body of a webhook endpoint's `PATCH`: fields left out stay; `disabled: false` enables it again. */
+export type UpdateWebhookEndpointBody = components['schemas']['UpdateWebhookEndpointBody']
+
+/** The body of a roll of a webhook endpoint's secret: `grace_seconds`, default 86400 (a day). */
+export type RollWebhookSecretBody = components['schemas']['RollWebhookSecretBody']
+
+/** An endpoint's delivery log: its last attempts, newest first. */
+export type WebhookAttemptList = components['schemas']['WebhookAttemptList']
+
+/** The body of a redelivery: `event_id`, or `from` and `to` (at most 30 days apart). */
+export type RedeliverWebhookBody = components['schemas']['RedeliverWebhookBody']
+
+/** The answer to a redelivery: how many events are due to the endpoint again. */
+export type WebhookRedeliveryResult = components['schemas']['WebhookRedeliveryResult']
+
+/** The answer to a test: the `webhook-id` of the `webhook.test` event sent. */
+export type WebhookTestResult = components['schemas']['WebhookTestResult']
+
+/** The body of every delivery: `type`, `timestamp` and `data`. */
+export type WebhookPayload = components['schemas']['WebhookPayload']
+
 /** The body of every error answer: `{"detail": [{"loc", "msg", "type"}]}`. */
 export type ErrorBody = components['schemas']['ErrorBody']
 

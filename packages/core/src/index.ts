@@ -362,12 +362,24 @@ export type {
   TelemetryTracerProvider,
 } from './telemetry/types.js'
 export {
+  MAX_REDELIVERY_RANGE_MS,
   type NewWebhookEndpoint,
   WebhookEndpoints,
   type WebhookEndpointsOptions,
   webhookSecret,
 } from './webhooks/endpoints.js'
 export { endpointDisabledRows, webhookEventsOf, webhookPayload } from './webhooks/events.js'
+export {
+  createExpiryNotices,
+  type ExpiryNotices,
+  type ExpiryNoticesOptions,
+  MAX_EXPIRY_NOTICE_DAYS,
+} from './webhooks/expiry.js'
+export {
+  webhookAttemptToJson,
+  webhookEndpointToJson,
+  webhookEndpointWithSecretToJson,
+} from './webhooks/json.js'
 export {
   deliveryEndpoint,
   endpointLimitError,
@@ -378,6 +390,7 @@ export {
 export {
   type ClaimedDelivery,
   type EndpointAuditWrite,
+  type ExpiringKey,
   MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_EVENT_TYPES,
   type WebhookAttempt,
@@ -387,5 +400,6 @@ export {
   type WebhookEvent,
   type WebhookEventType,
   type WebhookOutcome,
+  type WebhookRedelivery,
   type WebhookStore,
 } from './webhooks/types.js'

@@ -7,6 +7,7 @@ import {
   auditRecordFromJson,
   auditRecordToJson,
   chainAuditEntries,
+  type WebhookEvent,
   webhookEventsOf,
 } from '@keyward/core'
 import type { SqlQueryable } from './driver.js'
@@ -107,21 +108,31 @@ export async function appendAuditIn(
   if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
   const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
   const last = records.at(-1)!
-  const events = webhookEventsOf(records).map((event) => ({
-    id: event.id,
-    type: event.type,
-    developer_id: event.developerId,
-    project_id: event.projectId,
-    data: event.data,
-    created_at: event.createdAt.toISOString(),
-  }))
   await tx.query(
     sql.append.text,
-    [JSON.stringify(records.map(auditRecordToJson)), last.seq, last.hash, JSON.stringify(events)],
+    [
+      JSON.stringify(records.map(auditRecordToJson)),
+      last.seq,
+      last.hash,
+      outboxRows(webhookEventsOf(records)),
+    ],
     { name: sql.append.name },
   )
   return records
 }
+
+/** @internal Events as the outbox's rows, in JSON for `jsonb_to_recordset`. */
+export const outboxRows = (events: readonly WebhookEvent[]): string =>
+  JSON.stringify(
+    events.map((event) => ({
+      id: event.id,
+      type: event.type,
+      developer_id: event.developerId,
+      project_id: event.projectId,
+      data: event.data,
+      created_at: event.createdAt.toISOString(),
+    })),
+  )
 
 /**
  * @internal One developer's rows, newest first: only the conditions the query has are in the

@@ -2,17 +2,20 @@ import {
   type ClaimedDelivery,
   deliveryEndpoint,
   type EndpointAuditWrite,
+  type ExpiringKey,
   endpointLimitError,
   type WebhookAttempt,
   type WebhookAttemptRecord,
   type WebhookEndpointChange,
   type WebhookEndpointRecord,
+  type WebhookEvent,
   type WebhookEventType,
   type WebhookOutcome,
+  type WebhookRedelivery,
   type WebhookStore,
 } from '@keyward/core'
-import { type AuditStatements, appendAuditIn } from './audit.js'
-import type { SqlDriver } from './driver.js'
+import { type AuditStatements, appendAuditIn, outboxRows } from './audit.js'
+import type { SqlDriver, SqlQueryable } from './driver.js'
 import { UUID } from './key-rows.js'
 
 type EndpointRow = {
@@ -100,9 +103,40 @@ function webhookStatements(schema: string) {
       WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
     roll: `UPDATE ${endpoints} SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2, updated_at = $4
       WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-    delete: `WITH gone AS (DELETE FROM ${endpoints} WHERE id = $1 RETURNING id),
+    delete: `WITH gone AS (DELETE FROM ${endpoints} WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}),
       pending AS (DELETE FROM ${deliveries} WHERE endpoint_id IN (SELECT id FROM gone) AND state = 'pending')
-      SELECT id FROM gone`,
+      SELECT * FROM gone`,
+    // The events named ($2: one id, or $3..$4: a range) of the endpoint's developer that it takes
+    // (or that it was sent before: a test event), each due again at $5 with no attempt counted.
+    redeliver: `WITH endpoint AS (SELECT * FROM ${endpoints} WHERE id = $1), chosen AS (
+        SELECT event.id FROM ${events} event, endpoint
+        WHERE event.developer_id = endpoint.developer_id
+          AND ($2::text IS NULL OR event.id = $2)
+          AND ($3::timestamptz IS NULL OR (event.created_at >= $3 AND event.created_at < $4))
+          AND (EXISTS (SELECT 1 FROM ${deliveries} WHERE event_id = event.id AND endpoint_id = $1)
+            OR (event.type <> 'webhook.test'
+              AND (endpoint.event_types IS NULL OR event.type = ANY (endpoint.event_types))
+              AND (endpoint.project_ids IS NULL OR event.project_id = ANY (endpoint.project_ids))))
+      )
+      INSERT INTO ${deliveries} (event_id, endpoint_id, due_at, created_at)
+      SELECT id, $1, $5, $5 FROM chosen
+      ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', due_at = $5, created_at = $5, attempts = 0
+      RETURNING 1`,
+    // The scheduler's lock: one round at a time across processes, held by the round's transaction.
+    schedulerLock: `SELECT pg_try_advisory_xact_lock(hashtext('keyward_webhook_scheduler:' || $1::text)) AS locked`,
+    expiring: `SELECT id::text, key_prefix, name, developer_id, project_id, expires_at FROM "${schema}".api_keys
+      WHERE active AND replaced_by IS NULL AND expires_at > $1 AND expires_at <= $2 ORDER BY expires_at, id`,
+    // Events written once ever: an id in the outbox already is skipped.
+    notice: `INSERT INTO ${events} (id, type, developer_id, project_id, data, created_at)
+      SELECT id, type, developer_id, project_id, data, created_at
+      FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, developer_id text, project_id text, data jsonb, created_at timestamptz)
+      ON CONFLICT (id) DO NOTHING RETURNING 1`,
+    // An event for one endpoint: in the outbox as fanned out already, with its one delivery.
+    enqueueFor: `WITH event AS (
+        INSERT INTO ${events} (id, type, developer_id, project_id, data, created_at, fanned_out)
+        VALUES ($2, $3, $4, $5, $6, $7, true) RETURNING id
+      )
+      INSERT INTO ${deliveries} (event_id, endpoint_id, due_at, created_at) SELECT id, $1, $8, $8 FROM event`,
     // Events not yet fanned out, taken by one caller (SKIP LOCKED), each into one delivery per
     // enabled endpoint of its developer whose filters take it.
     fanOut: `WITH taken AS (
@@ -180,13 +214,19 @@ export interface WebhookStoreAccess {
 export class PostgresWebhooks implements WebhookStore {
   readonly #sql: ReturnType<typeof webhookStatements>
   readonly #access: WebhookStoreAccess
+  readonly #schema: string
 
   constructor(schema: string, access: WebhookStoreAccess) {
+    this.#schema = schema
     this.#sql = webhookStatements(schema)
     this.#access = access
   }
 
-  insertEndpoint(record: WebhookEndpointRecord, limit: number): Promise<WebhookEndpointRecord> {
+  insertEndpoint(
+    record: WebhookEndpointRecord,
+    limit: number,
+    audit?: EndpointAuditWrite,
+  ): Promise<WebhookEndpointRecord> {
     return this.#access.db.transaction(async (tx) => {
       await tx.query(this.#sql.lockDeveloper, [record.developerId])
       const [counted] = await tx.query<{ n: number }>(this.#sql.count, [record.developerId])
@@ -201,7 +241,7 @@ export class PostgresWebhooks implements WebhookStore {
         record.secret,
         record.createdAt,
       ])
-      return toEndpoint(rows[0]!)
+      return this.#audited(tx, first(rows), audit) as Promise<WebhookEndpointRecord>
     })
   }
 
@@ -214,10 +254,10 @@ export class PostgresWebhooks implements WebhookStore {
     return (await this.#access.db.query<EndpointRow>(this.#sql.list, [developerId])).map(toEndpoint)
   }
 
-  async updateEndpoint(id: string, change: WebhookEndpointChange, now: Date) {
+  async updateEndpoint(id: string, change: WebhookEndpointChange, now: Date, audit?: EndpointAuditWrite) {
     if (!UUID.test(id)) return null
     const given = (value: unknown) => value !== undefined
-    const rows = await this.#access.db.query<EndpointRow>(this.#sql.update, [
+    return this.#write(audit, this.#sql.update, [
       id,
       given(change.url),
       change.url ?? null,
@@ -230,19 +270,101 @@ export class PostgresWebhooks implements WebhookStore {
       change.disabled === false,
       now,
     ])
-    return first(rows)
   }
 
-  async rollEndpointSecret(id: string, secret: string, previousExpiresAt: Date, now: Date) {
+  async rollEndpointSecret(
+    id: string,
+    secret: string,
+    previousExpiresAt: Date,
+    now: Date,
+    audit?: EndpointAuditWrite,
+  ) {
     if (!UUID.test(id)) return null
-    return first(
-      await this.#access.db.query<EndpointRow>(this.#sql.roll, [id, secret, previousExpiresAt, now]),
+    return this.#write(audit, this.#sql.roll, [id, secret, previousExpiresAt, now])
+  }
+
+  async deleteEndpoint(id: string, audit?: EndpointAuditWrite): Promise<boolean> {
+    if (!UUID.test(id)) return false
+    return (await this.#write(audit, this.#sql.delete, [id])) !== null
+  }
+
+  async redeliver(endpointId: string, which: WebhookRedelivery, now: Date): Promise<number> {
+    if (!UUID.test(endpointId)) return 0
+    const range = 'from' in which ? [which.from, which.to] : [null, null]
+    const rows = await this.#access.db.query(this.#sql.redeliver, [
+      endpointId,
+      'eventId' in which ? which.eventId : null,
+      ...range,
+      now,
+    ])
+    return rows.length
+  }
+
+  async enqueueForEndpoint(endpointId: string, event: WebhookEvent, now: Date): Promise<void> {
+    await this.#access.db.query(this.#sql.enqueueFor, [
+      endpointId,
+      event.id,
+      event.type,
+      event.developerId,
+      event.projectId,
+      JSON.stringify(event.data),
+      event.createdAt,
+      now,
+    ])
+  }
+
+  noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    return this.#access.db.transaction(async (tx) => {
+      const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
+      if (!lock?.locked) return null
+      const rows = await tx.query<{
+        id: string
+        key_prefix: string
+        name: string | null
+        developer_id: string | null
+        project_id: string | null
+        expires_at: Date
+      }>(this.#sql.expiring, [from, to])
+      const events = await build(
+        rows.map((row) => ({
+          id: row.id,
+          keyPrefix: row.key_prefix,
+          name: row.name,
+          ownerType: row.developer_id === null ? 'project' : 'developer',
+          ownerId: row.developer_id ?? row.project_id!,
+          expiresAt: row.expires_at,
+        })),
+      )
+      return this.#addEvents(tx, events)
+    })
+  }
+
+  addEvents(events: readonly WebhookEvent[]): Promise<number> {
+    return this.#addEvents(this.#access.db, events)
+  }
+
+  async #addEvents(db: SqlQueryable, events: readonly WebhookEvent[]): Promise<number> {
+    if (events.length === 0) return 0
+    return (await db.query(this.#sql.notice, [outboxRows(events)])).length
+  }
+
+  // One statement that writes an endpoint and returns it, with its audit rows in its transaction.
+  #write(audit: EndpointAuditWrite | undefined, text: string, values: unknown[]) {
+    if (!audit) {
+      return this.#access.db.query<EndpointRow>(text, values).then(first)
+    }
+    return this.#access.db.transaction(async (tx) =>
+      this.#audited(tx, first(await tx.query<EndpointRow>(text, values)), audit),
     )
   }
 
-  async deleteEndpoint(id: string): Promise<boolean> {
-    if (!UUID.test(id)) return false
-    return (await this.#access.db.query(this.#sql.delete, [id])).length > 0
+  async #audited(tx: SqlQueryable, endpoint: WebhookEndpointRecord | null, audit?: EndpointAuditWrite) {
+    if (endpoint && audit) await appendAuditIn(tx, this.#access.audit, audit(endpoint))
+    return endpoint
   }
 
   async fanOutEvents(limit: number, now: Date): Promise<number> {

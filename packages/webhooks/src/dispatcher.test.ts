@@ -69,6 +69,37 @@ describe('the webhook dispatcher', () => {
     ).toThrow()
   })
 
+  it('sends key.expiring and key.expired once each, looking for them once a minute', async () => {
+    const { target, keyward, endpoint } = await world()
+    open.push(target)
+    const t0 = new Date()
+    const { record } = await keyward.issueProjectKey('p1', { expiresAt: new Date(t0.getTime() + 86_400_000) })
+    let clock = t0
+    const dispatcher = createWebhookDispatcher({
+      store: keyward.store.webhooks!,
+      allowHttp: true,
+      allowPrivate: true,
+      now: () => clock,
+      expiry: { projectOwner: async (id) => (id === 'p1' ? 'dev-1' : null) },
+      pollMs: 60_000,
+    })
+    open.push({ close: () => dispatcher.stop() })
+    const types = () => target.received.map((received) => JSON.parse(received.body).type).sort()
+    await expect.poll(types).toEqual(['key.created', 'key.expiring'])
+    clock = new Date(t0.getTime() + 86_400_000 + 1_000)
+    await dispatcher.runOnce()
+    await dispatcher.runOnce()
+    // A minute later, looked for again: nothing new.
+    clock = new Date(clock.getTime() + 60_000)
+    await dispatcher.runOnce()
+    await dispatcher.runOnce()
+    expect(types()).toEqual(['key.created', 'key.expired', 'key.expiring'])
+    const expiring = target.received.find((received) => JSON.parse(received.body).type === 'key.expiring')!
+    expect(new Webhook(endpoint.secret).verify(expiring.body, headersOf(expiring))).toMatchObject({
+      data: { key_id: record.id, key_prefix: record.keyPrefix, days_before: 1, developer_id: 'dev-1' },
+    })
+  })
+
   it('signs with both secrets in a roll’s grace window: a receiver with either verifies', async () => {
     const { target, keyward, endpoints, endpoint, store } = await world()
     open.push(target)

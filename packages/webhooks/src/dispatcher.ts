@@ -1,5 +1,11 @@
-import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookStore } from '@keyward/core'
-import { endpointDisabledRows, webhookPayload } from '@keyward/core'
+import type {
+  ClaimedDelivery,
+  ExpiryNoticesOptions,
+  WebhookAttempt,
+  WebhookOutcome,
+  WebhookStore,
+} from '@keyward/core'
+import { createExpiryNotices, endpointDisabledRows, webhookPayload } from '@keyward/core'
 import { Webhook } from 'standardwebhooks'
 import type { WebhookLookup } from './address.js'
 import { postWebhook, type WebhookAnswer } from './send.js'
@@ -43,6 +49,14 @@ export interface WebhookDispatcherOptions {
   readonly pollMs?: number
   /** How long the delivery log keeps an attempt. Default 30 days. */
   readonly logRetentionMs?: number
+  /**
+   * The events of time, `key.expiring` and `key.expired` (see `createExpiryNotices`): its
+   * options, with the service's `projectOwner` for the events of project keys; `false` for none.
+   * One dispatcher at a time across processes runs a round. Default `{}`: 7 days and 1 day before.
+   */
+  readonly expiry?: Omit<ExpiryNoticesOptions, 'store' | 'now'> | false
+  /** How often the events of time are looked for, in ms. Default 60 s. */
+  readonly expiryIntervalMs?: number
   /** The resolver of the sender (tests rebind a name with it). Default `dns.lookup`. */
   readonly lookup?: WebhookLookup
   /** Sends one delivery. Default {@link postWebhook}, with `allowPrivate` and `lookup`. */
@@ -179,9 +193,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
   }
 
+  const expiry = options.expiry === false ? null : createExpiryNotices({ ...options.expiry, store, now })
+  const expiryIntervalMs = options.expiryIntervalMs ?? 60_000
+  let expiryLast = Number.NEGATIVE_INFINITY
+
   let rounds = 0
   async function runOnce(): Promise<number> {
     const at = now()
+    if (expiry && at.getTime() - expiryLast >= expiryIntervalMs) {
+      expiryLast = at.getTime()
+      await expiry.tick()
+    }
     await store.fanOutEvents(100, at)
     const claimed = await store.claimDeliveries(batch, at, leaseMs)
     await Promise.all(claimed.map(deliver))

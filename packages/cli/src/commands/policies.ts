@@ -145,6 +145,13 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   external_id: '--external-id',
   identity_id: '--identity',
   roles: '--role',
+  url: '--url',
+  description: '--description',
+  project_ids: '--project',
+  event_types: '--event',
+  event_id: '--event-id',
+  from: '--from',
+  to: '--to',
 }
 
 /** @internal Runs a service call; its 422 becomes a usage error that names the faulty option. */

@@ -75,6 +75,10 @@ export type AuditAction =
   | 'developer.registered'
   | 'console.signed_in'
   | 'console.signed_out'
+  | 'webhook_endpoint.created'
+  | 'webhook_endpoint.updated'
+  | 'webhook_endpoint.deleted'
+  | 'webhook_endpoint.secret_rolled'
   | 'webhook_endpoint.disabled'
 
 /** Every {@link AuditAction}, for checks and documentation. */
@@ -100,6 +104,10 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'developer.registered',
   'console.signed_in',
   'console.signed_out',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rolled',
   'webhook_endpoint.disabled',
 ]
 

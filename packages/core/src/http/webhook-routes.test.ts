@@ -142,4 +142,107 @@ describe('webhook endpoint routes', () => {
     // The audit log keeps its rows as before: the event's subject is not part of them.
     expect((await keyward.listAudit('d1')).records.every((row) => !('subject' in row))).toBe(true)
   })
+
+  it('audit every change of an endpoint by the developer and their key prefix, never its secret', async () => {
+    const { call, d1, create, keyward } = await hooks()
+    const created = await create({ url: 'https://hooks.example.com/a', description: 'billing' })
+    const path = `${BASE}/${created.id}`
+    await call('PATCH', path, { key: d1, body: JSON.stringify({ event_types: ['key.leaked'] }) })
+    const rolled = await call('POST', `${path}/roll-secret`, { key: d1, body: '{}' })
+    await call('DELETE', path, { key: d1 })
+    const rows = (await keyward.listAudit('d1')).records.filter(
+      (row) => row.targetType === 'webhook_endpoint',
+    )
+    expect(rows.map((row) => row.action).reverse()).toEqual([
+      'webhook_endpoint.created',
+      'webhook_endpoint.updated',
+      'webhook_endpoint.secret_rolled',
+      'webhook_endpoint.deleted',
+    ])
+    const [deleted, roll, updated, made] = rows
+    expect(made).toMatchObject({
+      targetId: created.id,
+      developerId: 'd1',
+      actor: { type: 'developer', developerId: 'd1', keyPrefix: d1.slice(0, 8) },
+      before: null,
+      after: { url: 'https://hooks.example.com/a', description: 'billing', event_types: null },
+    })
+    expect(updated).toMatchObject({ before: { event_types: null }, after: { event_types: ['key.leaked'] } })
+    expect(roll).toMatchObject({
+      before: null,
+      after: { previous_secret_expires_at: rolled.json.previous_secret_expires_at },
+    })
+    expect(deleted).toMatchObject({ before: { url: 'https://hooks.example.com/a' }, after: null })
+    const text = JSON.stringify(rows)
+    expect(text).not.toContain(created.secret)
+    expect(text).not.toContain(rolled.json.secret)
+  })
+
+  it('send a test event to one endpoint through the outbox, whatever its filters; another developer gets 404', async () => {
+    const { call, d1, d2, create, store } = await hooks()
+    const target = await create({ url: 'https://hooks.example.com/a', event_types: ['key.revoked'] })
+    await create({ url: 'https://hooks.example.com/b' })
+    const sent = await call('POST', `${BASE}/${target.id}/test`, { key: d1 })
+    expect(sent).toMatchObject({
+      status: 202,
+      json: { event_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), type: 'webhook.test' },
+    })
+    const claimed = await store.webhooks.claimDeliveries(10, NOW, 1000)
+    expect(claimed.map((delivery) => [delivery.endpoint.id, delivery.event.id, delivery.event.type])).toEqual(
+      [[target.id, sent.json.event_id, 'webhook.test']],
+    )
+    expect(claimed[0]?.event.data).toEqual({
+      endpoint_id: target.id,
+      developer_id: 'd1',
+      url: 'https://hooks.example.com/a',
+      actor: 'developer',
+    })
+    expect((await call('POST', `${BASE}/${target.id}/test`, { key: d2 })).status).toBe(404)
+  })
+
+  it('redeliver one event or a time range, with attempts counted again; bad bodies are 422 and change nothing', async () => {
+    const { call, d1, create, store, keyward } = await hooks()
+    const hook = await create({ url: 'https://hooks.example.com/a', project_ids: ['p1'] })
+    const { record } = await keyward.issueProjectKey('p1', { name: 'ci' })
+    await keyward.deactivateKey(record.id)
+    await store.webhooks.fanOutEvents(100, NOW)
+    const first = await store.webhooks.claimDeliveries(10, NOW, 1000)
+    expect(first.map((delivery) => delivery.event.type).sort()).toEqual(['key.created', 'key.revoked'])
+    for (const delivery of first) {
+      await store.webhooks.finishDelivery(
+        delivery,
+        { at: NOW, status: 200, durationMs: 5, response: 'ok' },
+        { state: 'delivered' },
+      )
+    }
+    const path = `${BASE}/${hook.id}/redeliver`
+    const revoked = first.find((delivery) => delivery.event.type === 'key.revoked')!
+    const bad: [object, string, string[]][] = [
+      [{}, 'value_error', ['body']],
+      [{ event_id: revoked.event.id, from: NOW.toISOString() }, 'value_error', ['body']],
+      [{ from: NOW.toISOString() }, 'missing', ['body', 'to']],
+      [{ from: NOW.toISOString(), to: NOW.toISOString() }, 'value_error', ['body', 'to']],
+      [{ from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z' }, 'value_error', ['body', 'to']],
+      [{ event_id: 'msg_nope' }, 'not_found', ['body', 'event_id']],
+    ]
+    for (const [body, type, loc] of bad) {
+      const r = await call('POST', path, { key: d1, body: JSON.stringify(body) })
+      expect(r.status, JSON.stringify(body)).toBe(type === 'not_found' ? 404 : 422)
+      expect(r.json.detail[0]).toMatchObject({ type, loc })
+    }
+    expect(await store.webhooks.claimDeliveries(10, NOW, 1000)).toEqual([])
+    const one = await call('POST', path, { key: d1, body: JSON.stringify({ event_id: revoked.event.id }) })
+    expect(one).toMatchObject({ status: 202, json: { redelivered: 1 } })
+    const again = await store.webhooks.claimDeliveries(10, NOW, 1000)
+    expect(again.map((delivery) => [delivery.event.id, delivery.attempts])).toEqual([[revoked.event.id, 0]])
+    const range = {
+      from: new Date(NOW.getTime() - 60_000).toISOString(),
+      to: new Date(NOW.getTime() + 60_000).toISOString(),
+    }
+    expect(await call('POST', path, { key: d1, body: JSON.stringify(range) })).toMatchObject({
+      status: 202,
+      json: { redelivered: 2 },
+    })
+    expect(await store.webhooks.claimDeliveries(10, NOW, 1000)).toHaveLength(2)
+  })
 })

@@ -67,6 +67,8 @@ const DESIGN_TABLE = [
   'patch /api/v1/webhooks/endpoints/{endpoint_id}',
   'delete /api/v1/webhooks/endpoints/{endpoint_id}',
   'post /api/v1/webhooks/endpoints/{endpoint_id}/roll-secret',
+  'post /api/v1/webhooks/endpoints/{endpoint_id}/redeliver',
+  'post /api/v1/webhooks/endpoints/{endpoint_id}/test',
   'get /api/v1/webhooks/endpoints/{endpoint_id}/attempts',
 ]
 

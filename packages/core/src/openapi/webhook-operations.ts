@@ -88,4 +88,29 @@ export const WEBHOOK_OPERATIONS: readonly ApiOperation[] = [
     errors: [404],
     keyRoute: 'webhooks',
   },
+  {
+    method: 'post',
+    path: `${ENDPOINTS}/{endpoint_id}/redeliver`,
+    operationId: 'redeliverWebhook',
+    summary:
+      'Send events to a webhook endpoint again, through the outbox as any delivery: one event (`event_id`), or those of a time range of at most 30 days (`from`, `to`) that it takes.',
+    tag: 'Webhooks',
+    credential: 'developer',
+    body: { schema: 'RedeliverWebhookBody', required: true },
+    success: { status: 202, schema: 'WebhookRedeliveryResult' },
+    errors: [404, ...BODY_ERRORS],
+    keyRoute: 'webhooks',
+  },
+  {
+    method: 'post',
+    path: `${ENDPOINTS}/{endpoint_id}/test`,
+    operationId: 'sendWebhookTest',
+    summary:
+      'Send a `webhook.test` event to a webhook endpoint (whatever its filters), through the outbox as any event.',
+    tag: 'Webhooks',
+    credential: 'developer',
+    success: { status: 202, schema: 'WebhookTestResult' },
+    errors: [404],
+    keyRoute: 'webhooks',
+  },
 ]

@@ -69,6 +69,40 @@ export const RollWebhookSecretBodySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** The body of `POST /api/v1/webhooks/endpoints/{endpoint_id}/redeliver`: one event, or a time range. */
+export const RedeliverWebhookBodySchema = Type.Object(
+  {
+    event_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'The event to send again (its `webhook-id`).',
+      }),
+    ),
+    from: Type.Optional(timestamp('The events made from this time (inclusive).')),
+    to: Type.Optional(timestamp('... to this time (exclusive): at most 30 days after `from`.')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Either `event_id`, or `from` and `to`: the events the endpoint takes made in that range (a test event only to the endpoint it was sent to).',
+  },
+)
+
+/** The answer to a redelivery: how many deliveries are due again. */
+export const WebhookRedeliveryResultSchema = Type.Object({
+  redelivered: Type.Integer({
+    minimum: 0,
+    description: 'How many events are due to the endpoint again, sent through the outbox as any delivery.',
+  }),
+})
+
+/** The answer to a test: the event sent. */
+export const WebhookTestResultSchema = Type.Object({
+  event_id: Type.String({ description: 'The `webhook-id` of the test delivery.' }),
+  type: Type.Literal('webhook.test'),
+})
+
 const endpointFields = {
   id: Type.String({ format: 'uuid' }),
   url: Type.String(),
@@ -133,7 +167,17 @@ export const WebhookPayloadSchema = Type.Object({
       name: Type.Optional(Type.String()),
       developer_id: Type.String(),
       project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      expires_at: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], {
+          description: "The key's expiry (`key.expiring`, `key.expired`: when it expires or expired).",
+        }),
+      ),
+      days_before: Type.Optional(
+        Type.Number({
+          description:
+            '`key.expiring`: the threshold reached, in days before the expiry (by default 7 or 1).',
+        }),
+      ),
       replaced_by: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       revoked_reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       rolled_from: Type.Optional(Type.String()),
@@ -141,6 +185,20 @@ export const WebhookPayloadSchema = Type.Object({
         Type.String({ description: '`key.leaked`: where the secret-scanning alert found it.' }),
       ),
       leak_source: Type.Optional(Type.String()),
+      identity_id: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], {
+          description: "`ratelimit.exceeded`: the identity whose shared limit refused the key's requests.",
+        }),
+      ),
+      limit_name: Type.Optional(Type.String({ description: '`ratelimit.exceeded`: the rate limit spent.' })),
+      limit: Type.Optional(Type.Integer({ description: '`ratelimit.exceeded`: its requests per window.' })),
+      duration_ms: Type.Optional(Type.Integer({ description: "`ratelimit.exceeded`: its window's length." })),
+      count: Type.Optional(
+        Type.Integer({ description: '`ratelimit.exceeded`: the requests it refused in the minute.' }),
+      ),
+      window_start: Type.Optional(
+        Type.String({ description: '`ratelimit.exceeded`: the minute counted, at most one event each.' }),
+      ),
       endpoint_id: Type.Optional(Type.String({ description: '`endpoint.disabled`: the endpoint disabled.' })),
       url: Type.Optional(Type.String()),
       failing_since: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -161,5 +219,8 @@ export const WEBHOOK_SCHEMAS = {
   WebhookEndpointWithSecret: WebhookEndpointWithSecretSchema,
   WebhookEndpointList: WebhookEndpointListSchema,
   WebhookAttemptList: WebhookAttemptListSchema,
+  RedeliverWebhookBody: RedeliverWebhookBodySchema,
+  WebhookRedeliveryResult: WebhookRedeliveryResultSchema,
+  WebhookTestResult: WebhookTestResultSchema,
   WebhookPayload: WebhookPayloadSchema,
 }

@@ -119,6 +119,7 @@ export function storedLimits(
   prefix: string,
   onBackendError: (operation: string, error: unknown) => void,
   clock: () => number = Date.now,
+  onRefused?: (key: LimitedKey, whose: Whose, limit: StoredRateLimit) => void,
 ): StoredLimits {
   // One limiter per distinct limit and duration: a backend counts one window size per limiter.
   const limiters = new Map<string, Limiter>()
@@ -153,11 +154,12 @@ export function storedLimits(
   // With the counters in memory: every count is known at once.
   function takeNow(key: LimitedKey, costs: RateLimitCosts | undefined): LimitOutcome {
     return (
-      takeEachNow(key.ratelimits, 'key', key.id, costs) ??
-      takeEachNow(key.identityRatelimits, 'identity', key.identityId, costs)
+      takeEachNow(key, key.ratelimits, 'key', key.id, costs) ??
+      takeEachNow(key, key.identityRatelimits, 'identity', key.identityId, costs)
     )
   }
   function takeEachNow(
+    key: LimitedKey,
     limits: readonly StoredRateLimit[] | null | undefined,
     whose: Whose,
     id: string | null | undefined,
@@ -170,8 +172,10 @@ export function storedLimits(
       if (cost > limit.limit) return neverPasses(limit, whose, cost)
       const counter = counterOf(limit, whose, id)
       const memory = counter.limiter as MemoryLimiter
-      if (memory.add(counter.key, cost) > limit.limit)
+      if (memory.add(counter.key, cost) > limit.limit) {
+        onRefused?.(key, whose, limit)
         return refusal(limit, whose, memory.state(counter.key)!)
+      }
     }
     return undefined
   }
@@ -193,7 +197,10 @@ export function storedLimits(
           await counter.limiter.consume(counter.key, cost)
           outage = false
         } catch (spent) {
-          if (isLimiterState(spent)) return refusal(limit, whose, spent)
+          if (isLimiterState(spent)) {
+            onRefused?.(key, whose, limit)
+            return refusal(limit, whose, spent)
+          }
           // Fails open, like the throttle: the key itself was verified.
           if (!outage) onBackendError('ratelimit.consume', spent)
           outage = true

@@ -5,8 +5,9 @@ import { checkDeclaredPermissions } from '../policy/policies.js'
 import { coarseClock } from '../protection/memory-limiter.js'
 import { PROTECTION_DEFAULTS } from '../protection/options.js'
 import { storedLimits } from '../protection/stored-limits.js'
-import type { KeyStore } from '../store/types.js'
+import type { KeyRecord, KeyStore } from '../store/types.js'
 import { tracerOf } from '../telemetry/spans.js'
+import { rateLimitAlerts } from '../webhooks/ratelimit-alerts.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
 import { creditMethods, type KeywardCredits } from './credits.js'
@@ -152,12 +153,21 @@ export function createKeyward(options: KeywardOptions): Keyward {
 
   const writes: Writes = { store, storeCall, now, emit, wrote, rules, auditRows, developersOf, hashing }
 
-  // Stored rate limits, counted by the protection's limiters when it has some, else in memory.
+  // Stored rate limits, counted by the protection's limiters when it has some, else in memory;
+  // with webhook alerts, their refusals are counted beside them and written after each minute.
+  const limitClock = options.now ? clock : coarseClock()
+  const alerts =
+    options.webhookAlerts === true && store.webhooks
+      ? rateLimitAlerts(store.webhooks, developersOf, limitClock, (error) =>
+          emit({ type: 'store.error', operation: 'webhooks.addEvents', error }),
+        )
+      : undefined
   const limits = storedLimits(
     options.protection?.limiter,
     options.protection?.keyPrefix ?? PROTECTION_DEFAULTS.keyPrefix,
     (operation, error) => emit({ type: 'store.error', operation, error }),
-    options.now ? clock : coarseClock(),
+    limitClock,
+    alerts && ((key, whose, limit) => alerts.note(key as KeyRecord, whose, limit)),
   )
 
   const creditOptions = checkCreditOptions(options.credits)
@@ -171,6 +181,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
         spender.close(),
         usage.flush(),
         counts?.close(creditOptions.returnTimeoutMs),
+        alerts?.flush(true),
       ])
       for (const lost of stranded) {
         emit(

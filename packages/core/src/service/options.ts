@@ -133,6 +133,14 @@ export interface KeywardOptions {
    * `legacyDeveloperKeys`) are accepted.
    */
   readonly foreignKeys?: readonly ForeignKeyFormat[]
+  /**
+   * Alerts of the hot path as webhook events, into the store's outbox (`store.webhooks`):
+   * `ratelimit.exceeded`, at most one per key, limit and minute, with the count of refusals.
+   * Refusals are counted in memory where the rate limit's counter is, and written in one batch
+   * after each minute (a crash loses the current minute's count); nothing is written per
+   * request. Default `false`.
+   */
+  readonly webhookAlerts?: boolean
 }
 
 const LEGACY_POLICIES: readonly LegacyDeveloperKeyPolicy[] = ['reject', 'accept']
@@ -159,6 +167,7 @@ const KEYWARD_OPTIONS = optionNames<KeywardOptions>({
   telemetry: true,
   hashing: true,
   foreignKeys: true,
+  webhookAlerts: true,
 })
 const TELEMETRY_OPTIONS = optionNames<KeywardTelemetry>({ tracerProvider: true, recordClientAddress: true })
 const CACHE_OPTIONS = optionNames<VerificationCacheOptions>({ maxEntries: true, ttlMs: true })

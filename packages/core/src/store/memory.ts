@@ -108,7 +108,10 @@ export class MemoryKeyStore implements KeyStore {
   /** The roles of the project keys, beside them. */
   readonly roles: MemoryRoles = new MemoryRoles(this.#access)
   /** Its webhook endpoints, outbox and delivery log: an audit append is an outbox write too. */
-  readonly webhooks: MemoryWebhooks = new MemoryWebhooks({ append: (entries) => this.appendAudit(entries) })
+  readonly webhooks: MemoryWebhooks = new MemoryWebhooks({
+    append: (entries) => this.appendAudit(entries),
+    keys: () => this.#records.values(),
+  })
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead

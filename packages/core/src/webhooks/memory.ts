@@ -1,23 +1,28 @@
 import type { AuditEntry } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import type { KeyRecord } from '../store/types.js'
 import type {
   ClaimedDelivery,
   EndpointAuditWrite,
+  ExpiringKey,
   WebhookAttempt,
   WebhookAttemptRecord,
   WebhookEndpointChange,
   WebhookEndpointRecord,
   WebhookEvent,
   WebhookOutcome,
+  WebhookRedelivery,
   WebhookStore,
 } from './types.js'
+
+type RollArguments = Parameters<WebhookStore['rollEndpointSecret']>
 
 interface Delivery {
   readonly id: string
   readonly event: WebhookEvent
   readonly endpointId: string
-  readonly createdAt: Date
+  createdAt: Date
   attempts: number
   state: 'pending' | 'delivered' | 'failed'
   dueAt: Date
@@ -26,6 +31,8 @@ interface Delivery {
 /** @internal What the memory store lends its webhooks: its audit log. */
 export interface MemoryWebhooksAccess {
   readonly append: (entries: readonly AuditEntry[]) => Promise<unknown>
+  /** The store's keys, for the scheduler of expiry events. */
+  readonly keys: () => Iterable<KeyRecord>
 }
 
 /** @internal The refusal of an endpoint past the most a developer may have. */
@@ -56,13 +63,18 @@ export const deliveryEndpoint = (
   secrets: signingSecrets(endpoint, now),
 })
 
-/** @internal Whether an endpoint takes an event: enabled, of its developer, through its filters. */
-export const endpointTakes = (endpoint: WebhookEndpointRecord, event: WebhookEvent): boolean =>
-  endpoint.disabledAt === null &&
+// Whether an event of the endpoint's developer passes its filters (a test event never does: it
+// is sent to the one endpoint it was made for).
+const endpointFilters = (endpoint: WebhookEndpointRecord, event: WebhookEvent): boolean =>
+  event.type !== 'webhook.test' &&
   endpoint.developerId === event.developerId &&
   (endpoint.eventTypes === null || endpoint.eventTypes.includes(event.type)) &&
   (endpoint.projectIds === null ||
     (event.projectId !== null && endpoint.projectIds.includes(event.projectId)))
+
+/** @internal Whether an endpoint takes an event: enabled, of its developer, through its filters. */
+export const endpointTakes = (endpoint: WebhookEndpointRecord, event: WebhookEvent): boolean =>
+  endpoint.disabledAt === null && endpointFilters(endpoint, event)
 
 /**
  * @internal The memory store's webhooks: endpoints, the outbox (filled by the store's audit
@@ -73,18 +85,27 @@ export class MemoryWebhooks implements WebhookStore {
   readonly #endpoints = new Map<string, WebhookEndpointRecord>()
   /** @internal The outbox: events not yet fanned out (tests read it). */
   readonly outbox: WebhookEvent[] = []
+  // The events fanned out, kept as the delivery log is, for redelivery.
+  readonly #events: WebhookEvent[] = []
+  // The ids of the scheduler's events ever written: each is written once.
+  readonly #noticed = new Set<string>()
+  // Whether a round of the scheduler is under way: the others skip theirs.
+  #scheduling = false
   readonly #deliveries = new Map<string, Delivery>()
   readonly #attempts: WebhookAttemptRecord[] = []
 
   constructor(private readonly access: MemoryWebhooksAccess) {}
 
-  async insertEndpoint(record: WebhookEndpointRecord, limit: number): Promise<WebhookEndpointRecord> {
+  async insertEndpoint(
+    record: WebhookEndpointRecord,
+    limit: number,
+    audit?: EndpointAuditWrite,
+  ): Promise<WebhookEndpointRecord> {
     const owned = [...this.#endpoints.values()].filter(
       (endpoint) => endpoint.developerId === record.developerId,
     )
     if (owned.length >= limit) throw endpointLimitError(limit)
-    this.#endpoints.set(record.id, record)
-    return record
+    return this.#write(record, audit)
   }
 
   async findEndpoint(id: string): Promise<WebhookEndpointRecord | null> {
@@ -99,31 +120,67 @@ export class MemoryWebhooks implements WebhookStore {
     id: string,
     change: WebhookEndpointChange,
     now: Date,
+    audit?: EndpointAuditWrite,
   ): Promise<WebhookEndpointRecord | null> {
     const current = this.#endpoints.get(id)
     if (!current) return null
     const { disabled, ...fields } = change
     const enabled = disabled === false ? { disabledAt: null, failingSince: null } : {}
-    return this.#put({ ...current, ...fields, ...enabled, updatedAt: now })
+    return this.#write({ ...current, ...fields, ...enabled, updatedAt: now }, audit)
   }
 
-  async rollEndpointSecret(id: string, secret: string, previousExpiresAt: Date, now: Date) {
+  async rollEndpointSecret(...[id, secret, previousExpiresAt, now, audit]: RollArguments) {
     const current = this.#endpoints.get(id)
     if (!current) return null
-    return this.#put({
-      ...current,
-      secret,
-      previousSecret: current.secret,
-      previousSecretExpiresAt: previousExpiresAt,
-      updatedAt: now,
-    })
+    return this.#write(
+      {
+        ...current,
+        secret,
+        previousSecret: current.secret,
+        previousSecretExpiresAt: previousExpiresAt,
+        updatedAt: now,
+      },
+      audit,
+    )
   }
 
-  async deleteEndpoint(id: string): Promise<boolean> {
+  async deleteEndpoint(id: string, audit?: EndpointAuditWrite): Promise<boolean> {
+    const current = this.#endpoints.get(id)
+    if (!current) return false
     for (const [key, delivery] of this.#deliveries) {
       if (delivery.endpointId === id && delivery.state === 'pending') this.#deliveries.delete(key)
     }
-    return this.#endpoints.delete(id)
+    this.#endpoints.delete(id)
+    if (audit) await this.access.append(audit(current))
+    return true
+  }
+
+  async redeliver(endpointId: string, which: WebhookRedelivery, now: Date): Promise<number> {
+    const endpoint = this.#endpoints.get(endpointId)
+    if (!endpoint) return 0
+    const delivered = new Map(
+      [...this.#deliveries.values()]
+        .filter((delivery) => delivery.endpointId === endpointId)
+        .map((delivery) => [delivery.event.id, delivery]),
+    )
+    const chosen = this.#events.filter(
+      (event) =>
+        ('eventId' in which
+          ? event.id === which.eventId
+          : event.createdAt >= which.from && event.createdAt < which.to) &&
+        event.developerId === endpoint.developerId &&
+        (delivered.has(event.id) || endpointFilters(endpoint, event)),
+    )
+    for (const event of chosen) {
+      const delivery = delivered.get(event.id) ?? this.#deliver(event, endpointId, now)
+      Object.assign(delivery, { state: 'pending', dueAt: now, createdAt: now, attempts: 0 })
+    }
+    return chosen.length
+  }
+
+  async enqueueForEndpoint(endpointId: string, event: WebhookEvent, now: Date): Promise<void> {
+    this.#events.push(event)
+    this.#deliver(event, endpointId, now)
   }
 
   /** @internal Puts a write's events into the outbox (the store's audit append calls it). */
@@ -133,22 +190,27 @@ export class MemoryWebhooks implements WebhookStore {
 
   async fanOutEvents(limit: number, now: Date): Promise<number> {
     const events = this.outbox.splice(0, limit)
+    this.#events.push(...events)
     for (const event of events) {
       for (const endpoint of this.#endpoints.values()) {
-        if (!endpointTakes(endpoint, event)) continue
-        const id = crypto.randomUUID()
-        this.#deliveries.set(id, {
-          id,
-          event,
-          endpointId: endpoint.id,
-          createdAt: now,
-          attempts: 0,
-          state: 'pending',
-          dueAt: now,
-        })
+        if (endpointTakes(endpoint, event)) this.#deliver(event, endpoint.id, now)
       }
     }
     return events.length
+  }
+
+  #deliver(event: WebhookEvent, endpointId: string, now: Date): Delivery {
+    const delivery: Delivery = {
+      id: crypto.randomUUID(),
+      event,
+      endpointId,
+      createdAt: now,
+      attempts: 0,
+      state: 'pending',
+      dueAt: now,
+    }
+    this.#deliveries.set(delivery.id, delivery)
+    return delivery
   }
 
   async claimDeliveries(limit: number, now: Date, leaseMs: number): Promise<ClaimedDelivery[]> {
@@ -203,6 +265,32 @@ export class MemoryWebhooks implements WebhookStore {
     return disabled !== null
   }
 
+  async noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    if (this.#scheduling) return null
+    this.#scheduling = true
+    try {
+      const keys = [...this.access.keys()].flatMap((key) =>
+        key.active && !key.replacedBy && key.expiresAt && key.expiresAt > from && key.expiresAt <= to
+          ? [{ ...key, expiresAt: key.expiresAt }]
+          : [],
+      )
+      return this.addEvents(await build(keys))
+    } finally {
+      this.#scheduling = false
+    }
+  }
+
+  async addEvents(given: readonly WebhookEvent[]): Promise<number> {
+    const events = given.filter((event) => !this.#noticed.has(event.id))
+    for (const event of events) this.#noticed.add(event.id)
+    this.enqueue(events)
+    return events.length
+  }
+
   async listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]> {
     return this.#attempts
       .filter((attempt) => attempt.endpointId === endpointId)
@@ -216,11 +304,18 @@ export class MemoryWebhooks implements WebhookStore {
       this.#attempts.shift()
       pruned += 1
     }
+    while (this.#events[0] && this.#events[0].createdAt < before) this.#events.shift()
     return pruned
   }
 
   #put(record: WebhookEndpointRecord): WebhookEndpointRecord {
     this.#endpoints.set(record.id, record)
+    return record
+  }
+
+  async #write(record: WebhookEndpointRecord, audit: EndpointAuditWrite | undefined) {
+    this.#put(record)
+    if (audit) await this.access.append(audit(record))
     return record
   }
 }

@@ -1,16 +1,22 @@
 import type { AuditEntry } from '../audit/types.js'
+import type { KeyRecord } from '../store/types.js'
 
 /**
  * What a webhook tells a developer's systems. Events of a write (`key.created`, `key.revoked`,
  * `key.leaked`, `key.rolled`, `endpoint.disabled`) are written in the write's transaction, from
- * its audit rows.
+ * its audit rows; events of time (`key.expiring`, `key.expired`) by one scheduler at a time;
+ * `webhook.test` is sent to one endpoint when its developer asks.
  */
 export type WebhookEventType =
   | 'key.created'
   | 'key.revoked'
   | 'key.leaked'
   | 'key.rolled'
+  | 'key.expiring'
+  | 'key.expired'
+  | 'ratelimit.exceeded'
   | 'endpoint.disabled'
+  | 'webhook.test'
 
 /** Every {@link WebhookEventType}, for checks and documentation. */
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
@@ -18,7 +24,11 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.revoked',
   'key.leaked',
   'key.rolled',
+  'key.expiring',
+  'key.expired',
+  'ratelimit.exceeded',
   'endpoint.disabled',
+  'webhook.test',
 ]
 
 /** The most endpoints a developer may register. */
@@ -119,6 +129,18 @@ export interface WebhookAttemptRecord extends WebhookAttempt {
 export type EndpointAuditWrite = (endpoint: WebhookEndpointRecord) => readonly AuditEntry[]
 
 /**
+ * The events a manual redelivery sends again to one endpoint: one event by its id, or those made
+ * from `from` (inclusive) to `to` (exclusive) that the endpoint takes.
+ */
+export type WebhookRedelivery = { readonly eventId: string } | { readonly from: Date; readonly to: Date }
+
+/** A key whose expiry the scheduler of expiry events looks at: active, not replaced by a roll. */
+export type ExpiringKey = Pick<
+  KeyRecord,
+  'id' | 'keyPrefix' | 'name' | 'ownerType' | 'ownerId' | 'expiresAt'
+> & { readonly expiresAt: Date }
+
+/**
  * Where webhook endpoints, the outbox and the delivery log live (`store.webhooks` of a key store
  * that keeps them). The outbox itself is filled by the store's `appendAudit`: every audit row
  * that is an event (see `webhookEventsOf`) is an outbox row in the same transaction.
@@ -130,21 +152,46 @@ export type EndpointAuditWrite = (endpoint: WebhookEndpointRecord) => readonly A
  */
 export interface WebhookStore {
   /** Inserts an endpoint; throws `limit_exceeded` when the developer has `limit` already. */
-  insertEndpoint(record: WebhookEndpointRecord, limit: number): Promise<WebhookEndpointRecord>
+  insertEndpoint(
+    record: WebhookEndpointRecord,
+    limit: number,
+    audit?: EndpointAuditWrite,
+  ): Promise<WebhookEndpointRecord>
   findEndpoint(id: string): Promise<WebhookEndpointRecord | null>
   /** A developer's endpoints, oldest first. */
   listEndpoints(developerId: string): Promise<WebhookEndpointRecord[]>
-  /** Changes what `change` holds; `null` when there is no such endpoint. */
-  updateEndpoint(id: string, change: WebhookEndpointChange, now: Date): Promise<WebhookEndpointRecord | null>
+  /**
+   * Changes what `change` holds; `null` when there is no such endpoint. Each write of an endpoint
+   * appends the rows `audit` makes of the endpoint as written, in its transaction.
+   */
+  updateEndpoint(
+    id: string,
+    change: WebhookEndpointChange,
+    now: Date,
+    audit?: EndpointAuditWrite,
+  ): Promise<WebhookEndpointRecord | null>
   /** Makes `secret` the signing secret; the old one signs too until `previousExpiresAt`. */
   rollEndpointSecret(
     id: string,
     secret: string,
     previousExpiresAt: Date,
     now: Date,
+    audit?: EndpointAuditWrite,
   ): Promise<WebhookEndpointRecord | null>
   /** Deletes an endpoint and its pending deliveries; `false` when there was none. */
-  deleteEndpoint(id: string): Promise<boolean>
+  deleteEndpoint(id: string, audit?: EndpointAuditWrite): Promise<boolean>
+  /**
+   * Puts the events `which` names into the endpoint's deliveries again, due at `now`, with their
+   * attempts counted from zero (a delivery that exists is reset, one that does not is added).
+   * Returns how many; an event of another developer, or one the endpoint does not take, is not
+   * counted.
+   */
+  redeliver(endpointId: string, which: WebhookRedelivery, now: Date): Promise<number>
+  /**
+   * Writes `event` into the outbox as an event for one endpoint only (the test event): a delivery
+   * to that endpoint, due at `now`, whatever its filters, that the dispatchers send as any other.
+   */
+  enqueueForEndpoint(endpointId: string, event: WebhookEvent, now: Date): Promise<void>
   /**
    * Turns at most `limit` outbox events into deliveries, one per enabled endpoint of the event's
    * developer whose filters match, and returns how many events it took. Concurrent callers take
@@ -169,6 +216,24 @@ export interface WebhookStore {
     outcome: WebhookOutcome,
     disable?: EndpointAuditWrite,
   ): Promise<boolean>
+  /**
+   * One round of the scheduler of expiry events, under the store's scheduler lock: one caller at
+   * a time across processes (PostgreSQL: a transaction-scoped advisory lock, freed when its
+   * holder commits or dies), `null` for the others. Reads the active keys not replaced by a roll
+   * whose expiry is after `from` and at most `to`, and writes the events `build` makes of them
+   * into the outbox, each at most once ever: an event whose id was written before is skipped,
+   * which is the record that it was sent. Returns how many it wrote.
+   */
+  noticeExpiringKeys(
+    from: Date,
+    to: Date,
+    build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null>
+  /**
+   * Writes events of the hot path into the outbox (`ratelimit.exceeded`), each at most once ever:
+   * an event whose id was written before is skipped. Returns how many it wrote.
+   */
+  addEvents(events: readonly WebhookEvent[]): Promise<number>
   /** An endpoint's last attempts, newest first. */
   listAttempts(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>
   /** Deletes at most `limit` attempts older than `before`; returns how many. */

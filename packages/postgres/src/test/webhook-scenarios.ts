@@ -3,6 +3,7 @@
 // (SKIP LOCKED) and leased (a claimer that dies leaves them due again), and an endpoint disabled
 // with its audit row and an `endpoint.disabled` event to the developer's other endpoints.
 import {
+  createExpiryNotices,
   createKeyward,
   ErrorType,
   endpointDisabledRows,
@@ -217,6 +218,155 @@ export function webhookScenarios(make: () => Promise<Harness>): void {
       await expect(endpoints.get('dev-other', failing.id)).rejects.toMatchObject({ type: ErrorType.notFound })
       await endpoints.delete(DEVELOPER, failing.id)
       expect(await store.webhooks.findEndpoint(failing.id)).toBeNull()
+    })
+
+    it("audits an endpoint's writes in their transaction: a failing audit row leaves no endpoint (fault injected)", async () => {
+      const { keyward, endpoints, sql, schema, store } = await world()
+      const operator = { actor: { type: 'operator' as const, name: 'ops' } }
+      const created = await endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/a' }, operator)
+      await endpoints.update(DEVELOPER, created.id, { description: 'billing' }, operator)
+      const rolled = await endpoints.rollSecret(DEVELOPER, created.id, 60, operator)
+      await endpoints.delete(DEVELOPER, created.id, operator)
+      const rows = (await keyward.listAudit(DEVELOPER)).records
+      expect(rows.map((row) => [row.action, row.targetId, row.actor])).toEqual(
+        ['deleted', 'secret_rolled', 'updated', 'created'].map((action) => [
+          `webhook_endpoint.${action}`,
+          created.id,
+          operator.actor,
+        ]),
+      )
+      expect(rows[2]).toMatchObject({ before: { description: null }, after: { description: 'billing' } })
+      expect(JSON.stringify(rows)).not.toContain(rolled.secret)
+      expect(JSON.stringify(rows)).not.toContain(created.secret)
+      await sql(`CREATE FUNCTION "${schema}".fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected: audit insert fails'; END $$`)
+      await sql(`CREATE TRIGGER fail_audit BEFORE INSERT ON "${schema}".audit_log
+        FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_audit()`)
+      await expect(endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/b' })).rejects.toThrow(
+        /injected/,
+      )
+      expect(await store.webhooks.listEndpoints(DEVELOPER)).toEqual([])
+    })
+
+    it('redelivers one event or a time range to one endpoint, and sends a test event to it alone', async () => {
+      const { keyward, endpoints, store } = await world()
+      const hook = await endpoints.create(DEVELOPER, {
+        url: 'https://hooks.example.com/a',
+        eventTypes: ['key.revoked'],
+      })
+      const other = await endpoints.create(DEVELOPER, { url: 'https://hooks.example.com/b' })
+      const { record } = await keyward.issueProjectKey('p1', { name: 'ci' })
+      await keyward.deactivateKey(record.id)
+      const now = new Date()
+      await store.webhooks.fanOutEvents(10, now)
+      for (const delivery of await store.webhooks.claimDeliveries(10, now, 30_000)) {
+        const attempt = { at: now, status: 200, durationMs: 3, response: 'ok' }
+        await store.webhooks.finishDelivery(delivery, attempt, { state: 'delivered' })
+      }
+      const sent = await endpoints.attempts(DEVELOPER, hook.id)
+      expect(sent.map((attempt) => attempt.eventType)).toEqual(['key.revoked'])
+      expect(await endpoints.redeliver(DEVELOPER, hook.id, { eventId: sent[0]!.eventId })).toBe(1)
+      // key.created is not one the endpoint takes: not found for it.
+      const created = (await endpoints.attempts(DEVELOPER, other.id)).find(
+        (attempt) => attempt.eventType === 'key.created',
+      )!
+      await expect(
+        endpoints.redeliver(DEVELOPER, hook.id, { eventId: created.eventId }),
+      ).rejects.toMatchObject({
+        type: ErrorType.notFound,
+      })
+      const again = await store.webhooks.claimDeliveries(10, new Date(), 30_000)
+      expect(again.map((delivery) => [delivery.endpoint.id, delivery.event.type, delivery.attempts])).toEqual(
+        [[hook.id, 'key.revoked', 0]],
+      )
+      const range = { from: new Date(now.getTime() - 60_000), to: new Date(now.getTime() + 60_000) }
+      expect(await endpoints.redeliver(DEVELOPER, other.id, range)).toBe(2)
+      const test = await endpoints.sendTest(DEVELOPER, hook.id)
+      const due = await store.webhooks.claimDeliveries(10, new Date(), 30_000)
+      expect(due.map((delivery) => `${delivery.endpoint.id} ${delivery.event.type}`).sort()).toEqual(
+        [`${other.id} key.created`, `${other.id} key.revoked`, `${hook.id} webhook.test`].sort(),
+      )
+      expect(due.find((delivery) => delivery.event.id === test.id)?.event.data).toMatchObject({
+        endpoint_id: hook.id,
+      })
+      // A range sends the test event again only to the endpoint it was for.
+      expect(await endpoints.redeliver(DEVELOPER, other.id, range)).toBe(2)
+      expect(await endpoints.redeliver(DEVELOPER, hook.id, range)).toBe(2)
+    })
+
+    it('sends key.expiring and key.expired from one scheduler at a time, each once per key and threshold, also after a restart', async () => {
+      const { keyward, store, events } = await world()
+      const t0 = new Date()
+      const at = (days: number) => new Date(t0.getTime() + days * 86_400_000)
+      const soon = await keyward.issueProjectKey('p1', { name: 'ci', expiresAt: at(10) })
+      const today = await keyward.issueDeveloperKey(DEVELOPER, { expiresAt: at(0.5) })
+      const week = await keyward.issueProjectKey('p1', { expiresAt: at(5) })
+      const revoked = await keyward.issueProjectKey('p1', { expiresAt: at(2) })
+      await keyward.deactivateKey(revoked.record.id)
+      await keyward.issueProjectKey('p1', { expiresAt: at(40) })
+      // Two schedulers (two processes' worth) share the store; the owner lookup is slow, so the
+      // first holds the lock while the second tries.
+      let clock = t0
+      const scheduler = () =>
+        createExpiryNotices({
+          store: store.webhooks,
+          projectOwner: async (id) => {
+            await new Promise((resolve) => setTimeout(resolve, 300))
+            return id === 'p1' ? DEVELOPER : null
+          },
+          now: () => clock,
+        })
+      const [a, b] = [scheduler(), scheduler()]
+      const expiry = async () =>
+        (await events())
+          .filter((event) => event.type === 'key.expiring' || event.type === 'key.expired')
+          .map((event) => [event.type, event.data.key_id, event.data.days_before ?? null])
+      // On PostgreSQL the second finds the lock held (null); PGlite's one connection runs the two
+      // rounds in turn, and the second finds the events written (0). Never both write.
+      const round = await Promise.all([a.tick(), b.tick()])
+      expect(round.filter((count) => count === 2)).toHaveLength(1)
+      expect([null, 0]).toContain(round.find((count) => count !== 2))
+      expect((await expiry()).map((row) => row.join(' ')).sort()).toEqual(
+        [`key.expiring ${today.record.id} 1`, `key.expiring ${week.record.id} 7`].sort(),
+      )
+      // The same time again, and a restarted scheduler: nothing new.
+      expect(await a.tick()).toBe(0)
+      expect(await scheduler().tick()).toBe(0)
+      clock = at(3.5)
+      expect(await b.tick()).toBe(2)
+      clock = at(9.5)
+      expect(await scheduler().tick()).toBe(2)
+      expect(await a.tick()).toBe(0)
+      clock = at(10.5)
+      expect(await b.tick()).toBe(1)
+      expect((await expiry()).map((row) => row.join(' ')).sort()).toEqual(
+        [
+          `key.expiring ${today.record.id} 1`,
+          `key.expired ${today.record.id} `,
+          `key.expiring ${week.record.id} 7`,
+          `key.expired ${week.record.id} `,
+          `key.expiring ${soon.record.id} 7`,
+          `key.expiring ${soon.record.id} 1`,
+          `key.expired ${soon.record.id} `,
+        ].sort(),
+      )
+      const written = (await events()).find(
+        (event) => event.type === 'key.expired' && event.data.key_id === soon.record.id,
+      )
+      expect(written).toMatchObject({
+        developer_id: DEVELOPER,
+        project_id: 'p1',
+        data: {
+          key_prefix: soon.record.keyPrefix,
+          name: 'ci',
+          developer_id: DEVELOPER,
+          project_id: 'p1',
+          expires_at: at(10).toISOString(),
+          actor: 'system',
+        },
+      })
+      expect(JSON.stringify(await events())).not.toContain(soon.key)
+      expect(JSON.stringify(await events())).not.toContain(soon.record.hash)
     })
   })
 }
