@@ -5,6 +5,7 @@ import { batchCases } from './store-batch-cases.js'
 import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { identityCases } from './store-identity-cases.js'
+import { importCases } from './store-import-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
@@ -101,6 +102,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     auditCases(make)
     identityCases(make)
     roleCases(make)
+    importCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()
