@@ -202,6 +202,8 @@ export function checkImportRecord(
   value: unknown,
   options: { readonly hashFormat: ImportHashFormat; readonly now: Date },
 ): CheckedImport {
+  // A reader that could not read a record hands over the refusal in its place.
+  if (value instanceof KeywardError) throw value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new KeywardError(ErrorType.dictType, 'A record should be a JSON object.', [])
   }

@@ -232,7 +232,12 @@ describe('importKeys against a failing store', () => {
     let cursor = 0
     const records = Array.from({ length: 6 }, (_, i) => recordOf(i))
     await expect(
-      keyward.importKeys(records, { batchSize: 2, onBatch: (p) => void (cursor = p.cursor) }),
+      keyward.importKeys(records, {
+        batchSize: 2,
+        onBatch: (p) => {
+          cursor = p.cursor
+        },
+      }),
     ).rejects.toMatchObject({ type: 'store_unavailable' })
     expect(cursor).toBe(2)
     const resumed = await keyward.importKeys(records, { batchSize: 2, cursor })

@@ -79,7 +79,9 @@ export interface KeywardImport {
    * transaction with its audit rows (`key.issued`, with `imported: true`). A key whose hash is
    * stored already is left as it is: running the same import again changes nothing. After each
    * batch, `onBatch` gets the `cursor` to resume from. The keys verify when the service accepts
-   * their format (option `foreignKeys`). Needs a store with `insertImportedKeys`.
+   * their format (option `foreignKeys`). A reader that cannot read a record (a line that is no
+   * JSON) may yield a `KeywardError` in its place: it is that record's problem. Needs a store
+   * with `insertImportedKeys`.
    *
    * @example
    * ```ts
