@@ -65,7 +65,8 @@ function settle<T>(promises: Promise<T>[]) {
  * made, in one chain, and, for a store that keeps identities (`identities`), that external ids stay
  * unique under races, that pages hold each identity once in order, that keys join and leave, that
  * an identity with keys is deleted only with them revoked, and that its changes reach the feed for
- * each of its keys.
+ * each of its keys, and, for a store that imports keys (`insertImportedKeys`), that a batch is written
+ * once (a stored or repeated hash left out, a closed owner's keys too) with its audit rows.
  *
  * @example
  * ```ts
