@@ -11,6 +11,7 @@ import {
   identitiesListCommand,
   identitiesUpdateCommand,
 } from './commands/identities.js'
+import { importCommand } from './commands/import.js'
 import { activateCommand, expireCommand, listCommand, revokeCommand, rollCommand } from './commands/keys.js'
 import { checkCommand, generateCommand, hashCommand } from './commands/offline.js'
 import { createCommand, updateCommand } from './commands/policies.js'
@@ -58,6 +59,7 @@ const COMMANDS: readonly Command[] = [
   auditExportCommand,
   usageCommand,
   ...WEBHOOK_COMMANDS,
+  importCommand,
   generateCommand,
   checkCommand,
   hashCommand,

@@ -200,6 +200,8 @@ export type {
   IdentityStore,
 } from './identities/store.js'
 export { matchesIdentitySearch } from './identities/store.js'
+export { IMPORT_HASH_FORMATS, type ImportHashFormat } from './import/digest.js'
+export type { ImportRecord } from './import/record.js'
 export {
   KEY_ALPHABET,
   KEY_LENGTH,
@@ -281,6 +283,13 @@ export type { VerificationCacheOptions, VerificationCacheStats } from './service
 export type { AuthFailureReason, CreditsChanged, KeywardEvent, KeywardEventHook } from './service/events.js'
 export type { KeyExpiryChange } from './service/expiry.js'
 export type { CreateIdentityOptions, IdentityPageOptions } from './service/identities.js'
+export type {
+  ImportKeysOptions,
+  ImportProblem,
+  ImportProgress,
+  ImportReport,
+  KeywardImport,
+} from './service/import.js'
 export type { IssueKeyOptions, ListKeysPageOptions } from './service/keys.js'
 export { createKeyward, type Keyward } from './service/keyward.js'
 export type { LeakedKey, LeakedKeyResult } from './service/leaked.js'

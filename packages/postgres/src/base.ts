@@ -78,7 +78,7 @@ import {
   ReplicaReads,
 } from './replicas/reads.js'
 import { PostgresRoles } from './roles.js'
-import { checkSchema, type Statements, statementPrefix, statementsFor } from './statements.js'
+import { checkSchema, INSERTED, type Statements, statementPrefix, statementsFor } from './statements.js'
 import { traceStore } from './store-spans.js'
 import { PostgresUsage } from './usage.js'
 import { PostgresWebhooks } from './webhooks.js'
@@ -174,6 +174,23 @@ const insertValues = (record: KeyRecord): unknown[] => [
   record.pepperId ?? null,
   record.roleIds?.length ? record.roleIds : null,
 ]
+
+// The columns of an insert, by name: a row of `insertImported`'s JSON array.
+const INSERT_COLUMNS = INSERTED.split(', ')
+
+const importedRow = (record: KeyRecord): Record<string, unknown> => {
+  const values = insertValues(record)
+  const row: Record<string, unknown> = { identity_id: record.identityId ?? null }
+  INSERT_COLUMNS.forEach((column, i) => {
+    const value = values[i]
+    // JSON columns come as text from `insertValues`: the row carries them as JSON.
+    row[column] =
+      (column === 'metadata' || column === 'ratelimits') && typeof value === 'string'
+        ? JSON.parse(value)
+        : value
+  })
+  return row
+}
 
 /**
  * The `KeyStore` of `@keyward/core` on PostgreSQL, over a small {@link SqlDriver}: node-postgres
@@ -306,6 +323,22 @@ export class PostgresKeyStore implements KeyStore {
       return inserted
     })
     return this.#written(inserted) as Promise<KeyRecord>
+  }
+
+  // One statement for the batch, in one transaction with its audit rows; then, as for other
+  // writes, each inserted record reaches the change feed.
+  async insertImportedKeys(records: readonly KeyRecord[], audit?: AuditWrite): Promise<KeyRecord[]> {
+    // The first of a repeated hash is the one written.
+    const byHash = new Map<string, KeyRecord>()
+    for (const record of records) if (!byHash.has(record.hash)) byHash.set(record.hash, record)
+    const first = [...byHash.values()]
+    if (first.length === 0) return []
+    const rows = JSON.stringify(first.map(importedRow))
+    const inserted = await this.#audited(audit, true, all, async (tx) =>
+      (await run(tx, this.#sql.insertImported, [rows])).map(toRecord),
+    )
+    for (const record of inserted) this.#wrote(record)
+    return inserted
   }
 
   /**

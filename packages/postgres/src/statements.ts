@@ -33,6 +33,7 @@ export interface Statements extends CreditStatements {
   readonly listOwners: Readonly<Record<KeyKind, Statement>>
   readonly insert: Readonly<Record<KeyKind, Statement>>
   readonly insertWithinLimit: Readonly<Record<KeyKind, Statement>>
+  readonly insertImported: Statement
   readonly lockOwner: Statement
   readonly closeOwner: Statement
   readonly deactivateOwner: Readonly<Record<KeyKind, Statement>>
@@ -64,9 +65,12 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
   project: 'project_id',
 }
 
-// The columns an insert writes, in the order of its parameters.
-const INSERTED =
+/** @internal The columns an insert writes, in the order of its parameters. */
+export const INSERTED =
   'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, pepper_id, role_ids'
+// The columns of an insert with their types, as a JSON row of an import gives them.
+const IMPORTED_TYPES =
+  'id uuid, hash text, key_prefix text, developer_id text, project_id text, name text, active boolean, created_at timestamptz, expires_at timestamptz, last_used_at timestamptz, replaced_by uuid, ip_allowlist text[], permissions text[], metadata jsonb, remaining bigint, refill_amount bigint, refill_interval text, refill_day smallint, refilled_at timestamptz, ratelimits jsonb, pepper_id text, role_ids uuid[], identity_id uuid'
 // The columns a record is read from.
 export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
 const COLUMNS = KEY_COLUMNS
@@ -271,6 +275,21 @@ export function statementsFor(schema: string): Statements {
          WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $24
          RETURNING ${COLUMNS}`,
       ),
+    ),
+    // Keys imported from another system, a batch in one statement ($1: a JSON array of rows with
+    // the columns of an insert): those whose hash is stored already (or repeated in the batch), or
+    // whose owner is closed, are left out. No limit applies, and no owner row is made.
+    insertImported: named(
+      'insert_imported',
+      `INSERT INTO ${keys} (${INSERTED}, identity_id)
+       SELECT ${INSERTED}, identity_id
+       FROM jsonb_to_recordset($1::text::jsonb) AS r (${IMPORTED_TYPES})
+       WHERE NOT EXISTS (
+         SELECT 1 FROM ${owners} AS o
+         WHERE o.closed_at IS NOT NULL AND o.owner_id = coalesce(r.developer_id, r.project_id)
+           AND o.owner_type = CASE WHEN r.developer_id IS NULL THEN 'project' ELSE 'developer' END)
+       ON CONFLICT (hash) DO NOTHING
+       RETURNING ${COLUMNS}`,
     ),
     lockOwner: named('lock_owner', ownerLock('$1::text', '$2::text')),
     // Closes the owner (once: the first time stays), taking its row lock until the transaction

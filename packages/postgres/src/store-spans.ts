@@ -23,6 +23,7 @@ export function traceStore<S extends object>(
       findKeyById: keys,
       findKeysByHashes: keys,
       insertKey: keys,
+      insertImportedKeys: keys,
       listKeysByOwner: keys,
       listKeysPage: keys,
       listOwners: keys,

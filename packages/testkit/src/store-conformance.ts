@@ -5,6 +5,7 @@ import { batchCases } from './store-batch-cases.js'
 import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { identityCases } from './store-identity-cases.js'
+import { importCases } from './store-import-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
 import { policyCases } from './store-policy-cases.js'
@@ -64,7 +65,8 @@ function settle<T>(promises: Promise<T>[]) {
  * made, in one chain, and, for a store that keeps identities (`identities`), that external ids stay
  * unique under races, that pages hold each identity once in order, that keys join and leave, that
  * an identity with keys is deleted only with them revoked, and that its changes reach the feed for
- * each of its keys.
+ * each of its keys, and, for a store that imports keys (`insertImportedKeys`), that a batch is written
+ * once (a stored or repeated hash left out, a closed owner's keys too) with its audit rows.
  *
  * @example
  * ```ts
@@ -101,6 +103,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     auditCases(make)
     identityCases(make)
     roleCases(make)
+    importCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {
       const { store } = await make()

@@ -1,6 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { describe, expect, it } from 'vitest'
 import { hashKey } from '../hash/digest.js'
+import type { ForeignKeyFormat } from '../key/foreign.js'
 import type { KeywardEvent } from '../service/events.js'
 import { createKeyward } from '../service/keyward.js'
 import { MemoryKeyStore } from '../store/memory.js'
@@ -22,6 +23,7 @@ async function service(
   serviceTokens?: readonly string[],
   failedAuthLimit?: number,
   permissions?: readonly string[],
+  foreignKeys?: readonly ForeignKeyFormat[],
 ) {
   const store = new FlakyStore()
   const events: KeywardEvent[] = []
@@ -31,6 +33,7 @@ async function service(
     projectOwner: (id) => owners[id] ?? null,
     onEvent: (event) => events.push(event),
     ...(permissions ? { permissions } : {}),
+    ...(foreignKeys ? { foreignKeys } : {}),
     ...(failedAuthLimit === undefined
       ? {}
       : { protection: { limiter: (settings) => new RateLimiterMemory(settings), failedAuthLimit } }),
@@ -111,6 +114,28 @@ describe('POST /api/v1/keys/verify', () => {
     expect(await verify({ cost: 1 })).toMatchObject({ valid: true, remaining: 0 })
     await keyward.close()
     expect((await keyward.findKey(record.id))?.remaining).toBe(0)
+  })
+
+  it('verifies an imported key of a format the service declares, with its credits and expiry, through the protection', async () => {
+    const formats = [{ prefix: 'ba_', minLength: 20, maxLength: 80 }]
+    const { call, keyward, d1 } = await service(undefined, 5, undefined, formats)
+    const key = `ba_${'q'.repeat(40)}`
+    const expires = '2099-01-01T00:00:00.000Z'
+    const hash = await hashKey(key)
+    await keyward.importKeys([{ hash, project_id: 'p1', prefix: 'ba_qq', remaining: 2, expires_at: expires }])
+    const verify = async (presented: string) =>
+      (await call({ 'x-developer-key': d1 }, { key: presented })).json
+    expect(await verify(key)).toMatchObject({
+      valid: true,
+      remaining: 1,
+      expires_at: expires,
+      owner: { id: 'p1' },
+    })
+    expect(await verify(key)).toMatchObject({ valid: true, remaining: 0 })
+    expect(await verify(key)).toMatchObject({ valid: false, code: 'usage_exceeded' })
+    expect(await verify(`ba_${'z'.repeat(40)}`)).toMatchObject({ valid: false, code: 'key_invalid' })
+    expect(await verify(`xx_${'q'.repeat(40)}`)).toMatchObject({ valid: false, code: 'key_malformed' })
+    await keyward.close()
   })
 
   it("spends from the key's identity pool too, answering the lower balance, and refuses when the pool is spent", async () => {

@@ -14,6 +14,7 @@ import { creditMethods, type KeywardCredits } from './credits.js'
 import { emitter, type KeywardEvent } from './events.js'
 import { identityMethods, type KeywardIdentities } from './identities.js'
 import { identityCreditMethods, type KeywardIdentityCredits } from './identity-credits.js'
+import { importMethods, type KeywardImport } from './import.js'
 import { type KeywardKeys, keyMethods } from './keys.js'
 import { DAY_MS } from './lifecycle.js'
 import { createLookup } from './lookup.js'
@@ -39,6 +40,7 @@ export interface Keyward
     KeywardCredits,
     KeywardIdentities,
     KeywardIdentityCredits,
+    KeywardImport,
     KeywardPolicies,
     KeywardRateLimits,
     KeywardRoles,
@@ -206,6 +208,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     ...creditMethods({ ...writes, spender, counts, listening }),
     ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
+    ...importMethods({ ...writes, auditContext: options.auditContext }),
     ...roleMethods(writes),
     ...identityCreditMethods({ ...writes, spender, counts, listening }),
     ...usageMethods({ store, storeCall, usage, counts, retention: usageOptions?.retention ?? null }),

@@ -143,6 +143,17 @@ export class MemoryKeyStore implements KeyStore {
     return this.#commit(audit, [record], () => this.#add(record))
   }
 
+  // Nothing awaits between the checks and the writes: the batch is one step.
+  async insertImportedKeys(records: readonly KeyRecord[], audit?: AuditWrite): Promise<KeyRecord[]> {
+    const hashes = new Set<string>()
+    const fresh = records.filter((record) => {
+      const known = hashes.has(record.hash) || this.#byHash.has(record.hash) || this.#records.has(record.id)
+      hashes.add(record.hash)
+      return !known && !this.#closed.has(ownerKey(record.ownerType, record.ownerId))
+    })
+    return this.#commit(audit, fresh, () => fresh.map((record) => this.#add(record)))
+  }
+
   async findKeyByHash(hash: string): Promise<KeyRecord | null> {
     return this.#byHash.get(hash) ?? null
   }

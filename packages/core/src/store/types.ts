@@ -102,6 +102,21 @@ export interface KeyOwnerSummary {
 export interface KeyStore {
   /** Inserts a new record and returns it. Throws `limit_exceeded` when the limit refuses it. */
   insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord>
+  /**
+   * Writes records of keys imported from another system, in one transaction: inserts those whose
+   * hash is not stored yet and whose owner is not closed, and returns them as stored, in no given
+   * order. A record whose hash is stored already (or that repeats the hash of an earlier one in `records`) is
+   * left out, so that
+   * importing the same records again changes nothing. No limit of active keys applies. With
+   * `audit`, its rows of the inserted records are appended in the same transaction. Optional: the
+   * service's `importKeys` needs it.
+   *
+   * @example
+   * ```ts
+   * const inserted = await store.insertImportedKeys?.(records)
+   * ```
+   */
+  insertImportedKeys?(records: readonly KeyRecord[], audit?: AuditWrite): Promise<KeyRecord[]>
   /** The record with this hash, or `null`. Must be O(1) or indexed: it is the hot path. */
   findKeyByHash(hash: string): Promise<KeyRecord | null>
   /** The record with this id, or `null`. */
