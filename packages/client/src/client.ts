@@ -4,7 +4,7 @@ import {
   checkClientSetting,
   KEY_HEADER,
   type LegacyDeveloperKeyPolicy,
-} from '@keyward/core'
+} from '@keyward/core/client'
 import { type Call, type FetchLike, send, type Transport } from './request.js'
 import type {
   AccessToken,
