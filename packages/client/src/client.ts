@@ -85,7 +85,7 @@ export interface KeyListOptions extends ListOptions {
   /** Only keys whose name contains it (any case) or whose prefix starts with it; 1 to 100 characters. */
   readonly q?: string
   /** Only keys of this status now. */
-  readonly status?: 'active' | 'expired' | 'revoked'
+  readonly status?: 'active' | 'expired' | 'revoked' | 'leaked'
 }
 
 /** Options of an identity listing: a page, and which identities (`q`). */

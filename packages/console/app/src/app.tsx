@@ -108,7 +108,7 @@ function Page({
       const project = projects.get(at.projectId)
       if (at.section === 'usage') return <ProjectUsage projectId={at.projectId} project={project} />
       if (at.section === 'identities') {
-        return <Identities projectId={at.projectId} project={project} externalId={at.externalId} />
+        return <Identities projectId={at.projectId} project={project} search={at.search} />
       }
       return <ProjectKeys projectId={at.projectId} project={project} permissions={current.permissions} />
     }
