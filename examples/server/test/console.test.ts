@@ -325,7 +325,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     await expect.poll(facts).toContain('Rate limitsnone')
     expect((await listed()).ratelimits).toEqual([])
     await backToKeys()
-  })
+    // Several saves, and three pages checked with axe and for their layout at both sizes and in both
+    // schemes: longer on a busy machine.
+  }, 180_000)
 
   it("sets and clears a key's expiry from the page", async () => {
     await openKey('default')
