@@ -59,15 +59,18 @@ async function startServer(dir) {
   throw new Error(`The server did not start:\n${out}`)
 }
 
-/** The bytes of the console's first load: the page, then its script and style sheet, gzipped as served. */
+/** The bytes of the console's files: the first load's script and style sheet, then its chunks, gzipped as served. */
 async function firstLoad(base) {
   const headers = { 'accept-encoding': 'gzip' }
   const html = await (await fetch(`${base}/console/`, { headers })).text()
   const files = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1])
-  // And the chunks the script loads later (the charts'), which it names.
-  const script = await (await fetch(`${base}/console/${files.find((file) => file.endsWith('.js'))}`)).text()
-  for (const [, file] of script.matchAll(/"\.\/([\w-]+\.(?:js|css))"/g)) {
-    if (!files.includes(`assets/${file}`)) files.push(`assets/${file}`)
+  // And the chunks the script loads later (the other pages', the charts'), which it and its chunks name.
+  for (let at = 0; at < files.length; at++) {
+    if (!files[at].endsWith('.js')) continue
+    const script = await (await fetch(`${base}/console/${files[at]}`)).text()
+    for (const [, file] of script.matchAll(/"\.\/([\w-]+\.(?:js|css))"/g)) {
+      if (!files.includes(`assets/${file}`)) files.push(`assets/${file}`)
+    }
   }
   const rows = []
   for (const file of files) {

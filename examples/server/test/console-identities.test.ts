@@ -197,32 +197,43 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     expect(await identityOf('customer_initech')).toBeUndefined()
   })
 
-  it('finds an identity by its external id, the address keeping the lookup', async () => {
+  it('finds identities by a part of their external id (the server searches), the address keeping the search', async () => {
     await openIdentities()
     const rows = () => page.getByRole('table', { name: 'Identities' }).locator('tbody tr').allInnerTexts()
-    await page.getByLabel('Find an identity by its external id').fill('tenant:initech/prod')
+    const searched: string[] = []
+    const listen = (request: { url(): string }) => {
+      const url = new URL(request.url())
+      if (url.pathname.endsWith('/identities')) searched.push(url.searchParams.get('q') ?? '')
+    }
+    page.on('request', listen)
+    await page.getByLabel('Find identities by external id').fill('INITECH/PROD')
     await page.getByRole('button', { name: 'Find', exact: true }).click()
     await expect
       .poll(() => page.evaluate(() => location.hash))
-      .toBe(`#/projects/${projectId}/identities?external_id=tenant%3Ainitech%2Fprod`)
+      .toBe(`#/projects/${projectId}/identities?q=INITECH%2FPROD`)
     await expect
       .poll(async () => (await rows()).map((row) => row.split(/\s/)[0]))
       .toEqual(['tenant:initech/prod'])
-    // A link to the lookup opens it: the page loaded anew finds the same identity.
+    // The server searched: the page asked for `?q=`, and shows what the API answers.
+    expect(searched).toContain('INITECH/PROD')
+    const answer = await api(`${identitiesPath()}?q=${encodeURIComponent('INITECH/PROD')}`)
+    expect(answer.body.identities.map((identity: { external_id: string }) => identity.external_id)).toEqual([
+      'tenant:initech/prod',
+    ])
+    // A link to the search opens it: the page loaded anew finds the same identity.
     await page.reload()
     await expect.poll(async () => (await rows()).length).toBe(1)
-    expect(await page.getByLabel('Find an identity by its external id').inputValue()).toBe(
-      'tenant:initech/prod',
-    )
-    await page.getByLabel('Find an identity by its external id').fill('nobody')
+    expect(await page.getByLabel('Find identities by external id').inputValue()).toBe('INITECH/PROD')
+    page.off('request', listen)
+    await page.getByLabel('Find identities by external id').fill('nobody')
     await page.getByRole('button', { name: 'Find', exact: true }).click()
-    await page.getByText('No identity has the external id “nobody”.').waitFor()
+    await page.getByText('No identity’s external id contains “nobody”.').waitFor()
     await page.getByRole('link', { name: 'Show every identity' }).click()
     await expect.poll(async () => (await rows()).length).toBe(CUSTOMERS.length + 1)
   })
 
   it("opens an identity's page and edits a rate limit: only the limits are sent, and the server applies them", async () => {
-    await page.getByLabel('Find an identity by its external id').fill('customer_acme')
+    await page.getByLabel('Find identities by external id').fill('customer_acme')
     await page.getByRole('button', { name: 'Find', exact: true }).click()
     await page.getByRole('link', { name: 'customer_acme', exact: true }).click()
     await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()

@@ -4,7 +4,7 @@ import {
   checkClientSetting,
   KEY_HEADER,
   type LegacyDeveloperKeyPolicy,
-} from '@keyward/core'
+} from '@keyward/core/client'
 import { type Call, type FetchLike, send, type Transport } from './request.js'
 import type {
   AccessToken,
@@ -100,7 +100,7 @@ export interface KeyListOptions extends ListOptions {
   /** Only keys whose name contains it (any case) or whose prefix starts with it; 1 to 100 characters. */
   readonly q?: string
   /** Only keys of this status now. */
-  readonly status?: 'active' | 'expired' | 'revoked'
+  readonly status?: 'active' | 'expired' | 'revoked' | 'leaked'
 }
 
 /** Options of an identity listing: a page, and which identities (`q`). */

@@ -1,4 +1,4 @@
-import { CLIENT_ENV, type ClientEnv, type ClientMode, readClientConfig } from '@keyward/core'
+import { CLIENT_ENV, type ClientEnv, type ClientMode, readClientConfig } from '@keyward/core/client'
 import { buildClient, type ClientOptions, type KeywardClient } from './client.js'
 
 /** Options of {@link clientFromEnv}. */

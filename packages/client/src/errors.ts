@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '@keyward/core'
+import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '@keyward/core/client'
 
 /** Whether a `type` from a server's answer is one of Keyward's error types. */
 export const isErrorType = (type: string | undefined): type is ErrorType =>

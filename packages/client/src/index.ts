@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 
-export { ClientConfigError } from '@keyward/core'
+export { ClientConfigError } from '@keyward/core/client'
 export {
   type AuditListOptions,
   type BearerCallOptions,

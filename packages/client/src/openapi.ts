@@ -2529,8 +2529,8 @@ export interface components {
         readonly granularity: "minute" | "hour" | "day";
         /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
         readonly key_q: string;
-        /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
-        readonly key_status: "active" | "expired" | "revoked";
+        /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated, whatever the reason), `leaked` (deactivated by a leak report: some of the revoked keys). */
+        readonly key_status: "active" | "expired" | "revoked" | "leaked";
         /** Only the rows about this key (a UUID): its creation, revocation, roll, expiry, policies, credits. */
         readonly audit_key_id: string;
         /** Only the rows about this identity (a UUID): its creation, changes, credits and deletion, and its keys' joining or leaving it. */
@@ -2564,7 +2564,7 @@ export interface operations {
                 readonly cursor?: components["parameters"]["cursor"];
                 /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
                 readonly q?: components["parameters"]["key_q"];
-                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
+                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated, whatever the reason), `leaked` (deactivated by a leak report: some of the revoked keys). */
                 readonly status?: components["parameters"]["key_status"];
             };
             readonly header?: never;
@@ -2813,7 +2813,7 @@ export interface operations {
                 readonly cursor?: components["parameters"]["cursor"];
                 /** Only keys whose name contains it, in any case, or whose `key_prefix` starts with it (`ak_Ab3`, or the display form `ak_Ab3xY...`); 1 to 100 characters, an empty one is none. */
                 readonly q?: components["parameters"]["key_q"];
-                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated). */
+                /** Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated, whatever the reason), `leaked` (deactivated by a leak report: some of the revoked keys). */
                 readonly status?: components["parameters"]["key_status"];
             };
             readonly header?: never;

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '@keyward/core'
+import type { ErrorDetail } from '@keyward/core/client'
 import { KeywardApiError, KeywardNetworkError } from './errors.js'
 
 /** The part of `fetch` the client uses; inject one for tests or custom transports. */

@@ -321,6 +321,7 @@ export { ownerClosedError } from './store/closed.js'
 export { KeyChangeHub, ownerChangeHash } from './store/feed.js'
 export {
   filterPrefix,
+  hasKeyStatus,
   KEY_STATUSES,
   type KeyFilter,
   type KeyStatus,

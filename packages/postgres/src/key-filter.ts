@@ -34,7 +34,8 @@ export function prefixRange(prefix: string): { from: string; to: string } | unde
  * @internal One page of the keys `filter` keeps (core's `matchesKeyFilter`), newest first: `q` in
  * the name in any case (ILIKE, which a trigram index serves and the column's statistics estimate)
  * or as the start of `key_prefix` (a range of the prefix index), `status` as the key stands at
- * `filter.now` (each status a range of an index of schema version 12).
+ * `filter.now` (each status a range of an index of schema version 12; `leaked` the revoked range,
+ * its reason checked on each row).
  */
 export function readFilteredPage(
   db: SqlQueryable,
@@ -58,6 +59,8 @@ export function readFilteredPage(
     )
   }
   if (filter.status === 'revoked') conditions.push('NOT active')
+  // A leaked key: a range of the revoked ones, the reason checked on each.
+  else if (filter.status === 'leaked') conditions.push("NOT active AND revoked_reason = 'leaked'")
   else if (filter.status === 'expired')
     conditions.push(`active AND expires_at <= ${param(filter.now, 'timestamptz')}`)
   else if (filter.status === 'active') {

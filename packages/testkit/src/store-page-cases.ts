@@ -100,7 +100,10 @@ export function pageCases(make: () => Promise<StoreHarness>): void {
               ? new Date(now.getTime() + 86_400_000)
               : null,
       })
-      records.push(i % 7 === 3 ? (await harness.store.setKeyActive(record.id, false))! : record)
+      // Every seventh revoked, and of the others every seventh revoked by a leak report.
+      if (i % 7 === 3) records.push((await harness.store.setKeyActive(record.id, false))!)
+      else if (i % 7 === 5) records.push((await harness.store.deactivateKeys([record.id], 'leaked'))[0]!)
+      else records.push(record)
     }
     await harness.store.insertKey({
       ...(await recordFor(undefined, 'project', uniqueOwner('proj'))),
@@ -118,6 +121,8 @@ export function pageCases(make: () => Promise<StoreHarness>): void {
       { status: 'active', now },
       { status: 'expired', now },
       { status: 'revoked', now },
+      { status: 'leaked', now },
+      { q: 'prod', status: 'leaked', now },
       { q: 'nothing like it', now },
     ]
     for (const filter of filters) {
@@ -140,6 +145,12 @@ export function pageCases(make: () => Promise<StoreHarness>): void {
     expect(
       records.filter((record) => matchesKeyFilter(record, { status: 'expired', now })).length,
     ).toBeGreaterThan(0)
+    // A leaked key is revoked too, and a key revoked otherwise is not leaked.
+    const leaked = records.filter((record) => matchesKeyFilter(record, { status: 'leaked', now }))
+    const revoked = records.filter((record) => matchesKeyFilter(record, { status: 'revoked', now }))
+    expect(leaked.length).toBeGreaterThan(0)
+    expect(revoked.length).toBeGreaterThan(leaked.length)
+    expect(leaked.every((record) => revoked.includes(record))).toBe(true)
   })
 
   it('answers the last page with next null, an empty owner with no records (when it has listKeysPage)', async (context) => {

@@ -224,7 +224,7 @@ export interface KeyCalls {
 /** Which keys a list shows: those whose name or prefix matches `q`, of one status. */
 export interface KeySearch {
   readonly q?: string
-  readonly status?: 'active' | 'expired' | 'revoked'
+  readonly status?: 'active' | 'expired' | 'revoked' | 'leaked'
 }
 
 /** What a chart asks the usage endpoints for: a range of buckets, of one key or of all. */
@@ -285,8 +285,8 @@ export interface KeyCount {
 /** The calls of one project's identities. */
 export interface IdentityCalls {
   readonly projectId: string
-  /** A page of the project's identities, newest first; with `externalId`, the one of that id or none. */
-  list(cursor: string | null, externalId?: string): Promise<Page<Identity>>
+  /** A page of the project's identities, newest first; with `q`, those whose external id contains it. */
+  list(cursor: string | null, q?: string): Promise<Page<Identity>>
   get(identityId: string): Promise<Identity>
   /** The identity of the host's id for it, or `null`. */
   find(externalId: string): Promise<Identity | null>
@@ -304,13 +304,13 @@ export interface IdentityCalls {
 
 export const identities = (projectId: string): IdentityCalls => ({
   projectId,
-  list: (cursor, externalId) =>
+  list: (cursor, q) =>
     call(async () => {
-      if (externalId !== undefined) {
-        const found = await client.identities.findByExternalId(projectId, externalId)
-        return page(found ? [found] : [], null)
-      }
-      const listed = await client.identities.list(projectId, { cursor, limit: LIMIT })
+      const listed = await client.identities.list(projectId, {
+        cursor,
+        limit: LIMIT,
+        ...(q === undefined ? {} : { q }),
+      })
       return page(listed.identities, listed.next_cursor)
     }),
   get: (identityId) => call(() => client.identities.get(projectId, identityId)),

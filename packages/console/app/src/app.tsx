@@ -1,25 +1,51 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import {
-  developerKeys,
   type Page as ListPage,
   type Project,
   projects as projectCalls,
-  projectKeys,
   type Session,
   session,
   whenSignedOut,
 } from './api'
+import { lazyPage } from './components/lazy'
 import { Message } from './components/Message'
-import { Audit } from './pages/audit/Audit'
-import { DEVELOPER_LIMIT_MESSAGE, DeveloperKeys } from './pages/developer-keys/DeveloperKeys'
-import { Identities } from './pages/identities/Identities'
-import { IdentityPage } from './pages/identity/Identity'
-import { Key } from './pages/key/Key'
-import { PROJECT_LIMIT_MESSAGE, ProjectKeys } from './pages/project-keys/ProjectKeys'
-import { ProjectUsage } from './pages/project-usage/ProjectUsage'
 import { Projects } from './pages/projects/Projects'
 import { SignIn } from './pages/sign-in/SignIn'
-import { NAVIGATION, projectHref, type Route, route } from './routes'
+import { NAVIGATION, type Route, route } from './routes'
+
+// The projects page and the sign-in are in the first script; every other page is a chunk of its
+// own, fetched when it is first shown.
+const Audit = lazyPage(() => import('./pages/audit/Audit').then((page) => page.Audit))
+const DeveloperKeys = lazyPage(() =>
+  import('./pages/developer-keys/DeveloperKeys').then((page) => page.DeveloperKeys),
+)
+const Identities = lazyPage(() => import('./pages/identities/Identities').then((page) => page.Identities))
+const IdentityPage = lazyPage(() => import('./pages/identity/Identity').then((page) => page.IdentityPage))
+const ProjectKey = lazyPage(() => import('./pages/key/KeyPages').then((page) => page.ProjectKey))
+const DeveloperKey = lazyPage(() => import('./pages/key/KeyPages').then((page) => page.DeveloperKey))
+const ProjectKeys = lazyPage(() =>
+  import('./pages/project-keys/ProjectKeys').then((page) => page.ProjectKeys),
+)
+const ProjectUsage = lazyPage(() =>
+  import('./pages/project-usage/ProjectUsage').then((page) => page.ProjectUsage),
+)
+
+/** The pages of a route that are chunks of their own (the projects page is not). */
+const PAGES = {
+  keys: ProjectKeys,
+  usage: ProjectUsage,
+  identities: Identities,
+  identity: IdentityPage,
+  key: ProjectKey,
+  'developer-key': DeveloperKey,
+  'developer-keys': DeveloperKeys,
+  audit: Audit,
+} as const
+
+/** Starts fetching the code of the page that a visit opens by its address, beside the session's check. */
+export function preloadPage(at: Route): void {
+  if (at.page !== 'projects') PAGES[at.page === 'project' ? at.section : at.page].preload()
+}
 
 // How often an open page asks whether its session still stands (a revoked key ends it).
 const SESSION_CHECK_MS = 30_000
@@ -76,14 +102,13 @@ function Page({
   projects: Map<string, Project>
   remember: (project: Project) => void
 }) {
-  const calls = useMemo(() => (at.page === 'key' ? projectKeys(at.projectId) : developerKeys), [at])
   useProjectName(at, projects, remember)
   switch (at.page) {
     case 'project': {
       const project = projects.get(at.projectId)
       if (at.section === 'usage') return <ProjectUsage projectId={at.projectId} project={project} />
       if (at.section === 'identities') {
-        return <Identities projectId={at.projectId} project={project} externalId={at.externalId} />
+        return <Identities projectId={at.projectId} project={project} search={at.search} />
       }
       return <ProjectKeys projectId={at.projectId} project={project} permissions={current.permissions} />
     }
@@ -95,32 +120,17 @@ function Page({
           project={projects.get(at.projectId)}
         />
       )
-    case 'key': {
-      const project = projects.get(at.projectId)
+    case 'key':
       return (
-        <Key
-          calls={calls}
+        <ProjectKey
+          projectId={at.projectId}
           keyId={at.keyId}
-          back={{
-            href: projectHref(at.projectId),
-            label: `API keys of ${project ? `“${project.name}”` : 'the project'}`,
-          }}
-          limitMessage={PROJECT_LIMIT_MESSAGE}
+          project={projects.get(at.projectId)}
           permissions={current.permissions}
         />
       )
-    }
     case 'developer-key':
-      return (
-        <Key
-          calls={calls}
-          keyId={at.keyId}
-          back={{ href: '#/developer-keys', label: 'Developer keys' }}
-          limitMessage={DEVELOPER_LIMIT_MESSAGE}
-          permissions={[]}
-          currentPrefix={current.key_prefix}
-        />
-      )
+      return <DeveloperKey keyId={at.keyId} currentPrefix={current.key_prefix} />
     case 'developer-keys':
       return <DeveloperKeys session={current} />
     case 'audit':

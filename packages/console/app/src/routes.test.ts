@@ -19,19 +19,17 @@ describe('route', () => {
     }
   })
 
-  it("reads the identities' lookup from the address, and an identity's page", () => {
+  it("reads the identities' search from the address, and an identity's page", () => {
     expect(route(identitiesHref('p1'))).toEqual({ page: 'project', projectId: 'p1', section: 'identities' })
-    const lookup = identitiesHref('p1', 'tenant:acme/eu & co')
-    expect(lookup).toBe('#/projects/p1/identities?external_id=tenant%3Aacme%2Feu+%26+co')
-    expect(route(lookup)).toEqual({
-      page: 'project',
-      projectId: 'p1',
-      section: 'identities',
-      externalId: 'tenant:acme/eu & co',
-    })
-    // An empty lookup is none; another section keeps no lookup.
-    expect(route('#/projects/p1/identities?external_id=')).toEqual(route(identitiesHref('p1')))
-    expect(route('#/projects/p1/usage?external_id=x')).toEqual({
+    const search = identitiesHref('p1', 'tenant:acme/eu & co')
+    expect(search).toBe('#/projects/p1/identities?q=tenant%3Aacme%2Feu+%26+co')
+    const found = { page: 'project', projectId: 'p1', section: 'identities', search: 'tenant:acme/eu & co' }
+    expect(route(search)).toEqual(found)
+    // The address of the lookup by external id that came before is read as a search for it.
+    expect(route('#/projects/p1/identities?external_id=tenant%3Aacme%2Feu+%26+co')).toEqual(found)
+    // An empty search is none; another section keeps no search.
+    expect(route('#/projects/p1/identities?q=')).toEqual(route(identitiesHref('p1')))
+    expect(route('#/projects/p1/usage?q=x')).toEqual({
       page: 'project',
       projectId: 'p1',
       section: 'usage',

@@ -30,8 +30,11 @@ export type Route =
       readonly page: 'project'
       readonly projectId: string
       readonly section: ProjectSection
-      /** The identities' lookup by the host's id (`?external_id=`), which the address keeps. */
-      readonly externalId?: string
+      /**
+       * The identities' search (`?q=`, external ids that contain it), which the address keeps. An
+       * address of the lookup before it (`?external_id=`) is read as a search for that id.
+       */
+      readonly search?: string
     }
   | { readonly page: 'key'; readonly projectId: string; readonly keyId: string }
   | { readonly page: 'identity'; readonly projectId: string; readonly identityId: string }
@@ -60,15 +63,13 @@ export function route(hash: string): Route {
     }
     const section = PROJECT_SECTIONS.find((entry) => entry.section === (second ?? 'keys'))
     if (section && parts.length <= 3) {
-      const externalId =
-        section.section === 'identities' && query !== -1
-          ? new URLSearchParams(path.slice(query + 1)).get('external_id')
-          : null
+      const params = new URLSearchParams(query === -1 ? '' : path.slice(query + 1))
+      const search = section.section === 'identities' ? (params.get('q') ?? params.get('external_id')) : null
       return {
         page: 'project',
         projectId: id,
         section: section.section,
-        ...(externalId === null || externalId === '' ? {} : { externalId }),
+        ...(search === null || search === '' ? {} : { search }),
       }
     }
   }
@@ -83,11 +84,9 @@ export function route(hash: string): Route {
 export const projectHref = (projectId: string, section: ProjectSection = 'keys') =>
   `#/projects/${encodeURIComponent(projectId)}${section === 'keys' ? '' : `/${section}`}`
 
-/** The address of a project's identities, or of the lookup of one by the host's id for it. */
-export const identitiesHref = (projectId: string, externalId?: string) =>
-  `${projectHref(projectId, 'identities')}${
-    externalId === undefined ? '' : `?${new URLSearchParams({ external_id: externalId })}`
-  }`
+/** The address of a project's identities, or of a search of them by external id (`?q=`). */
+export const identitiesHref = (projectId: string, search?: string) =>
+  `${projectHref(projectId, 'identities')}${search === undefined ? '' : `?${new URLSearchParams({ q: search })}`}`
 
 /** The address of an identity's page. */
 export const identityHref = (projectId: string, identityId: string) =>

@@ -33,7 +33,7 @@ export function checkSearch(q: string | undefined, max: number): string | undefi
 
 /**
  * @internal A key listing's `?q=&status=`, read and checked: `q` 1 to 100 characters (an empty one
- * is none, never shaped like a key), `status` one of `active`, `expired`, `revoked`. Throws a 422
+ * is none, never shaped like a key), `status` one of `active`, `expired`, `revoked`, `leaked`. Throws a 422
  * at `["query", name]`.
  */
 export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: string; status?: KeyStatus } {
@@ -41,7 +41,11 @@ export function readKeyFilterQuery(request: Pick<KeywardRequest, 'url'>): { q?: 
   const q = checkSearch(singleValue(found, 'q'), MAX_NAME_LENGTH)
   const status = singleValue(found, 'status')
   if (status !== undefined && !KEY_STATUSES.includes(status as KeyStatus)) {
-    throw invalidQuery(ErrorType.valueError, 'status', "Input should be 'active', 'expired' or 'revoked'.")
+    throw invalidQuery(
+      ErrorType.valueError,
+      'status',
+      "Input should be 'active', 'expired', 'revoked' or 'leaked'.",
+    )
   }
   return {
     ...(q === undefined ? {} : { q }),

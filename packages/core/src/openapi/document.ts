@@ -169,8 +169,8 @@ const PARAMETERS = {
     in: 'query',
     required: false,
     description:
-      "Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated).",
-    schema: { type: 'string', enum: ['active', 'expired', 'revoked'] },
+      "Only keys of this status now: `active` (active and not expired, a roll's old key in its grace window too), `expired` (active, past `expires_at`), `revoked` (deactivated, whatever the reason), `leaked` (deactivated by a leak report: some of the revoked keys).",
+    schema: { type: 'string', enum: ['active', 'expired', 'revoked', 'leaked'] },
   },
   audit_key_id: {
     name: 'key_id',

@@ -152,6 +152,7 @@ const STATUSES: readonly { value: '' | NonNullable<KeySearch['status']>; label: 
   { value: 'active', label: 'Active' },
   { value: 'expired', label: 'Expired' },
   { value: 'revoked', label: 'Revoked' },
+  { value: 'leaked', label: 'Leaked (revoked by a leak report)' },
 ]
 
 /** A search of the list by name or prefix and by status, applied by the server when submitted. */

@@ -19,23 +19,20 @@ export const explainIdentities = (failure: unknown) =>
 
 /**
  * One project's identities: the customers whose keys share rate limits, a credit pool and
- * metadata. Their creation, a lookup by the host's id for one (`externalId`, kept in the address),
- * and a paged table whose external ids open each identity's page.
+ * metadata. Their creation, a search by external id that the server runs (`search`, kept in the
+ * address), and a paged table whose external ids open each identity's page.
  */
 export function Identities({
   projectId,
   project,
-  externalId,
+  search,
 }: {
   projectId: string
   project: Project | undefined
-  externalId: string | undefined
+  search: string | undefined
 }) {
   const calls = useMemo(() => identities(projectId), [projectId])
-  const fetchPage = useCallback(
-    (cursor: string | null) => calls.list(cursor, externalId),
-    [calls, externalId],
-  )
+  const fetchPage = useCallback((cursor: string | null) => calls.list(cursor, search), [calls, search])
   const paged = usePaged(fetchPage)
   const [created, setCreated] = useState<Identity | undefined>()
 
@@ -61,7 +58,7 @@ export function Identities({
           </>
         ) : null}
       </Message>
-      <Lookup projectId={projectId} externalId={externalId} />
+      <Search projectId={projectId} search={search} />
       <ListTable caption="Identities" columns={['External id', 'Credit pool', 'Rate limits', 'Created']}>
         {paged.items.map((identity) => (
           <tr key={identity.id}>
@@ -81,11 +78,11 @@ export function Identities({
         what="identities"
         message={explainIdentities}
         empty={
-          externalId === undefined ? (
+          search === undefined ? (
             <p>No identities yet: give the external id of a customer above and create one.</p>
           ) : (
             <p>
-              No identity has the external id <span class="mono">“{externalId}”</span>.
+              No identity’s external id contains <span class="mono">“{search}”</span>.
             </p>
           )
         }
@@ -95,12 +92,12 @@ export function Identities({
 }
 
 /**
- * The lookup of an identity by the host's id for it: submitted, it goes to the address that holds
- * it (`?external_id=`), so that a link to the result can be shared.
+ * The search of identities by external id, which the server runs (`?q=`, any case): submitted, it
+ * goes to the address that holds it, so that a link to the result can be shared.
  */
-function Lookup({ projectId, externalId }: { projectId: string; externalId: string | undefined }) {
-  const [text, setText] = useState(externalId ?? '')
-  useEffect(() => setText(externalId ?? ''), [externalId])
+function Search({ projectId, search }: { projectId: string; search: string | undefined }) {
+  const [text, setText] = useState(search ?? '')
+  useEffect(() => setText(search ?? ''), [search])
   return (
     <SearchForm
       onSearch={() => {
@@ -108,9 +105,9 @@ function Lookup({ projectId, externalId }: { projectId: string; externalId: stri
         location.hash = identitiesHref(projectId, wanted === '' ? undefined : wanted)
       }}
     >
-      <label for="identity-lookup">Find an identity by its external id</label>
+      <label for="identity-search">Find identities by external id</label>
       <input
-        id="identity-lookup"
+        id="identity-search"
         type="search"
         maxLength={255}
         value={text}
@@ -121,7 +118,7 @@ function Lookup({ projectId, externalId }: { projectId: string; externalId: stri
       <button type="submit" class="secondary">
         Find
       </button>
-      {externalId === undefined ? null : <a href={identitiesHref(projectId)}>Show every identity</a>}
+      {search === undefined ? null : <a href={identitiesHref(projectId)}>Show every identity</a>}
     </SearchForm>
   )
 }
