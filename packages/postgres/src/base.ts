@@ -38,6 +38,7 @@ import {
   type UsageRetention,
   type WebhookStore,
 } from '@keyward/core'
+import { all, one } from '@keyward/sql'
 import {
   type AuditStatements,
   appendAuditIn,
@@ -60,6 +61,7 @@ import {
   type Changed,
   creditValues,
   firstRecord,
+  insertValues,
   jsonOrNull,
   type KeyRow,
   type LeaseRow,
@@ -152,28 +154,6 @@ type OwnerRow = {
   first_created_at: Date
   last_created_at: Date
 }
-
-// The parameters of an insert, in the order of the statements' columns ($1 to $21).
-const insertValues = (record: KeyRecord): unknown[] => [
-  record.id,
-  record.hash,
-  record.keyPrefix,
-  record.ownerType === 'developer' ? record.ownerId : null,
-  record.ownerType === 'project' ? record.ownerId : null,
-  record.name,
-  record.active,
-  record.createdAt,
-  record.expiresAt ?? null,
-  record.lastUsedAt ?? null,
-  record.replacedBy ?? null,
-  record.ipAllowlist ?? null,
-  record.permissions ?? null,
-  jsonOrNull(record.metadata),
-  ...creditValues(creditState(record)),
-  record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
-  record.pepperId ?? null,
-  record.roleIds?.length ? record.roleIds : null,
-]
 
 /**
  * The `KeyStore` of `@keyward/core` on PostgreSQL, over a small {@link SqlDriver}: node-postgres
@@ -723,10 +703,6 @@ export class PostgresKeyStore implements KeyStore {
 }
 
 const done = Promise.resolve()
-
-// What a write of one record wrote, for its audit rows; and of many.
-const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
-const all = (records: readonly KeyRecord[]) => records
 
 /** Strict revocation as the options ask for it, checked once, when the store is built. */
 function strictOf(options: PostgresKeyStoreOptions) {

@@ -1,7 +1,6 @@
 import {
   type CreditChange,
   type CreditLease,
-  type CreditRefill,
   changedCredits,
   type IdentityAuditWrite,
   type IdentityChange,
@@ -11,12 +10,10 @@ import {
   type IdentityPageQuery,
   type IdentityRecord,
   type IdentityStore,
-  type KeyMetadata,
   type KeyPagePosition,
   type KeyPageQuery,
   type KeyRecord,
   refilled,
-  type StoredRateLimit,
 } from '@keyward/core'
 import { type AuditStatements, appendAuditIn } from './audit.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
@@ -25,46 +22,18 @@ import { containsPattern, readPageWhere } from './key-filter.js'
 import {
   type Changed,
   creditValues,
+  type IdentityRow,
   jsonOrNull,
   type KeyRow,
   type LeaseRow,
   readPage,
-  refillOf,
   run,
+  toIdentity,
   toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { statementParams } from './sql-params.js'
-
-type IdentityRow = {
-  id: string
-  project_id: string
-  external_id: string
-  metadata: KeyMetadata | null
-  ratelimits: StoredRateLimit[]
-  // bigint columns come as text from node-postgres
-  remaining: string | number | null
-  refill_amount: string | number | null
-  refill_interval: CreditRefill['interval'] | null
-  refill_day: number | null
-  refilled_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
-
-const toIdentity = (row: IdentityRow): IdentityRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  externalId: row.external_id,
-  metadata: row.metadata,
-  ratelimits: row.ratelimits,
-  remaining: row.remaining === null ? null : Number(row.remaining),
-  refill: refillOf(row),
-  refilledAt: row.refilled_at,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-})
 
 const firstIdentity = (rows: readonly IdentityRow[]): IdentityRecord | null =>
   rows[0] ? toIdentity(rows[0]) : null

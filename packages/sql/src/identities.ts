@@ -20,46 +20,24 @@ import {
 import type { SqlAudit } from './audit.js'
 import type { SqlDatabase, SqlDialect, SqlExecutor } from './dialect.js'
 import {
-  creditsOf,
   creditValues,
-  dateOf,
   firstRecord,
+  type IdentityRow,
+  identityOf,
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
-  parsed,
+  TEXT_VALUES,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { pageStatements, readPage } from './pages.js'
 import type { SqlTables } from './schema.js'
 
-type IdentityRow = Pick<
-  KeyRow,
-  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
-> & {
-  id: string
-  project_id: string
-  external_id: string
-  metadata: string | null
-  ratelimits: string | null
-  created_at: number | string
-  updated_at: number | string
-}
-
 const COLUMNS =
   'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at'
 
-const toIdentity = (row: IdentityRow): IdentityRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  externalId: row.external_id,
-  metadata: parsed(row.metadata),
-  ratelimits: parsed(row.ratelimits) ?? [],
-  ...creditsOf(row),
-  createdAt: dateOf(row.created_at) as Date,
-  updatedAt: dateOf(row.updated_at) as Date,
-})
+const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, TEXT_VALUES)
 
 /** @internal What the identities share with their key store. */
 export interface IdentityContext {
@@ -90,7 +68,7 @@ export class SqlIdentities implements IdentityStore {
           record.externalId,
           jsonOrNull(record.metadata),
           record.ratelimits.length > 0 ? JSON.stringify(record.ratelimits) : null,
-          ...creditValues(record),
+          ...creditValues(record, TEXT_VALUES),
           record.createdAt.getTime(),
           record.updatedAt.getTime(),
         ])
@@ -219,7 +197,11 @@ export class SqlIdentities implements IdentityStore {
       if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
       const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
       const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), current.updatedAt.getTime(), id])
+      await tx.run(this.#sql.writeCredits, [
+        ...creditValues(after, TEXT_VALUES),
+        current.updatedAt.getTime(),
+        id,
+      ])
       return { granted, remaining: after.remaining, refill: credits.refill }
     })
   }
@@ -241,7 +223,7 @@ export class SqlIdentities implements IdentityStore {
       if (!current) return null
       const before = refilled(current, now)
       const after = changedCredits(before, change, now, 'identity')
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), now.getTime(), id])
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), now.getTime(), id])
       const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
       if (audit) await this.#c.audit.append(tx, audit(identity, [], { ...current, ...before }))
       // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.

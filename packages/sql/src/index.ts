@@ -8,6 +8,22 @@ export {
 } from './dialect.js'
 export { mysqlDialect } from './dialects/mysql.js'
 export { sqliteDialect } from './dialects/sqlite.js'
+export {
+  all,
+  type ColumnTypes,
+  type CreditRowOf,
+  creditValues,
+  type IdentityRowOf,
+  identityOf,
+  jsonOrNull,
+  type KeyRowOf,
+  keyValues,
+  one,
+  type RowValues,
+  recordOf,
+  refillOf,
+  UUID,
+} from './key-rows.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
 export { SqlOutcomeUnknownError } from './outcome.js'
 export {

@@ -40,6 +40,7 @@ import { SqlAudit } from './audit.js'
 import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
 import { SqlIdentities } from './identities.js'
 import {
+  all,
   creditsOf,
   creditValues,
   firstRecord,
@@ -47,6 +48,8 @@ import {
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
+  one,
+  TEXT_VALUES,
   toRecord,
   UUID,
 } from './key-rows.js'
@@ -314,7 +317,7 @@ export class SqlKeyStore implements KeyStore {
       if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
       const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
       const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
       return { granted, remaining: after.remaining, refill: credits.refill }
     })
   }
@@ -338,7 +341,7 @@ export class SqlKeyStore implements KeyStore {
       if (!current) return null
       const before = refilled(creditState(current), now)
       const after = changedCredits(before, change, now)
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
       const record = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
       if (audit) await this.#audit.append(tx, audit({ before, record }))
       return { before, record }
@@ -611,7 +614,3 @@ export class SqlKeyStore implements KeyStore {
     )
   }
 }
-
-// What a write of one record wrote, for its audit rows; and of many.
-const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
-const all = (records: readonly KeyRecord[]) => records
