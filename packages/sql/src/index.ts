@@ -1,4 +1,10 @@
 export {
+  auditPageOf,
+  type ChainRow,
+  chainAfter,
+  chainHeadOf,
+} from './audit.js'
+export {
   placeholders,
   type SqlColumnTypes,
   type SqlDatabase,
@@ -8,6 +14,12 @@ export {
 } from './dialect.js'
 export { mysqlDialect } from './dialects/mysql.js'
 export { sqliteDialect } from './dialects/sqlite.js'
+export {
+  type IdentityFeed,
+  type IdentityWrite,
+  identityCreditChange,
+  SqlIdentitiesBase,
+} from './identities-base.js'
 export {
   all,
   type ColumnTypes,
@@ -35,3 +47,13 @@ export {
   sqlTables,
 } from './schema.js'
 export { SqlKeyStore, type SqlKeyStoreOptions, type SqlTransaction } from './store.js'
+export {
+  type AuditLog,
+  type KeyChange,
+  type KeyRoll,
+  keyCreditChange,
+  publishChange,
+  SqlStoreBase,
+  type Transactional,
+  type UsageLog,
+} from './store-base.js'
