@@ -10,6 +10,7 @@ import {
   type WebhookEvent,
   webhookEventsOf,
 } from '@keyward/core'
+import { type AuditLog, auditPageOf, type ChainRow, chainAfter, chainHeadOf } from '@keyward/sql'
 import type { SqlQueryable } from './driver.js'
 import { statementParams } from './sql-params.js'
 import type { Statement } from './statements.js'
@@ -33,7 +34,7 @@ type AuditRow = Omit<AuditRowJson, 'seq' | 'at' | 'target'> & {
   target_id: string
 }
 
-type ChainRow = { seq: string | number; hash: string; start_seq: string | number; start_hash: string }
+const NO_HEAD = 'The audit log has no chain head: run migrate() (schema version 9).'
 
 const COLUMNS =
   'seq, at, action, actor, client_address, request_id, developer_id, project_id, target_type, target_id, before, after, previous_hash, hash'
@@ -105,8 +106,7 @@ export async function appendAuditIn(
 ): Promise<AuditRecord[]> {
   if (entries.length === 0) return []
   const [head] = await tx.query<ChainRow>(sql.lockChain.text, [], { name: sql.lockChain.name })
-  if (!head) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
-  const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
+  const records = await chainAfter(head, entries, NO_HEAD)
   const last = records.at(-1)!
   await tx.query(
     sql.append.text,
@@ -158,8 +158,7 @@ export async function listAuditIn(db: SqlQueryable, sql: AuditStatements, query:
   if (from !== undefined) conditions.push(`at >= ${add(from, 'timestamptz')}`)
   if (to !== undefined) conditions.push(`at < ${add(to, 'timestamptz')}`)
   const rows = await db.query<AuditRow>(`${conditions.join('\n AND ')}\n ORDER BY seq DESC LIMIT $2`, values)
-  const records = rows.slice(0, limit).map(toAuditRecord)
-  return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+  return auditPageOf(rows, limit, toAuditRecord)
 }
 
 /** @internal Rows after `afterSeq`, oldest first. */
@@ -171,11 +170,13 @@ export async function readAuditIn(db: SqlQueryable, sql: AuditStatements, afterS
 /** @internal The chain's head. */
 export async function auditHeadIn(db: SqlQueryable, sql: AuditStatements): Promise<AuditChainHead> {
   const [row] = await db.query<ChainRow>(sql.chainHead.text, [], { name: sql.chainHead.name })
-  if (!row) throw new Error('The audit log has no chain head: run migrate() (schema version 9).')
-  return {
-    seq: Number(row.seq),
-    hash: row.hash,
-    startSeq: Number(row.start_seq),
-    startHash: row.start_hash,
-  }
+  return chainHeadOf(row, NO_HEAD)
 }
+
+/** @internal The audit log of `sql`'s schema, as the store's shared part calls it. */
+export const auditLog = (sql: AuditStatements): AuditLog<SqlQueryable> => ({
+  append: (tx, entries) => appendAuditIn(tx, sql, entries),
+  list: (db, query) => listAuditIn(db, sql, query),
+  read: (db, afterSeq, limit) => readAuditIn(db, sql, afterSeq, limit),
+  head: (db) => auditHeadIn(db, sql),
+})

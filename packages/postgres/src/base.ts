@@ -1,20 +1,11 @@
 import {
-  type AuditChainHead,
-  type AuditEntry,
-  type AuditPage,
-  type AuditQuery,
-  type AuditRecord,
   type AuditWrite,
   type CreditAuditWrite,
   type CreditChange,
-  type CreditChangeResult,
   type CreditLease,
-  changedCredits,
   checkTelemetryOptions,
-  creditState,
   type IdentityStore,
   type KeyChangeFeed,
-  type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
   type KeyOwnerSummary,
@@ -30,22 +21,19 @@ import {
   type RevokedReason,
   type RoleStore,
   type RolledRecords,
-  refilled,
   type StoredKeyPolicies,
-  type UsageBucket,
-  type UsageCount,
-  type UsageQuery,
-  type UsageRetention,
   type WebhookStore,
 } from '@keyward/core'
 import {
-  type AuditStatements,
-  appendAuditIn,
-  auditHeadIn,
-  auditStatements,
-  listAuditIn,
-  readAuditIn,
-} from './audit.js'
+  all,
+  type KeyChange,
+  type KeyRoll,
+  keyCreditChange,
+  one,
+  publishChange,
+  SqlStoreBase,
+} from '@keyward/sql'
+import { type AuditStatements, appendAuditIn, auditLog, auditStatements } from './audit.js'
 import type { PoolStats, SqlDriver, SqlQueryable, SqlRow } from './driver.js'
 import {
   ChangeFeedLateError,
@@ -60,6 +48,7 @@ import {
   type Changed,
   creditValues,
   firstRecord,
+  insertValues,
   jsonOrNull,
   type KeyRow,
   type LeaseRow,
@@ -153,28 +142,6 @@ type OwnerRow = {
   last_created_at: Date
 }
 
-// The parameters of an insert, in the order of the statements' columns ($1 to $21).
-const insertValues = (record: KeyRecord): unknown[] => [
-  record.id,
-  record.hash,
-  record.keyPrefix,
-  record.ownerType === 'developer' ? record.ownerId : null,
-  record.ownerType === 'project' ? record.ownerId : null,
-  record.name,
-  record.active,
-  record.createdAt,
-  record.expiresAt ?? null,
-  record.lastUsedAt ?? null,
-  record.replacedBy ?? null,
-  record.ipAllowlist ?? null,
-  record.permissions ?? null,
-  jsonOrNull(record.metadata),
-  ...creditValues(creditState(record)),
-  record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
-  record.pepperId ?? null,
-  record.roleIds?.length ? record.roleIds : null,
-]
-
 // The columns of an insert, by name: a row of `insertImported`'s JSON array.
 const INSERT_COLUMNS = INSERTED.split(', ')
 
@@ -213,7 +180,7 @@ const importedRow = (record: KeyRecord): Record<string, unknown> => {
  * const keyward = createKeyward({ store })
  * ```
  */
-export class PostgresKeyStore implements KeyStore {
+export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> implements KeyStore {
   /** The schema of Keyward's tables. */
   readonly schema: string
   /** The store's change feed, when it was given one. */
@@ -238,7 +205,6 @@ export class PostgresKeyStore implements KeyStore {
   readonly #db: SqlDriver
   readonly #sql: Statements
   readonly #auditSql: AuditStatements
-  readonly #usage: PostgresUsage
   readonly #replicas: readonly ReadReplica[]
   readonly #reads: ReplicaReads | undefined
   readonly #strict: { readonly fences: FeedFences; readonly confirmTimeoutMs: number } | undefined
@@ -254,11 +220,13 @@ export class PostgresKeyStore implements KeyStore {
     if (typeof driver?.query !== 'function' || typeof driver.transaction !== 'function') {
       throw new TypeError('PostgresKeyStore: the driver must have `query` and `transaction` methods.')
     }
-    this.schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
+    const schema = checkSchema('PostgresKeyStore', options.schema ?? DEFAULT_SCHEMA)
+    const auditSql = auditStatements(schema, statementPrefix(schema))
+    super(driver, new PostgresUsage(schema), auditLog(auditSql))
+    this.schema = schema
     this.#db = driver
     this.#sql = statementsFor(this.schema)
-    this.#auditSql = auditStatements(this.schema, statementPrefix(this.schema))
-    this.#usage = new PostgresUsage(this.schema)
+    this.#auditSql = auditSql
     // Its writes reach this store's feed and revocations, as the store's own do (a store bound
     // to a transaction collects them).
     const access = {
@@ -433,20 +401,13 @@ export class PostgresKeyStore implements KeyStore {
     }))
   }
 
-  async setKeyActive(
-    id: string,
-    active: boolean,
-    activeLimit?: number,
-    now: Date = new Date(),
-    audit?: AuditWrite,
-  ): Promise<KeyRecord | null> {
-    if (!UUID.test(id)) return null
-    if (!active) {
-      const write = (db: SqlQueryable) => run(db, this.#sql.deactivate, [id]).then(firstRecord)
-      return this.#revocation(this.#written(this.#audited(audit, false, one, write)))
-    }
+  protected async deactivateKey(id: string, audit?: AuditWrite) {
+    return this.#audited(audit, false, one, (db) => run(db, this.#sql.deactivate, [id]).then(firstRecord))
+  }
+
+  protected async activateKey(id: string, activeLimit: number | undefined, now: Date, audit?: AuditWrite) {
     // An activation takes the owner's row lock, as a creation does: a closed owner refuses it.
-    const activated = this.#audited(audit, true, one, async (tx) => {
+    return this.#audited(audit, true, one, async (tx) => {
       const [owner] = await run<{ type: KeyKind; id: string }>(tx, this.#sql.ownerOf, [id])
       if (!owner) return null
       await this.#lockOpenOwner(tx, owner)
@@ -457,19 +418,11 @@ export class PostgresKeyStore implements KeyStore {
       if (!activated) throw limitExceededError(owner, activeLimit)
       return activated
     })
-    return this.#written(activated)
   }
 
-  async rollKey(
-    id: string,
-    replacement: KeyRecord,
-    previousExpiresAt: Date,
-    now: Date,
-    audit?: AuditWrite,
-  ): Promise<RolledRecords | null> {
-    if (!UUID.test(id)) return null
+  protected async roll({ id, replacement, previousExpiresAt, now, audit }: KeyRoll) {
     const params = [...insertValues(replacement), id, previousExpiresAt, now]
-    const rolled = await this.#audited<RolledRecords | null>(
+    return this.#audited<RolledRecords | null>(
       audit,
       false,
       (rolled) => (rolled ? [rolled.previous, rolled.replacement] : []),
@@ -484,13 +437,6 @@ export class PostgresKeyStore implements KeyStore {
         return previous && stored ? { previous: toRecord(previous), replacement: toRecord(stored) } : null
       },
     )
-    if (!rolled) return null
-    const committedAt = performance.now()
-    this.#wrote(rolled.previous)
-    this.#wrote(rolled.replacement)
-    // The old key's expiry changed: it stops working at the end of its grace.
-    await this.#revoked(committedAt)
-    return rolled
   }
 
   // One statement: the refill due at `now` and the lease in one conditional write (see `leaseCredits`).
@@ -508,47 +454,21 @@ export class PostgresKeyStore implements KeyStore {
   // Rare (an operator's change): a transaction with the row locked, the rule computed by core's
   // `refilled` and `changedCredits`, then one write, and its audit rows in the same transaction.
   // A refused change, or a failed append, writes nothing.
-  async changeCredits(
-    id: string,
-    change: CreditChange,
-    now: Date,
-    audit?: CreditAuditWrite,
-  ): Promise<CreditChangeResult | null> {
-    if (!UUID.test(id)) return null
-    const changed = this.#db.transaction(async (tx) => {
+  protected async changeKeyCredits(id: string, change: CreditChange, now: Date, audit?: CreditAuditWrite) {
+    return this.#db.transaction(async (tx) => {
       const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
       if (!current) return null
-      const before = refilled(creditState(current), now)
-      const after = changedCredits(before, change, now)
+      const { before, after } = keyCreditChange(current, change, now)
       const record = firstRecord(await run(tx, this.#sql.writeCredits, [id, ...creditValues(after)]))
       if (!record) return null
       if (audit) await appendAuditIn(tx, this.#auditSql, audit({ before, record }))
       return { before, record }
-    })
-    return changed.then((result) => {
-      if (result) this.#wrote(result.record)
-      return result
     })
   }
 
   async recordKeyUse(uses: readonly KeyUse[]): Promise<void> {
     if (uses.length === 0) return
     await run(this.#db, this.#sql.recordUse, [uses.map((use) => use.id), uses.map((use) => use.usedAt)])
-  }
-
-  /** Adds usage counts: one `INSERT ... ON CONFLICT DO UPDATE SET count = count + EXCLUDED.count` per batch. */
-  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
-    await this.#usage.record(this.#db, counts)
-  }
-
-  /** An owner's usage by bucket, from `key_usage` (on the primary). */
-  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    return this.#usage.read(this.#db, query)
-  }
-
-  /** One bounded step of compaction: three statements of at most `limit` rows each, no long lock. */
-  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
-    return this.#usage.compact(this.#db, retention, now, limit)
   }
 
   // One statement for the whole batch: `WHERE hash = ANY($1)` on the unique hash index. Always
@@ -559,20 +479,10 @@ export class PostgresKeyStore implements KeyStore {
     return rows.map(toRecord)
   }
 
-  async deactivateKeys(
-    ids: readonly string[],
-    reason: RevokedReason = 'revoked',
-    audit?: AuditWrite,
-  ): Promise<KeyRecord[]> {
-    const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
-    if (uuids.length === 0) return []
-    const records = await this.#audited(audit, false, all, async (db) =>
+  protected async deactivateMany(uuids: readonly string[], reason: RevokedReason, audit?: AuditWrite) {
+    return this.#audited(audit, false, all, async (db) =>
       (await run(db, this.#sql.deactivateMany, [uuids, reason])).map(toRecord),
     )
-    const committedAt = performance.now()
-    for (const record of records) this.#wrote(record)
-    if (records.length > 0) await this.#revoked(committedAt)
-    return records
   }
 
   /**
@@ -598,37 +508,6 @@ export class PostgresKeyStore implements KeyStore {
     this.#wrote({ hash: ownerChangeHash(owner) })
     await this.#revoked(committedAt)
     return records
-  }
-
-  /**
-   * Appends rows to the audit log, in one transaction (or in yours, through `tx.store`): locks
-   * the chain's head row until the transaction ends, so that appends run one after the other
-   * and the chain never forks (a row lock of the transaction: it works through PgBouncer in
-   * transaction mode), then writes the rows and the new head.
-   *
-   * @example
-   * ```ts
-   * await store.transaction(async (tx) => {
-   *   await tx.query('DELETE FROM app.projects WHERE id = $1', [projectId])
-   *   await tx.store.appendAudit([entry])
-   * })
-   * ```
-   */
-  async appendAudit(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
-    if (entries.length === 0) return []
-    return this.#db.transaction((tx) => appendAuditIn(tx, this.#auditSql, entries))
-  }
-
-  async listAudit(query: AuditQuery): Promise<AuditPage> {
-    return listAuditIn(this.#db, this.#auditSql, query)
-  }
-
-  async readAuditLog(afterSeq: number, limit: number): Promise<AuditRecord[]> {
-    return readAuditIn(this.#db, this.#auditSql, afterSeq, limit)
-  }
-
-  async auditChainHead(): Promise<AuditChainHead> {
-    return auditHeadIn(this.#db, this.#auditSql)
   }
 
   /**
@@ -726,6 +605,14 @@ export class PostgresKeyStore implements KeyStore {
     return bound
   }
 
+  // A write is reported to this process's services at once, when it returns, besides the
+  // trigger's notification that every process hears a little later; a revocation returns once
+  // acknowledged (see `strictRevocation`).
+  protected published(changes: readonly KeyChange[], revocation: boolean, committedAt: number) {
+    for (const change of changes) this.#wrote(change)
+    return revocation && changes.length > 0 ? this.#revoked(committedAt) : done
+  }
+
   // A deactivation that found its key returns once acknowledged (see `strictRevocation`).
   async #revocation(write: Promise<KeyRecord | null>): Promise<KeyRecord | null> {
     const record = await write
@@ -746,20 +633,12 @@ export class PostgresKeyStore implements KeyStore {
   // takes no publications: a key changed here is read from the primary before the call returns.
   #publish(record: Changed | null): void {
     if (!record) return
-    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
-    const change = record.id
-      ? ({ type: 'changed', hash: record.hash, id: record.id } as const)
-      : ({ type: 'changed', hash: record.hash } as const)
-    if (hub?.publish) hub.publish(change)
-    else this.#reads?.hear(change)
+    const { event, published } = publishChange(this.changes, record)
+    if (!published) this.#reads?.hear(event)
   }
 }
 
 const done = Promise.resolve()
-
-// What a write of one record wrote, for its audit rows; and of many.
-const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
-const all = (records: readonly KeyRecord[]) => records
 
 /** Strict revocation as the options ask for it, checked once, when the store is built. */
 function strictOf(options: PostgresKeyStoreOptions) {

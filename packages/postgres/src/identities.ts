@@ -1,23 +1,18 @@
-import {
-  type CreditChange,
-  type CreditLease,
-  type CreditRefill,
-  changedCredits,
-  type IdentityAuditWrite,
-  type IdentityChange,
-  type IdentityCreditChangeResult,
-  type IdentityDeletion,
-  type IdentityPage,
-  type IdentityPageQuery,
-  type IdentityRecord,
-  type IdentityStore,
-  type KeyMetadata,
-  type KeyPagePosition,
-  type KeyPageQuery,
-  type KeyRecord,
-  refilled,
-  type StoredRateLimit,
+import type {
+  CreditChange,
+  CreditLease,
+  IdentityAuditWrite,
+  IdentityChange,
+  IdentityDeletion,
+  IdentityPage,
+  IdentityPageQuery,
+  IdentityRecord,
+  IdentityStore,
+  KeyPagePosition,
+  KeyPageQuery,
+  KeyRecord,
 } from '@keyward/core'
+import { identityCreditChange, SqlIdentitiesBase } from '@keyward/sql'
 import { type AuditStatements, appendAuditIn } from './audit.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
 import { type IdentityStatements, identityStatementsFor } from './identity-statements.js'
@@ -25,46 +20,18 @@ import { containsPattern, readPageWhere } from './key-filter.js'
 import {
   type Changed,
   creditValues,
+  type IdentityRow,
   jsonOrNull,
   type KeyRow,
   type LeaseRow,
   readPage,
-  refillOf,
   run,
+  toIdentity,
   toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { statementParams } from './sql-params.js'
-
-type IdentityRow = {
-  id: string
-  project_id: string
-  external_id: string
-  metadata: KeyMetadata | null
-  ratelimits: StoredRateLimit[]
-  // bigint columns come as text from node-postgres
-  remaining: string | number | null
-  refill_amount: string | number | null
-  refill_interval: CreditRefill['interval'] | null
-  refill_day: number | null
-  refilled_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
-
-const toIdentity = (row: IdentityRow): IdentityRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  externalId: row.external_id,
-  metadata: row.metadata,
-  ratelimits: row.ratelimits,
-  remaining: row.remaining === null ? null : Number(row.remaining),
-  refill: refillOf(row),
-  refilledAt: row.refilled_at,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-})
 
 const firstIdentity = (rows: readonly IdentityRow[]): IdentityRecord | null =>
   rows[0] ? toIdentity(rows[0]) : null
@@ -103,11 +70,12 @@ export interface IdentityStoreAccess {
  * await store.identities.findIdentityByExternalId(projectId, 'customer_acme') // null
  * ```
  */
-export class PostgresIdentities implements IdentityStore {
+export class PostgresIdentities extends SqlIdentitiesBase implements IdentityStore {
   readonly #sql: IdentityStatements
   readonly #access: IdentityStoreAccess
 
   constructor(schema: string, access: IdentityStoreAccess) {
+    super(access)
     this.#sql = identityStatementsFor(schema)
     this.#access = access
   }
@@ -120,20 +88,7 @@ export class PostgresIdentities implements IdentityStore {
     })
   }
 
-  // The insert, and when the external id is taken, a read of the identity that holds it: the
-  // insert waited for a concurrent one to commit, so a statement after it sees that identity
-  // (unless it was deleted meanwhile: then the insert is tried again).
-  async ensureIdentity(record: IdentityRecord, audit?: IdentityAuditWrite) {
-    for (;;) {
-      const created = await this.insertIdentity(record, audit)
-      if (created) return { identity: created, created: true }
-      const found = await this.findIdentityByExternalId(record.projectId, record.externalId)
-      if (found) return { identity: found, created: false }
-    }
-  }
-
-  async findIdentity(id: string): Promise<IdentityRecord | null> {
-    if (!UUID.test(id)) return null
+  protected async readIdentity(id: string) {
     return firstIdentity(await run<IdentityRow>(this.#access.db, this.#sql.findById, [id]))
   }
 
@@ -151,13 +106,7 @@ export class PostgresIdentities implements IdentityStore {
     return readPageWhere(this.#access.db, this.#sql.listPageWhere, params, [condition], page, toIdentity)
   }
 
-  async updateIdentity(
-    id: string,
-    change: IdentityChange,
-    updatedAt: Date,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityRecord | null> {
-    if (!UUID.test(id)) return null
+  protected async update(id: string, change: IdentityChange, updatedAt: Date, audit?: IdentityAuditWrite) {
     const { metadata, ratelimits } = change
     const params = [
       id,
@@ -167,7 +116,7 @@ export class PostgresIdentities implements IdentityStore {
       ratelimits === undefined ? null : JSON.stringify(ratelimits),
       updatedAt,
     ]
-    const updated = await this.#write(audit, async (db) => {
+    return this.#write(audit, async (db) => {
       // Audited: the identity as it was, under its row lock, for the rows' `before`.
       const before = audit ? firstIdentity(await run<IdentityRow>(db, this.#sql.lock, [id])) : null
       if (audit && !before) return null
@@ -175,51 +124,33 @@ export class PostgresIdentities implements IdentityStore {
       if (!row) return null
       const identity = toIdentity(row)
       if (audit) await appendAuditIn(db, this.#access.audit, audit(identity, [], before))
-      return { identity, members: row.members }
+      return { result: identity, keys: row.members }
     })
-    if (!updated) return null
-    for (const key of updated.members) this.#access.wrote(key)
-    return updated.identity
   }
 
-  async deleteIdentity(
-    id: string,
-    revokeKeys: boolean,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityDeletion | null> {
-    if (!UUID.test(id)) return null
+  protected async removeIdentity(id: string, revokeKeys: boolean, audit?: IdentityAuditWrite) {
     // One transaction: the identity locked first (a key joining it waits, then finds it gone),
     // its keys out of it (the active ones revoked), then the identity deleted.
-    type Done = { readonly outcome: IdentityDeletion; readonly left: readonly KeyRecord[] }
-    const done = await this.#access.db.transaction(async (tx): Promise<Done | null> => {
+    type Done = { readonly result: IdentityDeletion; readonly keys: readonly KeyRecord[] }
+    return this.#access.db.transaction(async (tx): Promise<Done | null> => {
       const current = firstIdentity(await run<IdentityRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
       if (!revokeKeys) {
         const [{ keys } = { keys: 0 }] = await run<{ keys: number }>(tx, this.#sql.countKeys, [id])
-        if (keys > 0) return { outcome: { kept: current, keys }, left: [] }
+        if (keys > 0) return { result: { kept: current, keys }, keys: [] }
       }
       const rows = revokeKeys ? await run<KeyRow & { was_active: boolean }>(tx, this.#sql.leaveAll, [id]) : []
       const revoked = rows.filter((row) => row.was_active).map(toRecord)
       await run(tx, this.#sql.delete, [id])
       if (audit) await appendAuditIn(tx, this.#access.audit, audit(current, revoked, current))
-      return { outcome: { deleted: current, revoked }, left: rows.map(toRecord) }
+      return { result: { deleted: current, revoked }, keys: rows.map(toRecord) }
     })
-    if (!done) return null
-    const committedAt = performance.now()
-    for (const key of done.left) this.#access.wrote(key)
-    if ('revoked' in done.outcome && done.outcome.revoked.length > 0) await this.#access.revoked(committedAt)
-    return done.outcome
   }
 
-  async setKeyIdentity(
-    keyId: string,
-    identityId: string | null,
-    audit?: IdentityAuditWrite,
-  ): Promise<KeyRecord | null> {
-    if (!UUID.test(keyId) || (identityId !== null && !UUID.test(identityId))) return null
+  protected async moveKey(keyId: string, identityId: string | null, audit?: IdentityAuditWrite) {
     // The identity's row first, shared: a change of it waits for the key to join (and then
     // notifies it), a deletion waits and then takes the key out with the others.
-    const updated = await this.#access.db.transaction(async (tx) => {
+    return this.#access.db.transaction(async (tx) => {
       const identity =
         identityId === null
           ? null
@@ -241,8 +172,6 @@ export class PostgresIdentities implements IdentityStore {
       if (audit && rowsOf) await appendAuditIn(tx, this.#access.audit, audit(rowsOf, [key], null))
       return key
     })
-    if (updated) this.#access.wrote(updated)
-    return updated
   }
 
   async listIdentityKeys(
@@ -267,21 +196,12 @@ export class PostgresIdentities implements IdentityStore {
 
   // Rare (an operator's change), as a key's: a transaction with the row locked, the rule computed
   // by core's `refilled` and `changedCredits`, one write, and its audit rows in the transaction.
-  async changeIdentityCredits(
-    id: string,
-    change: CreditChange,
-    now: Date,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityCreditChangeResult | null> {
-    if (!UUID.test(id)) return null
-    const changed = await this.#access.db.transaction(async (tx) => {
+  protected async writeCredits(id: string, change: CreditChange, now: Date, audit?: IdentityAuditWrite) {
+    return this.#access.db.transaction(async (tx) => {
       const current = firstIdentity(await run<IdentityRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
-      const { remaining, refill, refilledAt } = refilled(current, now)
-      const before = { remaining, refill, refilledAt }
-      const after = changedCredits(before, change, now, 'identity')
       // Whether the identity has a pool is what verifications of its keys read (see identities.sql).
-      const pooled = (before.remaining === null) !== (after.remaining === null)
+      const { before, after, pooled } = identityCreditChange(current, change, now)
       const [row] = await run<IdentityRow & { members: Changed[] }>(tx, this.#sql.writeCredits, [
         id,
         ...creditValues(after),
@@ -293,11 +213,8 @@ export class PostgresIdentities implements IdentityStore {
       if (audit) {
         await appendAuditIn(tx, this.#access.audit, audit(identity, [], { ...current, ...before }))
       }
-      return { result: { before, identity }, members: row.members }
+      return { result: { before, identity }, keys: row.members }
     })
-    if (!changed) return null
-    for (const key of changed.members) this.#access.wrote(key)
-    return changed.result
   }
 
   // A write and its audit rows in one transaction; without `audit`, the write alone.

@@ -2,97 +2,66 @@
 // store's keys and its identities (whose statements return their keys' rows too).
 import type {
   CreditLease,
-  CreditRefill,
   CreditState,
-  KeyMetadata,
+  IdentityRecord,
   KeyPagePosition,
   KeyPageQuery,
   KeyRecord,
-  RevokedReason,
-  StoredRateLimit,
 } from '@keyward/core'
+import {
+  type CreditRowOf,
+  creditValues as creditColumns,
+  type IdentityRowOf,
+  identityOf,
+  type KeyRowOf,
+  keyValues,
+  type RowValues,
+  recordOf,
+  refillOf,
+  UUID,
+} from '@keyward/sql'
 import type { SqlQueryable, SqlRow } from './driver.js'
 import type { PageStatements, Statement } from './statements.js'
 
-export type KeyRow = {
-  id: string
-  hash: string
-  key_prefix: string
-  developer_id: string | null
-  project_id: string | null
-  name: string | null
-  active: boolean
-  created_at: Date
-  expires_at: Date | null
-  last_used_at: Date | null
-  replaced_by: string | null
-  revoked_reason: RevokedReason | null
-  ip_allowlist: string[] | null
-  permissions: string[] | null
-  metadata: KeyMetadata | null
-  // bigint columns come as text from node-postgres
-  remaining: string | number | null
-  refill_amount: string | number | null
-  refill_interval: 'daily' | 'monthly' | null
-  refill_day: number | null
-  refilled_at: Date | null
-  identity_id: string | null
-  ratelimits: StoredRateLimit[] | null
-  pepper_id: string | null
-  role_ids: string[] | null
+export { jsonOrNull, UUID } from '@keyward/sql'
+
+// What node-postgres and PGlite return: dates, booleans, arrays and parsed JSON; bigint columns as text.
+type PgTypes = { time: Date; flag: boolean; count: string | number; list: string[]; json: unknown }
+
+/** The values of PostgreSQL's drivers: they take and return them as the records hold them. */
+const PG_VALUES: RowValues<PgTypes> = {
+  date: (value) => value,
+  flag: (value) => value,
+  json: <T>(value: unknown) => value as T,
+  time: (date) => date,
+  bit: (value) => value,
+  list: (value) => value,
 }
 
-export const refillOf = (
-  row: Pick<KeyRow, 'refill_amount' | 'refill_interval' | 'refill_day'>,
-): CreditRefill | null =>
-  row.refill_amount === null || row.refill_interval === null
-    ? null
-    : row.refill_interval === 'daily'
-      ? { amount: Number(row.refill_amount), interval: 'daily' }
-      : { amount: Number(row.refill_amount), interval: 'monthly', day: row.refill_day ?? 1 }
+export type KeyRow = KeyRowOf<PgTypes>
+export type IdentityRow = IdentityRowOf<PgTypes>
 
 // A key without a limit carries no credit fields; a metered one gets them on its fresh record, in
 // one order, so that every record of a kind shares one hidden class (the verification reads them).
-export const toRecord = (row: KeyRow): KeyRecord => {
-  const record = plainRecord(row)
-  // Absent for a key of no identity, as for a key written before schema version 10.
-  if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
-  // Absent for a key without stored rate limits, as for a key written before schema version 11.
-  if (row.ratelimits?.length) Object.assign(record, { ratelimits: row.ratelimits })
-  // Absent for a plain SHA-256, as for a key written before schema version 13.
-  if (row.pepper_id !== null && row.pepper_id !== undefined)
-    Object.assign(record, { pepperId: row.pepper_id })
-  // Absent for a key without roles, as for a key written before schema version 14.
-  if (row.role_ids?.length) Object.assign(record, { roleIds: row.role_ids })
-  if (row.remaining === null) return record
-  return Object.assign(record, {
-    remaining: Number(row.remaining),
-    refill: refillOf(row),
-    refilledAt: row.refilled_at,
-  })
-}
+export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, PG_VALUES)
 
-export const plainRecord = (row: KeyRow): KeyRecord => ({
-  id: row.id,
-  hash: row.hash,
-  keyPrefix: row.key_prefix,
-  ownerType: row.developer_id === null ? 'project' : 'developer',
-  ownerId: row.developer_id ?? (row.project_id as string),
-  name: row.name,
-  active: row.active,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  lastUsedAt: row.last_used_at,
-  replacedBy: row.replaced_by,
-  // Absent while active, and for a key deactivated before schema version 5.
-  ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
-  ipAllowlist: row.ip_allowlist,
-  permissions: row.permissions,
-  metadata: row.metadata,
-})
+export const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, PG_VALUES)
+
+/** The parameters of a key's columns ($1 to $22 of an insert): the shared ones, then the pepper and the roles. */
+export const insertValues = (record: KeyRecord): unknown[] => [
+  ...keyValues(record, PG_VALUES),
+  record.pepperId ?? null,
+  record.roleIds?.length ? record.roleIds : null,
+]
+
+// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
+export const creditValues = (state: CreditState): unknown[] => creditColumns(state, PG_VALUES)
 
 /** A row of a lease of credits (a key's own, or an identity's pool), as the lease statement returns it. */
-export type LeaseRow = Pick<KeyRow, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
+export type LeaseRow = Pick<
+  CreditRowOf<PgTypes>,
+  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'
+> & {
   granted: string | number
 }
 
@@ -101,22 +70,6 @@ export const toLease = (row: LeaseRow): CreditLease => ({
   remaining: row.remaining === null ? null : Number(row.remaining),
   refill: refillOf(row),
 })
-
-// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
-export const creditValues = ({ remaining, refill, refilledAt }: CreditState): unknown[] => [
-  remaining,
-  refill?.amount ?? null,
-  refill?.interval ?? null,
-  refill?.interval === 'monthly' ? refill.day : null,
-  refilledAt,
-]
-
-// Metadata goes to its jsonb column as JSON text: a driver would write an array for an array.
-export const jsonOrNull = (value: unknown) =>
-  value === null || value === undefined ? null : JSON.stringify(value)
-
-// Record ids are UUIDs; any other id names no record (and must not reach a uuid column).
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** What a write changed, as the change feed names it: a key record, or a closed owner. */
 export type Changed = Pick<KeyRecord, 'hash'> & { readonly id?: string }

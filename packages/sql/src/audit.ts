@@ -15,7 +15,39 @@ import {
 import { placeholders, type SqlDialect, type SqlExecutor } from './dialect.js'
 import type { SqlTables } from './schema.js'
 
-type ChainRow = { seq: number | string; hash: string; start_seq: number | string; start_hash: string }
+/** @internal The chain's head as a driver returns its row. */
+export type ChainRow = { seq: number | string; hash: string; start_seq: number | string; start_hash: string }
+
+/** @internal Chains `entries` after the head (locked by the caller); throws `missing` when there is none. */
+export function chainAfter(
+  head: Pick<ChainRow, 'seq' | 'hash'> | undefined,
+  entries: readonly AuditEntry[],
+  missing: string,
+): Promise<AuditRecord[]> {
+  if (!head) throw new Error(missing)
+  return chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
+}
+
+/** @internal The chain's head of its row; throws `missing` when there is none. */
+export function chainHeadOf(row: ChainRow | undefined, missing: string): AuditChainHead {
+  if (!row) throw new Error(missing)
+  return {
+    seq: Number(row.seq),
+    hash: row.hash,
+    startSeq: Number(row.start_seq),
+    startHash: row.start_hash,
+  }
+}
+
+/** @internal A page of a listing newest first, read with one more row than `limit`. */
+export function auditPageOf<R>(
+  rows: readonly R[],
+  limit: number,
+  record: (row: R) => AuditRecord,
+): AuditPage {
+  const records = rows.slice(0, limit).map(record)
+  return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+}
 
 const NO_HEAD = 'The audit log has no chain head: run migrate().'
 
@@ -41,8 +73,7 @@ export class SqlAudit {
     if (entries.length === 0) return []
     const { auditLog, auditChain } = this.#tables
     const [head] = await tx.query<ChainRow>(`SELECT seq, hash FROM ${auditChain} WHERE id = 1${this.#lock}`)
-    if (!head) throw new Error(NO_HEAD)
-    const records = await chainAuditEntries({ seq: Number(head.seq), hash: head.hash }, entries)
+    const records = await chainAfter(head, entries, NO_HEAD)
     const params = records.flatMap((record) => {
       const json = auditRecordToJson(record)
       return [
@@ -86,8 +117,7 @@ export class SqlAudit {
       `SELECT row_json FROM ${this.#tables.auditLog} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${limit + 1}`,
       params,
     )
-    const records = rows.slice(0, limit).map(toAuditRecord)
-    return { records, next: rows.length > limit ? records.at(-1)!.seq : null }
+    return auditPageOf(rows, limit, toAuditRecord)
   }
 
   /** Rows after `afterSeq`, oldest first. */
@@ -104,13 +134,7 @@ export class SqlAudit {
     const [row] = await db.query<ChainRow>(
       `SELECT seq, hash, start_seq, start_hash FROM ${this.#tables.auditChain} WHERE id = 1`,
     )
-    if (!row) throw new Error(NO_HEAD)
-    return {
-      seq: Number(row.seq),
-      hash: row.hash,
-      startSeq: Number(row.start_seq),
-      startHash: row.start_hash,
-    }
+    return chainHeadOf(row, NO_HEAD)
   }
 }
 

@@ -4,10 +4,8 @@
 import {
   type CreditChange,
   type CreditLease,
-  changedCredits,
   type IdentityAuditWrite,
   type IdentityChange,
-  type IdentityCreditChangeResult,
   type IdentityDeletion,
   type IdentityPage,
   type IdentityPageQuery,
@@ -19,47 +17,27 @@ import {
 } from '@keyward/core'
 import type { SqlAudit } from './audit.js'
 import type { SqlDatabase, SqlDialect, SqlExecutor } from './dialect.js'
+import { type IdentityWrite, identityCreditChange, SqlIdentitiesBase } from './identities-base.js'
 import {
-  creditsOf,
   creditValues,
-  dateOf,
   firstRecord,
+  type IdentityRow,
+  identityOf,
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
-  parsed,
+  TEXT_VALUES,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { pageStatements, readPage } from './pages.js'
 import type { SqlTables } from './schema.js'
-
-type IdentityRow = Pick<
-  KeyRow,
-  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
-> & {
-  id: string
-  project_id: string
-  external_id: string
-  metadata: string | null
-  ratelimits: string | null
-  created_at: number | string
-  updated_at: number | string
-}
+import type { KeyChange } from './store-base.js'
 
 const COLUMNS =
   'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at'
 
-const toIdentity = (row: IdentityRow): IdentityRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  externalId: row.external_id,
-  metadata: parsed(row.metadata),
-  ratelimits: parsed(row.ratelimits) ?? [],
-  ...creditsOf(row),
-  createdAt: dateOf(row.created_at) as Date,
-  updatedAt: dateOf(row.updated_at) as Date,
-})
+const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, TEXT_VALUES)
 
 /** @internal What the identities share with their key store. */
 export interface IdentityContext {
@@ -68,15 +46,16 @@ export interface IdentityContext {
   readonly tables: SqlTables
   readonly audit: SqlAudit
   /** Told of each key a write changed what a verification answers of, once committed. */
-  readonly wrote: (record: KeyRecord) => void
+  readonly wrote: (change: KeyChange) => void
 }
 
 /** @internal The identities of a {@link SqlKeyStore}. */
-export class SqlIdentities implements IdentityStore {
+export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
   readonly #c: IdentityContext
   readonly #sql: ReturnType<typeof statements>
 
   constructor(context: IdentityContext) {
+    super({ wrote: (change) => context.wrote(change) })
     this.#c = context
     this.#sql = statements(context.dialect, context.tables)
   }
@@ -90,7 +69,7 @@ export class SqlIdentities implements IdentityStore {
           record.externalId,
           jsonOrNull(record.metadata),
           record.ratelimits.length > 0 ? JSON.stringify(record.ratelimits) : null,
-          ...creditValues(record),
+          ...creditValues(record, TEXT_VALUES),
           record.createdAt.getTime(),
           record.updatedAt.getTime(),
         ])
@@ -104,18 +83,7 @@ export class SqlIdentities implements IdentityStore {
     })
   }
 
-  // Of two concurrent calls, one inserts and the other finds what it inserted.
-  async ensureIdentity(record: IdentityRecord, audit?: IdentityAuditWrite) {
-    for (;;) {
-      const found = await this.findIdentityByExternalId(record.projectId, record.externalId)
-      if (found) return { identity: found, created: false }
-      const inserted = await this.insertIdentity(record, audit)
-      if (inserted) return { identity: inserted, created: true }
-    }
-  }
-
-  async findIdentity(id: string): Promise<IdentityRecord | null> {
-    if (!UUID.test(id)) return null
+  protected async readIdentity(id: string) {
     return this.#find(this.#c.db, this.#sql.findById, [id])
   }
 
@@ -132,14 +100,8 @@ export class SqlIdentities implements IdentityStore {
     return readPage(this.#c.db, this.#sql.search, projectId, page, toIdentity, [pattern])
   }
 
-  async updateIdentity(
-    id: string,
-    change: IdentityChange,
-    updatedAt: Date,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityRecord | null> {
-    if (!UUID.test(id)) return null
-    const result = await this.#c.db.transaction(async (tx) => {
+  protected async update(id: string, change: IdentityChange, updatedAt: Date, audit?: IdentityAuditWrite) {
+    return this.#c.db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const updated: IdentityRecord = { ...current, ...change, updatedAt }
@@ -150,25 +112,17 @@ export class SqlIdentities implements IdentityStore {
         id,
       ])
       if (audit) await this.#c.audit.append(tx, audit(updated, [], current))
-      return { identity: updated, keys: await this.#members(tx, id) }
+      return { result: updated, keys: await this.#members(tx, id) }
     })
-    if (!result) return null
-    for (const key of result.keys) this.#c.wrote(key)
-    return result.identity
   }
 
-  async deleteIdentity(
-    id: string,
-    revokeKeys: boolean,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityDeletion | null> {
-    if (!UUID.test(id)) return null
-    const result = await this.#c.db.transaction(async (tx) => {
+  protected async removeIdentity(id: string, revokeKeys: boolean, audit?: IdentityAuditWrite) {
+    return this.#c.db.transaction(async (tx): Promise<IdentityWrite<IdentityDeletion> | null> => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const members = await this.#members(tx, id, this.#c.dialect.forUpdate)
       if (members.length > 0 && !revokeKeys)
-        return { deletion: { kept: current, keys: members.length }, keys: [] }
+        return { result: { kept: current, keys: members.length }, keys: [] }
       // The keys leave the identity with it; the active ones are revoked.
       await tx.run(this.#sql.releaseKeys, [id])
       await tx.run(this.#sql.delete, [id])
@@ -176,20 +130,12 @@ export class SqlIdentities implements IdentityStore {
       const changed = ids.length === 0 ? [] : await this.#keysById(tx, ids)
       const revoked = changed.filter((key) => members.find((m) => m.id === key.id)?.active && !key.active)
       if (audit) await this.#c.audit.append(tx, audit(current, revoked, current))
-      return { deletion: { deleted: current, revoked }, keys: changed }
+      return { result: { deleted: current, revoked }, keys: changed }
     })
-    if (!result) return null
-    for (const key of result.keys) this.#c.wrote(key)
-    return result.deletion
   }
 
-  async setKeyIdentity(
-    keyId: string,
-    identityId: string | null,
-    audit?: IdentityAuditWrite,
-  ): Promise<KeyRecord | null> {
-    if (!UUID.test(keyId) || (identityId !== null && !UUID.test(identityId))) return null
-    const updated = await this.#c.db.transaction(async (tx) => {
+  protected async moveKey(keyId: string, identityId: string | null, audit?: IdentityAuditWrite) {
+    return this.#c.db.transaction(async (tx) => {
       const [keyRow] = await tx.query<KeyRow>(`${this.#sql.keyById}${this.#c.dialect.forUpdate}`, [keyId])
       if (!keyRow) return null
       const identity = identityId === null ? null : await this.#find(tx, this.#sql.findById, [identityId])
@@ -202,8 +148,6 @@ export class SqlIdentities implements IdentityStore {
       if (audit && rowsOf) await this.#c.audit.append(tx, audit(rowsOf, [record], null))
       return record
     })
-    if (updated) this.#c.wrote(updated)
-    return updated
   }
 
   async listIdentityKeys(id: string, query: KeyPageQuery) {
@@ -219,7 +163,11 @@ export class SqlIdentities implements IdentityStore {
       if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
       const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
       const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), current.updatedAt.getTime(), id])
+      await tx.run(this.#sql.writeCredits, [
+        ...creditValues(after, TEXT_VALUES),
+        current.updatedAt.getTime(),
+        id,
+      ])
       return { granted, remaining: after.remaining, refill: credits.refill }
     })
   }
@@ -229,34 +177,20 @@ export class SqlIdentities implements IdentityStore {
     await this.#c.db.run(this.#sql.returnCredits, [amount, id])
   }
 
-  async changeIdentityCredits(
-    id: string,
-    change: CreditChange,
-    now: Date,
-    audit?: IdentityAuditWrite,
-  ): Promise<IdentityCreditChangeResult | null> {
-    if (!UUID.test(id)) return null
-    const result = await this.#c.db.transaction(async (tx) => {
+  protected async writeCredits(id: string, change: CreditChange, now: Date, audit?: IdentityAuditWrite) {
+    return this.#c.db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
-      const before = refilled(current, now)
-      const after = changedCredits(before, change, now, 'identity')
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), now.getTime(), id])
+      const { before, after, pooled } = identityCreditChange(current, change, now)
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), now.getTime(), id])
       const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
       if (audit) await this.#c.audit.append(tx, audit(identity, [], { ...current, ...before }))
       // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
-      const pooled = (before.remaining === null) !== (after.remaining === null)
       return {
-        change: {
-          before: { remaining: before.remaining, refill: before.refill, refilledAt: before.refilledAt },
-          identity,
-        },
+        result: { before, identity },
         keys: pooled ? await this.#members(tx, id) : [],
       }
     })
-    if (!result) return null
-    for (const key of result.keys) this.#c.wrote(key)
-    return result.change
   }
 
   async #find(

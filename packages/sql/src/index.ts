@@ -1,4 +1,10 @@
 export {
+  auditPageOf,
+  type ChainRow,
+  chainAfter,
+  chainHeadOf,
+} from './audit.js'
+export {
   placeholders,
   type SqlColumnTypes,
   type SqlDatabase,
@@ -8,6 +14,28 @@ export {
 } from './dialect.js'
 export { mysqlDialect } from './dialects/mysql.js'
 export { sqliteDialect } from './dialects/sqlite.js'
+export {
+  type IdentityFeed,
+  type IdentityWrite,
+  identityCreditChange,
+  SqlIdentitiesBase,
+} from './identities-base.js'
+export {
+  all,
+  type ColumnTypes,
+  type CreditRowOf,
+  creditValues,
+  type IdentityRowOf,
+  identityOf,
+  jsonOrNull,
+  type KeyRowOf,
+  keyValues,
+  one,
+  type RowValues,
+  recordOf,
+  refillOf,
+  UUID,
+} from './key-rows.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
 export { SqlOutcomeUnknownError } from './outcome.js'
 export {
@@ -19,3 +47,13 @@ export {
   sqlTables,
 } from './schema.js'
 export { SqlKeyStore, type SqlKeyStoreOptions, type SqlTransaction } from './store.js'
+export {
+  type AuditLog,
+  type KeyChange,
+  type KeyRoll,
+  keyCreditChange,
+  publishChange,
+  SqlStoreBase,
+  type Transactional,
+  type UsageLog,
+} from './store-base.js'

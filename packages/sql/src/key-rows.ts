@@ -1,38 +1,116 @@
-// Key rows as the shared statements read them, and the records made of them. Every dialect
-// stores the same values: times in milliseconds, flags 0 or 1, lists and objects as JSON text.
+// Key rows as the statements read them, and the records made of them. Every SQL store stores the
+// same values; only their form differs by driver: the SQL dialects here keep times in
+// milliseconds, flags 0 or 1, lists and objects as JSON text ({@link TEXT_VALUES}), PostgreSQL
+// returns dates, booleans, arrays and parsed JSON. A store names its form once, in a
+// {@link RowValues}, and shares the mapping.
 import {
   type CreditRefill,
   type CreditState,
   creditState,
+  type IdentityRecord,
   type KeyRecord,
   type RevokedReason,
 } from '@keyward/core'
 
-export type KeyRow = {
+/** @internal The types in which a driver returns the values of Keyward's columns. */
+export interface ColumnTypes {
+  readonly time: unknown
+  readonly flag: unknown
+  readonly count: unknown
+  /** A list of text (allowlists, permissions, role ids). */
+  readonly list: unknown
+  /** An object or a list of objects (metadata, rate limits). */
+  readonly json: unknown
+}
+
+/** @internal How one driver's values read as a record's, and a record's as parameters. */
+export interface RowValues<C extends ColumnTypes> {
+  /** A stored time (never null) as a `Date`. */
+  date(value: C['time']): Date
+  /** A stored flag. */
+  flag(value: C['flag']): boolean
+  /** A stored JSON value or list (never null). */
+  json<T>(value: C['json'] | C['list']): T
+  /** A time as a parameter. */
+  time(date: Date): unknown
+  /** A flag as a parameter. */
+  bit(value: boolean): unknown
+  /** A list of text as a parameter. */
+  list(value: readonly string[]): unknown
+}
+
+/** @internal The credit columns of a key's row or an identity's. */
+export type CreditRowOf<C extends ColumnTypes> = {
+  remaining: C['count'] | null
+  refill_amount: C['count'] | null
+  refill_interval: 'daily' | 'monthly' | null
+  refill_day: number | null
+  refilled_at: C['time'] | null
+}
+
+/** @internal A key's row in one driver's types. */
+export type KeyRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   id: string
   hash: string
   key_prefix: string
   developer_id: string | null
   project_id: string | null
   name: string | null
-  active: number | boolean
-  created_at: number | string | bigint
-  expires_at: number | string | bigint | null
-  last_used_at: number | string | bigint | null
+  active: C['flag']
+  created_at: C['time']
+  expires_at: C['time'] | null
+  last_used_at: C['time'] | null
   replaced_by: string | null
   revoked_reason: RevokedReason | null
-  ip_allowlist: string | null
-  permissions: string | null
-  metadata: string | null
-  remaining: number | string | bigint | null
-  refill_amount: number | string | bigint | null
-  refill_interval: 'daily' | 'monthly' | null
-  refill_day: number | null
-  refilled_at: number | string | bigint | null
-  ratelimits: string | null
+  ip_allowlist: C['list'] | null
+  permissions: C['list'] | null
+  metadata: C['json'] | null
+  ratelimits: C['json'] | null
   identity_id: string | null
   pepper_id: string | null
+  /** Read where the store has roles (PostgreSQL). */
+  role_ids?: C['list'] | null
 }
+
+/** @internal An identity's row in one driver's types. */
+export type IdentityRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
+  id: string
+  project_id: string
+  external_id: string
+  metadata: C['json'] | null
+  ratelimits: C['json'] | null
+  created_at: C['time']
+  updated_at: C['time']
+}
+
+/** The types of the SQL dialects' values: times in milliseconds, flags 0 or 1, JSON text. */
+type TextTypes = {
+  time: number | string | bigint
+  flag: number | boolean
+  count: number | string | bigint
+  list: string
+  json: string
+}
+
+/** A time as stored (milliseconds), or `null`. */
+export const millis = (date: Date | null | undefined): number | null => (date ? date.getTime() : null)
+
+/** @internal JSON text of a value, or `null` for none. */
+export const jsonOrNull = (value: unknown) =>
+  value === null || value === undefined ? null : JSON.stringify(value)
+
+/** @internal The values of the SQL dialects of this package. */
+export const TEXT_VALUES: RowValues<TextTypes> = {
+  date: (value) => new Date(Number(value)),
+  flag: (value) => value === true || Number(value) === 1,
+  json: <T>(value: string) => JSON.parse(value) as T,
+  time: (date) => date.getTime(),
+  bit: (value) => (value ? 1 : 0),
+  list: (value) => JSON.stringify(value),
+}
+
+export type KeyRow = KeyRowOf<TextTypes>
+export type IdentityRow = IdentityRowOf<TextTypes>
 
 /** The columns an insert writes, in the order of {@link insertValues}. */
 export const INSERTED_COLUMNS =
@@ -41,56 +119,52 @@ export const INSERTED_COLUMNS =
 /** The columns a record is read from. */
 export const KEY_COLUMNS = `${INSERTED_COLUMNS}, revoked_reason`
 
-/** A time as stored (milliseconds), or `null`. */
-export const millis = (date: Date | null | undefined): number | null => (date ? date.getTime() : null)
-
-export const dateOf = (value: number | string | bigint | null): Date | null =>
-  value === null ? null : new Date(Number(value))
-
-export const parsed = <T>(value: string | null): T | null =>
-  value === null ? null : (JSON.parse(value) as T)
-
-/** JSON text of a value, or `null` for none. */
-export const jsonOrNull = (value: unknown) =>
-  value === null || value === undefined ? null : JSON.stringify(value)
-
-// The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
-export const creditValues = ({ remaining, refill, refilledAt }: CreditState): unknown[] => [
+/** @internal The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at. */
+export const creditValues = <C extends ColumnTypes>(
+  { remaining, refill, refilledAt }: CreditState,
+  values: RowValues<C>,
+): unknown[] => [
   remaining,
   refill?.amount ?? null,
   refill?.interval ?? null,
   refill?.interval === 'monthly' ? refill.day : null,
-  millis(refilledAt),
+  refilledAt ? values.time(refilledAt) : null,
 ]
 
-/** The parameters of an insert of `record`, in the order of {@link INSERTED_COLUMNS}. */
-export const insertValues = (record: KeyRecord): unknown[] => [
+/**
+ * @internal The parameters of a key's columns, from `id` to `ratelimits` (in the order of
+ * {@link INSERTED_COLUMNS}); a store adds those it has after them.
+ */
+export const keyValues = <C extends ColumnTypes>(record: KeyRecord, values: RowValues<C>): unknown[] => [
   record.id,
   record.hash,
   record.keyPrefix,
   record.ownerType === 'developer' ? record.ownerId : null,
   record.ownerType === 'project' ? record.ownerId : null,
   record.name,
-  record.active ? 1 : 0,
-  record.createdAt.getTime(),
-  millis(record.expiresAt),
-  millis(record.lastUsedAt),
+  values.bit(record.active),
+  values.time(record.createdAt),
+  record.expiresAt ? values.time(record.expiresAt) : null,
+  record.lastUsedAt ? values.time(record.lastUsedAt) : null,
   record.replacedBy ?? null,
-  jsonOrNull(record.ipAllowlist),
-  jsonOrNull(record.permissions),
+  record.ipAllowlist ? values.list(record.ipAllowlist) : null,
+  record.permissions ? values.list(record.permissions) : null,
   jsonOrNull(record.metadata),
-  ...creditValues(creditState(record)),
+  ...creditValues(creditState(record), values),
   record.ratelimits?.length ? JSON.stringify(record.ratelimits) : null,
+]
+
+/** The parameters of an insert of `record`, in the order of {@link INSERTED_COLUMNS}. */
+export const insertValues = (record: KeyRecord): unknown[] => [
+  ...keyValues(record, TEXT_VALUES),
   record.identityId ?? null,
   record.pepperId ?? null,
 ]
 
-type CreditRow = Pick<
-  KeyRow,
-  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
->
-
-const refillOf = (row: CreditRow): CreditRefill | null =>
+/** @internal A row's refill, or `null`. */
+export const refillOf = (
+  row: Pick<CreditRowOf<ColumnTypes>, 'refill_amount' | 'refill_interval' | 'refill_day'>,
+): CreditRefill | null =>
   row.refill_amount === null || row.refill_interval === null
     ? null
     : row.refill_interval === 'daily'
@@ -98,13 +172,29 @@ const refillOf = (row: CreditRow): CreditRefill | null =>
       : { amount: Number(row.refill_amount), interval: 'monthly', day: Number(row.refill_day ?? 1) }
 
 /** The credits a row holds. */
-export const creditsOf = (row: CreditRow): CreditState =>
+export const creditsOf = (row: CreditRowOf<TextTypes>): CreditState =>
   row.remaining === null
     ? { remaining: null, refill: null, refilledAt: null }
-    : { remaining: Number(row.remaining), refill: refillOf(row), refilledAt: dateOf(row.refilled_at) }
+    : {
+        remaining: Number(row.remaining),
+        refill: refillOf(row),
+        refilledAt: timeOf(row.refilled_at, TEXT_VALUES),
+      }
 
-/** The record of a row: in the field order of the PostgreSQL store's records, so that caches see one shape. */
-export const toRecord = (row: KeyRow): KeyRecord => {
+const timeOf = <C extends ColumnTypes>(value: C['time'] | null, values: RowValues<C>): Date | null =>
+  value === null ? null : values.date(value)
+
+const jsonOf = <T, C extends ColumnTypes>(
+  value: C['json'] | C['list'] | null,
+  values: RowValues<C>,
+): T | null => (value === null ? null : values.json<T>(value))
+
+/**
+ * @internal The record of a key's row. A key without a limit carries no credit fields; a metered
+ * one gets them on its fresh record, in one order, so that every record of a kind shares one
+ * hidden class (the verification reads them), on every store.
+ */
+export function recordOf<C extends ColumnTypes>(row: KeyRowOf<C>, values: RowValues<C>): KeyRecord {
   const record: KeyRecord = {
     id: row.id,
     hash: row.hash,
@@ -112,32 +202,62 @@ export const toRecord = (row: KeyRow): KeyRecord => {
     ownerType: row.developer_id === null ? 'project' : 'developer',
     ownerId: row.developer_id ?? (row.project_id as string),
     name: row.name,
-    active: row.active === true || Number(row.active) === 1,
-    createdAt: dateOf(row.created_at) as Date,
-    expiresAt: dateOf(row.expires_at),
-    lastUsedAt: dateOf(row.last_used_at),
+    active: values.flag(row.active),
+    createdAt: values.date(row.created_at),
+    expiresAt: timeOf(row.expires_at, values),
+    lastUsedAt: timeOf(row.last_used_at, values),
     replacedBy: row.replaced_by,
+    // Absent while active, and for a key deactivated before it was recorded.
     ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
-    ipAllowlist: parsed(row.ip_allowlist),
-    permissions: parsed(row.permissions),
-    metadata: parsed(row.metadata),
+    ipAllowlist: jsonOf(row.ip_allowlist, values),
+    permissions: jsonOf(row.permissions, values),
+    metadata: jsonOf(row.metadata, values),
   }
+  // Each of these is absent where the key has none, as for a key written before its column was.
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
-  const ratelimits = parsed<unknown[]>(row.ratelimits)
+  const ratelimits = jsonOf<unknown[], C>(row.ratelimits, values)
   if (ratelimits?.length) Object.assign(record, { ratelimits })
-  // Absent for a plain SHA-256, as for a key written before schema version 2.
-  if (row.pepper_id !== null) Object.assign(record, { pepperId: row.pepper_id })
+  // A plain SHA-256 has no pepper.
+  if (row.pepper_id !== null && row.pepper_id !== undefined)
+    Object.assign(record, { pepperId: row.pepper_id })
+  const roleIds = row.role_ids ? values.json<string[]>(row.role_ids) : null
+  if (roleIds?.length) Object.assign(record, { roleIds })
   if (row.remaining === null) return record
-  const credits = creditsOf(row)
   return Object.assign(record, {
-    remaining: credits.remaining,
-    refill: credits.refill,
-    refilledAt: credits.refilledAt,
+    remaining: Number(row.remaining),
+    refill: refillOf(row),
+    refilledAt: timeOf(row.refilled_at, values),
   })
 }
+
+/** @internal The record of an identity's row. */
+export const identityOf = <C extends ColumnTypes>(
+  row: IdentityRowOf<C>,
+  values: RowValues<C>,
+): IdentityRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  externalId: row.external_id,
+  metadata: jsonOf(row.metadata, values),
+  ratelimits: jsonOf(row.ratelimits, values) ?? [],
+  remaining: row.remaining === null ? null : Number(row.remaining),
+  refill: refillOf(row),
+  refilledAt: timeOf(row.refilled_at, values),
+  createdAt: values.date(row.created_at),
+  updatedAt: values.date(row.updated_at),
+})
+
+/** The record of a row of the SQL dialects. */
+export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, TEXT_VALUES)
 
 /** The record of the first row, or `null`. */
 export const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null => (rows[0] ? toRecord(rows[0]) : null)
 
-// Record ids are UUIDs; any other id names no record.
+/** @internal Record ids are UUIDs; any other id names no record (and must not reach a uuid column). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** @internal What a write of one record wrote, for its audit rows. */
+export const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
+
+/** @internal What a write of many records wrote, for their audit rows. */
+export const all = (records: readonly KeyRecord[]) => records

@@ -1,20 +1,11 @@
 import {
-  type AuditChainHead,
-  type AuditEntry,
-  type AuditPage,
-  type AuditQuery,
-  type AuditRecord,
   type AuditWrite,
   type CreditAuditWrite,
   type CreditChange,
-  type CreditChangeResult,
   type CreditLease,
-  changedCredits,
   countsAgainstLimit,
-  creditState,
   type IdentityStore,
   type KeyChangeFeed,
-  type KeyChangeHub,
   type KeyKind,
   type KeyOwner,
   type KeyOwnerSummary,
@@ -31,15 +22,12 @@ import {
   type RevokedReason,
   type RolledRecords,
   refilled,
-  type UsageBucket,
-  type UsageCount,
-  type UsageQuery,
-  type UsageRetention,
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
 import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
 import { SqlIdentities } from './identities.js'
 import {
+  all,
   creditsOf,
   creditValues,
   firstRecord,
@@ -47,12 +35,15 @@ import {
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
+  one,
+  TEXT_VALUES,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { readPage } from './pages.js'
 import { DEFAULT_TABLE_PREFIX, type SqlTables, sqlTables } from './schema.js'
 import { type KeyStatements, keyStatements } from './statements.js'
+import { type KeyChange, type KeyRoll, keyCreditChange, publishChange, SqlStoreBase } from './store-base.js'
 import { SqlUsage } from './usage.js'
 
 /** Options of {@link SqlKeyStore}. */
@@ -98,7 +89,7 @@ const CHUNK = 500
  * const keyward = createKeyward({ store })
  * ```
  */
-export class SqlKeyStore implements KeyStore {
+export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implements KeyStore {
   /** The names of Keyward's tables. */
   readonly tables: SqlTables
   /** The dialect the store speaks. */
@@ -114,7 +105,6 @@ export class SqlKeyStore implements KeyStore {
   readonly #db: SqlDatabase
   readonly #sql: KeyStatements
   readonly #audit: SqlAudit
-  readonly #usage: SqlUsage
   // Told of every record this store writes, once committed (a store bound to a transaction collects them).
   #wrote: (change: { hash: string; id?: string }) => void = (change) => this.#publish(change)
 
@@ -126,12 +116,14 @@ export class SqlKeyStore implements KeyStore {
     ) {
       throw new TypeError('SqlKeyStore: the database must have `query`, `run` and `transaction` methods.')
     }
+    const tables = sqlTables(options.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'SqlKeyStore')
+    const audit = new SqlAudit(dialect, tables)
+    super(db, new SqlUsage(dialect, tables), audit)
     this.#db = db
     this.dialect = dialect
-    this.tables = sqlTables(options.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'SqlKeyStore')
+    this.tables = tables
     this.#sql = keyStatements(dialect, this.tables)
-    this.#audit = new SqlAudit(dialect, this.tables)
-    this.#usage = new SqlUsage(dialect, this.tables)
+    this.#audit = audit
     if (options.changes) this.changes = options.changes
     // Its writes reach this store's feed as the store's own do (a bound store collects them).
     this.identities = new SqlIdentities({
@@ -180,28 +172,20 @@ export class SqlKeyStore implements KeyStore {
     return readPage(this.#db, this.#sql.page[owner.type], owner.id, query, toRecord)
   }
 
-  async setKeyActive(
-    id: string,
-    active: boolean,
-    activeLimit?: number,
-    now: Date = new Date(),
-    audit?: AuditWrite,
-  ): Promise<KeyRecord | null> {
-    if (!UUID.test(id)) return null
-    if (!active) {
-      const record = await this.#audited(audit, one, async (tx) => {
-        await tx.run(this.#sql.deactivate, ['revoked', id])
-        return this.#find(tx, this.#sql.findById, id)
-      })
-      if (record) this.#wrote(record)
-      return record
-    }
+  protected async deactivateKey(id: string, audit?: AuditWrite) {
+    return this.#audited(audit, one, async (tx) => {
+      await tx.run(this.#sql.deactivate, ['revoked', id])
+      return this.#find(tx, this.#sql.findById, id)
+    })
+  }
+
+  protected async activateKey(id: string, activeLimit: number | undefined, now: Date, audit?: AuditWrite) {
     const current = await this.findKeyById(id)
     if (!current) return null
     const owner = { type: current.ownerType, id: current.ownerId }
     await this.#ensureOwner(owner)
     // An activation takes the owner's lock, as a creation does: a closed owner refuses it.
-    const activated = await this.#audited(audit, one, async (tx) => {
+    return this.#audited(audit, one, async (tx) => {
       await this.#lockOpenOwner(tx, owner)
       const locked = await this.#find(tx, this.#sql.lockById, id)
       if (!locked || locked.active) return locked
@@ -211,8 +195,6 @@ export class SqlKeyStore implements KeyStore {
       await tx.run(this.#sql.activate, [id])
       return this.#find(tx, this.#sql.findById, id)
     })
-    if (activated) this.#wrote(activated)
-    return activated
   }
 
   // Only while the key is not in a roll's grace window: a rolled key comes back unchanged.
@@ -264,17 +246,10 @@ export class SqlKeyStore implements KeyStore {
     }))
   }
 
-  async rollKey(
-    id: string,
-    replacement: KeyRecord,
-    previousExpiresAt: Date,
-    now: Date,
-    audit?: AuditWrite,
-  ): Promise<RolledRecords | null> {
-    if (!UUID.test(id)) return null
+  protected async roll({ id, replacement, previousExpiresAt, now, audit }: KeyRoll) {
     const owner = { type: replacement.ownerType, id: replacement.ownerId }
     await this.#ensureOwner(owner)
-    const rolled = await this.#audited<RolledRecords | null>(
+    return this.#audited<RolledRecords | null>(
       audit,
       (rolled) => (rolled ? [rolled.previous, rolled.replacement] : []),
       async (tx) => {
@@ -298,10 +273,6 @@ export class SqlKeyStore implements KeyStore {
         }
       },
     )
-    if (!rolled) return null
-    this.#wrote(rolled.previous)
-    this.#wrote(rolled.replacement)
-    return rolled
   }
 
   // The refill due at `now` and the lease, computed by core's rules on the row, locked.
@@ -314,7 +285,7 @@ export class SqlKeyStore implements KeyStore {
       if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
       const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
       const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
       return { granted, remaining: after.remaining, refill: credits.refill }
     })
   }
@@ -326,25 +297,16 @@ export class SqlKeyStore implements KeyStore {
 
   // A transaction with the row locked, the rule computed by core's `refilled` and
   // `changedCredits`, then one write and its audit rows. A refused change writes nothing.
-  async changeCredits(
-    id: string,
-    change: CreditChange,
-    now: Date,
-    audit?: CreditAuditWrite,
-  ): Promise<CreditChangeResult | null> {
-    if (!UUID.test(id)) return null
-    const result = await this.#db.transaction(async (tx) => {
+  protected async changeKeyCredits(id: string, change: CreditChange, now: Date, audit?: CreditAuditWrite) {
+    return this.#db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, id)
       if (!current) return null
-      const before = refilled(creditState(current), now)
-      const after = changedCredits(before, change, now)
-      await tx.run(this.#sql.writeCredits, [...creditValues(after), id])
+      const { before, after } = keyCreditChange(current, change, now)
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
       const record = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
       if (audit) await this.#audit.append(tx, audit({ before, record }))
       return { before, record }
     })
-    if (result) this.#wrote(result.record)
-    return result
   }
 
   // One transaction for the batch: never moving `lastUsedAt` back, only for active keys.
@@ -375,14 +337,8 @@ export class SqlKeyStore implements KeyStore {
 
   // The active ones among the ids, read with a locking read and deactivated in one transaction:
   // of two concurrent calls, the second finds them inactive.
-  async deactivateKeys(
-    ids: readonly string[],
-    reason: RevokedReason = 'revoked',
-    audit?: AuditWrite,
-  ): Promise<KeyRecord[]> {
-    const uuids = [...new Set(ids)].filter((id) => UUID.test(id))
-    if (uuids.length === 0) return []
-    const records = await this.#audited(audit, all, async (tx) => {
+  protected async deactivateMany(uuids: readonly string[], reason: RevokedReason, audit?: AuditWrite) {
+    return this.#audited(audit, all, async (tx) => {
       const done: KeyRecord[] = []
       for (let i = 0; i < uuids.length; i += CHUNK) {
         const chunk = uuids.slice(i, i + CHUNK)
@@ -400,8 +356,6 @@ export class SqlKeyStore implements KeyStore {
       }
       return done
     })
-    for (const record of records) this.#wrote(record)
-    return records
   }
 
   /**
@@ -430,48 +384,6 @@ export class SqlKeyStore implements KeyStore {
     // The owner changed even when it had no active key.
     this.#wrote({ hash: ownerChangeHash(owner) })
     return records
-  }
-
-  /** Adds usage counts: one insert-or-add statement per 500 counts, the batch in one transaction. */
-  async recordUsage(counts: readonly UsageCount[]): Promise<void> {
-    await this.#usage.record(this.#db, counts)
-  }
-
-  async readUsage(query: UsageQuery): Promise<UsageBucket[]> {
-    return this.#usage.read(this.#db, query)
-  }
-
-  async compactUsage(retention: UsageRetention, now: Date, limit: number): Promise<number> {
-    return this.#usage.compact(this.#db, retention, now, limit)
-  }
-
-  /**
-   * Appends rows to the audit log, in one transaction (or in yours, through `tx.store`), after
-   * the chain's head, which it locks until the transaction ends: the chain never forks.
-   *
-   * @example
-   * ```ts
-   * await store.transaction(async (tx) => {
-   *   await tx.run('DELETE FROM projects WHERE id = ?', [projectId])
-   *   await tx.store.appendAudit([entry])
-   * })
-   * ```
-   */
-  async appendAudit(entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
-    if (entries.length === 0) return []
-    return this.#db.transaction((tx) => this.#audit.append(tx, entries))
-  }
-
-  async listAudit(query: AuditQuery): Promise<AuditPage> {
-    return this.#audit.list(this.#db, query)
-  }
-
-  async readAuditLog(afterSeq: number, limit: number): Promise<AuditRecord[]> {
-    return this.#audit.read(this.#db, afterSeq, limit)
-  }
-
-  async auditChainHead(): Promise<AuditChainHead> {
-    return this.#audit.head(this.#db)
   }
 
   /**
@@ -518,6 +430,11 @@ export class SqlKeyStore implements KeyStore {
   async close(): Promise<void> {
     await (this.changes as { close?: () => Promise<void> } | undefined)?.close?.()
     await this.#db.close?.()
+  }
+
+  protected published(changes: readonly KeyChange[]) {
+    for (const change of changes) this.#wrote(change)
+    return done
   }
 
   // A write and its audit rows, in one transaction: a failed append rolls the write back.
@@ -601,17 +518,9 @@ export class SqlKeyStore implements KeyStore {
     return this.tables.keys.slice(0, -'api_keys'.length)
   }
 
-  #publish(change: { hash: string; id?: string }): void {
-    const hub = this.changes as Partial<Pick<KeyChangeHub, 'publish'>> | undefined
-    if (!hub?.publish) return
-    hub.publish(
-      change.id
-        ? { type: 'changed', hash: change.hash, id: change.id }
-        : { type: 'changed', hash: change.hash },
-    )
+  #publish(change: KeyChange): void {
+    publishChange(this.changes, change)
   }
 }
 
-// What a write of one record wrote, for its audit rows; and of many.
-const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ? [record] : [])
-const all = (records: readonly KeyRecord[]) => records
+const done = Promise.resolve()
