@@ -6,7 +6,6 @@ import {
   type AuditRowJson,
   auditRecordFromJson,
   auditRecordToJson,
-  chainAuditEntries,
   type WebhookEvent,
   webhookEventsOf,
 } from '@keyward/core'
