@@ -18,6 +18,7 @@ import { Key } from './pages/key/Key'
 import { PROJECT_LIMIT_MESSAGE, ProjectKeys } from './pages/project-keys/ProjectKeys'
 import { ProjectUsage } from './pages/project-usage/ProjectUsage'
 import { Projects } from './pages/projects/Projects'
+import { Roles } from './pages/roles/Roles'
 import { SignIn } from './pages/sign-in/SignIn'
 import { NAVIGATION, projectHref, type Route, route } from './routes'
 
@@ -82,6 +83,9 @@ function Page({
     case 'project': {
       const project = projects.get(at.projectId)
       if (at.section === 'usage') return <ProjectUsage projectId={at.projectId} project={project} />
+      if (at.section === 'roles') {
+        return <Roles projectId={at.projectId} project={project} declared={current.permissions} />
+      }
       if (at.section === 'identities') {
         return <Identities projectId={at.projectId} project={project} externalId={at.externalId} />
       }
