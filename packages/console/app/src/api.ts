@@ -8,18 +8,22 @@ import {
   type CreatedApiKey,
   type CreatedDeveloperKey,
   type CreateIdentityBody,
+  type CreateRoleBody,
   createClient,
   type DeletedIdentity,
+  type DeletedRole,
   type DeveloperKeyInfo,
   type Identity,
   KeywardApiError,
   type Project,
   type RateLimit,
+  type Role,
   type RolledApiKey,
   type RolledDeveloperKey,
   type SetKeyExpiryBody,
   type UpdateApiKeyBody,
   type UpdateIdentityBody,
+  type UpdateRoleBody,
   type Usage,
 } from '@keyward/client'
 import type { Granularity } from './usage'
@@ -36,6 +40,7 @@ export type {
   Identity,
   Project,
   RateLimit,
+  Role,
   UpdateIdentityBody,
   Usage,
 }
@@ -194,10 +199,16 @@ const page = <T>(items: readonly T[], next: string | null | undefined): Page<T> 
 export type ExpiryBody = SetKeyExpiryBody
 
 /** An API key's access policies, as creation takes them. */
-export type KeyPolicies = Pick<CreateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata' | 'ratelimits'>
+export type KeyPolicies = Pick<
+  CreateApiKeyBody,
+  'ip_allowlist' | 'permissions' | 'roles' | 'metadata' | 'ratelimits'
+>
 
 /** A change of an API key's access policies: a field left out stays, `null` removes it. */
-export type PolicyChange = Pick<UpdateApiKeyBody, 'ip_allowlist' | 'permissions' | 'metadata' | 'ratelimits'>
+export type PolicyChange = Pick<
+  UpdateApiKeyBody,
+  'ip_allowlist' | 'permissions' | 'roles' | 'metadata' | 'ratelimits'
+>
 
 /** The calls of one kind of key. */
 export interface KeyCalls {
@@ -344,6 +355,37 @@ export const identities = (projectId: string): IdentityCalls => ({
   changeCredits: (identityId, body) =>
     call(() => client.identities.changeCredits(projectId, identityId, body)),
   usage: (identityId, range) => call(() => client.identities.usage(projectId, identityId, range)),
+})
+
+/** The calls of one project's roles: named sets of permissions that its API keys hold by name. */
+export interface RoleCalls {
+  readonly projectId: string
+  /** A page of the project's roles, newest first. */
+  list(cursor: string | null): Promise<Page<Role>>
+  /** The names of the project's roles, every page read (what a key's roles field suggests). */
+  names(): Promise<string[]>
+  create(body: CreateRoleBody): Promise<Role>
+  update(roleId: string, change: UpdateRoleBody): Promise<Role>
+  /** Deletes a role; with `detach`, takes it from the keys that hold it in the same change. */
+  delete(roleId: string, detach: boolean): Promise<DeletedRole>
+}
+
+export const roles = (projectId: string): RoleCalls => ({
+  projectId,
+  list: (cursor) =>
+    call(async () => {
+      const listed = await client.roles.list(projectId, { cursor, limit: LIMIT })
+      return page(listed.roles, listed.next_cursor)
+    }),
+  names: () =>
+    call(async () => {
+      const names: string[] = []
+      for await (const role of client.roles.listAll(projectId)) names.push(role.name)
+      return names.sort()
+    }),
+  create: (body) => call(() => client.roles.create(projectId, body)),
+  update: (roleId, change) => call(() => client.roles.update(projectId, roleId, change)),
+  delete: (roleId, detach) => call(() => client.roles.delete(projectId, roleId, { detach })),
 })
 
 /** Which rows of the audit log a page reads: of one project, about one key or identity, of one action. */

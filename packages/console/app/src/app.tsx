@@ -10,6 +10,7 @@ import {
 import { lazyPage } from './components/lazy'
 import { Message } from './components/Message'
 import { Projects } from './pages/projects/Projects'
+import { Roles } from './pages/roles/Roles'
 import { SignIn } from './pages/sign-in/SignIn'
 import { NAVIGATION, type Route, route } from './routes'
 
@@ -107,6 +108,9 @@ function Page({
     case 'project': {
       const project = projects.get(at.projectId)
       if (at.section === 'usage') return <ProjectUsage projectId={at.projectId} project={project} />
+      if (at.section === 'roles') {
+        return <Roles projectId={at.projectId} project={project} declared={current.permissions} />
+      }
       if (at.section === 'identities') {
         return <Identities projectId={at.projectId} project={project} search={at.search} />
       }

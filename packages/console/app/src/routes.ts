@@ -12,13 +12,14 @@ export const NAVIGATION: readonly { readonly hash: string; readonly label: strin
 
 /**
  * The sections of one project, in the order of its tabs: `#/projects/{id}` is the first, the others
- * `#/projects/{id}/{section}`. A section that a later feature adds to a project (identities,
- * roles) is one entry here and a folder under `pages/`.
+ * `#/projects/{id}/{section}`. A section that a later feature adds to a project is one entry here
+ * and a folder under `pages/`.
  */
 export const PROJECT_SECTIONS = [
   { section: 'keys', label: 'API keys' },
   { section: 'usage', label: 'Usage' },
   { section: 'identities', label: 'Identities' },
+  { section: 'roles', label: 'Roles' },
 ] as const
 
 export type ProjectSection = (typeof PROJECT_SECTIONS)[number]['section']

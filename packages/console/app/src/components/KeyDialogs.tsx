@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import type { KeyInfo, PolicyChange } from '../api'
 import { when } from '../format'
 import { Dialog, DialogButtons, DialogError, useDialogWork } from './Dialog'
-import { usePolicyFields } from './Policies'
+import { usePolicyFields, useRoleNames } from './Policies'
 import { explainLimits } from './RateLimits'
 
 const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
@@ -20,7 +20,7 @@ function instantOf(local: string): string | null {
 }
 
 /**
- * Edits an API key's IP allowlist, permissions, metadata and rate limits; only the fields edited
+ * Edits an API key's IP allowlist, permissions, roles, metadata and rate limits; only the fields edited
  * are sent.
  * A refusal (metadata that is not JSON, the server's) shows in the dialog, which stays open.
  */
@@ -35,7 +35,8 @@ export function PoliciesDialog({
   onClose: () => void
   onSave: (change: PolicyChange) => Promise<void>
 }) {
-  const fields = usePolicyFields(declared, 'edit-key', keyInfo)
+  const roleNames = useRoleNames('project_id' in keyInfo ? keyInfo.project_id : undefined)
+  const fields = usePolicyFields(declared, 'edit-key', keyInfo, roleNames)
   const { error, busy, run } = useDialogWork(explainLimits)
   return (
     <Dialog title={`Policies of ${keyInfo.display}`} onClose={onClose}>

@@ -6,7 +6,7 @@ import { SearchForm } from './Fields'
 import { IssuedKey } from './IssuedKey'
 import { ListTable } from './ListTable'
 import { Message } from './Message'
-import { usePolicyFields } from './Policies'
+import { usePolicyFields, useRoleNames } from './Policies'
 import { usePaged } from './paged'
 import { explainLimits } from './RateLimits'
 import { ListStates, When } from './States'
@@ -18,7 +18,7 @@ export function explain(error: unknown, limitMessage: string): string {
 
 /**
  * The keys of one owner: creation, with the new key shown once, and a compact paged table (name,
- * key, status, last used, created) whose names open each key's page, where it is changed.
+ * key, status, an API key's roles, last used, created) whose names open each key's page, where it is changed.
  */
 export function KeyList({
   calls,
@@ -37,7 +37,8 @@ export function KeyList({
   /** The permission names the host declares, which the policy fields suggest. */
   permissions?: readonly string[]
 }) {
-  const policyFields = usePolicyFields(permissions)
+  const roleNames = useRoleNames(policies ? calls.projectId : undefined)
+  const policyFields = usePolicyFields(permissions, 'new-key', undefined, roleNames)
   const [error, setError] = useState('')
   const [issued, setIssued] = useState<CreatedKey | undefined>()
   const [name, setName] = useState('')
@@ -100,8 +101,8 @@ export function KeyList({
 }
 
 /**
- * Keys as a compact table: name (a link to the key's page), key, status, last used, created; the
- * key of this session is marked. Nothing without keys (the list's states say why).
+ * Keys as a compact table: name (a link to the key's page), key, status, an API key's roles, last
+ * used, created; the key of this session is marked. Nothing without keys (the list's states say why).
  */
 export function KeyTable({
   caption,
@@ -114,8 +115,11 @@ export function KeyTable({
   projectId: string | undefined
   currentPrefix?: string | undefined
 }) {
+  // API keys hold roles, which the list names; developer keys have none.
+  const withRoles = projectId !== undefined
+  const columns = ['Name', 'Key', 'Status', ...(withRoles ? ['Roles'] : []), 'Last used', 'Created']
   return (
-    <ListTable caption={caption} columns={['Name', 'Key', 'Status', 'Last used', 'Created']}>
+    <ListTable caption={caption} columns={columns}>
       {keys.map((key) => {
         const status = keyStatus(key)
         return (
@@ -131,6 +135,7 @@ export function KeyTable({
               <span class={`status status-${status.tone}`}>{status.label}</span>
               {key.rotation_due ? <span class="badge badge-warn">rotation due</span> : null}
             </td>
+            {withRoles ? <td data-label="Roles">{rolesText(key)}</td> : null}
             <td data-label="Last used">
               <When value={key.last_used_at} fallback="never" />
             </td>
@@ -143,6 +148,9 @@ export function KeyTable({
     </ListTable>
   )
 }
+
+/** The roles an API key holds, by name, or "none". */
+const rolesText = (key: KeyInfo) => ('roles' in key && key.roles?.length ? key.roles.join(', ') : 'none')
 
 // A whole key, as someone might paste it into the search.
 const FULL_KEY = /^ak_[A-Za-z0-9_-]{32}$/

@@ -1,10 +1,10 @@
-import { useState } from 'preact/hooks'
-import { ApiError, type KeyInfo, type KeyPolicies, type PolicyChange } from '../api'
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, type KeyInfo, type KeyPolicies, type PolicyChange, roles } from '../api'
 import { creditsText } from './Credits'
 import { LimitsFact, useRateLimitFields } from './RateLimits'
 
 /** Entries of a list typed as text: one per line or comma-separated, blanks dropped. */
-const entries = (text: string) =>
+export const entries = (text: string) =>
   text
     .split(/[\n,]/)
     .map((entry) => entry.trim())
@@ -12,10 +12,11 @@ const entries = (text: string) =>
 
 /** An API key's policies as the text of the fields: one entry a line, permissions comma-separated. */
 function policyTexts(keyInfo: KeyInfo | undefined) {
-  if (!keyInfo || !('project_id' in keyInfo)) return { ips: '', permissions: '', metadata: '' }
+  if (!keyInfo || !('project_id' in keyInfo)) return { ips: '', permissions: '', roles: '', metadata: '' }
   return {
     ips: keyInfo.ip_allowlist?.join('\n') ?? '',
     permissions: keyInfo.permissions?.join(', ') ?? '',
+    roles: keyInfo.roles?.join(', ') ?? '',
     metadata: keyInfo.metadata ? JSON.stringify(keyInfo.metadata) : '',
   }
 }
@@ -59,15 +60,77 @@ export function MetadataField({
 }
 
 /**
- * What the permission field suggests as its value is typed: the entries typed so far followed by
- * each declared name not among them (`reports:read, reports:write`), so that picking one adds it.
+ * What a field of names (permissions, roles) suggests as its value is typed: the entries typed so
+ * far followed by each known name not among them (`reports:read, reports:write`), so that picking
+ * one adds it.
  */
-function permissionSuggestions(text: string, declared: readonly string[]): string[] {
+function nameSuggestions(text: string, known: readonly string[]): string[] {
   const typed = text.split(',').map((entry) => entry.trim())
   const done = typed.slice(0, -1).filter((entry) => entry !== '')
   const chosen = new Set(done)
-  return declared.filter((name) => !chosen.has(name)).map((name) => [...done, name].join(', '))
+  return known.filter((name) => !chosen.has(name)).map((name) => [...done, name].join(', '))
 }
+
+/**
+ * A field of comma-separated names, suggesting the `known` ones (the declared permissions, the
+ * project's roles) as it is typed; any other name (a wildcard such as `reports:*`) may be typed.
+ */
+export function NamesField({
+  id,
+  label,
+  value,
+  known,
+  onInput,
+}: {
+  id: string
+  label: string
+  value: string
+  known: readonly string[]
+  onInput: (text: string) => void
+}) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        value={value}
+        onInput={(event) => onInput(event.currentTarget.value)}
+        list={known.length > 0 ? `${id}-names` : undefined}
+        placeholder={known[0]}
+        autoComplete="off"
+      />
+      {known.length > 0 ? (
+        <datalist id={`${id}-names`}>
+          {nameSuggestions(value, known).map((suggestion) => (
+            <option key={suggestion} value={suggestion} />
+          ))}
+        </datalist>
+      ) : null}
+    </>
+  )
+}
+
+/** The names of a project's roles, which a key's roles field suggests; none until read, or on a failure. */
+export function useRoleNames(projectId: string | undefined): readonly string[] {
+  const [names, setNames] = useState<readonly string[]>([])
+  useEffect(() => {
+    if (projectId === undefined) return
+    let current = true
+    roles(projectId)
+      .names()
+      .then(
+        (found) => current && setNames(found),
+        () => {},
+      )
+    return () => {
+      current = false
+    }
+  }, [projectId])
+  return names
+}
+
+/** Entries typed as text, or nothing when there are none. */
+const listOf = (text: string) => (entries(text).length > 0 ? entries(text) : undefined)
 
 /** The key's own rate limits, `[]` for none (and for a developer key). */
 const ownLimits = (keyInfo: KeyInfo | undefined) =>
@@ -75,16 +138,22 @@ const ownLimits = (keyInfo: KeyInfo | undefined) =>
 
 /**
  * The policies of an API key as fields: an IP allowlist, permissions (suggested from those the
- * host `declared`), metadata and named rate limits, those of `initial` to edit a key's, else empty
+ * host `declared`), roles (suggested from the project's `roleNames`), metadata and named rate limits, those of `initial` to edit a key's, else empty
  * for a new one. `read()` gives a new key's fields (the empty ones left out), `changed()` the
  * change of `initial`'s (only the fields edited; an emptied one is `null`: anywhere, every
  * permission, no metadata, no limits). Both throw a 422 for metadata that is not JSON or a limit
  * left half typed; the server checks the rest and its refusal names the faulty entry.
  */
-export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key', initial?: KeyInfo) {
+export function usePolicyFields(
+  declared: readonly string[],
+  idPrefix = 'new-key',
+  initial?: KeyInfo,
+  roleNames: readonly string[] = [],
+) {
   const start = policyTexts(initial)
   const [ips, setIps] = useState(start.ips)
   const [permissions, setPermissions] = useState(start.permissions)
+  const [roleText, setRoleText] = useState(start.roles)
   const [metadata, setMetadata] = useState(start.metadata)
   const startLimits = ownLimits(initial)
   const limits = useRateLimitFields(idPrefix, startLimits, 'of this key alone')
@@ -97,9 +166,11 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   const read = (): KeyPolicies => {
     const parsed = parsedMetadata()
     const ratelimits = typedLimits()
+    const [ipList, permissionList, roleList] = [listOf(ips), listOf(permissions), listOf(roleText)]
     return {
-      ...(entries(ips).length > 0 ? { ip_allowlist: entries(ips) } : {}),
-      ...(entries(permissions).length > 0 ? { permissions: entries(permissions) } : {}),
+      ...(ipList ? { ip_allowlist: ipList } : {}),
+      ...(permissionList ? { permissions: permissionList } : {}),
+      ...(roleList ? { roles: roleList } : {}),
       ...(parsed === undefined ? {} : { metadata: parsed }),
       ...(ratelimits.length > 0 ? { ratelimits } : {}),
     }
@@ -107,10 +178,11 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   const changed = (): PolicyChange => {
     const parsed = parsedMetadata()
     const ratelimits = typedLimits()
-    const listOrNull = (text: string) => (entries(text).length > 0 ? entries(text) : null)
+    const listOrNull = (text: string) => listOf(text) ?? null
     return {
       ...(ips !== start.ips ? { ip_allowlist: listOrNull(ips) } : {}),
       ...(permissions !== start.permissions ? { permissions: listOrNull(permissions) } : {}),
+      ...(roleText !== start.roles ? { roles: listOrNull(roleText) } : {}),
       ...(metadata !== start.metadata ? { metadata: parsed ?? null } : {}),
       ...(JSON.stringify(ratelimits) === JSON.stringify(startLimits)
         ? {}
@@ -120,6 +192,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
   const clear = () => {
     setIps('')
     setPermissions('')
+    setRoleText('')
     setMetadata('')
     limits.clear()
   }
@@ -135,22 +208,20 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
         onInput={(event) => setIps(event.currentTarget.value)}
         placeholder="203.0.113.0/24"
       />
-      <label for={`${idPrefix}-permissions`}>Permissions, comma-separated (empty: every permission)</label>
-      <input
+      <NamesField
         id={`${idPrefix}-permissions`}
+        label="Permissions, comma-separated (empty: every permission)"
         value={permissions}
-        onInput={(event) => setPermissions(event.currentTarget.value)}
-        list={declared.length > 0 ? `${idPrefix}-permission-names` : undefined}
-        placeholder={declared[0]}
-        autoComplete="off"
+        known={declared}
+        onInput={setPermissions}
       />
-      {declared.length > 0 ? (
-        <datalist id={`${idPrefix}-permission-names`}>
-          {permissionSuggestions(permissions, declared).map((value) => (
-            <option key={value} value={value} />
-          ))}
-        </datalist>
-      ) : null}
+      <NamesField
+        id={`${idPrefix}-roles`}
+        label="Roles, comma-separated: the key may also do what they allow"
+        value={roleText}
+        known={roleNames}
+        onInput={setRoleText}
+      />
       <MetadataField id={`${idPrefix}-metadata`} value={metadata} onInput={setMetadata} />
       {limits.fields}
     </div>
@@ -167,7 +238,7 @@ export function usePolicyFields(declared: readonly string[], idPrefix = 'new-key
 /** An API key's access policies, credits and rate limits, as terms of its page's list of facts. */
 export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
   if (!('project_id' in keyInfo)) return null
-  const { ip_allowlist: ips, permissions, metadata } = keyInfo
+  const { ip_allowlist: ips, permissions, roles: held, metadata } = keyInfo
   return (
     <>
       <dt>Credits</dt>
@@ -176,6 +247,8 @@ export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
       <dd class="mono">{ips ? ips.join(', ') : 'any address'}</dd>
       <dt>Permissions</dt>
       <dd class="mono">{permissions ? permissions.join(', ') || 'none' : 'all'}</dd>
+      <dt>Roles</dt>
+      <dd class="mono">{held && held.length > 0 ? held.join(', ') : 'none'}</dd>
       <dt>Metadata</dt>
       <dd class="mono">{metadata ? JSON.stringify(metadata) : 'none'}</dd>
       <LimitsFact limits={ownLimits(keyInfo)} />
