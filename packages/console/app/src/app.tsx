@@ -10,7 +10,6 @@ import {
 import { lazyPage } from './components/lazy'
 import { Message } from './components/Message'
 import { Projects } from './pages/projects/Projects'
-import { Roles } from './pages/roles/Roles'
 import { SignIn } from './pages/sign-in/SignIn'
 import { NAVIGATION, type Route, route } from './routes'
 
@@ -21,6 +20,7 @@ const DeveloperKeys = lazyPage(() =>
   import('./pages/developer-keys/DeveloperKeys').then((page) => page.DeveloperKeys),
 )
 const Identities = lazyPage(() => import('./pages/identities/Identities').then((page) => page.Identities))
+const Roles = lazyPage(() => import('./pages/roles/Roles').then((page) => page.Roles))
 const IdentityPage = lazyPage(() => import('./pages/identity/Identity').then((page) => page.IdentityPage))
 const ProjectKey = lazyPage(() => import('./pages/key/KeyPages').then((page) => page.ProjectKey))
 const DeveloperKey = lazyPage(() => import('./pages/key/KeyPages').then((page) => page.DeveloperKey))
@@ -36,6 +36,7 @@ const PAGES = {
   keys: ProjectKeys,
   usage: ProjectUsage,
   identities: Identities,
+  roles: Roles,
   identity: IdentityPage,
   key: ProjectKey,
   'developer-key': DeveloperKey,
