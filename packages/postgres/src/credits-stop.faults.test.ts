@@ -33,7 +33,7 @@ describe.skipIf(!PG_URL)(
       cleanups.push(() => proxy.stop())
       const store = await createPgKeyStore(
         { connectionString: proxy.through(PG_URL!) },
-        { schema, queryTimeoutMs: 500 },
+        { schema, queryTimeoutMs: 2000 },
       )
       cleanups.push(() => store.close())
       const events: KeywardEvent[] = []
