@@ -172,6 +172,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     return readPage(this.#db, this.#sql.page[owner.type], owner.id, query, toRecord)
   }
 
+  /** @internal */
   protected async deactivateKey(id: string, audit?: AuditWrite) {
     return this.#audited(audit, one, async (tx) => {
       await tx.run(this.#sql.deactivate, ['revoked', id])
@@ -179,6 +180,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     })
   }
 
+  /** @internal */
   protected async activateKey(id: string, activeLimit: number | undefined, now: Date, audit?: AuditWrite) {
     const current = await this.findKeyById(id)
     if (!current) return null
@@ -246,6 +248,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     }))
   }
 
+  /** @internal */
   protected async roll({ id, replacement, previousExpiresAt, now, audit }: KeyRoll) {
     const owner = { type: replacement.ownerType, id: replacement.ownerId }
     await this.#ensureOwner(owner)
@@ -297,6 +300,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 
   // A transaction with the row locked, the rule computed by core's `refilled` and
   // `changedCredits`, then one write and its audit rows. A refused change writes nothing.
+  /** @internal */
   protected async changeKeyCredits(id: string, change: CreditChange, now: Date, audit?: CreditAuditWrite) {
     return this.#db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, id)
@@ -337,6 +341,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 
   // The active ones among the ids, read with a locking read and deactivated in one transaction:
   // of two concurrent calls, the second finds them inactive.
+  /** @internal */
   protected async deactivateMany(uuids: readonly string[], reason: RevokedReason, audit?: AuditWrite) {
     return this.#audited(audit, all, async (tx) => {
       const done: KeyRecord[] = []
@@ -432,6 +437,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     await this.#db.close?.()
   }
 
+  /** @internal */
   protected published(changes: readonly KeyChange[]) {
     for (const change of changes) this.#wrote(change)
     return done
