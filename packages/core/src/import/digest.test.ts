@@ -32,6 +32,8 @@ describe('hexOfDigest', () => {
           ],
         ] as const) {
           expect(() => hexOfDigest(value, format)).toThrow(expect.objectContaining({ loc: ['hash'] }))
+          // A value of a few characters may well stand in any sentence ("A" does): a longer one may not.
+          if (value.length < 8) continue
           try {
             hexOfDigest(value, format)
           } catch (error) {
