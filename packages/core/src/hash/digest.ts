@@ -6,7 +6,7 @@
 /** @internal What core uses of node:crypto. */
 export type NodeCrypto = {
   hash?: {
-    (algorithm: string, data: string | Uint8Array, encoding: 'hex'): string
+    (algorithm: string, data: string | Uint8Array, encoding: 'hex' | 'latin1'): string
     (algorithm: string, data: Uint8Array, encoding: 'buffer'): Uint8Array
   }
   createHash: (algorithm: string) => { update(data: string): { digest(encoding: 'hex'): string } }
@@ -75,11 +75,15 @@ type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>
 // HMAC's block size for SHA-256, and the longest key whose HMAC the fast path computes in place.
 const BLOCK = 64
 const LONGEST = 1024
+const DIGEST = 32
 
 /**
  * @internal HMAC-SHA-256 with a fixed secret, as lower-case hex: synchronous on Node, a promise
  * elsewhere. On Node the padded secrets are computed once and each call is two `crypto.hash`
- * calls over buffers made once (a fresh `createHmac` costs several times as much).
+ * calls (a fresh `createHmac` costs several times as much). The inner digest comes back as a
+ * latin1 string, one character a byte, and is copied into the outer block by hand: a `'buffer'`
+ * digest allocates, which costs as much again as the hash. When the padded secret is ASCII (a
+ * secret given as text usually is) the inner hash takes a string, which skips an encoding step.
  */
 export function hmacSha256Hex(
   secret: Uint8Array,
@@ -90,16 +94,25 @@ export function hmacSha256Hex(
     const key = new Uint8Array(BLOCK)
     key.set(secret.length > BLOCK ? (fast('sha256', secret, 'buffer') as Uint8Array) : secret)
     const inner = new Uint8Array(BLOCK + LONGEST * 3)
-    const outer = new Uint8Array(BLOCK + 32)
+    const outer = new Uint8Array(BLOCK + DIGEST)
+    let ascii = true
     for (let i = 0; i < BLOCK; i++) {
       inner[i] = key[i]! ^ 0x36
       outer[i] = key[i]! ^ 0x5c
+      if (inner[i]! >= 0x80) ascii = false
     }
+    // The inner pad as text, when every byte of it is ASCII (UTF-8 then encodes it unchanged).
+    const innerText = ascii ? String.fromCharCode(...inner.subarray(0, BLOCK)) : null
     const slow = node.createHmac
+    const innerDigest = (input: string): string => {
+      if (innerText !== null) return fast('sha256', innerText + input, 'latin1')
+      const { written } = encoder.encodeInto(input, inner.subarray(BLOCK))
+      return fast('sha256', inner.subarray(0, BLOCK + written), 'latin1')
+    }
     return (input) => {
       if (input.length > LONGEST) return slow('sha256', secret).update(input).digest('hex')
-      const { written } = encoder.encodeInto(input, inner.subarray(BLOCK))
-      outer.set(fast('sha256', inner.subarray(0, BLOCK + written), 'buffer'), BLOCK)
+      const digest = innerDigest(input)
+      for (let i = 0; i < DIGEST; i++) outer[BLOCK + i] = digest.charCodeAt(i)
       return fast('sha256', outer, 'hex')
     }
   }

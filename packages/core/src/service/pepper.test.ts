@@ -162,20 +162,26 @@ describe('hashing with peppers', () => {
     expect(web).toBe(fast)
   })
 
-  it('computes one HMAC on every path: crypto.hash, createHmac alone, Web Crypto, and past the in-place length', async () => {
-    const secret = new TextEncoder().encode(P2.secret)
-    const { hash: _hash, ...withoutHash } = nodeCrypto
-    const paths = [
-      hmacSha256Hex(secret),
-      hmacSha256Hex(secret, withoutHash as unknown as NodeCrypto),
-      hmacSha256Hex(secret, null),
-    ]
-    for (const input of ['ak_example', 'é€'.repeat(300), 'x'.repeat(1025), '']) {
-      const expected = hmac(P2.secret, input)
-      for (const path of paths) expect(await path(input)).toBe(expected)
-    }
-    expect(typeof paths[2]!('x')).not.toBe('string')
-  })
+  it.each([
+    ['text (an ASCII inner pad)', new TextEncoder().encode(P2.secret)],
+    ['bytes at or past 0x80', Uint8Array.from({ length: 40 }, (_, i) => 0x80 + i * 3)],
+    ['longer than a block (hashed first)', new TextEncoder().encode(P3.secret.repeat(3))],
+  ])(
+    'computes one HMAC on every path for a secret of %s: crypto.hash, createHmac alone, Web Crypto, and past the in-place length',
+    async (_, secret) => {
+      const { hash: _hash, ...withoutHash } = nodeCrypto
+      const paths = [
+        hmacSha256Hex(secret),
+        hmacSha256Hex(secret, withoutHash as unknown as NodeCrypto),
+        hmacSha256Hex(secret, null),
+      ]
+      for (const input of ['ak_example', 'é€'.repeat(300), 'x'.repeat(1025), '', sha256('ak_example')]) {
+        const expected = createHmac('sha256', secret).update(input).digest('hex')
+        for (const path of paths) expect(await path(input)).toBe(expected)
+      }
+      expect(typeof paths[2]!('x')).not.toBe('string')
+    },
+  )
 
   it.each([
     [{ pepper: [] }, 'must be an array of 1 to 8'],
