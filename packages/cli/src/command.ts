@@ -42,8 +42,13 @@ export interface Command {
   /** Its positional arguments, all required: [name, help]. */
   readonly arguments: readonly (readonly [string, string])[]
   readonly options: readonly OptionSpec[]
-  /** Whether it works on the store (and so takes --data-dir, --pg-url and --pg-schema). */
+  /** Whether it works on the store (and so takes --data-dir, --pg-url, --pg-schema and --timeout). */
   readonly store: boolean
+  /**
+   * How long one store operation may take, in seconds, unless `--timeout` says: 3 when absent.
+   * A command that writes in large transactions (`import`) gives itself more.
+   */
+  readonly storeTimeoutSeconds?: number
   /** What its exit codes mean, for the help. */
   readonly exitCodes: string
   run(context: CommandContext): Promise<ExitCode>

@@ -16,6 +16,11 @@ const STORE_OPTIONS: readonly OptionSpec[] = [
     help: `the SQL schema of Keyward's tables (default: $${STORE_ENV.pgSchema}, else keyward)`,
   },
 ]
+/** `--timeout`, with the command's own default. */
+const timeoutOption = (seconds = 3): OptionSpec => ({
+  flags: '--timeout <seconds>',
+  help: `how long one store operation may take before the command fails (default ${seconds})`,
+})
 const JSON_OPTION: OptionSpec = {
   flags: '--json',
   help: 'print one JSON document instead of text (errors too, on stderr)',
@@ -110,7 +115,8 @@ export function parseCommandLine(argv: readonly string[], io: CliIO, commands: r
       .description(command.description)
       .addHelpText('after', `\nExit codes: ${command.exitCodes}.`)
     for (const [name, help] of command.arguments) parser.argument(`<${name}>`, help)
-    for (const spec of [...command.options, ...(command.store ? STORE_OPTIONS : []), JSON_OPTION]) {
+    const store = command.store ? [...STORE_OPTIONS, timeoutOption(command.storeTimeoutSeconds)] : []
+    for (const spec of [...command.options, ...store, JSON_OPTION]) {
       addOption(parser, spec)
     }
     parser.action(() => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { generateKey, hashKey, KEY_PATTERN, type KeyRecord, MemoryKeyStore } from '@keyward/core'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from './exit.js'
@@ -183,6 +186,33 @@ describe('store location', () => {
       { dataDir: '/elsewhere' },
     ])
     expect(dataDirOnly.opened).toEqual([{ dataDir: '/data' }])
+  })
+
+  it("bounds each store operation by --timeout, else by the command's own default (import: 60 s)", async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'keyward-timeout-'))
+    try {
+      const file = join(directory, 'none.ndjson')
+      await writeFile(file, '')
+      const cli = harness()
+      await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/d', '--timeout', '10')
+      expect((await cli.run('import', '--file', file, '--data-dir', '/d')).code).toBe(EXIT.ok)
+      await cli.run('import', '--file', file, '--data-dir', '/d', '--timeout', '5')
+      expect(cli.opened).toEqual([
+        { dataDir: '/d', queryTimeoutMs: 10_000 },
+        { dataDir: '/d', queryTimeoutMs: 60_000 },
+        { dataDir: '/d', queryTimeoutMs: 5_000 },
+      ])
+      for (const bad of ['0', '3601', '1.5', 'ten']) {
+        const result = await cli.run('keys', 'list', '--developer', 'd', '--data-dir', '/d', '--timeout', bad)
+        expect([result.code, result.stderr]).toEqual([
+          EXIT.usage,
+          `keyward: --timeout must be a whole number of seconds from 1 to 3600, got "${bad}".\n`,
+        ])
+      }
+      expect(cli.opened).toHaveLength(3)
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
   })
 
   it('exits 3 when the store cannot be opened', async () => {

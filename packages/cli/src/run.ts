@@ -70,13 +70,15 @@ const COMMANDS: readonly Command[] = [
 /** Runs `use` with a key service over the store the options name; store failures exit 3. */
 async function withStore<T>(
   io: CliIO,
-  context: Pick<CommandContext, 'values' | 'json'>,
+  context: Pick<CommandContext, 'values' | 'json'> & { readonly storeTimeoutSeconds?: number | undefined },
   use: (keyward: Keyward) => Promise<T>,
   options: Omit<KeywardOptions, 'store'> = {},
 ): Promise<T> {
+  const { storeTimeoutSeconds } = context
   const location = resolveStoreLocation(
-    context.values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string },
+    context.values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string; timeout?: string },
     io.env,
+    storeTimeoutSeconds,
   )
   const store = await openWithNotice(io, location, { quiet: context.json })
   try {
@@ -139,7 +141,8 @@ export async function run(argv: readonly string[], io: CliIO): Promise<ExitCode>
       positionals,
       json,
       print: (text, value) => io.stdout.write(`${json ? JSON.stringify(value) : text}\n`),
-      withKeyward: (use, options) => withStore(io, { values, json }, use, options),
+      withKeyward: (use, options) =>
+        withStore(io, { values, json, storeTimeoutSeconds: command.storeTimeoutSeconds }, use, options),
     }
     return await command.run(context)
   } catch (caught) {

@@ -12,10 +12,11 @@ import { usageError } from './exit.js'
  * `listenUrl` for its change feed behind a transaction pooler.
  */
 export type StoreLocation =
-  | { readonly dataDir: string; readonly schema?: string }
+  | { readonly dataDir: string; readonly schema?: string; readonly queryTimeoutMs?: number }
   | {
       readonly pgUrl: string
       readonly schema?: string
+      readonly queryTimeoutMs?: number
       readonly preparedStatements?: boolean
       readonly revocationBoundMs?: number
       readonly listenUrl?: string
@@ -33,8 +34,8 @@ export type OpenStore = (location: StoreLocation) => Promise<OpenedStore>
  * Opens the store at `location` with `@keyward/postgres`: PGlite for `dataDir`, PostgreSQL
  * for `pgUrl`, and brings its schema up to date. This is the only place where the CLI reaches
  * a store driver, and it loads the driver only when called, so that the offline commands never
- * load one. Every operation is bounded by the store's query timeout (3 seconds), so an
- * unreachable database fails the command instead of hanging it.
+ * load one. Every operation is bounded by the store's query timeout (`queryTimeoutMs`, else 3
+ * seconds), so an unreachable database fails the command instead of hanging it.
  *
  * A PGlite directory belongs to one process: `createPGliteKeyStore` refuses it while another
  * process has it open (`DataDirInUseError`). A directory that does not exist is refused here
@@ -51,7 +52,10 @@ export type OpenStore = (location: StoreLocation) => Promise<OpenedStore>
  * ```
  */
 export async function openStore(location: StoreLocation): Promise<OpenedStore> {
-  const options = location.schema === undefined ? {} : { schema: location.schema }
+  const options = {
+    ...(location.schema === undefined ? {} : { schema: location.schema }),
+    ...(location.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: location.queryTimeoutMs }),
+  }
   if ('pgUrl' in location) {
     const { createPgKeyStore } = await import('@keyward/postgres/pg')
     const { preparedStatements, revocationBoundMs, listenUrl } = location
@@ -132,6 +136,17 @@ function revocationBound(env: Readonly<Record<string, string | undefined>>): num
   return value
 }
 
+/** `--timeout`: whole seconds from 1 to 3600, or `undefined` when not given. */
+function timeoutSeconds(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600) {
+    throw usageError(
+      `--timeout must be a whole number of seconds from 1 to 3600, got ${JSON.stringify(text)}.`,
+    )
+  }
+  return Number(text)
+}
+
 /**
  * @internal The store location from the options, else from the environment (PostgreSQL
  * first, as the server does). Both options at once, or neither anywhere, is a usage error.
@@ -141,8 +156,10 @@ export function resolveStoreLocation(
     readonly 'data-dir'?: string | undefined
     readonly 'pg-url'?: string | undefined
     readonly 'pg-schema'?: string | undefined
+    readonly timeout?: string | undefined
   },
   env: Readonly<Record<string, string | undefined>>,
+  defaultTimeoutSeconds?: number,
 ): StoreLocation {
   const dataDir = options['data-dir']
   const pgUrl = options['pg-url']
@@ -153,8 +170,12 @@ export function resolveStoreLocation(
     if (options[name] === '') throw usageError(`--${name} is empty.`)
   }
   const schema = options['pg-schema'] ?? (env[STORE_ENV.pgSchema] || undefined)
-  const where = (location: { dataDir: string } | { pgUrl: string }): StoreLocation =>
-    schema === undefined ? location : { ...location, schema }
+  const seconds = timeoutSeconds(options.timeout) ?? defaultTimeoutSeconds
+  const where = (location: { dataDir: string } | { pgUrl: string }): StoreLocation => ({
+    ...location,
+    ...(schema === undefined ? {} : { schema }),
+    ...(seconds === undefined ? {} : { queryTimeoutMs: seconds * 1000 }),
+  })
   const prepared = env[STORE_ENV.pgPreparedStatements] || undefined
   if (prepared !== undefined && prepared !== 'on' && prepared !== 'off') {
     throw usageError(`${STORE_ENV.pgPreparedStatements} must be on or off, got ${JSON.stringify(prepared)}.`)

@@ -107,6 +107,9 @@ export const importCommand: Command = {
     { flags: '--strict', help: 'stop at the first bad record, before writing its batch' },
   ],
   store: true,
+  // A batch is one transaction with an audit row per key: 500 of them may take seconds on a busy
+  // database, longer than the 3 seconds that bound the other commands' operations.
+  storeTimeoutSeconds: 60,
   exitCodes:
     '0 every record imported or present, 1 bad records (reported), 2 usage error, 3 store unavailable',
   async run(context) {

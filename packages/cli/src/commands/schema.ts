@@ -6,6 +6,9 @@ import { CliError, EXIT, usageError } from '../exit.js'
 import { plural } from '../output.js'
 import { resolveStoreLocation, STORE_ENV } from '../store.js'
 
+// Building the scratch schema takes a few dozen statements: more time than one store operation.
+const DOCTOR_TIMEOUT_SECONDS = 30
+
 /** The schema name of `--pg-schema`, else of the environment, else `keyward`; checked as the store checks it. */
 function schemaOption(value: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
   const schema = value ?? (env[STORE_ENV.pgSchema] || 'keyward')
@@ -106,11 +109,13 @@ export const doctorCommand: Command = {
   arguments: [],
   options: [],
   store: true,
+  storeTimeoutSeconds: DOCTOR_TIMEOUT_SECONDS,
   exitCodes: '0 no drift, 1 drift found, 2 usage error, 3 database unavailable',
   async run(context) {
     const location = resolveStoreLocation(
-      context.values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string },
+      context.values as { 'data-dir'?: string; 'pg-url'?: string; 'pg-schema'?: string; timeout?: string },
       context.io.env,
+      DOCTOR_TIMEOUT_SECONDS,
     )
     if (!('pgUrl' in location)) {
       throw usageError(
@@ -129,9 +134,8 @@ export const doctorCommand: Command = {
           EXIT.storeUnavailable,
         )
       })
-      // Building the scratch schema takes a few dozen statements: more time than one store operation.
       const report = await checkSchemaDrift(
-        pgDriver(client, { queryTimeoutMs: 30_000, preparedStatements: false }),
+        pgDriver(client, { queryTimeoutMs: location.queryTimeoutMs, preparedStatements: false }),
         {
           schema,
         },
