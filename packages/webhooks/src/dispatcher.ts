@@ -1,6 +1,7 @@
 import type {
   ClaimedDelivery,
   ExpiryNoticesOptions,
+  KeywardTelemetry,
   WebhookAttempt,
   WebhookOutcome,
   WebhookStore,
@@ -9,6 +10,7 @@ import { createExpiryNotices, endpointDisabledRows, webhookPayload } from '@keyw
 import { Webhook } from 'standardwebhooks'
 import type { WebhookLookup } from './address.js'
 import { postWebhook, type WebhookAnswer } from './send.js'
+import { deliverySpan } from './spans.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
@@ -62,6 +64,12 @@ export interface WebhookDispatcherOptions {
   /** Sends one delivery. Default {@link postWebhook}, with `allowPrivate` and `lookup`. */
   readonly send?: (url: string, headers: Record<string, string>, body: string) => Promise<WebhookAnswer>
   readonly onEvent?: (event: WebhookDispatcherEvent) => void
+  /**
+   * Traces each delivery attempt (`keyward.webhook.deliver`, a span of kind client with
+   * OpenTelemetry's HTTP attributes: the scheme, host and port, never the path, query, headers or
+   * body), through the host's OpenTelemetry API, as `createKeyward`'s option of that name.
+   */
+  readonly telemetry?: KeywardTelemetry
   /** The clock. Default `() => new Date()`. */
   readonly now?: () => Date
   /** Jitter's source of randomness, from 0 to 1. Default `Math.random`. */
@@ -145,6 +153,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const span = deliverySpan(options.telemetry, delivery)
+    try {
+      await attempt(delivery, span)
+    } catch (error) {
+      span.failed(error)
+      throw error
+    }
+  }
+
+  async function attempt(delivery: ClaimedDelivery, span: ReturnType<typeof deliverySpan>): Promise<void> {
     const body = JSON.stringify(webhookPayload(delivery.event))
     const started = now()
     const allowed = options.allowHttp || delivery.endpoint.url.startsWith('https:')
@@ -155,8 +173,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           body,
         )
       : { status: null, response: 'http:// is not allowed: https:// only.' }
+    span.answered(answer)
     const at = now()
-    const attempt: WebhookAttempt = {
+    const tried: WebhookAttempt = {
       at: started,
       status: answer.status,
       durationMs: at.getTime() - started.getTime(),
@@ -173,10 +192,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const disable = !ok && failingSince !== null && at.getTime() - failingSince.getTime() >= disableAfterMs
     const disabled = await store.finishDelivery(
       delivery,
-      attempt,
+      tried,
       outcome,
       disable ? endpointDisabledRows(at) : undefined,
     )
+    span.finished(outcome.state, disabled)
     onEvent({
       type: 'webhook.attempted',
       eventId: delivery.event.id,
