@@ -132,8 +132,12 @@ export const creditsCommand: Command = creditsCommandOf({
   short: 'key',
   listedBy: 'keyward keys list',
   description: "an API key's credits",
-  change: async (keyward, id, wanted) =>
-    (await keyward.findKey(id))?.ownerType === 'project' ? keyward.changeCredits(id, wanted) : null,
+  change: async (keyward, id, wanted) => {
+    if ((await keyward.findKey(id))?.ownerType !== 'project') return null
+    const updated = await keyward.changeCredits(id, wanted)
+    // Its roles by name, as every other command prints a key.
+    return updated && (await keyward.withRoleNames([updated]))[0]!
+  },
   json: (record: KeyRecord) => keyToJson(record),
 })
 

@@ -148,6 +148,7 @@ describe('keyward roles', () => {
     expect(await allowed(key.key, 'billing:read')).toBe('permission_denied')
     const listed = await json('keys', 'list', '--project', 'proj_1')
     expect(listed.keys[0].roles).toEqual(['reader'])
+    expect((await json('keys', 'credits', key.id, '--set', '10')).roles).toEqual(['reader'])
     expect((await run('keys', 'list', '--project', 'proj_1')).stdout).toContain('1 role')
 
     const kept = await run('roles', 'delete', reader.id)
