@@ -1,5 +1,5 @@
-import { createKeyward, ErrorType } from '@keyward/core'
-import { migrateSql, mysqlDialect } from '@keyward/sql'
+import { createKeyward, ErrorType, KeyChangeHub } from '@keyward/core'
+import { migrateSql, mysqlDialect, SqlKeyStore } from '@keyward/sql'
 import { runStoreConformance } from '@keyward/testkit'
 import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
@@ -48,26 +48,109 @@ describe.skipIf(!MYSQL_URL)('on MariaDB or MySQL (set KEYWARD_MYSQL_URL to run)'
   runStoreConformance({ name: 'SqlKeyStore on MySQL (pool)', makeStore: mysqlHarness })
 })
 
+// A store's tables, a migration of them through a pool of its own, and a count of a column of its keys.
+async function withMigrations(
+  test: (given: {
+    store: SqlKeyStore
+    migrate: () => Promise<number[]>
+    keyColumn: (name: string) => Promise<number>
+  }) => Promise<void>,
+) {
+  const { store, close } = await mysqlHarness()
+  const { keys } = store.tables
+  const db = mysqlDatabase(mysql.createPool(MYSQL_URL as string), { ownsPool: true })
+  const migrate = () => migrateSql(db, mysqlDialect, { tablePrefix: keys.slice(0, -'api_keys'.length) })
+  // SHOW takes no parameters in a prepared statement: the test's own names are written in.
+  const keyColumn = async (name: string) =>
+    (await store.query(`SHOW COLUMNS FROM ${keys} LIKE '${name}'`)).length
+  try {
+    await test({ store, migrate, keyColumn })
+  } finally {
+    await db.close?.()
+    await close()
+  }
+}
+
 describe.skipIf(!MYSQL_URL)('migrations (set KEYWARD_MYSQL_URL to run)', () => {
-  it('bring tables of version 1 to version 2 (api_keys.pepper_id), passing over a column already there', async () => {
-    const { store, close } = await mysqlHarness()
-    const { keys, migrations } = store.tables
-    const db = mysqlDatabase(mysql.createPool(MYSQL_URL as string), { ownsPool: true })
-    const migrate = () => migrateSql(db, mysqlDialect, { tablePrefix: keys.slice(0, -'api_keys'.length) })
-    const pepperColumn = async () => (await store.query(`SHOW COLUMNS FROM ${keys} LIKE 'pepper_id'`)).length
-    try {
+  it('bring tables of version 1 to version 2 (api_keys.pepper_id), passing over a column already there', () =>
+    withMigrations(async ({ store, migrate, keyColumn }) => {
+      const { keys, migrations } = store.tables
       // Version 1, as the first release wrote it; then version 2 cut short before its record.
       await store.query(`ALTER TABLE ${keys} DROP COLUMN pepper_id`)
       await store.query(`DELETE FROM ${migrations} WHERE version = 2`)
-      expect(await pepperColumn()).toBe(0)
+      expect(await keyColumn('pepper_id')).toBe(0)
       expect(await migrate()).toEqual([2])
-      expect(await pepperColumn()).toBe(1)
+      expect(await keyColumn('pepper_id')).toBe(1)
       await store.query(`DELETE FROM ${migrations} WHERE version = 2`)
       expect(await migrate()).toEqual([2])
       expect(await migrate()).toEqual([])
+    }))
+
+  it('bring tables of version 2 to version 3 (the table roles, api_keys.role_ids), passing over what is there', () =>
+    withMigrations(async ({ store, migrate, keyColumn }) => {
+      const { keys, roles, migrations } = store.tables
+      // Version 2; then version 3 cut short after its table, its indexes and its column.
+      await store.query(`DROP TABLE ${roles}`)
+      await store.query(`ALTER TABLE ${keys} DROP COLUMN role_ids`)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 3`)
+      expect(await keyColumn('role_ids')).toBe(0)
+      expect(await migrate()).toEqual([3])
+      expect(await keyColumn('role_ids')).toBe(1)
+      const index = await store.query(`SHOW INDEX FROM ${roles} WHERE Key_name = '${roles}_name_key'`)
+      expect(index.length).toBe(2)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 3`)
+      expect(await migrate()).toEqual([3])
+      expect(await migrate()).toEqual([])
+    }))
+})
+
+describe.skipIf(!MYSQL_URL)('roles through the service (set KEYWARD_MYSQL_URL to run)', () => {
+  it("a key has its roles' permissions, loses one taken from its role (heard by a cache on the change feed), and keeps a held role from deletion unless detached", async () => {
+    const first = await mysqlHarness()
+    // The same tables, with a change feed: a cached verification hears the store's role writes.
+    const store = new SqlKeyStore(
+      mysqlDatabase(mysql.createPool(MYSQL_URL as string), { ownsPool: true }),
+      mysqlDialect,
+      {
+        tablePrefix: first.store.tables.keys.slice(0, -'api_keys'.length),
+        changes: new KeyChangeHub({ connected: true }),
+      },
+    )
+    const permissions = ['reports:read', 'reports:write', 'billing:read']
+    const keyward = createKeyward({ store, permissions, cache: { ttlMs: 600_000 }, trackLastUsed: false })
+    const project = `roles-${Date.now().toString(36)}`
+    const check = (key: string, wanted: string) =>
+      keyward
+        .authenticate({ projectKey: key }, { scope: 'project', projectId: project, permissions: wanted })
+        .then(
+          () => 'accepted',
+          (error: { type?: string }) => error.type,
+        )
+    try {
+      const role = await keyward.createRole(project, { name: 'reports', permissions: ['reports:*'] })
+      const { key, record } = await keyward.issueProjectKey(project, {
+        roles: ['reports'],
+        permissions: ['billing:read'],
+      })
+      expect(record.roleIds).toEqual([role.id])
+      expect(await check(key, 'reports:write')).toBe('accepted')
+      expect(await check(key, 'billing:read')).toBe('accepted')
+      // Written on the store, not through the service: the cache hears it on the feed.
+      await store.roles.updateRole(role.id, { permissions: ['reports:read'] }, new Date())
+      expect(await check(key, 'reports:write')).toBe(ErrorType.permissionDenied)
+      expect(await check(key, 'reports:read')).toBe('accepted')
+      const refused = await keyward.deleteRole(role.id).catch((error: { type?: string }) => error.type)
+      expect(refused).toBe(ErrorType.roleInUse)
+      const deleted = await keyward.deleteRole(role.id, { detach: true })
+      expect(deleted?.detached.map((k) => k.id)).toEqual([record.id])
+      // Its own permission only.
+      expect(await check(key, 'reports:read')).toBe(ErrorType.permissionDenied)
+      expect(await check(key, 'billing:read')).toBe('accepted')
+      expect((await store.findKeyById(record.id))?.roleIds ?? null).toBeNull()
     } finally {
-      await db.close?.()
-      await close()
+      await keyward.close()
+      await store.close()
+      await first.close()
     }
   })
 })

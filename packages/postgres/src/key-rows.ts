@@ -26,10 +26,10 @@ import type { PageStatements, Statement } from './statements.js'
 export { jsonOrNull, UUID } from '@keyward/sql'
 
 // What node-postgres and PGlite return: dates, booleans, arrays and parsed JSON; bigint columns as text.
-type PgTypes = { time: Date; flag: boolean; count: string | number; list: string[]; json: unknown }
+export type PgTypes = { time: Date; flag: boolean; count: string | number; list: string[]; json: unknown }
 
 /** The values of PostgreSQL's drivers: they take and return them as the records hold them. */
-const PG_VALUES: RowValues<PgTypes> = {
+export const PG_VALUES: RowValues<PgTypes> = {
   date: (value) => value,
   flag: (value) => value,
   json: <T>(value: unknown) => value as T,

@@ -8,29 +8,16 @@ import type {
   RoleRecord,
   RoleStore,
 } from '@keyward/core'
+import { type RoleRowOf, type RoleUpdate, roleOf, SqlRolesBase } from '@keyward/sql'
 import { appendAuditIn } from './audit.js'
 import type { SqlQueryable } from './driver.js'
 import type { IdentityStoreAccess } from './identities.js'
-import { type Changed, readPage, run, toRecord, UUID } from './key-rows.js'
+import { type Changed, PG_VALUES, type PgTypes, readPage, run, toRecord } from './key-rows.js'
 import { type RoleStatements, roleStatementsFor } from './role-statements.js'
 
-type RoleRow = {
-  id: string
-  project_id: string
-  name: string
-  permissions: string[]
-  created_at: Date
-  updated_at: Date
-}
+type RoleRow = RoleRowOf<PgTypes>
 
-const toRole = (row: RoleRow): RoleRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  permissions: row.permissions,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-})
+const toRole = (row: RoleRow): RoleRecord => roleOf(row, PG_VALUES)
 
 const firstRole = (rows: readonly RoleRow[]): RoleRecord | null => (rows[0] ? toRole(rows[0]) : null)
 
@@ -46,11 +33,12 @@ const firstRole = (rows: readonly RoleRow[]): RoleRecord | null => (rows[0] ? to
  * await store.roles.findRolesByName(projectId, ['billing']) // []
  * ```
  */
-export class PostgresRoles implements RoleStore {
+export class PostgresRoles extends SqlRolesBase implements RoleStore {
   readonly #sql: RoleStatements
   readonly #access: IdentityStoreAccess
 
   constructor(schema: string, access: IdentityStoreAccess) {
+    super(access)
     this.#sql = roleStatementsFor(schema)
     this.#access = access
   }
@@ -71,33 +59,24 @@ export class PostgresRoles implements RoleStore {
     })
   }
 
-  async findRole(id: string): Promise<RoleRecord | null> {
-    if (!UUID.test(id)) return null
+  protected async readRole(id: string) {
     return firstRole(await run<RoleRow>(this.#access.db, this.#sql.findById, [id]))
   }
 
-  async findRolesByName(projectId: string, names: readonly string[]): Promise<RoleRecord[]> {
+  protected async readRolesByName(projectId: string, names: readonly string[]) {
     const rows = await run<RoleRow>(this.#access.db, this.#sql.findByNames, [projectId, [...names]])
     return rows.map(toRole)
   }
 
-  async findRoles(ids: readonly string[]): Promise<RoleRecord[]> {
-    const valid = ids.filter((id) => UUID.test(id))
-    if (valid.length === 0) return []
-    return (await run<RoleRow>(this.#access.db, this.#sql.findByIds, [valid])).map(toRole)
+  protected async readRoles(ids: readonly string[]) {
+    return (await run<RoleRow>(this.#access.db, this.#sql.findByIds, [[...ids]])).map(toRole)
   }
 
   async listRolesPage(projectId: string, query: KeyPageQuery): Promise<RolePage> {
     return readPage(this.#access.db, this.#sql.listPage, projectId, query, toRole)
   }
 
-  async updateRole(
-    id: string,
-    change: RoleChange,
-    updatedAt: Date,
-    audit?: RoleAuditWrite,
-  ): Promise<RoleRecord | 'name_taken' | null> {
-    if (!UUID.test(id)) return null
+  protected async update(id: string, change: RoleChange, updatedAt: Date, audit?: RoleAuditWrite) {
     const { name, permissions } = change
     const params = [
       id,
@@ -109,27 +88,20 @@ export class PostgresRoles implements RoleStore {
     ]
     // Under the role's lock: its state before (for the rows), then the write; no row back with
     // the role there means its new name is taken.
-    const updated = await this.#access.db.transaction(async (tx) => {
+    return this.#access.db.transaction(async (tx): Promise<RoleUpdate | 'name_taken' | null> => {
       const before = firstRole(await run<RoleRow>(tx, this.#sql.lock, [id]))
       if (!before) return null
       const [row] = await run<RoleRow & { holders: Changed[] }>(tx, this.#sql.update, params)
-      if (!row) return 'name_taken' as const
+      if (!row) return 'name_taken'
       const role = toRole(row)
       if (audit) await appendAuditIn(tx, this.#access.audit, audit(role, before, []))
       return { role, holders: row.holders }
     })
-    if (updated === null || updated === 'name_taken') return updated
-    const committedAt = performance.now()
-    for (const key of updated.holders) this.#access.wrote(key)
-    // Fewer permissions may be a revocation: acknowledged like a deactivation (`strictRevocation`).
-    if (updated.holders.length > 0) await this.#access.revoked(committedAt)
-    return updated.role
   }
 
-  async deleteRole(id: string, detach: boolean, audit?: RoleAuditWrite): Promise<RoleDeletion | null> {
-    if (!UUID.test(id)) return null
-    // One transaction: the role locked first, taken from its keys, then deleted.
-    const done = await this.#access.db.transaction(async (tx): Promise<RoleDeletion | null> => {
+  // One transaction: the role locked first, taken from its keys, then deleted.
+  protected async remove(id: string, detach: boolean, audit?: RoleAuditWrite) {
+    return this.#access.db.transaction(async (tx): Promise<RoleDeletion | null> => {
       const current = firstRole(await run<RoleRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
       if (!detach) {
@@ -141,11 +113,6 @@ export class PostgresRoles implements RoleStore {
       if (audit) await appendAuditIn(tx, this.#access.audit, audit(current, current, detached))
       return { deleted: current, detached }
     })
-    if (done === null || 'kept' in done) return done
-    const committedAt = performance.now()
-    for (const key of done.detached) this.#access.wrote(key)
-    if (done.detached.length > 0) await this.#access.revoked(committedAt)
-    return done
   }
 
   // A write and its audit rows in one transaction; without `audit`, the write alone.

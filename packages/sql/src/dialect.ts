@@ -90,3 +90,17 @@ export interface SqlDialect {
  * ```
  */
 export const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ')
+
+/**
+ * @internal Runs a write that a unique key may refuse: `false` when it did (nothing written; on
+ * every dialect the transaction goes on), `true` when it was made.
+ */
+export async function uniqueWrite(dialect: SqlDialect, write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write()
+    return true
+  } catch (error) {
+    if (dialect.isUniqueViolation(error)) return false
+    throw error
+  }
+}

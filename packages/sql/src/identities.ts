@@ -16,7 +16,7 @@ import {
   refilled,
 } from '@keyward/core'
 import type { SqlAudit } from './audit.js'
-import type { SqlDatabase, SqlDialect, SqlExecutor } from './dialect.js'
+import { type SqlDatabase, type SqlDialect, type SqlExecutor, uniqueWrite } from './dialect.js'
 import { type IdentityWrite, identityCreditChange, SqlIdentitiesBase } from './identities-base.js'
 import {
   creditValues,
@@ -26,6 +26,7 @@ import {
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
+  keysById,
   TEXT_VALUES,
   toRecord,
   UUID,
@@ -39,8 +40,8 @@ const COLUMNS =
 
 const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, TEXT_VALUES)
 
-/** @internal What the identities share with their key store. */
-export interface IdentityContext {
+/** @internal What the identities and the roles share with their key store. */
+export interface StoreContext {
   readonly db: SqlDatabase
   readonly dialect: SqlDialect
   readonly tables: SqlTables
@@ -51,10 +52,10 @@ export interface IdentityContext {
 
 /** @internal The identities of a {@link SqlKeyStore}. */
 export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
-  readonly #c: IdentityContext
+  readonly #c: StoreContext
   readonly #sql: ReturnType<typeof statements>
 
-  constructor(context: IdentityContext) {
+  constructor(context: StoreContext) {
     super({ wrote: (change) => context.wrote(change) })
     this.#c = context
     this.#sql = statements(context.dialect, context.tables)
@@ -62,21 +63,17 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
 
   async insertIdentity(record: IdentityRecord, audit?: IdentityAuditWrite): Promise<IdentityRecord | null> {
     return this.#c.db.transaction(async (tx) => {
-      try {
-        await tx.run(this.#sql.insert, [
-          record.id,
-          record.projectId,
-          record.externalId,
-          jsonOrNull(record.metadata),
-          record.ratelimits.length > 0 ? JSON.stringify(record.ratelimits) : null,
-          ...creditValues(record, TEXT_VALUES),
-          record.createdAt.getTime(),
-          record.updatedAt.getTime(),
-        ])
-      } catch (error) {
-        if (this.#c.dialect.isUniqueViolation(error)) return null
-        throw error
-      }
+      const values = [
+        record.id,
+        record.projectId,
+        record.externalId,
+        jsonOrNull(record.metadata),
+        record.ratelimits.length > 0 ? JSON.stringify(record.ratelimits) : null,
+        ...creditValues(record, TEXT_VALUES),
+        record.createdAt.getTime(),
+        record.updatedAt.getTime(),
+      ]
+      if (!(await uniqueWrite(this.#c.dialect, () => tx.run(this.#sql.insert, values)))) return null
       const inserted = (await this.#find(tx, this.#sql.findById, [record.id])) as IdentityRecord
       if (audit) await this.#c.audit.append(tx, audit(inserted, [], null))
       return inserted
@@ -127,7 +124,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
       await tx.run(this.#sql.releaseKeys, [id])
       await tx.run(this.#sql.delete, [id])
       const ids = members.map((key) => key.id)
-      const changed = ids.length === 0 ? [] : await this.#keysById(tx, ids)
+      const changed = await keysById(tx, this.#c.tables.keys, ids)
       const revoked = changed.filter((key) => members.find((m) => m.id === key.id)?.active && !key.active)
       if (audit) await this.#c.audit.append(tx, audit(current, revoked, current))
       return { result: { deleted: current, revoked }, keys: changed }
@@ -204,15 +201,6 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
 
   async #members(db: SqlExecutor, id: string, lock = ''): Promise<KeyRecord[]> {
     return (await db.query<KeyRow>(`${this.#sql.members}${lock}`, [id])).map(toRecord)
-  }
-
-  async #keysById(db: SqlExecutor, ids: readonly string[]): Promise<KeyRecord[]> {
-    const list = ids.map(() => '?').join(', ')
-    const rows = await db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM ${this.#c.tables.keys} WHERE id IN (${list})`,
-      ids,
-    )
-    return rows.map(toRecord)
   }
 }
 

@@ -31,13 +31,16 @@ export {
   type KeyRowOf,
   keyValues,
   one,
+  type RoleRowOf,
   type RowValues,
   recordOf,
   refillOf,
+  roleOf,
   UUID,
 } from './key-rows.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
 export { SqlOutcomeUnknownError } from './outcome.js'
+export { type RoleUpdate, SqlRolesBase } from './roles-base.js'
 export {
   DEFAULT_TABLE_PREFIX,
   type SqlMigration,

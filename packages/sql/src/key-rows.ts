@@ -10,7 +10,9 @@ import {
   type IdentityRecord,
   type KeyRecord,
   type RevokedReason,
+  type RoleRecord,
 } from '@keyward/core'
+import { placeholders, type SqlExecutor } from './dialect.js'
 
 /** @internal The types in which a driver returns the values of Keyward's columns. */
 export interface ColumnTypes {
@@ -68,7 +70,7 @@ export type KeyRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   ratelimits: C['json'] | null
   identity_id: string | null
   pepper_id: string | null
-  /** Read where the store has roles (PostgreSQL). */
+  /** The ids of the key's roles (schema version 3 of the SQL stores, 14 of PostgreSQL). */
   role_ids?: C['list'] | null
 }
 
@@ -79,6 +81,16 @@ export type IdentityRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   external_id: string
   metadata: C['json'] | null
   ratelimits: C['json'] | null
+  created_at: C['time']
+  updated_at: C['time']
+}
+
+/** @internal A role's row in one driver's types. */
+export type RoleRowOf<C extends ColumnTypes> = {
+  id: string
+  project_id: string
+  name: string
+  permissions: C['list'] | null
   created_at: C['time']
   updated_at: C['time']
 }
@@ -111,10 +123,11 @@ export const TEXT_VALUES: RowValues<TextTypes> = {
 
 export type KeyRow = KeyRowOf<TextTypes>
 export type IdentityRow = IdentityRowOf<TextTypes>
+export type RoleRow = RoleRowOf<TextTypes>
 
 /** The columns an insert writes, in the order of {@link insertValues}. */
 export const INSERTED_COLUMNS =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id, role_ids'
 
 /** The columns a record is read from. */
 export const KEY_COLUMNS = `${INSERTED_COLUMNS}, revoked_reason`
@@ -159,6 +172,7 @@ export const insertValues = (record: KeyRecord): unknown[] => [
   ...keyValues(record, TEXT_VALUES),
   record.identityId ?? null,
   record.pepperId ?? null,
+  record.roleIds?.length ? TEXT_VALUES.list(record.roleIds) : null,
 ]
 
 /** @internal A row's refill, or `null`. */
@@ -247,6 +261,16 @@ export const identityOf = <C extends ColumnTypes>(
   updatedAt: values.date(row.updated_at),
 })
 
+/** @internal The record of a role's row (a list of permissions never written is none). */
+export const roleOf = <C extends ColumnTypes>(row: RoleRowOf<C>, values: RowValues<C>): RoleRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  permissions: jsonOf<string[], C>(row.permissions, values) ?? [],
+  createdAt: values.date(row.created_at),
+  updatedAt: values.date(row.updated_at),
+})
+
 /** The record of a row of the SQL dialects. */
 export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, TEXT_VALUES)
 
@@ -261,3 +285,13 @@ export const one = (record: KeyRecord | null): readonly KeyRecord[] => (record ?
 
 /** @internal What a write of many records wrote, for their audit rows. */
 export const all = (records: readonly KeyRecord[]) => records
+
+/** @internal The records of the keys of these ids (none read for none), in no order. */
+export async function keysById(db: SqlExecutor, table: string, ids: readonly string[]): Promise<KeyRecord[]> {
+  if (ids.length === 0) return []
+  const rows = await db.query<KeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM ${table} WHERE id IN (${placeholders(ids.length)})`,
+    ids,
+  )
+  return rows.map(toRecord)
+}

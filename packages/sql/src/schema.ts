@@ -12,6 +12,7 @@ export interface SqlTables {
   readonly auditChain: string
   readonly usage: string
   readonly identities: string
+  readonly roles: string
   readonly migrations: string
 }
 
@@ -41,6 +42,7 @@ export function sqlTables(prefix: string = DEFAULT_TABLE_PREFIX, who = 'SqlKeySt
     auditChain: `${prefix}audit_chain`,
     usage: `${prefix}key_usage`,
     identities: `${prefix}identities`,
+    roles: `${prefix}roles`,
     migrations: `${prefix}migrations`,
   }
 }
@@ -53,8 +55,9 @@ export interface SqlMigration {
 
 /**
  * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
- * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash). No foreign
- * keys: hosted MySQL services refuse them, and the store keeps the rules itself.
+ * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash; version 3:
+ * the table `roles` and `api_keys.role_ids`). No foreign keys: hosted MySQL services refuse
+ * them, and the store keeps the rules itself.
  *
  * @example
  * ```ts
@@ -168,6 +171,26 @@ PRIMARY KEY (granularity, bucket, key_id, route, address, outcome)`,
       // under (never its secret); NULL for a plain SHA-256.
       version: 2,
       statements: [`ALTER TABLE ${tables.keys} ADD COLUMN pepper_id ${key}`],
+    },
+    {
+      // A project's roles (a name unique in the project, permissions as a JSON list), and the ids
+      // of the roles a key holds, a JSON list (NULL: none). The keys that hold a role are read
+      // among its project's keys, on the index of `project_id`.
+      version: 3,
+      statements: [
+        table(
+          tables.roles,
+          `id ${uuid} NOT NULL PRIMARY KEY,
+project_id ${key} NOT NULL,
+name ${key} NOT NULL,
+permissions ${text},
+created_at ${bigint} NOT NULL,
+updated_at ${bigint} NOT NULL`,
+        ),
+        index(`${tables.roles}_name_key`, `${tables.roles} (project_id, name)`, true),
+        index(`${tables.roles}_project_idx`, `${tables.roles} (project_id, created_at, id)`),
+        `ALTER TABLE ${tables.keys} ADD COLUMN role_ids ${text}`,
+      ],
     },
   ]
 }

@@ -58,7 +58,8 @@ export function keyStatements(dialect: SqlDialect, tables: SqlTables) {
        ip_allowlist = CASE WHEN ? = 1 THEN ? ELSE ip_allowlist END,
        permissions = CASE WHEN ? = 1 THEN ? ELSE permissions END,
        metadata = CASE WHEN ? = 1 THEN ? ELSE metadata END,
-       ratelimits = CASE WHEN ? = 1 THEN ? ELSE ratelimits END
+       ratelimits = CASE WHEN ? = 1 THEN ? ELSE ratelimits END,
+       role_ids = CASE WHEN ? = 1 THEN ? ELSE role_ids END
      WHERE id = ?`,
     markReplaced: `UPDATE ${keys} SET replaced_by = ?, expires_at = ? WHERE id = ?`,
     recordUse: `UPDATE ${keys} SET last_used_at = ?

@@ -11,7 +11,6 @@ import {
   type KeyOwnerSummary,
   type KeyPage,
   type KeyPageQuery,
-  type KeyPolicies,
   type KeyRecord,
   type KeyStore,
   type KeyUse,
@@ -20,8 +19,10 @@ import {
   ownerChangeHash,
   ownerClosedError,
   type RevokedReason,
+  type RoleStore,
   type RolledRecords,
   refilled,
+  type StoredKeyPolicies,
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
 import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
@@ -35,12 +36,14 @@ import {
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
+  keysById,
   one,
   TEXT_VALUES,
   toRecord,
   UUID,
 } from './key-rows.js'
 import { readPage } from './pages.js'
+import { SqlRoles } from './roles.js'
 import { DEFAULT_TABLE_PREFIX, type SqlTables, sqlTables } from './schema.js'
 import { type KeyStatements, keyStatements } from './statements.js'
 import { type KeyChange, type KeyRoll, keyCreditChange, publishChange, SqlStoreBase } from './store-base.js'
@@ -102,6 +105,12 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
    * each of its keys.
    */
   readonly identities: IdentityStore
+  /**
+   * The roles of the project keys, in the table `roles` beside `api_keys` (schema version 3):
+   * each write with its audit rows in one transaction, and a change of a role on the change feed
+   * for each key that holds it.
+   */
+  readonly roles: RoleStore
   readonly #db: SqlDatabase
   readonly #sql: KeyStatements
   readonly #audit: SqlAudit
@@ -126,13 +135,15 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     this.#audit = audit
     if (options.changes) this.changes = options.changes
     // Its writes reach this store's feed as the store's own do (a bound store collects them).
-    this.identities = new SqlIdentities({
+    const context = {
       db,
       dialect,
       tables: this.tables,
       audit: this.#audit,
-      wrote: (record) => this.#wrote(record),
-    })
+      wrote: (record: KeyChange) => this.#wrote(record),
+    }
+    this.identities = new SqlIdentities(context)
+    this.roles = new SqlRoles(context)
   }
 
   async insertKey(record: KeyRecord, activeLimit?: number, audit?: AuditWrite): Promise<KeyRecord> {
@@ -209,9 +220,13 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     })
   }
 
-  async setKeyPolicies(id: string, policies: KeyPolicies, audit?: AuditWrite): Promise<KeyRecord | null> {
+  async setKeyPolicies(
+    id: string,
+    policies: StoredKeyPolicies,
+    audit?: AuditWrite,
+  ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    const { ipAllowlist, permissions, metadata, ratelimits } = policies
+    const { ipAllowlist, permissions, metadata, ratelimits, roleIds } = policies
     const given = (value: unknown) => (value === undefined ? 0 : 1)
     const params = [
       given(ipAllowlist),
@@ -222,6 +237,8 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       jsonOrNull(metadata),
       given(ratelimits),
       ratelimits?.length ? JSON.stringify(ratelimits) : null,
+      given(roleIds),
+      roleIds?.length ? JSON.stringify(roleIds) : null,
       id,
     ]
     return this.#update(audit, id, async (tx) => {
@@ -478,11 +495,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       reason,
       ...ids,
     ])
-    const rows = await tx.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM ${this.tables.keys} WHERE id IN (${list})`,
-      ids,
-    )
-    return rows.map(toRecord)
+    return keysById(tx, this.tables.keys, ids)
   }
 
   async #find(db: SqlExecutor, statement: string, value: string): Promise<KeyRecord | null> {

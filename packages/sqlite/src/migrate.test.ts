@@ -7,8 +7,8 @@ it('brings a database of version 1 to version 2 (api_keys.pepper_id), and passes
   const raw = new Database(':memory:')
   try {
     const db = sqliteDatabase(raw)
-    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2])
-    expect(SQL_SCHEMA_VERSION).toBe(2)
+    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3])
+    expect(SQL_SCHEMA_VERSION).toBe(3)
     const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_api_keys')").pluck().all()
     // Version 1, as the first release wrote it: no pepper_id, no record of version 2.
     raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN pepper_id')
@@ -19,6 +19,33 @@ it('brings a database of version 1 to version 2 (api_keys.pepper_id), and passes
     // Cut short after the column was added, before version 2 was recorded: run again, it completes.
     raw.exec('DELETE FROM keyward_migrations WHERE version = 2')
     expect(await migrateSql(db, sqliteDialect)).toEqual([2])
+    expect(await migrateSql(db, sqliteDialect)).toEqual([])
+  } finally {
+    raw.close()
+  }
+})
+
+it('brings a database of version 2 to version 3 (the table roles, api_keys.role_ids), and completes one cut short', async () => {
+  const raw = new Database(':memory:')
+  try {
+    const db = sqliteDatabase(raw)
+    await migrateSql(db, sqliteDialect)
+    const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_api_keys')").pluck().all()
+    const tables = () =>
+      raw
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'keyward_roles'")
+        .pluck()
+        .all()
+    // Version 2: no roles, no role_ids, no record of version 3.
+    raw.exec('DROP TABLE keyward_roles')
+    raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN role_ids')
+    raw.exec('DELETE FROM keyward_migrations WHERE version = 3')
+    expect(await migrateSql(db, sqliteDialect)).toEqual([3])
+    expect(columns()).toContain('role_ids')
+    expect(tables()).toEqual(['keyward_roles'])
+    // Cut short after the column was added: run again, it completes.
+    raw.exec('DELETE FROM keyward_migrations WHERE version = 3')
+    expect(await migrateSql(db, sqliteDialect)).toEqual([3])
     expect(await migrateSql(db, sqliteDialect)).toEqual([])
   } finally {
     raw.close()
