@@ -22,6 +22,7 @@ describe('readConfig', () => {
       secretScanningKeysUrl: undefined,
       webhooksAllowHttp: false,
       webhooksAllowPrivate: false,
+      webhooksExpiringDays: [7, 1],
       consoleIdleMinutes: 30,
       shutdownTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -56,6 +57,7 @@ describe('readConfig', () => {
       KEYWARD_SECRET_SCANNING_KEYS_URL: 'http://127.0.0.1:8080/keys',
       KEYWARD_WEBHOOKS_ALLOW_HTTP: '1',
       KEYWARD_WEBHOOKS_ALLOW_PRIVATE: '1',
+      KEYWARD_WEBHOOKS_EXPIRING_DAYS: '14, 3,1',
       KEYWARD_CONSOLE_IDLE_MINUTES: '5',
       KEYWARD_SHUTDOWN_TIMEOUT_MS: '20000',
       KEYWARD_REQUEST_TIMEOUT_MS: '5000',
@@ -84,6 +86,7 @@ describe('readConfig', () => {
       secretScanningKeysUrl: 'http://127.0.0.1:8080/keys',
       webhooksAllowHttp: true,
       webhooksAllowPrivate: true,
+      webhooksExpiringDays: [14, 3, 1],
       failedAuthPerMinute: 0,
       redisUrl: 'redis://cache:6379/2',
       feedFreshness: 'redis',
@@ -133,6 +136,14 @@ describe('readConfig', () => {
     expect(() => readConfig({ KEYWARD_CONSOLE_IDLE_MINUTES: '0' })).toThrow(
       new ConfigError('KEYWARD_CONSOLE_IDLE_MINUTES must be an integer from 1 to 1440, got "0".'),
     )
+    expect(readConfig({ KEYWARD_WEBHOOKS_EXPIRING_DAYS: 'off' }).webhooksExpiringDays).toBe('off')
+    for (const bad of ['0', '31', '7,7', '7;1', '1,2,3,4,5,6', 'seven']) {
+      expect(() => readConfig({ KEYWARD_WEBHOOKS_EXPIRING_DAYS: bad })).toThrow(
+        new ConfigError(
+          `KEYWARD_WEBHOOKS_EXPIRING_DAYS must be up to 5 distinct days from 1 to 30, comma-separated (e.g. 7,1), or off; got ${JSON.stringify(bad)}.`,
+        ),
+      )
+    }
     expect(() => readConfig({ KEYWARD_CACHE: 'yes' })).toThrow(
       new ConfigError('KEYWARD_CACHE must be on or off, got "yes".'),
     )

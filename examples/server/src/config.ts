@@ -80,6 +80,12 @@ export interface ServerConfig {
    */
   readonly webhooksAllowPrivate: boolean
   /**
+   * `KEYWARD_WEBHOOKS_EXPIRING_DAYS`: how many days before its expiry a key's `key.expiring` is
+   * sent, a comma-separated list of 1 to 30 (default `7,1`), or `off` for neither `key.expiring`
+   * nor `key.expired`.
+   */
+  readonly webhooksExpiringDays: readonly number[] | 'off'
+  /**
    * `KEYWARD_CONSOLE_IDLE_MINUTES`: the administrative console at `/console`, with sessions that end
    * after this many minutes without a request (default 30), or `off` for no console.
    */
@@ -235,6 +241,23 @@ function flagSetting(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0, got ${JSON.stringify(raw)}.`)
 }
 
+const EXPIRING_DAYS = 'KEYWARD_WEBHOOKS_EXPIRING_DAYS'
+
+// Days before expiry: distinct whole numbers from 1 to 30, or `off`.
+function expiringDaysSetting(env: NodeJS.ProcessEnv): readonly number[] | 'off' {
+  const raw = env[EXPIRING_DAYS]
+  if (raw === undefined || raw === '') return [7, 1]
+  if (raw === 'off') return 'off'
+  const days = raw.split(',').map((part) => part.trim())
+  const valid = days.every((day) => /^\d{1,2}$/.test(day) && Number(day) >= 1 && Number(day) <= 30)
+  if (!valid || new Set(days.map(Number)).size !== days.length || days.length > 5) {
+    throw new ConfigError(
+      `${EXPIRING_DAYS} must be up to 5 distinct days from 1 to 30, comma-separated (e.g. 7,1), or off; got ${JSON.stringify(raw)}.`,
+    )
+  }
+  return days.map(Number)
+}
+
 function trustedProxySetting(env: NodeJS.ProcessEnv): TrustedProxy | undefined {
   const raw = env.KEYWARD_TRUSTED_PROXY
   if (raw === undefined || raw === '') return undefined
@@ -339,6 +362,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     secretScanningKeysUrl,
     webhooksAllowHttp: flagSetting(env, 'KEYWARD_WEBHOOKS_ALLOW_HTTP'),
     webhooksAllowPrivate: flagSetting(env, 'KEYWARD_WEBHOOKS_ALLOW_PRIVATE'),
+    webhooksExpiringDays: expiringDaysSetting(env),
     consoleIdleMinutes:
       env.KEYWARD_CONSOLE_IDLE_MINUTES === 'off'
         ? 'off'

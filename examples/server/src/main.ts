@@ -188,8 +188,14 @@ async function serveOn(
     store: store.webhooks,
     allowHttp: config.webhooksAllowHttp,
     allowPrivate: config.webhooksAllowPrivate,
-    // key.expiring (7 days and 1 day before) and key.expired, from one process at a time.
-    expiry: { projectOwner: (projectId) => projectOwner(store, projectId) },
+    // key.expiring (7 days and 1 day before, unless set) and key.expired, from one process at a time.
+    expiry:
+      config.webhooksExpiringDays === 'off'
+        ? false
+        : {
+            projectOwner: (projectId) => projectOwner(store, projectId),
+            thresholdsDays: config.webhooksExpiringDays,
+          },
     onEvent: (event) => {
       if (event.type === 'webhook.error') console.error(`webhooks: ${String(event.error)}`)
       else if (event.type === 'webhook.endpoint_disabled') {
