@@ -95,6 +95,22 @@ export const placeholders = (count: number): string => Array.from({ length: coun
  * @internal Runs a write that a unique key may refuse: `false` when it did (nothing written; on
  * every dialect the transaction goes on), `true` when it was made.
  */
+/** How many values one `IN (...)` list holds at most: SQLite and MySQL cap a statement's parameters. */
+export const IN_LIST_CHUNK = 500
+
+/** @internal Reads `values` a list of {@link IN_LIST_CHUNK} at a time and joins what each read gives. */
+export async function inChunks<T, R>(
+  values: readonly T[],
+  read: (chunk: readonly T[], list: string) => Promise<readonly R[]>,
+): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < values.length; i += IN_LIST_CHUNK) {
+    const chunk = values.slice(i, i + IN_LIST_CHUNK)
+    out.push(...(await read(chunk, placeholders(chunk.length))))
+  }
+  return out
+}
+
 export async function uniqueWrite(dialect: SqlDialect, write: () => Promise<unknown>): Promise<boolean> {
   try {
     await write()

@@ -12,7 +12,7 @@ import {
   type RevokedReason,
   type RoleRecord,
 } from '@keyward/core'
-import { placeholders, type SqlExecutor } from './dialect.js'
+import { inChunks, type SqlExecutor } from './dialect.js'
 
 /** @internal The types in which a driver returns the values of Keyward's columns. */
 export interface ColumnTypes {
@@ -288,10 +288,8 @@ export const all = (records: readonly KeyRecord[]) => records
 
 /** @internal The records of the keys of these ids (none read for none), in no order. */
 export async function keysById(db: SqlExecutor, table: string, ids: readonly string[]): Promise<KeyRecord[]> {
-  if (ids.length === 0) return []
-  const rows = await db.query<KeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM ${table} WHERE id IN (${placeholders(ids.length)})`,
-    ids,
+  const rows = await inChunks(ids, (chunk, list) =>
+    db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${table} WHERE id IN (${list})`, chunk),
   )
   return rows.map(toRecord)
 }

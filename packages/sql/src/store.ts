@@ -25,7 +25,15 @@ import {
   type StoredKeyPolicies,
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
-import { placeholders, type SqlDatabase, type SqlDialect, type SqlExecutor, type SqlRow } from './dialect.js'
+import {
+  inChunks,
+  placeholders,
+  type SqlDatabase,
+  type SqlDialect,
+  type SqlExecutor,
+  type SqlRow,
+  uniqueWrite,
+} from './dialect.js'
 import { SqlIdentities } from './identities.js'
 import {
   all,
@@ -71,7 +79,6 @@ export interface SqlTransaction {
 }
 
 // Hashes per statement of a lookup by many: well under every dialect's limit of parameters.
-const CHUNK = 500
 
 /**
  * The `KeyStore` of `@keyward/core` on a SQL database, written once for every dialect: records,
@@ -159,6 +166,52 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       return this.#find(tx, this.#sql.findById, record.id) as Promise<KeyRecord>
     })
     this.#wrote(inserted)
+    return inserted
+  }
+
+  // Keys another system issued, a batch in one transaction: a hash stored already (or repeated in
+  // the batch, or inserted meanwhile by another import: the unique index decides) and a closed
+  // owner's keys are left out. No limit applies, and no owner row is made.
+  async insertImportedKeys(records: readonly KeyRecord[], audit?: AuditWrite): Promise<KeyRecord[]> {
+    const byHash = new Map<string, KeyRecord>()
+    for (const record of records) if (!byHash.has(record.hash)) byHash.set(record.hash, record)
+    const first = [...byHash.values()]
+    if (first.length === 0) return []
+    const { keys, owners } = this.tables
+    const inserted = await this.#audited(audit, all, async (tx) => {
+      const stored = await inChunks([...byHash.keys()], (chunk, list) =>
+        tx.query<{ hash: string }>(`SELECT hash FROM ${keys} WHERE hash IN (${list})`, chunk),
+      )
+      const ownerIds = [...new Set(first.map((record) => record.ownerId))]
+      const closed = await inChunks(ownerIds, (chunk, list) =>
+        tx.query<{ owner_type: string; owner_id: string }>(
+          `SELECT owner_type, owner_id FROM ${owners} WHERE closed_at IS NOT NULL AND owner_id IN (${list})`,
+          chunk,
+        ),
+      )
+      const skipped = new Set([
+        ...stored.map((row) => row.hash),
+        ...first
+          .filter((record) =>
+            closed.some((row) => row.owner_type === record.ownerType && row.owner_id === record.ownerId),
+          )
+          .map((record) => record.hash),
+      ])
+      const written: string[] = []
+      for (const record of first) {
+        if (skipped.has(record.hash)) continue
+        if (!(await uniqueWrite(this.dialect, () => tx.run(this.#sql.insert, insertValues(record))))) continue
+        if (!record.active && record.revokedReason) {
+          await tx.run(`UPDATE ${keys} SET revoked_reason = ? WHERE id = ?`, [
+            record.revokedReason,
+            record.id,
+          ])
+        }
+        written.push(record.id)
+      }
+      return keysById(tx, keys, written)
+    })
+    for (const record of inserted) this.#wrote(record)
     return inserted
   }
 
@@ -343,17 +396,10 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   }
 
   async findKeysByHashes(hashes: readonly string[]): Promise<KeyRecord[]> {
-    const unique = [...new Set(hashes)]
-    const records: KeyRecord[] = []
-    for (let i = 0; i < unique.length; i += CHUNK) {
-      const chunk = unique.slice(i, i + CHUNK)
-      const rows = await this.#db.query<KeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM ${this.tables.keys} WHERE hash IN (${placeholders(chunk.length)})`,
-        chunk,
-      )
-      records.push(...rows.map(toRecord))
-    }
-    return records
+    const rows = await inChunks([...new Set(hashes)], (chunk, list) =>
+      this.#db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${this.tables.keys} WHERE hash IN (${list})`, chunk),
+    )
+    return rows.map(toRecord)
   }
 
   // The active ones among the ids, read with a locking read and deactivated in one transaction:
@@ -361,22 +407,17 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   /** @internal */
   protected async deactivateMany(uuids: readonly string[], reason: RevokedReason, audit?: AuditWrite) {
     return this.#audited(audit, all, async (tx) => {
-      const done: KeyRecord[] = []
-      for (let i = 0; i < uuids.length; i += CHUNK) {
-        const chunk = uuids.slice(i, i + CHUNK)
+      return inChunks(uuids, async (chunk, list) => {
         const active = await tx.query<{ id: string }>(
-          `SELECT id FROM ${this.tables.keys} WHERE id IN (${placeholders(chunk.length)}) AND active = 1${this.dialect.forUpdate}`,
+          `SELECT id FROM ${this.tables.keys} WHERE id IN (${list}) AND active = 1${this.dialect.forUpdate}`,
           chunk,
         )
-        done.push(
-          ...(await this.#deactivate(
-            tx,
-            active.map((row) => row.id),
-            reason,
-          )),
+        return this.#deactivate(
+          tx,
+          active.map((row) => row.id),
+          reason,
         )
-      }
-      return done
+      })
     })
   }
 
