@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { messageOf, type Page, type WebhookAttempt, webhooks } from '../../api'
+import { messageOf, type Page, type Redelivery, type WebhookAttempt, webhooks } from '../../api'
 import { Field } from '../../components/Fields'
 import { ListTable } from '../../components/ListTable'
 import { Message } from '../../components/Message'
@@ -46,15 +46,14 @@ export function Deliveries({ endpointId, sent }: { endpointId: string; sent: num
     return () => clearTimeout(timer)
   }, [sends])
 
-  const redeliver = async (which: Parameters<typeof webhooks.redeliver>[1], what: string) => {
+  /** Sends `which` again; `what` names it in the sentence that says how many are due. */
+  const redeliver = async (which: Redelivery, what: (count: number) => string) => {
     setError('')
     setInfo('')
     try {
       const count = await webhooks.redeliver(endpointId, which)
       setInfo(
-        count === 0
-          ? `No event ${what} to send again.`
-          : `${count} event${count === 1 ? '' : 's'} ${what} due again: the log shows ${count === 1 ? 'its' : 'their'} attempts in a moment.`,
+        count === 0 ? 'No event to send again.' : `${what(count)}: the log shows the attempts in a moment.`,
       )
       setDue((n) => n + 1)
     } catch (failure) {
@@ -66,7 +65,9 @@ export function Deliveries({ endpointId, sent }: { endpointId: string; sent: num
     const start = instantOf(from)
     const end = instantOf(to)
     if (start === null || end === null) return setError('Choose the time range: from and to.')
-    void redeliver({ from: start, to: end }, 'of the range')
+    void redeliver({ from: start, to: end }, (count) =>
+      count === 1 ? '1 event of the range is due again' : `${count} events of the range are due again`,
+    )
   }
 
   return (
@@ -104,13 +105,17 @@ export function Deliveries({ endpointId, sent }: { endpointId: string; sent: num
                 </span>
               </td>
               <td data-label="Actions">
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() => void redeliver({ event_id: attempt.event_id }, attempt.event_id)}
-                >
-                  Redeliver<span class="visually-hidden"> the event {attempt.event_id}</span>
-                </button>
+                <span class="actions">
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() =>
+                      void redeliver({ event_id: attempt.event_id }, () => 'The event is due again')
+                    }
+                  >
+                    Redeliver<span class="visually-hidden"> the event {attempt.event_id}</span>
+                  </button>
+                </span>
               </td>
             </tr>
           )
