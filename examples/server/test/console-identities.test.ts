@@ -4,23 +4,10 @@
 // changes, its deletion with its keys revoked) and a key's identity. Each page is checked with
 // axe-core and for its layout, with realistic data, and photographed at a desktop and a phone size.
 
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  CHROMIUM_BIN,
-  expectDocumentedBodies,
-  expectNoFindings,
-  keepCspErrors,
-  keepSentBodies,
-  launchChromium,
-  type OpenApiBodies,
-  patchBodyOf,
-  recordPage,
-  type SentBody,
-  signIn,
-} from './browser.js'
-import { firstProject, serverScope, startServer } from './server-process.js'
+import { CHROMIUM_BIN, patchBodyOf } from './browser.js'
+import { consoleSuite } from './console-suite.js'
 
 /** Identities of the kind a customer base has: ids of a billing system, of an auth service, UUIDs. */
 const CUSTOMERS = [
@@ -53,77 +40,49 @@ const LIMITS = [
 ]
 
 describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (install chromium to run)', () => {
-  const scope = serverScope('keyward-console-identities-')
+  const suite = consoleSuite('keyward-console-identities-', {
+    env: { KEYWARD_USAGE_FLUSH_SECONDS: '1' },
+    seed: async ({ api, projectId }) => {
+      // Customers with metadata, up to five limits and a pool, and keys of one of them.
+      for (const [i, externalId] of CUSTOMERS.entries()) {
+        const identity = await api(`/projects/${projectId}/identities`, {
+          method: 'POST',
+          body: {
+            external_id: externalId,
+            metadata: METADATA,
+            ratelimits: LIMITS.slice(0, 1 + (i % LIMITS.length)),
+            ...(i % 2 === 0
+              ? { remaining: 1_500, refill: { amount: 2_000, interval: 'monthly', day: 1 } }
+              : {}),
+          },
+        })
+        expect(identity.status).toBe(201)
+        for (const name of i === 4 ? ['production (eu-west-1)', 'staging', 'ci: nightly exports'] : []) {
+          const key = await api(`/projects/${projectId}/api-keys`, {
+            method: 'POST',
+            body: { name, identity_id: identity.body.id },
+          })
+          expect(key.status).toBe(201)
+        }
+      }
+    },
+  })
+  const { api, record, facts, sent } = suite
   let page: Page
-  let developerKey: string
   let base: string
   let projectId: string
-  const violations = new Map<string, string[]>()
-  const cspErrors: string[] = []
-  const sent: SentBody[] = []
-
-  /** The API, called as any client would, outside the browser, with the developer key. */
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${base}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    })
-    return { status: response.status, body: await response.json() }
-  }
+  beforeAll(() => {
+    ;({ page, base, projectId } = suite)
+  })
   const identitiesPath = () => `/projects/${projectId}/identities`
   /** The identity of an external id, as the API finds it. */
   const identityOf = async (externalId: string) =>
     (await api(`${identitiesPath()}?external_id=${encodeURIComponent(externalId)}`)).body.identities[0]
 
-  /** Checks the page with axe and for its layout, and saves it at both sizes in both schemes. */
-  const record = (name: string) => recordPage(page, name, violations)
-  /** What an identity's or a key's page says of it, its list of facts as text. */
-  const facts = () => page.locator('dl.facts').textContent()
   const openIdentities = async () => {
     await page.goto(`${base}/console/#/projects/${projectId}/identities`)
     await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
   }
-
-  beforeAll(async () => {
-    const server = await startServer(scope.cwd(), {
-      KEYWARD_DATA_DIR: join(scope.cwd(), 'data'),
-      KEYWARD_USAGE_FLUSH_SECONDS: '1',
-    })
-    scope.onCleanup(() => server.stop())
-    base = server.baseUrl
-    const first = await firstProject(server, 'Shop')
-    developerKey = first.developerKey
-    projectId = first.project.id
-    // Customers with metadata, up to five limits and a pool, and keys of one of them.
-    for (const [i, externalId] of CUSTOMERS.entries()) {
-      const identity = await api(identitiesPath(), {
-        method: 'POST',
-        body: {
-          external_id: externalId,
-          metadata: METADATA,
-          ratelimits: LIMITS.slice(0, 1 + (i % LIMITS.length)),
-          ...(i % 2 === 0
-            ? { remaining: 1_500, refill: { amount: 2_000, interval: 'monthly', day: 1 } }
-            : {}),
-        },
-      })
-      expect(identity.status).toBe(201)
-      for (const name of i === 4 ? ['production (eu-west-1)', 'staging', 'ci: nightly exports'] : []) {
-        const key = await api(`/projects/${projectId}/api-keys`, {
-          method: 'POST',
-          body: { name, identity_id: identity.body.id },
-        })
-        expect(key.status).toBe(201)
-      }
-    }
-    const browser: Browser = await launchChromium()
-    scope.onCleanup(() => browser.close())
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-    keepSentBodies(page, sent)
-    keepCspErrors(page, cspErrors)
-    await signIn(page, base, developerKey)
-  }, 180_000)
 
   it("says what to do on a project without identities, and lists a project's identities with their pools and limits", async () => {
     const empty = await api('/projects', { method: 'POST', body: { name: 'Empty' } })
@@ -423,7 +382,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
   })
 
   it('sends only the body fields that the OpenAPI document lists', async () => {
-    const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiBodies
     const paths = new Set(
       sent.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/g, '{id}')}`),
     )
@@ -432,11 +390,10 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       'patch /api/v1/projects/{id}/identities/{id}',
       'post /api/v1/projects/{id}/identities',
     ])
-    expectDocumentedBodies(document, sent)
+    await suite.expectDocumentedBodies()
   })
 
   it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBe(6 * 8)
-    expectNoFindings(violations, cspErrors)
+    suite.expectNoFindings(6)
   })
 })

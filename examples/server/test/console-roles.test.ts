@@ -4,22 +4,10 @@
 // creation, on its page and in the list). The page is checked with axe-core and for its layout,
 // with realistic data, and photographed at a desktop and a phone size.
 
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  CHROMIUM_BIN,
-  expectDocumentedBodies,
-  expectNoFindings,
-  keepCspErrors,
-  keepSentBodies,
-  launchChromium,
-  type OpenApiBodies,
-  recordPage,
-  type SentBody,
-  signIn,
-} from './browser.js'
-import { firstProject, serverScope, startServer } from './server-process.js'
+import { CHROMIUM_BIN } from './browser.js'
+import { consoleSuite } from './console-suite.js'
 
 /** Roles of the kind a team declares, over the server's permissions and wildcards. */
 const ROLES = [
@@ -31,27 +19,21 @@ const ROLES = [
 ]
 
 describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install chromium to run)', () => {
-  const scope = serverScope('keyward-console-roles-')
+  const suite = consoleSuite('keyward-console-roles-', {
+    seed: async ({ api, projectId }) => {
+      for (const role of ROLES) {
+        expect((await api(`/projects/${projectId}/roles`, { method: 'POST', body: role })).status).toBe(201)
+      }
+    },
+  })
+  const { api, record, facts, sent } = suite
   let page: Page
-  let developerKey: string
   let base: string
   let projectId: string
-  const violations = new Map<string, string[]>()
-  const cspErrors: string[] = []
-  const sent: SentBody[] = []
-
-  /** The API, called as any client would, outside the browser, with the developer key. */
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${base}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    })
-    return { status: response.status, body: await response.json() }
-  }
+  beforeAll(() => {
+    ;({ page, base, projectId } = suite)
+  })
   const rolesPath = () => `/projects/${projectId}/roles`
-  const record = (name: string) => recordPage(page, name, violations)
-  const facts = () => page.locator('dl.facts').textContent()
   const openRoles = async () => {
     await page.goto(`${base}/console/#/projects/${projectId}/roles`)
     await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
@@ -62,23 +44,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install
     rows()
       .filter({ has: page.getByRole('cell', { name, exact: true }) })
       .getByRole('button', { name: new RegExp(`^${action}`) })
-
-  beforeAll(async () => {
-    const server = await startServer(scope.cwd(), { KEYWARD_DATA_DIR: join(scope.cwd(), 'data') })
-    scope.onCleanup(() => server.stop())
-    base = server.baseUrl
-    const first = await firstProject(server, 'Shop')
-    developerKey = first.developerKey
-    projectId = first.project.id
-    for (const role of ROLES)
-      expect((await api(rolesPath(), { method: 'POST', body: role })).status).toBe(201)
-    const browser: Browser = await launchChromium()
-    scope.onCleanup(() => browser.close())
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-    keepSentBodies(page, sent)
-    keepCspErrors(page, cspErrors)
-    await signIn(page, base, developerKey)
-  }, 180_000)
 
   it('says what to do on a project without roles, and lists the roles of a project', async () => {
     const empty = await api('/projects', { method: 'POST', body: { name: 'Empty' } })
@@ -176,13 +141,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install
     expect((await rows().allInnerTexts()).some((text) => text.startsWith('billing'))).toBe(false)
   })
 
-  it('sends only the body fields that the OpenAPI document lists', async () => {
-    const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiBodies
-    expectDocumentedBodies(document, sent)
-  })
+  it('sends only the body fields that the OpenAPI document lists', () => suite.expectDocumentedBodies())
 
   it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBe(4 * 8)
-    expectNoFindings(violations, cspErrors)
+    suite.expectNoFindings(4)
   })
 })
