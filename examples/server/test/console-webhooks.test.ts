@@ -9,7 +9,6 @@
 
 import { createServer, type Server } from 'node:http'
 import { signWebhook } from '@keyward/webhooks'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM_BIN, patchBodyOf } from './browser.js'
 import { consoleSuite } from './console-suite.js'
@@ -84,24 +83,18 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
     },
   })
   const { api, record, facts, sent } = suite
-  let page: Page
-  let base: string
-  let projectId: string
-  beforeAll(() => {
-    ;({ page, base, projectId } = suite)
-  })
 
   let endpointId = ''
   let secret = ''
-  const rows = () => page.getByRole('table', { name: 'Webhook endpoints' }).locator('tbody tr')
-  const attempts = () => page.getByRole('table', { name: 'Delivery attempts' }).locator('tbody tr')
+  const rows = () => suite.page.getByRole('table', { name: 'Webhook endpoints' }).locator('tbody tr')
+  const attempts = () => suite.page.getByRole('table', { name: 'Delivery attempts' }).locator('tbody tr')
   /** The log's rows as text, read again ("Refresh") until `check` holds. */
   const logUntil = async (check: (texts: string[]) => boolean) => {
     await expect
       .poll(
         async () => {
-          await page.getByRole('button', { name: 'Refresh' }).click()
-          await page.waitForLoadState('networkidle')
+          await suite.page.getByRole('button', { name: 'Refresh' }).click()
+          await suite.page.waitForLoadState('networkidle')
           return check((await attempts().allInnerTexts()).map((text) => text.replace(/\s+/g, ' ')))
         },
         { timeout: 20_000, interval: 500 },
@@ -112,14 +105,17 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
     received.filter((delivery) => JSON.parse(delivery.body).type === type)
 
   it("lists the developer's endpoints from the navigation: each one's status and filters, a failing one as failing", async () => {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+    await suite.page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Webhooks' })
+      .click()
+    await suite.page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
     await expect.poll(() => rows().count()).toBe(SEEDED.length)
     // The seeded key's revocation fails to reach port 9: the billing endpoint fails since then.
     await expect
       .poll(
         async () => {
-          await page.reload()
+          await suite.page.reload()
           await rows().first().waitFor()
           return (await rows().first().allInnerTexts()).join(' ').replace(/\s+/g, ' ')
         },
@@ -135,10 +131,10 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
   })
 
   it('adds an endpoint: its signing secret is shown once, in a dialog, and never again', async () => {
-    await page.getByRole('button', { name: 'Add endpoint…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Add a webhook endpoint' })
+    await suite.page.getByRole('button', { name: 'Add endpoint…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Add a webhook endpoint' })
     // The focus is in the dialog, on its first field.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('new-endpoint-url')
+    await expect.poll(() => suite.page.evaluate(() => document.activeElement?.id)).toBe('new-endpoint-url')
     await dialog.getByRole('button', { name: 'Add endpoint' }).click()
     await expect
       .poll(() => dialog.getByRole('alert').textContent())
@@ -155,18 +151,18 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
     await record('webhook-create')
     await dialog.getByRole('button', { name: 'Add endpoint' }).click()
 
-    const shown = page.getByRole('dialog', { name: 'Signing secret of the new endpoint' })
+    const shown = suite.page.getByRole('dialog', { name: 'Signing secret of the new endpoint' })
     secret = await shown.getByLabel('The signing secret').inputValue()
     expect(secret).toMatch(/^whsec_/)
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('webhook-secret')
+    await expect.poll(() => suite.page.evaluate(() => document.activeElement?.id)).toBe('webhook-secret')
     await record('webhook-secret')
     await shown.getByRole('button', { name: 'I have stored it' }).click()
     await expect.poll(() => rows().count()).toBe(SEEDED.length + 1)
-    expect(await page.content()).not.toContain(secret)
+    expect(await suite.page.content()).not.toContain(secret)
     expect(sent.filter((body) => body.method === 'post').at(-1)?.body).toEqual({
       url: receiverUrl,
       description: 'Keys audit (local receiver)',
-      project_ids: [projectId],
+      project_ids: [suite.projectId],
       event_types: ['key.created', 'key.revoked'],
     })
     const listed = (await api('/webhooks/endpoints')).body.endpoints
@@ -175,7 +171,10 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
   })
 
   it("delivers a real event, signed with the secret shown, and the endpoint's page logs it", async () => {
-    const key = await api(`/projects/${projectId}/api-keys`, { method: 'POST', body: { name: 'webhooks' } })
+    const key = await api(`/projects/${suite.projectId}/api-keys`, {
+      method: 'POST',
+      body: { name: 'webhooks' },
+    })
     expect(key.status).toBe(201)
     await expect.poll(() => deliveriesOf('key.created').length, { timeout: 20_000 }).toBe(1)
     const [delivery] = deliveriesOf('key.created')
@@ -183,35 +182,37 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
     expect(JSON.parse(delivery!.body).data.key_id).toBe(key.body.id)
 
     await rows().filter({ hasText: receiverUrl }).getByRole('link').click()
-    await page.getByRole('heading', { level: 1, name: 'Keys audit (local receiver)' }).waitFor()
+    await suite.page.getByRole('heading', { level: 1, name: 'Keys audit (local receiver)' }).waitFor()
     expect(await facts()).toContain(`URL${receiverUrl}`)
     expect(await facts()).toContain('ProjectsShop')
     expect(await facts()).toContain('Event typeskey.created, key.revoked')
     await logUntil((texts) =>
       texts.some((text) => /^\S.* key\.created 200: delivered \d+ ms \{"received":true\}/.test(text)),
     )
-    expect(await page.content()).not.toContain(secret)
+    expect(await suite.page.content()).not.toContain(secret)
     await record('webhook-endpoint')
   })
 
   it('edits the endpoint: only what changed is sent', async () => {
-    await page.getByRole('button', { name: 'Edit…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Edit the webhook endpoint' })
+    await suite.page.getByRole('button', { name: 'Edit…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Edit the webhook endpoint' })
     await dialog.getByLabel(/^Description/).fill('Keys audit')
     await dialog
       .getByRole('group', { name: /^Event types/ })
       .getByLabel(/^key\.revoked/)
       .uncheck()
-    const body = await patchBodyOf(page, () => dialog.getByRole('button', { name: 'Save endpoint' }).click())
+    const body = await patchBodyOf(suite.page, () =>
+      dialog.getByRole('button', { name: 'Save endpoint' }).click(),
+    )
     expect(body).toEqual({ description: 'Keys audit', event_types: ['key.created'] })
-    await page.getByRole('status').filter({ hasText: 'Saved the endpoint.' }).waitFor()
+    await suite.page.getByRole('status').filter({ hasText: 'Saved the endpoint.' }).waitFor()
     await expect.poll(facts).toContain('Event typeskey.created')
     expect((await api(`/webhooks/endpoints/${endpointId}`)).body.event_types).toEqual(['key.created'])
   })
 
   it('sends a test event, and redelivers an event of the log: the receiver gets it again', async () => {
-    await page.getByRole('button', { name: 'Send test event' }).click()
-    await page
+    await suite.page.getByRole('button', { name: 'Send test event' }).click()
+    await suite.page
       .getByRole('status')
       .filter({ hasText: /^Sent a test event: / })
       .waitFor()
@@ -224,7 +225,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
       .first()
       .getByRole('button', { name: /^Redeliver/ })
       .click()
-    await page
+    await suite.page
       .getByRole('status')
       .filter({ hasText: /^The event is due again: / })
       .waitFor()
@@ -241,21 +242,21 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
       const at = new Date(Date.now() + ms)
       return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
     }
-    await page.getByLabel('From (your time zone)').fill(local(-40 * 86_400_000))
-    await page.getByLabel('To', { exact: true }).fill(local(60_000))
-    await page.getByRole('button', { name: 'Redeliver range' }).click()
+    await suite.page.getByLabel('From (your time zone)').fill(local(-40 * 86_400_000))
+    await suite.page.getByLabel('To', { exact: true }).fill(local(60_000))
+    await suite.page.getByRole('button', { name: 'Redeliver range' }).click()
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => suite.page.getByRole('alert').textContent())
       .toBe('Error: Expected a range of at most 30 days: the delivery log keeps 30 days.')
     await record('webhook-redeliver-refused')
 
     const before = received.length
-    await page.getByLabel('From (your time zone)').fill(local(-3_600_000))
-    await page.getByRole('button', { name: 'Redeliver range' }).click()
+    await suite.page.getByLabel('From (your time zone)').fill(local(-3_600_000))
+    await suite.page.getByRole('button', { name: 'Redeliver range' }).click()
     // The events of the last hour that the endpoint takes now: the keys created in "Shop" (its
     // default key, "ci" and "webhooks", the first two before the endpoint was added), and the test
     // event sent to it.
-    await page
+    await suite.page
       .getByRole('status')
       .filter({ hasText: /^4 events of the range are due again/ })
       .waitFor()
@@ -264,21 +265,21 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
   })
 
   it('rolls the secret with a grace period: the new one shown once, and both sign meanwhile', async () => {
-    await page.getByRole('button', { name: 'Roll secret…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Roll the signing secret' })
+    await suite.page.getByRole('button', { name: 'Roll secret…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Roll the signing secret' })
     await dialog.getByLabel('Grace period').selectOption({ label: '1 hour' })
     await dialog.getByRole('button', { name: 'Roll secret' }).click()
-    const shown = page.getByRole('dialog', { name: 'The new signing secret' })
+    const shown = suite.page.getByRole('dialog', { name: 'The new signing secret' })
     const rolled = await shown.getByLabel('The signing secret').inputValue()
     expect(rolled).toMatch(/^whsec_/)
     expect(rolled).not.toBe(secret)
     await expect.poll(() => shown.textContent()).toMatch(/The previous secret signs too until /)
     await shown.getByRole('button', { name: 'I have stored it' }).click()
-    expect(await page.content()).not.toContain(rolled)
+    expect(await suite.page.content()).not.toContain(rolled)
     await expect.poll(facts).toMatch(/Previous secretsigns too until /)
 
     const tests = deliveriesOf('webhook.test').length
-    await page.getByRole('button', { name: 'Send test event' }).click()
+    await suite.page.getByRole('button', { name: 'Send test event' }).click()
     await expect.poll(() => deliveriesOf('webhook.test').length, { timeout: 20_000 }).toBe(tests + 1)
     const latest = deliveriesOf('webhook.test').at(-1)!
     expect(signedBy(latest, rolled)).toBe(true)
@@ -286,15 +287,15 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
   })
 
   it('deletes the endpoint after asking', async () => {
-    await page.getByRole('button', { name: 'Delete…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Delete the webhook endpoint' })
+    await suite.page.getByRole('button', { name: 'Delete…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Delete the webhook endpoint' })
     await record('webhook-delete')
     await dialog.getByRole('button', { name: 'Delete endpoint' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+    await suite.page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
     await expect.poll(() => rows().count()).toBe(SEEDED.length)
     expect((await api(`/webhooks/endpoints/${endpointId}`)).status).toBe(404)
-    await page.goto(`${base}/console/#/webhooks/${endpointId}`)
-    await page.getByText(/There is no such endpoint: it belongs to someone else/).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/webhooks/${endpointId}`)
+    await suite.page.getByText(/There is no such endpoint: it belongs to someone else/).waitFor()
   })
 
   it('sends only the body fields that the OpenAPI document lists', () => suite.expectDocumentedBodies())
