@@ -4,23 +4,9 @@
 // changes, its deletion with its keys revoked) and a key's identity. Each page is checked with
 // axe-core and for its layout, with realistic data, and photographed at a desktop and a phone size.
 
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  CHROMIUM_BIN,
-  expectDocumentedBodies,
-  expectNoFindings,
-  keepCspErrors,
-  keepSentBodies,
-  launchChromium,
-  type OpenApiBodies,
-  patchBodyOf,
-  recordPage,
-  type SentBody,
-  signIn,
-} from './browser.js'
-import { firstProject, serverScope, startServer } from './server-process.js'
+import { describe, expect, it } from 'vitest'
+import { CHROMIUM_BIN, patchBodyOf } from './browser.js'
+import { consoleSuite } from './console-suite.js'
 
 /** Identities of the kind a customer base has: ids of a billing system, of an auth service, UUIDs. */
 const CUSTOMERS = [
@@ -53,88 +39,57 @@ const LIMITS = [
 ]
 
 describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (install chromium to run)', () => {
-  const scope = serverScope('keyward-console-identities-')
-  let page: Page
-  let developerKey: string
-  let base: string
-  let projectId: string
-  const violations = new Map<string, string[]>()
-  const cspErrors: string[] = []
-  const sent: SentBody[] = []
-
-  /** The API, called as any client would, outside the browser, with the developer key. */
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${base}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    })
-    return { status: response.status, body: await response.json() }
-  }
-  const identitiesPath = () => `/projects/${projectId}/identities`
+  const suite = consoleSuite('keyward-console-identities-', {
+    env: { KEYWARD_USAGE_FLUSH_SECONDS: '1' },
+    seed: async ({ api, projectId }) => {
+      // Customers with metadata, up to five limits and a pool, and keys of one of them.
+      for (const [i, externalId] of CUSTOMERS.entries()) {
+        const identity = await api(`/projects/${projectId}/identities`, {
+          method: 'POST',
+          body: {
+            external_id: externalId,
+            metadata: METADATA,
+            ratelimits: LIMITS.slice(0, 1 + (i % LIMITS.length)),
+            ...(i % 2 === 0
+              ? { remaining: 1_500, refill: { amount: 2_000, interval: 'monthly', day: 1 } }
+              : {}),
+          },
+        })
+        expect(identity.status).toBe(201)
+        for (const name of i === 4 ? ['production (eu-west-1)', 'staging', 'ci: nightly exports'] : []) {
+          const key = await api(`/projects/${projectId}/api-keys`, {
+            method: 'POST',
+            body: { name, identity_id: identity.body.id },
+          })
+          expect(key.status).toBe(201)
+        }
+      }
+    },
+  })
+  const { api, record, facts, sent } = suite
+  const identitiesPath = () => `/projects/${suite.projectId}/identities`
   /** The identity of an external id, as the API finds it. */
   const identityOf = async (externalId: string) =>
     (await api(`${identitiesPath()}?external_id=${encodeURIComponent(externalId)}`)).body.identities[0]
 
-  /** Checks the page with axe and for its layout, and saves it at both sizes in both schemes. */
-  const record = (name: string) => recordPage(page, name, violations)
-  /** What an identity's or a key's page says of it, its list of facts as text. */
-  const facts = () => page.locator('dl.facts').textContent()
   const openIdentities = async () => {
-    await page.goto(`${base}/console/#/projects/${projectId}/identities`)
-    await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/identities`)
+    await suite.page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
   }
-
-  beforeAll(async () => {
-    const server = await startServer(scope.cwd(), {
-      KEYWARD_DATA_DIR: join(scope.cwd(), 'data'),
-      KEYWARD_USAGE_FLUSH_SECONDS: '1',
-    })
-    scope.onCleanup(() => server.stop())
-    base = server.baseUrl
-    const first = await firstProject(server, 'Shop')
-    developerKey = first.developerKey
-    projectId = first.project.id
-    // Customers with metadata, up to five limits and a pool, and keys of one of them.
-    for (const [i, externalId] of CUSTOMERS.entries()) {
-      const identity = await api(identitiesPath(), {
-        method: 'POST',
-        body: {
-          external_id: externalId,
-          metadata: METADATA,
-          ratelimits: LIMITS.slice(0, 1 + (i % LIMITS.length)),
-          ...(i % 2 === 0
-            ? { remaining: 1_500, refill: { amount: 2_000, interval: 'monthly', day: 1 } }
-            : {}),
-        },
-      })
-      expect(identity.status).toBe(201)
-      for (const name of i === 4 ? ['production (eu-west-1)', 'staging', 'ci: nightly exports'] : []) {
-        const key = await api(`/projects/${projectId}/api-keys`, {
-          method: 'POST',
-          body: { name, identity_id: identity.body.id },
-        })
-        expect(key.status).toBe(201)
-      }
-    }
-    const browser: Browser = await launchChromium()
-    scope.onCleanup(() => browser.close())
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-    keepSentBodies(page, sent)
-    keepCspErrors(page, cspErrors)
-    await signIn(page, base, developerKey)
-  }, 180_000)
 
   it("says what to do on a project without identities, and lists a project's identities with their pools and limits", async () => {
     const empty = await api('/projects', { method: 'POST', body: { name: 'Empty' } })
-    await page.goto(`${base}/console/#/projects/${empty.body.project.id}`)
-    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Identities' }).click()
-    await page
+    await suite.page.goto(`${suite.base}/console/#/projects/${empty.body.project.id}`)
+    await suite.page
+      .getByRole('navigation', { name: 'Project' })
+      .getByRole('link', { name: 'Identities' })
+      .click()
+    await suite.page
       .getByText('No identities yet: give the external id of a customer above and create one.')
       .waitFor()
 
     await openIdentities()
-    const table = page.getByRole('table', { name: 'Identities' })
+    const table = suite.page.getByRole('table', { name: 'Identities' })
     await expect.poll(() => table.getByRole('row').count()).toBe(CUSTOMERS.length + 1)
     const rowText = async (row: number) =>
       (await table.getByRole('row').nth(row).allInnerTexts()).join(' ').replace(/\s+/g, ' ')
@@ -152,22 +107,25 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
   })
 
   it('creates an identity with metadata, a rate limit and a credit pool, and sees it in the list', async () => {
-    await page.getByLabel('External id of the new identity').fill('customer_acme')
-    await page.getByText('Metadata, rate limits and credits (optional)').click()
-    await page.getByLabel(/^Metadata/).fill('{"plan": "pro"}')
-    await page.getByRole('button', { name: 'Add a limit' }).click()
-    const limit = page.getByRole('group', { name: 'Limit 1' })
+    await suite.page.getByLabel('External id of the new identity').fill('customer_acme')
+    await suite.page.getByText('Metadata, rate limits and credits (optional)').click()
+    await suite.page.getByLabel(/^Metadata/).fill('{"plan": "pro"}')
+    await suite.page.getByRole('button', { name: 'Add a limit' }).click()
+    const limit = suite.page.getByRole('group', { name: 'Limit 1' })
     await limit.getByLabel('Name').fill('requests')
     await limit.getByLabel('Requests').fill('10')
     await limit.getByLabel('Per').fill('1')
     await limit.getByLabel('Unit').selectOption({ label: 'seconds' })
-    await page.getByLabel('Credits (empty: no pool)').fill('100')
-    await page.getByLabel('Refill rule').selectOption({ label: 'Daily, at 00:00 UTC' })
-    await page.getByLabel('Refill up to (credits)').fill('100')
+    await suite.page.getByLabel('Credits (empty: no pool)').fill('100')
+    await suite.page.getByLabel('Refill rule').selectOption({ label: 'Daily, at 00:00 UTC' })
+    await suite.page.getByLabel('Refill up to (credits)').fill('100')
     await record('identity-create')
-    await page.getByRole('button', { name: 'Create identity' }).click()
-    await page.getByRole('status').filter({ hasText: 'Created the identity “customer_acme”.' }).waitFor()
-    const row = page.getByRole('row').filter({ hasText: 'customer_acme' })
+    await suite.page.getByRole('button', { name: 'Create identity' }).click()
+    await suite.page
+      .getByRole('status')
+      .filter({ hasText: 'Created the identity “customer_acme”.' })
+      .waitFor()
+    const row = suite.page.getByRole('row').filter({ hasText: 'customer_acme' })
     await expect
       .poll(async () => (await row.allInnerTexts()).join(' '))
       .toMatch(/100, refills to 100 daily\s+requests: 10 per second/)
@@ -179,38 +137,39 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       refill: { amount: 100, interval: 'daily' },
     })
     // The form is empty again; a second identity of the same id is refused in the server's words.
-    expect(await page.getByLabel('External id of the new identity').inputValue()).toBe('')
-    await page.getByLabel('External id of the new identity').fill('customer_acme')
-    await page.getByRole('button', { name: 'Create identity' }).click()
+    expect(await suite.page.getByLabel('External id of the new identity').inputValue()).toBe('')
+    await suite.page.getByLabel('External id of the new identity').fill('customer_acme')
+    await suite.page.getByRole('button', { name: 'Create identity' }).click()
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => suite.page.getByRole('alert').textContent())
       .toBe('Error: The project has an identity “customer_acme” already: find it by its external id below.')
     // A limit the server refuses is named by its row.
-    await page.getByLabel('External id of the new identity').fill('customer_initech')
-    await page.getByRole('button', { name: 'Add a limit' }).click()
+    await suite.page.getByLabel('External id of the new identity').fill('customer_initech')
+    await suite.page.getByRole('button', { name: 'Add a limit' }).click()
     await limit.getByLabel('Name').fill('per second!')
     await limit.getByLabel('Requests').fill('10')
-    await page.getByRole('button', { name: 'Create identity' }).click()
+    await suite.page.getByRole('button', { name: 'Create identity' }).click()
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => suite.page.getByRole('alert').textContent())
       .toMatch(/^Error: Limit 1, name: A rate limit name/)
     expect(await identityOf('customer_initech')).toBeUndefined()
   })
 
   it('finds identities by a part of their external id (the server searches), the address keeping the search', async () => {
     await openIdentities()
-    const rows = () => page.getByRole('table', { name: 'Identities' }).locator('tbody tr').allInnerTexts()
+    const rows = () =>
+      suite.page.getByRole('table', { name: 'Identities' }).locator('tbody tr').allInnerTexts()
     const searched: string[] = []
     const listen = (request: { url(): string }) => {
       const url = new URL(request.url())
       if (url.pathname.endsWith('/identities')) searched.push(url.searchParams.get('q') ?? '')
     }
-    page.on('request', listen)
-    await page.getByLabel('Find identities by external id').fill('INITECH/PROD')
-    await page.getByRole('button', { name: 'Find', exact: true }).click()
+    suite.page.on('request', listen)
+    await suite.page.getByLabel('Find identities by external id').fill('INITECH/PROD')
+    await suite.page.getByRole('button', { name: 'Find', exact: true }).click()
     await expect
-      .poll(() => page.evaluate(() => location.hash))
-      .toBe(`#/projects/${projectId}/identities?q=INITECH%2FPROD`)
+      .poll(() => suite.page.evaluate(() => location.hash))
+      .toBe(`#/projects/${suite.projectId}/identities?q=INITECH%2FPROD`)
     await expect
       .poll(async () => (await rows()).map((row) => row.split(/\s/)[0]))
       .toEqual(['tenant:initech/prod'])
@@ -221,28 +180,28 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       'tenant:initech/prod',
     ])
     // A link to the search opens it: the page loaded anew finds the same identity.
-    await page.reload()
+    await suite.page.reload()
     await expect.poll(async () => (await rows()).length).toBe(1)
-    expect(await page.getByLabel('Find identities by external id').inputValue()).toBe('INITECH/PROD')
-    page.off('request', listen)
-    await page.getByLabel('Find identities by external id').fill('nobody')
-    await page.getByRole('button', { name: 'Find', exact: true }).click()
-    await page.getByText('No identity’s external id contains “nobody”.').waitFor()
-    await page.getByRole('link', { name: 'Show every identity' }).click()
+    expect(await suite.page.getByLabel('Find identities by external id').inputValue()).toBe('INITECH/PROD')
+    suite.page.off('request', listen)
+    await suite.page.getByLabel('Find identities by external id').fill('nobody')
+    await suite.page.getByRole('button', { name: 'Find', exact: true }).click()
+    await suite.page.getByText('No identity’s external id contains “nobody”.').waitFor()
+    await suite.page.getByRole('link', { name: 'Show every identity' }).click()
     await expect.poll(async () => (await rows()).length).toBe(CUSTOMERS.length + 1)
   })
 
   it("opens an identity's page and edits a rate limit: only the limits are sent, and the server applies them", async () => {
-    await page.getByLabel('Find identities by external id').fill('customer_acme')
-    await page.getByRole('button', { name: 'Find', exact: true }).click()
-    await page.getByRole('link', { name: 'customer_acme', exact: true }).click()
-    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    await suite.page.getByLabel('Find identities by external id').fill('customer_acme')
+    await suite.page.getByRole('button', { name: 'Find', exact: true }).click()
+    await suite.page.getByRole('link', { name: 'customer_acme', exact: true }).click()
+    await suite.page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
     const before = await identityOf('customer_acme')
     await expect.poll(facts).toContain('Credit pool100, refills to 100 daily')
     expect(await facts()).toContain('Rate limitsrequests: 10 per second')
     expect(await facts()).toContain(`Id${before.id}`)
-    await page.getByRole('button', { name: 'Limits and metadata…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Limits and metadata of “customer_acme”' })
+    await suite.page.getByRole('button', { name: 'Limits and metadata…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Limits and metadata of “customer_acme”' })
     const limit = dialog.getByRole('group', { name: 'Limit 1' })
     expect(await limit.getByLabel('Name').inputValue()).toBe('requests')
     expect(await dialog.getByLabel(/^Metadata/).inputValue()).toBe('{"plan":"pro"}')
@@ -250,10 +209,13 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     await limit.getByLabel('Unit').selectOption({ label: 'minutes' })
     await record('identity-edit')
     const save = () => dialog.getByRole('button', { name: 'Save' }).click()
-    expect(await patchBodyOf(page, save)).toEqual({
+    expect(await patchBodyOf(suite.page, save)).toEqual({
       ratelimits: [{ name: 'requests', limit: 600, duration: 60_000 }],
     })
-    await page.getByRole('status').filter({ hasText: 'Updated the identity “customer_acme”.' }).waitFor()
+    await suite.page
+      .getByRole('status')
+      .filter({ hasText: 'Updated the identity “customer_acme”.' })
+      .waitFor()
     await expect.poll(facts).toContain('Rate limitsrequests: 600 per minute')
     expect(await identityOf('customer_acme')).toMatchObject({
       ...before,
@@ -261,7 +223,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       updated_at: expect.any(String),
     })
     // The change is the newest of the identity's changes, which hold only its rows.
-    const changes = page.getByRole('table', { name: 'Changes of this identity' })
+    const changes = suite.page.getByRole('table', { name: 'Changes of this identity' })
     await expect
       .poll(async () => (await changes.locator('tbody tr').first().allInnerTexts()).join(' '))
       .toMatch(/^just now\s+Identity changed/)
@@ -272,7 +234,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     ])
     expect(await changes.locator('tbody tr').count()).toBe(entries.length)
     // A window of more than a day is refused in the dialog, which stays open; nothing changes.
-    await page.getByRole('button', { name: 'Limits and metadata…' }).click()
+    await suite.page.getByRole('button', { name: 'Limits and metadata…' }).click()
     await limit.getByLabel('Per').fill('2')
     await limit.getByLabel('Unit').selectOption({ label: 'days' })
     await dialog.getByRole('button', { name: 'Save' }).click()
@@ -284,13 +246,16 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
   })
 
   it("puts a key in the identity from the key's page, which links to it, and the identity lists it", async () => {
-    const created = await api(`/projects/${projectId}/api-keys`, { method: 'POST', body: { name: 'worker' } })
+    const created = await api(`/projects/${suite.projectId}/api-keys`, {
+      method: 'POST',
+      body: { name: 'worker' },
+    })
     const key = created.body as { id: string; key: string }
-    await page.goto(`${base}/console/#/projects/${projectId}/keys/${key.id}`)
-    await page.getByRole('heading', { level: 1, name: /^worker ak_/ }).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/keys/${key.id}`)
+    await suite.page.getByRole('heading', { level: 1, name: /^worker ak_/ }).waitFor()
     await expect.poll(facts).toContain('Identitynone')
-    await page.getByRole('button', { name: 'Identity…' }).click()
-    const dialog = page.getByRole('dialog', { name: /^Identity of ak_/ })
+    await suite.page.getByRole('button', { name: 'Identity…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: /^Identity of ak_/ })
     await dialog.getByLabel('External id of the identity').fill('customer_nobody')
     await dialog.getByRole('button', { name: 'Set identity' }).click()
     await expect
@@ -299,17 +264,17 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     await dialog.getByLabel('External id of the identity').fill('customer_acme')
     await record('key-identity')
     await dialog.getByRole('button', { name: 'Set identity' }).click()
-    await page
+    await suite.page
       .getByRole('status')
       .filter({ hasText: 'now belongs to the identity “customer_acme”.' })
       .waitFor()
     const acme = await identityOf('customer_acme')
-    const listed = await api(`/projects/${projectId}/api-keys?q=worker`)
+    const listed = await api(`/projects/${suite.projectId}/api-keys?q=worker`)
     expect(listed.body.keys[0].identity_id).toBe(acme.id)
     await expect.poll(facts).toContain('Identitycustomer_acme')
 
     // Its requests count for the identity: one accepted, charted on the identity's page.
-    const verified = await fetch(`${base}/api/v1/projects/${projectId}/access-tokens`, {
+    const verified = await fetch(`${suite.base}/api/v1/projects/${suite.projectId}/access-tokens`, {
       method: 'POST',
       headers: { 'x-api-key': key.key },
     })
@@ -320,51 +285,51 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
         { timeout: 15_000 },
       )
       .toBe(1)
-    await page.getByRole('link', { name: 'customer_acme', exact: true }).click()
-    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
-    const keys = page.getByRole('table', { name: 'Keys of this identity' })
+    await suite.page.getByRole('link', { name: 'customer_acme', exact: true }).click()
+    await suite.page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    const keys = suite.page.getByRole('table', { name: 'Keys of this identity' })
     await expect
       .poll(() => keys.locator('tbody tr').allInnerTexts())
       .toEqual([expect.stringMatching(/^worker\s+ak_/)])
     await expect
-      .poll(() => page.locator('.chart-legend').textContent())
+      .poll(() => suite.page.locator('.chart-legend').textContent())
       .toBe('Accepted (solid): 1Refused (dashed): 0')
     expect(
-      await page
+      await suite.page
         .getByRole('img', { name: /^Chart: 1 accepted and 0 refused verifications of this identity's keys/ })
         .count(),
     ).toBe(1)
   })
 
   it('takes a key out of its identity from its page', async () => {
-    const created = await api(`/projects/${projectId}/api-keys`, {
+    const created = await api(`/projects/${suite.projectId}/api-keys`, {
       method: 'POST',
       body: { name: 'leaver', external_id: 'customer_globex-eu-west' },
     })
-    await page.goto(`${base}/console/#/projects/${projectId}/keys/${created.body.id}`)
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/keys/${created.body.id}`)
     await expect.poll(facts).toContain('Identitycustomer_globex-eu-west')
-    await page.getByRole('button', { name: 'Identity…' }).click()
-    await page.getByRole('button', { name: 'Remove from its identity' }).click()
-    await page.getByRole('status').filter({ hasText: 'no longer belongs to an identity.' }).waitFor()
+    await suite.page.getByRole('button', { name: 'Identity…' }).click()
+    await suite.page.getByRole('button', { name: 'Remove from its identity' }).click()
+    await suite.page.getByRole('status').filter({ hasText: 'no longer belongs to an identity.' }).waitFor()
     await expect.poll(facts).toContain('Identitynone')
-    expect((await api(`/projects/${projectId}/api-keys?q=leaver`)).body.keys[0].identity_id).toBeNull()
+    expect((await api(`/projects/${suite.projectId}/api-keys?q=leaver`)).body.keys[0].identity_id).toBeNull()
   })
 
   it('shows an identity with realistic data: every limit, its metadata, its keys', async () => {
     const identity = await identityOf(CUSTOMERS[4]!)
-    await page.goto(`${base}/console/#/projects/${projectId}/identities/${identity.id}`)
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/identities/${identity.id}`)
     await expect.poll(facts).toContain('tokens.daily: 1,000,000 per day')
     expect(await facts()).toContain('"billing_email": "accounts-payable@acme-corporation.example"')
     expect(await facts()).toContain('Credit pool1500, refills to 2000 monthly on day 1')
-    const keys = page.getByRole('table', { name: 'Keys of this identity' })
+    const keys = suite.page.getByRole('table', { name: 'Keys of this identity' })
     await expect.poll(() => keys.locator('tbody tr').count()).toBe(3)
-    await page.getByText('No verifications of this identity').waitFor()
+    await suite.page.getByText('No verifications of this identity').waitFor()
     await record('identity')
   })
 
   it('works with the keyboard alone on an identity’s page: its dialog opened and closed', async () => {
     const focused = () =>
-      page.evaluate(() => {
+      suite.page.evaluate(() => {
         const element = document.activeElement!
         return {
           name: `${element.tagName.toLowerCase()} ${element.textContent?.trim() ?? ''}`,
@@ -372,28 +337,28 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
           inDialog: element.closest('dialog') !== null,
         }
       })
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await suite.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
     for (let presses = 0; ; presses++) {
       expect(presses).toBeLessThan(40)
-      await page.keyboard.press('Tab')
+      await suite.page.keyboard.press('Tab')
       const now = await focused()
       expect(now.outline).not.toBe('none')
       if (now.name === 'button Limits and metadata…') break
     }
-    await page.keyboard.press('Enter')
-    const dialog = page.getByRole('dialog', { name: /^Limits and metadata of / })
+    await suite.page.keyboard.press('Enter')
+    const dialog = suite.page.getByRole('dialog', { name: /^Limits and metadata of / })
     await dialog.waitFor()
     expect((await focused()).inDialog).toBe(true)
-    await page.keyboard.press('Escape')
+    await suite.page.keyboard.press('Escape')
     await expect.poll(() => dialog.count()).toBe(0)
   })
 
   it('deletes an identity: refused in plain words while it has keys, then deleted with them revoked', async () => {
     const acme = await identityOf('customer_acme')
-    await page.goto(`${base}/console/#/projects/${projectId}/identities/${acme.id}`)
-    await page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
-    await page.getByRole('button', { name: 'Delete…' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Delete “customer_acme”' })
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/identities/${acme.id}`)
+    await suite.page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    await suite.page.getByRole('button', { name: 'Delete…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Delete “customer_acme”' })
     const revoke = dialog.getByLabel('Also revoke its 1 key')
     await revoke.waitFor()
     await dialog.getByRole('button', { name: 'Delete identity' }).click()
@@ -406,16 +371,16 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     await revoke.check()
     await record('identity-delete')
     await dialog.getByRole('button', { name: 'Delete identity' }).click()
-    await page
+    await suite.page
       .getByRole('status')
       .filter({ hasText: 'Deleted the identity “customer_acme” and revoked its 1 key.' })
       .waitFor()
     expect((await api(`${identitiesPath()}/${acme.id}`)).status).toBe(404)
-    const worker = (await api(`/projects/${projectId}/api-keys?q=worker`)).body.keys[0]
+    const worker = (await api(`/projects/${suite.projectId}/api-keys?q=worker`)).body.keys[0]
     expect([worker.active, worker.identity_id]).toEqual([false, null])
     // Its address now says there is no such identity.
-    await page.reload()
-    await page
+    await suite.page.reload()
+    await suite.page
       .getByText(
         'There is no such identity: it was deleted, it belongs to another project, or the address is wrong.',
       )
@@ -423,7 +388,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
   })
 
   it('sends only the body fields that the OpenAPI document lists', async () => {
-    const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiBodies
     const paths = new Set(
       sent.map((request) => `${request.method} ${request.path.replace(/[0-9a-f-]{36}/g, '{id}')}`),
     )
@@ -432,11 +396,10 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       'patch /api/v1/projects/{id}/identities/{id}',
       'post /api/v1/projects/{id}/identities',
     ])
-    expectDocumentedBodies(document, sent)
+    await suite.expectDocumentedBodies()
   })
 
   it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBe(6 * 8)
-    expectNoFindings(violations, cspErrors)
+    suite.expectNoFindings(6)
   })
 })

@@ -4,22 +4,9 @@
 // creation, on its page and in the list). The page is checked with axe-core and for its layout,
 // with realistic data, and photographed at a desktop and a phone size.
 
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  CHROMIUM_BIN,
-  expectDocumentedBodies,
-  expectNoFindings,
-  keepCspErrors,
-  keepSentBodies,
-  launchChromium,
-  type OpenApiBodies,
-  recordPage,
-  type SentBody,
-  signIn,
-} from './browser.js'
-import { firstProject, serverScope, startServer } from './server-process.js'
+import { describe, expect, it } from 'vitest'
+import { CHROMIUM_BIN } from './browser.js'
+import { consoleSuite } from './console-suite.js'
 
 /** Roles of the kind a team declares, over the server's permissions and wildcards. */
 const ROLES = [
@@ -31,60 +18,31 @@ const ROLES = [
 ]
 
 describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install chromium to run)', () => {
-  const scope = serverScope('keyward-console-roles-')
-  let page: Page
-  let developerKey: string
-  let base: string
-  let projectId: string
-  const violations = new Map<string, string[]>()
-  const cspErrors: string[] = []
-  const sent: SentBody[] = []
-
-  /** The API, called as any client would, outside the browser, with the developer key. */
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(`${base}/api/v1${path}`, {
-      method: init.method ?? 'GET',
-      headers: { 'x-developer-key': developerKey, 'content-type': 'application/json' },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    })
-    return { status: response.status, body: await response.json() }
-  }
-  const rolesPath = () => `/projects/${projectId}/roles`
-  const record = (name: string) => recordPage(page, name, violations)
-  const facts = () => page.locator('dl.facts').textContent()
+  const suite = consoleSuite('keyward-console-roles-', {
+    seed: async ({ api, projectId }) => {
+      for (const role of ROLES) {
+        expect((await api(`/projects/${projectId}/roles`, { method: 'POST', body: role })).status).toBe(201)
+      }
+    },
+  })
+  const { api, record, facts, sent } = suite
+  const rolesPath = () => `/projects/${suite.projectId}/roles`
   const openRoles = async () => {
-    await page.goto(`${base}/console/#/projects/${projectId}/roles`)
-    await page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/roles`)
+    await suite.page.getByRole('heading', { level: 1, name: '“Shop”' }).waitFor()
   }
-  const rows = () => page.getByRole('table', { name: 'Roles' }).locator('tbody tr')
+  const rows = () => suite.page.getByRole('table', { name: 'Roles' }).locator('tbody tr')
   /** The button of a role's row whose words start with `action` ("Edit", "Delete"). */
   const roleButton = (name: string, action: string) =>
     rows()
-      .filter({ has: page.getByRole('cell', { name, exact: true }) })
+      .filter({ has: suite.page.getByRole('cell', { name, exact: true }) })
       .getByRole('button', { name: new RegExp(`^${action}`) })
-
-  beforeAll(async () => {
-    const server = await startServer(scope.cwd(), { KEYWARD_DATA_DIR: join(scope.cwd(), 'data') })
-    scope.onCleanup(() => server.stop())
-    base = server.baseUrl
-    const first = await firstProject(server, 'Shop')
-    developerKey = first.developerKey
-    projectId = first.project.id
-    for (const role of ROLES)
-      expect((await api(rolesPath(), { method: 'POST', body: role })).status).toBe(201)
-    const browser: Browser = await launchChromium()
-    scope.onCleanup(() => browser.close())
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-    keepSentBodies(page, sent)
-    keepCspErrors(page, cspErrors)
-    await signIn(page, base, developerKey)
-  }, 180_000)
 
   it('says what to do on a project without roles, and lists the roles of a project', async () => {
     const empty = await api('/projects', { method: 'POST', body: { name: 'Empty' } })
-    await page.goto(`${base}/console/#/projects/${empty.body.project.id}`)
-    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Roles' }).click()
-    await page.getByText(/^No roles yet: name one above/).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/projects/${empty.body.project.id}`)
+    await suite.page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Roles' }).click()
+    await suite.page.getByText(/^No roles yet: name one above/).waitFor()
     await record('roles-empty')
 
     await openRoles()
@@ -98,60 +56,63 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install
   })
 
   it('creates a role with a wildcard, and refuses an undeclared permission in plain words', async () => {
-    await page.getByLabel('Name of the new role').fill('billing')
-    await page.getByLabel(/^Its permissions/).fill('generations:wrong')
-    await page.getByRole('button', { name: 'Create role' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Error: .*generations:wrong/)
+    await suite.page.getByLabel('Name of the new role').fill('billing')
+    await suite.page.getByLabel(/^Its permissions/).fill('generations:wrong')
+    await suite.page.getByRole('button', { name: 'Create role' }).click()
+    await expect
+      .poll(() => suite.page.getByRole('alert').textContent())
+      .toMatch(/^Error: .*generations:wrong/)
     expect((await api(rolesPath())).body.roles).toHaveLength(ROLES.length)
-    await page.getByLabel(/^Its permissions/).fill('generations:*')
-    await page.getByRole('button', { name: 'Create role' }).click()
-    await page.getByRole('status').filter({ hasText: 'Created the role “billing”.' }).waitFor()
+    await suite.page.getByLabel(/^Its permissions/).fill('generations:*')
+    await suite.page.getByRole('button', { name: 'Create role' }).click()
+    await suite.page.getByRole('status').filter({ hasText: 'Created the role “billing”.' }).waitFor()
     await expect
       .poll(async () => (await rows().first().allInnerTexts()).join(' ').replace(/\s+/g, ' '))
       .toMatch(/^billing generations:\* /)
     // A second role of the same name is refused.
-    await page.getByLabel('Name of the new role').fill('billing')
-    await page.getByRole('button', { name: 'Create role' }).click()
+    await suite.page.getByLabel('Name of the new role').fill('billing')
+    await suite.page.getByRole('button', { name: 'Create role' }).click()
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => suite.page.getByRole('alert').textContent())
       .toBe('Error: The project has a role “billing” already: edit it in the list below.')
   })
 
   it('edits a role: only what changed is sent', async () => {
     await roleButton('read-only', 'Edit').click()
-    const dialog = page.getByRole('dialog', { name: 'Role “read-only”' })
+    const dialog = suite.page.getByRole('dialog', { name: 'Role “read-only”' })
     await dialog.getByLabel(/^Its permissions/).fill('generations:write')
     await record('role-edit')
     await dialog.getByRole('button', { name: 'Save role' }).click()
-    await page.getByRole('status').filter({ hasText: 'Updated the role “read-only”.' }).waitFor()
+    await suite.page.getByRole('status').filter({ hasText: 'Updated the role “read-only”.' }).waitFor()
     const patch = sent.filter((body) => body.method === 'patch').at(-1)
     expect(patch?.body).toEqual({ permissions: ['generations:write'] })
   })
 
   it('gives a role to a key at its creation and on its page, which shows it, as the list does', async () => {
-    await page.goto(`${base}/console/#/projects/${projectId}`)
-    await page.getByLabel('Name of the new API key').fill('invoicing')
-    await page.getByText('Access policies (optional)').click()
-    await page.getByLabel(/^Roles/).fill('billing')
-    await page.getByRole('button', { name: 'Create API key' }).click()
-    const invoicing = async () => (await api(`/projects/${projectId}/api-keys?q=invoicing`)).body.keys[0]
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}`)
+    await suite.page.getByLabel('Name of the new API key').fill('invoicing')
+    await suite.page.getByText('Access policies (optional)').click()
+    await suite.page.getByLabel(/^Roles/).fill('billing')
+    await suite.page.getByRole('button', { name: 'Create API key' }).click()
+    const invoicing = async () =>
+      (await api(`/projects/${suite.projectId}/api-keys?q=invoicing`)).body.keys[0]
     await expect.poll(invoicing).toBeDefined()
     const key = await invoicing()
     expect(key.roles).toEqual(['billing'])
-    const row = page.getByRole('row').filter({ hasText: 'invoicing' })
+    const row = suite.page.getByRole('row').filter({ hasText: 'invoicing' })
     await expect
       .poll(async () => (await row.allInnerTexts()).join(' ').replace(/\s+/g, ' '))
       .toContain('billing')
 
-    await page.goto(`${base}/console/#/projects/${projectId}/keys/${key.id}`)
-    await page.getByRole('heading', { level: 1, name: /^invoicing ak_/ }).waitFor()
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/keys/${key.id}`)
+    await suite.page.getByRole('heading', { level: 1, name: /^invoicing ak_/ }).waitFor()
     await expect.poll(facts).toContain('Rolesbilling')
-    await page.getByRole('button', { name: 'Policies…' }).click()
-    const dialog = page.getByRole('dialog', { name: /^Policies of ak_/ })
+    await suite.page.getByRole('button', { name: 'Policies…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: /^Policies of ak_/ })
     await dialog.getByLabel(/^Roles/).fill('billing, superuser')
     await dialog.getByRole('button', { name: 'Save policies' }).click()
     await expect.poll(facts).toContain('Rolesbilling, superuser')
-    expect((await api(`/projects/${projectId}/api-keys/${key.id}`)).body.roles).toEqual([
+    expect((await api(`/projects/${suite.projectId}/api-keys/${key.id}`)).body.roles).toEqual([
       'billing',
       'superuser',
     ])
@@ -160,29 +121,25 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install
   it('deletes a role that a key holds: refused with how many, then detached and deleted', async () => {
     await openRoles()
     await roleButton('billing', 'Delete').click()
-    const dialog = page.getByRole('dialog', { name: 'Delete the role “billing”' })
+    const dialog = suite.page.getByRole('dialog', { name: 'Delete the role “billing”' })
     await dialog.getByRole('button', { name: 'Delete role' }).click()
     await expect
       .poll(() => dialog.getByRole('alert').textContent())
       .toMatch(/^1 key holds this role: detach it/)
     await record('role-delete')
     await dialog.getByRole('button', { name: 'Detach and delete' }).click()
-    await page
+    await suite.page
       .getByRole('status')
       .filter({ hasText: 'Deleted the role “billing” and took it from 1 key.' })
       .waitFor()
-    const key = (await api(`/projects/${projectId}/api-keys?q=invoicing`)).body.keys[0]
+    const key = (await api(`/projects/${suite.projectId}/api-keys?q=invoicing`)).body.keys[0]
     expect(key.roles).toEqual(['superuser'])
     expect((await rows().allInnerTexts()).some((text) => text.startsWith('billing'))).toBe(false)
   })
 
-  it('sends only the body fields that the OpenAPI document lists', async () => {
-    const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiBodies
-    expectDocumentedBodies(document, sent)
-  })
+  it('sends only the body fields that the OpenAPI document lists', () => suite.expectDocumentedBodies())
 
   it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
-    expect(violations.size).toBe(4 * 8)
-    expectNoFindings(violations, cspErrors)
+    suite.expectNoFindings(4)
   })
 })

@@ -758,6 +758,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console in a real browser (install chromium 
     }
     expect(chunks.some(([file]) => file.startsWith('assets/usage-plot-'))).toBe(true)
     expect(chunks.some(([file]) => file.startsWith('assets/KeyPages-'))).toBe(true)
+    expect(chunks.some(([file]) => file.startsWith('assets/Webhooks-'))).toBe(true)
     const sent: Record<string, number> = { js: 0, css: 0, firstLoadJs: 0 }
     for (const [file, kind, first] of [
       ...files.map(([, file, kind]) => [file!, kind!, true] as const),

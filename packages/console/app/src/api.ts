@@ -9,6 +9,7 @@ import {
   type CreatedDeveloperKey,
   type CreateIdentityBody,
   type CreateRoleBody,
+  type CreateWebhookEndpointBody,
   createClient,
   type DeletedIdentity,
   type DeletedRole,
@@ -24,7 +25,11 @@ import {
   type UpdateApiKeyBody,
   type UpdateIdentityBody,
   type UpdateRoleBody,
+  type UpdateWebhookEndpointBody,
   type Usage,
+  type WebhookAttemptList,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
 } from '@keyward/client'
 import type { Granularity } from './usage'
 
@@ -35,6 +40,7 @@ export type {
   CreatedApiKey,
   CreatedDeveloperKey,
   CreateIdentityBody,
+  CreateWebhookEndpointBody,
   DeletedIdentity,
   DeveloperKeyInfo,
   Identity,
@@ -42,8 +48,16 @@ export type {
   RateLimit,
   Role,
   UpdateIdentityBody,
+  UpdateWebhookEndpointBody,
   Usage,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
 }
+
+/** One attempt of a webhook delivery, as an endpoint's delivery log keeps it. */
+export type WebhookAttempt = WebhookAttemptList['attempts'][number]
+/** A type of webhook event. */
+export type WebhookEventType = WebhookAttempt['event_type']
 
 /** A key as lists show it, of either kind. */
 export type KeyInfo = (ApiKeyInfo | DeveloperKeyInfo) & { revoked_reason?: string | null }
@@ -404,6 +418,30 @@ export const audit = {
       const listed = await client.audit.list({ cursor, limit, ...search })
       return page(listed.entries, listed.next_cursor)
     }),
+}
+
+/** What a redelivery sends again: one event, or those of a time range (at most 30 days). */
+export type Redelivery = { readonly event_id: string } | { readonly from: string; readonly to: string }
+
+/** The signed-in developer's webhook endpoints (at most 10, not paged) and their delivery logs. */
+export const webhooks = {
+  list: (): Promise<readonly WebhookEndpoint[]> => call(async () => (await client.webhooks.list()).endpoints),
+  get: (endpointId: string) => call(() => client.webhooks.get(endpointId)),
+  create: (body: CreateWebhookEndpointBody) => call(() => client.webhooks.create(body)),
+  update: (endpointId: string, change: UpdateWebhookEndpointBody) =>
+    call(() => client.webhooks.update(endpointId, change)),
+  delete: (endpointId: string) => call(() => client.webhooks.delete(endpointId)),
+  /** A new signing secret; the previous one signs too for `graceSeconds`. */
+  rollSecret: (endpointId: string, graceSeconds: number) =>
+    call(() => client.webhooks.rollSecret(endpointId, { grace_seconds: graceSeconds })),
+  /** The delivery log: the last 100 attempts, newest first (the API does not page it). */
+  attempts: (endpointId: string): Promise<readonly WebhookAttempt[]> =>
+    call(async () => (await client.webhooks.attempts(endpointId)).attempts),
+  /** How many deliveries are due again. */
+  redeliver: (endpointId: string, which: Redelivery) =>
+    call(async () => (await client.webhooks.redeliver(endpointId, which)).redelivered),
+  /** Sends a `webhook.test` event; its `webhook-id`. */
+  test: (endpointId: string) => call(async () => (await client.webhooks.test(endpointId)).event_id),
 }
 
 const listProjects = async (cursor: string | null) => {

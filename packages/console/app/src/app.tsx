@@ -30,6 +30,10 @@ const ProjectKeys = lazyPage(() =>
 const ProjectUsage = lazyPage(() =>
   import('./pages/project-usage/ProjectUsage').then((page) => page.ProjectUsage),
 )
+const Webhooks = lazyPage(() => import('./pages/webhooks/Webhooks').then((page) => page.Webhooks))
+const WebhookEndpoint = lazyPage(() =>
+  import('./pages/webhooks/Endpoint').then((page) => page.WebhookEndpointPage),
+)
 
 /** The pages of a route that are chunks of their own (the projects page is not). */
 const PAGES = {
@@ -41,6 +45,8 @@ const PAGES = {
   key: ProjectKey,
   'developer-key': DeveloperKey,
   'developer-keys': DeveloperKeys,
+  webhooks: Webhooks,
+  webhook: WebhookEndpoint,
   audit: Audit,
 } as const
 
@@ -138,6 +144,10 @@ function Page({
       return <DeveloperKey keyId={at.keyId} currentPrefix={current.key_prefix} />
     case 'developer-keys':
       return <DeveloperKeys session={current} />
+    case 'webhooks':
+      return <Webhooks />
+    case 'webhook':
+      return <WebhookEndpoint endpointId={at.endpointId} />
     case 'audit':
       return <Audit />
     default:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ago, keyStatus } from './format'
+import { ago, graceChoices, keyStatus, summary } from './format'
 
 const NOW = Date.parse('2026-03-10T12:00:00Z')
 const at = (ms: number) => new Date(NOW + ms).toISOString()
@@ -32,5 +32,29 @@ describe('keyStatus', () => {
     expect(keyStatus({ active: true, expires_at: at(-1) }, NOW).label).toBe('Expired')
     expect(keyStatus({ active: false }, NOW).label).toBe('Revoked')
     expect(keyStatus({ active: false, revoked_reason: 'leaked' }, NOW).label).toBe('Revoked: leaked')
+  })
+})
+
+describe('summary', () => {
+  it('says a list in one line: its first entries, and how many more', () => {
+    expect(summary([], 'none')).toBe('none')
+    expect(summary(['a', 'b'], 'none')).toBe('a, b')
+    expect(summary(['a', 'b', 'c'], 'none')).toBe('a, b +1 more')
+    expect(summary(['a', 'b', 'c'], 'none', 1)).toBe('a +2 more')
+  })
+})
+
+describe('graceChoices', () => {
+  it('offers the grace periods up to the most a roll allows', () => {
+    expect(graceChoices('it stops now').map((choice) => choice.value)).toEqual([
+      '0',
+      '3600',
+      '86400',
+      '604800',
+      '2592000',
+    ])
+    const week = graceChoices('it stops now', 7 * 86_400)
+    expect(week.at(-1)?.label).toBe('7 days')
+    expect(week[0]?.label).toBe('None: it stops now')
   })
 })

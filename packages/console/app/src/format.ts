@@ -50,3 +50,32 @@ export function keyStatus(
   if (key.expires_at) return { label: `Active, expires ${ago(key.expires_at, '', now)}`, tone: 'warn' }
   return { label: 'Active', tone: 'ok' }
 }
+
+/**
+ * The grace periods a roll offers (a choice's value is its seconds), up to `most` seconds; `none`
+ * says what the first, none, means.
+ */
+export function graceChoices(none: string, most = 30 * 86_400): readonly { value: string; label: string }[] {
+  return [
+    { seconds: 0, label: `None: ${none}` },
+    { seconds: 3_600, label: '1 hour' },
+    { seconds: 86_400, label: '24 hours' },
+    { seconds: 7 * 86_400, label: '7 days' },
+    { seconds: 30 * 86_400, label: '30 days' },
+  ]
+    .filter((choice) => choice.seconds <= most)
+    .map((choice) => ({ value: String(choice.seconds), label: choice.label }))
+}
+
+/** An offset-bearing instant from a `datetime-local` value, read in the reader's time zone. */
+export function instantOf(local: string): string | null {
+  const time = new Date(local)
+  return Number.isNaN(time.getTime()) ? null : time.toISOString()
+}
+
+/** A list in one line: its first `first` (two), and how many more; `none` for an empty one. */
+export function summary(items: readonly string[], none: string, first = 2): string {
+  if (items.length === 0) return none
+  const shown = items.slice(0, first).join(', ')
+  return items.length > first ? `${shown} +${items.length - first} more` : shown
+}

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { identitiesHref, identityHref, keyHref, PROJECT_SECTIONS, projectHref, route } from './routes'
+import {
+  identitiesHref,
+  identityHref,
+  keyHref,
+  NAVIGATION,
+  PROJECT_SECTIONS,
+  projectHref,
+  route,
+  webhookHref,
+} from './routes'
 
 describe('route', () => {
   it('reads every page from its address, and the address of each back', () => {
@@ -11,6 +20,12 @@ describe('route', () => {
     expect(route('#/developer-keys')).toEqual({ page: 'developer-keys' })
     expect(route(keyHref('k1'))).toEqual({ page: 'developer-key', keyId: 'k1' })
     expect(route('#/audit')).toEqual({ page: 'audit' })
+    expect(route('#/webhooks')).toEqual({ page: 'webhooks' })
+    expect(route(webhookHref('e/1'))).toEqual({ page: 'webhook', endpointId: 'e/1' })
+  })
+
+  it('has a page for every entry of the navigation', () => {
+    for (const { hash } of NAVIGATION) expect(route(hash).page, hash).toBe(hash.slice(2))
   })
 
   it('has an address for every section of a project', () => {
@@ -42,6 +57,7 @@ describe('route', () => {
       '#/nowhere',
       '#/projects/p1/billing',
       '#/audit/x',
+      '#/webhooks/e1/attempts',
       '#/%E0%A4%A',
       '#/projects/p1/identities/i1/x',
     ]) {

@@ -2,11 +2,12 @@
 
 /**
  * The console's own pages, in the order of the navigation. A page that a later feature adds at
- * this level (webhooks) is one entry here, one case in {@link route} and a folder under `pages/`.
+ * this level is one entry here, one case in {@link route} and a folder under `pages/`.
  */
 export const NAVIGATION: readonly { readonly hash: string; readonly label: string }[] = [
   { hash: '#/projects', label: 'Projects' },
   { hash: '#/developer-keys', label: 'Developer keys' },
+  { hash: '#/webhooks', label: 'Webhooks' },
   { hash: '#/audit', label: 'Audit log' },
 ]
 
@@ -41,6 +42,8 @@ export type Route =
   | { readonly page: 'identity'; readonly projectId: string; readonly identityId: string }
   | { readonly page: 'developer-keys' }
   | { readonly page: 'developer-key'; readonly keyId: string }
+  | { readonly page: 'webhooks' }
+  | { readonly page: 'webhook'; readonly endpointId: string }
   | { readonly page: 'audit' }
 
 const segment = (value: string) => {
@@ -77,6 +80,9 @@ export function route(hash: string): Route {
   if (first === 'developer-keys' && parts.length <= 2) {
     return id ? { page: 'developer-key', keyId: id } : { page: 'developer-keys' }
   }
+  if (first === 'webhooks' && parts.length <= 2) {
+    return id ? { page: 'webhook', endpointId: id } : { page: 'webhooks' }
+  }
   if (first === 'audit' && parts.length === 1) return { page: 'audit' }
   return { page: 'projects' }
 }
@@ -98,3 +104,6 @@ export const keyHref = (keyId: string, projectId?: string) =>
   projectId === undefined
     ? `#/developer-keys/${encodeURIComponent(keyId)}`
     : `${projectHref(projectId)}/keys/${encodeURIComponent(keyId)}`
+
+/** The address of a webhook endpoint's page: its delivery log. */
+export const webhookHref = (endpointId: string) => `#/webhooks/${encodeURIComponent(endpointId)}`

@@ -1,23 +1,12 @@
 import { useState } from 'preact/hooks'
 import type { KeyInfo, PolicyChange } from '../api'
-import { when } from '../format'
+import { graceChoices, instantOf, when } from '../format'
 import { Dialog, DialogButtons, DialogError, useDialogWork } from './Dialog'
+import { Choice } from './Fields'
 import { usePolicyFields, useRoleNames } from './Policies'
 import { explainLimits } from './RateLimits'
 
-const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
-  { seconds: 0, label: 'None: the old key stops now' },
-  { seconds: 3_600, label: '1 hour' },
-  { seconds: 86_400, label: '24 hours' },
-  { seconds: 7 * 86_400, label: '7 days' },
-  { seconds: 30 * 86_400, label: '30 days' },
-]
-
-/** An offset-bearing instant from a `datetime-local` value, read in the reader's time zone. */
-function instantOf(local: string): string | null {
-  const time = new Date(local)
-  return Number.isNaN(time.getTime()) ? null : time.toISOString()
-}
+const GRACE_CHOICES = graceChoices('the old key stops now')
 
 /**
  * Edits an API key's IP allowlist, permissions, roles, metadata and rate limits; only the fields edited
@@ -87,17 +76,12 @@ export function RollDialog({
           choose.
         </p>
         <label for="roll-grace">Grace period</label>
-        <select
+        <Choice
           id="roll-grace"
           value={String(grace)}
-          onChange={(event) => setGrace(Number(event.currentTarget.value))}
-        >
-          {GRACE_CHOICES.map((choice) => (
-            <option key={choice.seconds} value={String(choice.seconds)}>
-              {choice.label}
-            </option>
-          ))}
-        </select>
+          choices={GRACE_CHOICES}
+          onChange={(seconds) => setGrace(Number(seconds))}
+        />
         <DialogButtons onCancel={onClose}>
           <button type="submit">Roll key</button>
         </DialogButtons>

@@ -6,6 +6,7 @@ import { entries } from '../../components/Policies'
 import { ProjectHeader } from '../../components/ProjectHeader'
 import { usePaged } from '../../components/paged'
 import { ListStates, When } from '../../components/States'
+import { summary } from '../../format'
 import { DeleteRoleDialog, EditRoleDialog, RoleFields } from './RoleDialogs'
 
 /** A failure to list roles: a host whose store keeps none says so. */
@@ -13,13 +14,6 @@ const explainRoles = (failure: unknown) =>
   failure instanceof ApiError && (failure.status === 404 || failure.status === 405)
     ? 'This server keeps no roles.'
     : messageOf(failure)
-
-/** A role's permissions in one line: the first two, and how many more. */
-export function permissionsSummary(permissions: readonly string[]): string {
-  if (permissions.length === 0) return 'none'
-  const shown = permissions.slice(0, 2).join(', ')
-  return permissions.length > 2 ? `${shown} +${permissions.length - 2} more` : shown
-}
 
 /**
  * One project's roles: named sets of permissions that its API keys hold by name. Their creation
@@ -68,7 +62,7 @@ export function Roles({
               {role.name}
             </td>
             <td data-label="Permissions" class="mono">
-              {permissionsSummary(role.permissions)}
+              {summary(role.permissions, 'none')}
             </td>
             <td data-label="Updated">
               <When value={role.updated_at} />
