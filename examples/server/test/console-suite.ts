@@ -63,6 +63,7 @@ export function consoleSuite(
   options: { readonly env?: ServerEnv; readonly seed?: (suite: ConsoleSuite) => Promise<void> } = {},
 ): ConsoleSuite {
   const scope = serverScope(prefix)
+  let output = () => '(not started)'
   const suite: ConsoleSuite = {
     page: undefined as unknown as Page,
     base: '',
@@ -76,6 +77,11 @@ export function consoleSuite(
         method: init.method ?? 'GET',
         headers: { 'x-developer-key': suite.developerKey, 'content-type': 'application/json' },
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      }).catch((error: Error) => {
+        // A server that stopped answering: what it printed says why.
+        throw new Error(
+          `${init.method ?? 'GET'} ${path}: ${error.message} (${String(error.cause ?? '')}); the server printed:\n${output().slice(-4000)}`,
+        )
       })
       return { status: response.status, body: await response.json() }
     },
@@ -96,6 +102,7 @@ export function consoleSuite(
       ...options.env,
     })
     scope.onCleanup(() => server.stop())
+    output = () => server.output()
     suite.base = server.baseUrl
     const first = await firstProject(server, 'Shop')
     suite.developerKey = first.developerKey
