@@ -1,9 +1,10 @@
-import { createKeyward, ErrorType, KeyChangeHub } from '@keyward/core'
+import { createKeyward, ErrorType, type KeyChangeFeed, KeyChangeHub } from '@keyward/core'
 import { migrateSql, mysqlDialect, SqlKeyStore } from '@keyward/sql'
 import { runStoreConformance } from '@keyward/testkit'
 import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
 import { mysqlDatabase } from './database.js'
+import { mysqlChangeFeed } from './feed.js'
 import { createMysqlKeyStore } from './index.js'
 
 /** The server of the tests, when named: skipped (and said so) without; a named server that is down fails. */
@@ -23,16 +24,41 @@ async function dropTables(prefix: string) {
   }
 }
 
-/** A store on fresh tables of its own (a unique prefix), dropped when it closes. */
-export async function mysqlHarness() {
+/**
+ * A store on fresh tables of its own (a unique prefix), dropped when it closes. With `feed`, its
+ * `changes` is a change feed that polls the change log and takes no publication of the store's
+ * own: what it reports, it read from the log (as another process would).
+ */
+export async function mysqlHarness(options: { feed?: boolean } = {}) {
   const tablePrefix = `kwt_${process.pid}_${Date.now().toString(36)}_${stores++}_`
-  const store = await createMysqlKeyStore(
+  const opened = await createMysqlKeyStore(
     { connectionString: MYSQL_URL as string },
     { tablePrefix, queryTimeoutMs: 120_000 },
   ).catch(async (error: unknown) => {
     await dropTables(tablePrefix)
     throw error
   })
+  let store = opened
+  if (options.feed) {
+    const feed = mysqlChangeFeed(
+      { connectionString: MYSQL_URL as string },
+      { tablePrefix, pollIntervalMs: 20 },
+    )
+    await feed.start()
+    const heard: KeyChangeFeed & { close(): Promise<void> } = {
+      get connected() {
+        return feed.connected
+      },
+      subscribe: (listener) => feed.subscribe(listener),
+      close: () => feed.close(),
+    }
+    const db = mysqlDatabase(mysql.createPool(MYSQL_URL as string), {
+      ownsPool: true,
+      queryTimeoutMs: 120_000,
+    })
+    await opened.close()
+    store = new SqlKeyStore(db, mysqlDialect, { tablePrefix, changes: heard })
+  }
   return {
     store,
     readRaw: () => store.query(`SELECT * FROM ${store.tables.keys}`),
@@ -45,7 +71,10 @@ export async function mysqlHarness() {
 }
 
 describe.skipIf(!MYSQL_URL)('on MariaDB or MySQL (set KEYWARD_MYSQL_URL to run)', () => {
-  runStoreConformance({ name: 'SqlKeyStore on MySQL (pool)', makeStore: mysqlHarness })
+  runStoreConformance({
+    name: 'SqlKeyStore on MySQL (pool, a change feed on the change log)',
+    makeStore: () => mysqlHarness({ feed: true }),
+  })
 })
 
 // A store's tables, a migration of them through a pool of its own, and a count of a column of its keys.
