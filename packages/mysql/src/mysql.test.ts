@@ -68,6 +68,23 @@ describe.skipIf(!MYSQL_URL)('migrations (set KEYWARD_MYSQL_URL to run)', () => {
       expect(await migrate()).toEqual([3])
       expect(await migrate()).toEqual([])
     }))
+
+  it('bring tables of version 3 to version 4 (the change log and its counter), passing over what is there', () =>
+    withMigrations(async ({ store, migrate }) => {
+      const { changeLog, changeCounter, migrations } = store.tables
+      await store.query(`DROP TABLE ${changeLog}`)
+      await store.query(`DROP TABLE ${changeCounter}`)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 4`)
+      expect(await migrate()).toEqual([4])
+      expect(await store.query(`SELECT id, seq FROM ${changeCounter}`)).toEqual([{ id: 1, seq: 0 }])
+      // A write appends its change under the counter's next id.
+      await createKeyward({ store }).issueProjectKey('proj-v4')
+      expect((await store.query(`SELECT id FROM ${changeLog}`)).map((row) => Number(row.id))).toEqual([1])
+      await store.query(`DELETE FROM ${migrations} WHERE version = 4`)
+      expect(await migrate()).toEqual([4])
+      expect(await store.query(`SELECT seq FROM ${changeCounter}`)).toEqual([{ seq: 1 }])
+      expect(await migrate()).toEqual([])
+    }))
 })
 
 describe.skipIf(!MYSQL_URL)('roles through the service (set KEYWARD_MYSQL_URL to run)', () => {

@@ -41,7 +41,8 @@ export async function mysqlHarness(options: { feed?: boolean } = {}) {
   if (options.feed) {
     const feed = mysqlChangeFeed(
       { connectionString: MYSQL_URL as string },
-      { tablePrefix, pollIntervalMs: 20 },
+      // A wide bound: a cache that refuses a key here heard why, not a late poll on a loaded machine.
+      { tablePrefix, pollIntervalMs: 20, freshnessBoundMs: 10_000, queryTimeoutMs: 30_000 },
     )
     await feed.start()
     const heard: KeyChangeFeed & { close(): Promise<void> } = {
