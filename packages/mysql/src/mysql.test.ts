@@ -5,47 +5,13 @@ import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
 import { mysqlDatabase } from './database.js'
 import { createMysqlKeyStore } from './index.js'
-
-/** The server of the tests, when named: skipped (and said so) without; a named server that is down fails. */
-export const MYSQL_URL = process.env.KEYWARD_MYSQL_URL
-
-let stores = 0
-
-// The tables a store that failed to open left behind.
-async function dropTables(prefix: string) {
-  const connection = await mysql.createConnection(MYSQL_URL as string)
-  try {
-    const [rows] = await connection.query('SHOW TABLES LIKE ?', [`${prefix.replaceAll('_', '\\_')}%`])
-    for (const row of rows as Record<string, string>[])
-      await connection.query(`DROP TABLE ${Object.values(row)[0]}`)
-  } finally {
-    await connection.end()
-  }
-}
-
-/** A store on fresh tables of its own (a unique prefix), dropped when it closes. */
-export async function mysqlHarness() {
-  const tablePrefix = `kwt_${process.pid}_${Date.now().toString(36)}_${stores++}_`
-  const store = await createMysqlKeyStore(
-    { connectionString: MYSQL_URL as string },
-    { tablePrefix, queryTimeoutMs: 120_000 },
-  ).catch(async (error: unknown) => {
-    await dropTables(tablePrefix)
-    throw error
-  })
-  return {
-    store,
-    readRaw: () => store.query(`SELECT * FROM ${store.tables.keys}`),
-    readRawAudit: () => store.query(`SELECT * FROM ${store.tables.auditLog}`),
-    close: async () => {
-      for (const table of Object.values(store.tables)) await store.query(`DROP TABLE IF EXISTS ${table}`)
-      await store.close()
-    },
-  }
-}
+import { MYSQL_URL, mysqlHarness } from './test/harness.js'
 
 describe.skipIf(!MYSQL_URL)('on MariaDB or MySQL (set KEYWARD_MYSQL_URL to run)', () => {
-  runStoreConformance({ name: 'SqlKeyStore on MySQL (pool)', makeStore: mysqlHarness })
+  runStoreConformance({
+    name: 'SqlKeyStore on MySQL (pool, a change feed on the change log)',
+    makeStore: () => mysqlHarness({ feed: true }),
+  })
 })
 
 // A store's tables, a migration of them through a pool of its own, and a count of a column of its keys.
@@ -100,6 +66,23 @@ describe.skipIf(!MYSQL_URL)('migrations (set KEYWARD_MYSQL_URL to run)', () => {
       expect(index.length).toBe(2)
       await store.query(`DELETE FROM ${migrations} WHERE version = 3`)
       expect(await migrate()).toEqual([3])
+      expect(await migrate()).toEqual([])
+    }))
+
+  it('bring tables of version 3 to version 4 (the change log and its counter), passing over what is there', () =>
+    withMigrations(async ({ store, migrate }) => {
+      const { changeLog, changeCounter, migrations } = store.tables
+      await store.query(`DROP TABLE ${changeLog}`)
+      await store.query(`DROP TABLE ${changeCounter}`)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 4`)
+      expect(await migrate()).toEqual([4])
+      expect(await store.query(`SELECT id, seq FROM ${changeCounter}`)).toEqual([{ id: 1, seq: 0 }])
+      // A write appends its change under the counter's next id.
+      await createKeyward({ store }).issueProjectKey('proj-v4')
+      expect((await store.query(`SELECT id FROM ${changeLog}`)).map((row) => Number(row.id))).toEqual([1])
+      await store.query(`DELETE FROM ${migrations} WHERE version = 4`)
+      expect(await migrate()).toEqual([4])
+      expect(await store.query(`SELECT seq FROM ${changeCounter}`)).toEqual([{ seq: 1 }])
       expect(await migrate()).toEqual([])
     }))
 })

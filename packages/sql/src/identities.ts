@@ -48,6 +48,10 @@ export interface StoreContext {
   readonly audit: SqlAudit
   /** Told of each key a write changed what a verification answers of, once committed. */
   readonly wrote: (change: KeyChange) => void
+  /** Appends those keys to the change log in the write's transaction (when the store keeps one). */
+  readonly log: (tx: SqlExecutor, changes: readonly KeyChange[]) => Promise<void>
+  /** Returns once a committed write that may take a right away is acknowledged (strict revocation). */
+  readonly revoked: (committedAt: number) => Promise<void>
 }
 
 /** @internal The identities of a {@link SqlKeyStore}. */
@@ -98,7 +102,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
   }
 
   protected async update(id: string, change: IdentityChange, updatedAt: Date, audit?: IdentityAuditWrite) {
-    return this.#c.db.transaction(async (tx) => {
+    return this.#write(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const updated: IdentityRecord = { ...current, ...change, updatedAt }
@@ -114,7 +118,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
   }
 
   protected async removeIdentity(id: string, revokeKeys: boolean, audit?: IdentityAuditWrite) {
-    return this.#c.db.transaction(async (tx): Promise<IdentityWrite<IdentityDeletion> | null> => {
+    return this.#write(async (tx): Promise<IdentityWrite<IdentityDeletion> | null> => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const members = await this.#members(tx, id, this.#c.dialect.forUpdate)
@@ -132,7 +136,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
   }
 
   protected async moveKey(keyId: string, identityId: string | null, audit?: IdentityAuditWrite) {
-    return this.#c.db.transaction(async (tx) => {
+    const moved = await this.#write(async (tx) => {
       const [keyRow] = await tx.query<KeyRow>(`${this.#sql.keyById}${this.#c.dialect.forUpdate}`, [keyId])
       if (!keyRow) return null
       const identity = identityId === null ? null : await this.#find(tx, this.#sql.findById, [identityId])
@@ -143,8 +147,9 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
         identity ??
         (keyRow.identity_id ? await this.#find(tx, this.#sql.findById, [keyRow.identity_id]) : null)
       if (audit && rowsOf) await this.#c.audit.append(tx, audit(rowsOf, [record], null))
-      return record
+      return { result: record, keys: [record] }
     })
+    return moved?.result ?? null
   }
 
   async listIdentityKeys(id: string, query: KeyPageQuery) {
@@ -175,7 +180,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
   }
 
   protected async writeCredits(id: string, change: CreditChange, now: Date, audit?: IdentityAuditWrite) {
-    return this.#c.db.transaction(async (tx) => {
+    return this.#write(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const { before, after, pooled } = identityCreditChange(current, change, now)
@@ -188,6 +193,18 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
         keys: pooled ? await this.#members(tx, id) : [],
       }
     })
+  }
+
+  // A write in one transaction: the keys it changed go to the change log last, just before the
+  // commit; once committed, a write that changed keys is acknowledged like a revocation.
+  async #write<T>(write: (tx: SqlExecutor) => Promise<IdentityWrite<T> | null>) {
+    const done = await this.#c.db.transaction(async (tx) => {
+      const done = await write(tx)
+      if (done) await this.#c.log(tx, done.keys)
+      return done
+    })
+    if (done && done.keys.length > 0) await this.#c.revoked(performance.now())
+    return done
   }
 
   async #find(

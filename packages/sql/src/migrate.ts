@@ -8,7 +8,7 @@ export interface MigrateSqlOptions {
 }
 
 /** The schema version {@link migrateSql} brings a database to. */
-export const SQL_SCHEMA_VERSION = 3
+export const SQL_SCHEMA_VERSION = 4
 
 /**
  * Creates Keyward's tables, or brings them to the current version: each migration not yet
@@ -18,7 +18,7 @@ export const SQL_SCHEMA_VERSION = 3
  *
  * @example
  * ```ts
- * await migrateSql(db, sqliteDialect) // [1, 2, 3] on a new database, [] after
+ * await migrateSql(db, sqliteDialect) // [1, 2, 3, 4] on a new database, [] after
  * ```
  */
 export async function migrateSql(

@@ -38,7 +38,7 @@ export class SqlRoles extends SqlRolesBase implements RoleStore {
   readonly #sql: ReturnType<typeof statements>
 
   constructor(context: StoreContext) {
-    super({ wrote: (change) => context.wrote(change) })
+    super({ wrote: (change) => context.wrote(change), revoked: (at) => context.revoked(at) })
     this.#c = context
     this.#sql = statements(context.dialect.forUpdate, context.tables)
   }
@@ -96,7 +96,9 @@ export class SqlRoles extends SqlRolesBase implements RoleStore {
       if (!(await uniqueWrite(this.#c.dialect, () => tx.run(this.#sql.update, values)))) return 'name_taken'
       const role = (await this.#find(tx, this.#sql.findById, [roleId])) as RoleRecord
       if (audit) await this.#c.audit.append(tx, audit(role, before, []))
-      return { role, holders: await this.#holders(tx, before) }
+      const holders = await this.#holders(tx, before)
+      await this.#c.log(tx, holders)
+      return { role, holders }
     })
   }
 
@@ -119,6 +121,7 @@ export class SqlRoles extends SqlRolesBase implements RoleStore {
       )
       await tx.run(this.#sql.delete, [current.id])
       if (audit) await this.#c.audit.append(tx, audit(current, current, detached))
+      await this.#c.log(tx, detached)
       return { deleted: current, detached }
     })
   }

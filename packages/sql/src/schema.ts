@@ -13,6 +13,10 @@ export interface SqlTables {
   readonly usage: string
   readonly identities: string
   readonly roles: string
+  /** The change log: one row per change a write published, for the change feeds of other processes. */
+  readonly changeLog: string
+  /** One row, the last id of the change log: its lock orders the writes of the change log. */
+  readonly changeCounter: string
   readonly migrations: string
 }
 
@@ -43,6 +47,8 @@ export function sqlTables(prefix: string = DEFAULT_TABLE_PREFIX, who = 'SqlKeySt
     usage: `${prefix}key_usage`,
     identities: `${prefix}identities`,
     roles: `${prefix}roles`,
+    changeLog: `${prefix}change_log`,
+    changeCounter: `${prefix}change_counter`,
     migrations: `${prefix}migrations`,
   }
 }
@@ -56,7 +62,7 @@ export interface SqlMigration {
 /**
  * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
  * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash; version 3:
- * the table `roles` and `api_keys.role_ids`). No foreign keys: hosted MySQL services refuse
+ * the table `roles` and `api_keys.role_ids`; version 4: the change log and its counter). No foreign keys: hosted MySQL services refuse
  * them, and the store keeps the rules itself.
  *
  * @example
@@ -190,6 +196,27 @@ updated_at ${bigint} NOT NULL`,
         index(`${tables.roles}_name_key`, `${tables.roles} (project_id, name)`, true),
         index(`${tables.roles}_project_idx`, `${tables.roles} (project_id, created_at, id)`),
         `ALTER TABLE ${tables.keys} ADD COLUMN role_ids ${text}`,
+      ],
+    },
+    {
+      // The change log: what each write published (a key's hash and id, or a closed owner's
+      // `owner:...`), under ids a one-row counter hands out inside the writing transaction. The
+      // counter's row lock orders the writers: the ids are dense and in commit order.
+      version: 4,
+      statements: [
+        table(
+          tables.changeLog,
+          `id ${bigint} NOT NULL PRIMARY KEY,
+at ${bigint} NOT NULL,
+hash ${text} NOT NULL,
+key_id ${uuid}`,
+        ),
+        table(
+          tables.changeCounter,
+          `id ${flag} NOT NULL PRIMARY KEY,
+seq ${bigint} NOT NULL`,
+        ),
+        `${dialect.insertIgnore} INTO ${tables.changeCounter} (id, seq) VALUES (1, 0)`,
       ],
     },
   ]

@@ -25,6 +25,7 @@ import {
   type StoredKeyPolicies,
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
+import { appendChanges } from './change-log.js'
 import {
   inChunks,
   placeholders,
@@ -66,6 +67,22 @@ export interface SqlKeyStoreOptions {
    * `KeyChangeHub` of core), the store publishes each write it commits on it.
    */
   readonly changes?: KeyChangeFeed
+  /**
+   * Whether each write appends what it publishes to the change log (table `change_log`, schema
+   * version 4) in its own transaction, for the change feeds of other processes (`mysqlChangeFeed`
+   * of `@keyward/mysql`). Every process that writes to a database whose readers use such a feed
+   * must keep it on. Default: on with MySQL's dialect, off with SQLite's (one process).
+   */
+  readonly changeLog?: boolean
+  /**
+   * Strict revocation: a write that may take a right away (a deactivation, a roll, a change of
+   * expiry or policies, an owner's closing, a role's or an identity's change that reaches keys)
+   * returns a bound B after its commit. A process whose change feed has a freshness bound of at
+   * most B then no longer accepts the key from its verification cache. `true` takes B from
+   * `changes` (`freshnessBoundMs` of `mysqlChangeFeed`); `{ boundMs }` sets it, for a process that
+   * writes without a feed of its own. Needs the change log. Default: off.
+   */
+  readonly strictRevocation?: boolean | { readonly boundMs?: number }
 }
 
 /** An open transaction of {@link SqlKeyStore.transaction}. */
@@ -121,6 +138,11 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   readonly #db: SqlDatabase
   readonly #sql: KeyStatements
   readonly #audit: SqlAudit
+  readonly #changeLog: boolean
+  readonly #boundMs: number | undefined
+  // Told of every committed write that may take a right away, when its commit returned (at
+  // `performance.now()`); returns when acknowledged. A store bound to a transaction notes it.
+  #revoked: (committedAt: number) => Promise<void> = (committedAt) => this.#acknowledge(committedAt)
   // Told of every record this store writes, once committed (a store bound to a transaction collects them).
   #wrote: (change: { hash: string; id?: string }) => void = (change) => this.#publish(change)
 
@@ -141,6 +163,8 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     this.#sql = keyStatements(dialect, this.tables)
     this.#audit = audit
     if (options.changes) this.changes = options.changes
+    this.#changeLog = options.changeLog ?? dialect.name === 'mysql'
+    this.#boundMs = strictBound(options, this.#changeLog)
     // Its writes reach this store's feed as the store's own do (a bound store collects them).
     const context = {
       db,
@@ -148,6 +172,8 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       tables: this.tables,
       audit: this.#audit,
       wrote: (record: KeyChange) => this.#wrote(record),
+      log: (tx: SqlExecutor, changes: readonly KeyChange[]) => this.#log(tx, changes),
+      revoked: (committedAt: number) => this.#revoked(committedAt),
     }
     this.identities = new SqlIdentities(context)
     this.roles = new SqlRoles(context)
@@ -379,6 +405,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
       const record = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
       if (audit) await this.#audit.append(tx, audit({ before, record }))
+      await this.#log(tx, [record])
       return { before, record }
     })
   }
@@ -433,19 +460,26 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
    */
   async deactivateOwnerKeys(owner: KeyOwner, audit?: AuditWrite): Promise<KeyRecord[]> {
     await this.#ensureOwner(owner)
-    const records = await this.#audited(audit, all, async (tx) => {
-      await tx.query(this.#sql.lockOwner, [owner.type, owner.id])
-      await tx.run(this.#sql.closeOwner, [Date.now(), owner.type, owner.id])
-      const active = await tx.query<KeyRow>(this.#sql.activeOfOwner[owner.type], [owner.id])
-      return this.#deactivate(
-        tx,
-        active.map((row) => row.id),
-        'revoked',
-      )
-    })
+    const closed = { hash: ownerChangeHash(owner) }
+    const records = await this.#audited(
+      audit,
+      all,
+      async (tx) => {
+        await tx.query(this.#sql.lockOwner, [owner.type, owner.id])
+        await tx.run(this.#sql.closeOwner, [Date.now(), owner.type, owner.id])
+        const active = await tx.query<KeyRow>(this.#sql.activeOfOwner[owner.type], [owner.id])
+        return this.#deactivate(
+          tx,
+          active.map((row) => row.id),
+          'revoked',
+        )
+      },
+      [closed],
+    )
     for (const record of records) this.#wrote(record)
     // The owner changed even when it had no active key.
-    this.#wrote({ hash: ownerChangeHash(owner) })
+    this.#wrote(closed)
+    await this.#revoked(performance.now())
     return records
   }
 
@@ -474,18 +508,25 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
    * ```
    */
   async transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    let written: { hash: string; id?: string }[] = []
-    const result = await this.#db.transaction((tx) => {
+    let written: KeyChange[] = []
+    const revoking = { any: false }
+    const result = await this.#db.transaction(async (tx) => {
       // Run again after a deadlock: only what the last run wrote is published.
       written = []
-      const bound = this.#bound(tx, written)
-      return fn({
+      revoking.any = false
+      const bound = this.#bound(tx, written, revoking)
+      const result = await fn({
         query: (text, params = []) => tx.query(text, params),
         run: (text, params = []) => tx.run(text, params),
         store: bound,
       })
+      // What the bound store wrote goes to the change log last, just before the commit.
+      await this.#log(tx, written)
+      return result
     })
     for (const change of written) this.#publish(change)
+    // A revocation inside it is acknowledged with the transaction, a bound after its commit.
+    if (revoking.any) await this.#revoked(performance.now())
     return result
   }
 
@@ -496,22 +537,42 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   }
 
   /** @internal */
-  protected published(changes: readonly KeyChange[]) {
+  protected published(changes: readonly KeyChange[], revocation: boolean, committedAt: number) {
     for (const change of changes) this.#wrote(change)
-    return done
+    return revocation && changes.length > 0 ? this.#revoked(committedAt) : done
   }
 
-  // A write and its audit rows, in one transaction: a failed append rolls the write back.
+  // A write and its audit rows, in one transaction: a failed append rolls the write back. What it
+  // wrote (and `also`) goes to the change log last, just before the commit.
   #audited<T>(
     audit: AuditWrite | undefined,
     written: (result: T) => readonly KeyRecord[],
     write: (tx: SqlExecutor) => Promise<T>,
+    also: readonly KeyChange[] = [],
   ): Promise<T> {
     return this.#db.transaction(async (tx) => {
       const result = await write(tx)
       if (audit) await this.#audit.append(tx, audit(written(result)))
+      await this.#log(tx, [...written(result), ...also])
       return result
     })
+  }
+
+  // Appends to the change log in `tx`, when this store keeps one (a bound store leaves it to its
+  // transaction, which appends all it wrote at the end).
+  async #log(tx: SqlExecutor, changes: readonly KeyChange[]): Promise<void> {
+    if (this.#changeLog && changes.length > 0) await appendChanges(tx, this.tables, changes)
+  }
+
+  // Strict revocation: returns B after the commit. Every process that trusts its cache polled
+  // the change log less than B ago (minus a margin), after the commit: it heard the change.
+  async #acknowledge(committedAt: number): Promise<void> {
+    if (this.#boundMs === undefined) return
+    const due = committedAt + this.#boundMs
+    // A timer may wake a fraction of a millisecond early on this clock: wait out the rest.
+    for (let wait = due - performance.now(); wait > 0; wait = due - performance.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)))
+    }
   }
 
   // A change of one key under its row's lock: `change` says whether it wrote.
@@ -520,12 +581,16 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     id: string,
     change: (tx: SqlExecutor, locked: KeyRecord) => Promise<boolean>,
   ): Promise<KeyRecord | null> {
+    let changed = false
     const record = await this.#audited(audit, one, async (tx) => {
       const locked = await this.#find(tx, this.#sql.lockById, id)
       if (!locked) return null
-      return (await change(tx, locked)) ? this.#find(tx, this.#sql.findById, id) : locked
+      changed = await change(tx, locked)
+      return changed ? this.#find(tx, this.#sql.findById, id) : locked
     })
     if (record) this.#wrote(record)
+    // An expiry brought closer, fewer permissions: acknowledged like a deactivation.
+    if (changed) await this.#revoked(performance.now())
     return record
   }
 
@@ -563,14 +628,18 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     if (row && row.closed_at !== null) throw ownerClosedError(owner)
   }
 
-  #bound(tx: SqlExecutor, written: { hash: string; id?: string }[]): SqlKeyStore {
+  #bound(tx: SqlExecutor, written: KeyChange[], revoking: { any: boolean }): SqlKeyStore {
     const db: SqlDatabase = {
       query: (text, params) => tx.query(text, params),
       run: (text, params) => tx.run(text, params),
       transaction: (fn) => fn(tx),
     }
-    const bound = new SqlKeyStore(db, this.dialect, { tablePrefix: this.#prefix() })
+    const bound = new SqlKeyStore(db, this.dialect, { tablePrefix: this.#prefix(), changeLog: false })
     bound.#wrote = (change) => written.push(change)
+    bound.#revoked = () => {
+      revoking.any = true
+      return done
+    }
     return bound
   }
 
@@ -584,3 +653,33 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 }
 
 const done = Promise.resolve()
+
+/** The bound B of option `strictRevocation`, checked once; `undefined` when it is off. */
+function strictBound(options: SqlKeyStoreOptions, changeLog: boolean): number | undefined {
+  const asked = options.strictRevocation
+  if (asked === undefined || asked === false) return undefined
+  if (asked !== true && (typeof asked !== 'object' || asked === null)) {
+    throw new TypeError(
+      `SqlKeyStore: option \`strictRevocation\` must be true, false or { boundMs }, got ${String(asked)}.`,
+    )
+  }
+  if (!changeLog) {
+    throw new TypeError('SqlKeyStore: strict revocation needs the change log (option `changeLog`).')
+  }
+  const feedBound = (options.changes as { boundMs?: unknown } | undefined)?.boundMs
+  const given = asked === true ? undefined : asked.boundMs
+  const boundMs = given ?? feedBound
+  if (!(Number.isInteger(boundMs) && (boundMs as number) > 0)) {
+    throw new TypeError(
+      given === undefined
+        ? 'SqlKeyStore: strict revocation needs a bound: `changes` from mysqlChangeFeed (its `freshnessBoundMs`), or `strictRevocation: { boundMs }`.'
+        : `SqlKeyStore: option \`strictRevocation.boundMs\` must be a positive integer, got ${String(given)}.`,
+    )
+  }
+  if (given !== undefined && feedBound !== undefined && given < (feedBound as number)) {
+    throw new TypeError(
+      `SqlKeyStore: option \`strictRevocation.boundMs\` (${given}) is below the change feed's \`freshnessBoundMs\` (${String(feedBound)}).`,
+    )
+  }
+  return boundMs as number
+}

@@ -7,8 +7,8 @@ it('brings a database of version 1 to version 2 (api_keys.pepper_id), and passes
   const raw = new Database(':memory:')
   try {
     const db = sqliteDatabase(raw)
-    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3])
-    expect(SQL_SCHEMA_VERSION).toBe(3)
+    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3, 4])
+    expect(SQL_SCHEMA_VERSION).toBe(4)
     const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_api_keys')").pluck().all()
     // Version 1, as the first release wrote it: no pepper_id, no record of version 2.
     raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN pepper_id')
