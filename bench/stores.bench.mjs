@@ -110,11 +110,12 @@ const found = (row) => {
   })
 }
 
-// MySQL or MariaDB: tables of a prefix of their own, dropped after; the floor is mysql2's
-// `execute` (a server-side prepared statement, cached per connection) on a pool of the same size.
+// MySQL or MariaDB: tables of a prefix of their own, dropped after, and the store's change feed (a
+// poll of its change log) for the cache; the floor is mysql2's `execute` (a server-side prepared
+// statement, cached per connection) on a pool of the same size.
 const mysqlUrl = process.env.KEYWARD_MYSQL_URL
 if (mysqlUrl) {
-  const store = await createMysqlKeyStore({ connectionString: mysqlUrl }, { tablePrefix: PREFIX })
+  const store = await createMysqlKeyStore({ connectionString: mysqlUrl }, { tablePrefix: PREFIX, changeFeed: true })
   const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 10 })
   const text = `SELECT ${KEY_COLUMNS} FROM ${PREFIX}api_keys WHERE hash = ?`
   for (const [name, fn] of await storeCases('mysql', store, async (hash) => {
