@@ -176,6 +176,8 @@ export {
   checkIdentityChange,
   checkNewIdentity,
   checkRateLimits,
+  type GivenIdentity,
+  type GivenIdentityChange,
 } from './identities/checks.js'
 export { MemoryIdentities, type MemoryKeyAccess } from './identities/memory.js'
 export {

@@ -63,8 +63,8 @@ export interface KeywardRoles {
    */
   updateRole(id: string, change: RoleChange, context?: AuditContext): Promise<RoleRecord | null>
   /**
-   * Deletes a role; 409 `role_in_use` while keys hold it, unless `detach`, which takes it from
-   * them and deletes it in one transaction. `null` when there is no such role.
+   * Deletes a role; 409 `role_in_use` while keys or identities hold it, unless `detach`, which
+   * takes it from them and deletes it in one transaction. `null` when there is no such role.
    */
   deleteRole(
     id: string,
@@ -92,7 +92,7 @@ async function roleRows(
   if (!auditRows.on) return undefined
   const developerId = await projectDeveloper(writes, projectId)
   const at = writes.now()
-  return (role, before, detached) => {
+  return (role, before, detached, detachedIdentities = []) => {
     const diff =
       before !== null && action === 'role.updated' ? changed(roleFields(before), roleFields(role)) : null
     const event = (fields: Parameters<typeof auditRows.event>[0]) => auditRows.event(fields, context, at)
@@ -114,6 +114,16 @@ async function roleRows(
           developerId,
           projectId: role.projectId,
           after: { key_prefix: key.keyPrefix, role_ids: key.roleIds ?? null },
+        }),
+      ),
+      ...detachedIdentities.map((identity) =>
+        event({
+          action: 'identity.updated',
+          targetType: 'identity',
+          targetId: identity.id,
+          developerId,
+          projectId: role.projectId,
+          after: { role_ids: identity.roleIds ?? null },
         }),
       ),
     ]
@@ -179,6 +189,15 @@ const newRole = (
   updatedAt: at,
 })
 
+// Who holds a role, for its refusal: "1 key holds", "2 keys and 1 identity hold".
+function holdersOf(keys: number, identities: number): string {
+  const counted = [
+    ...(keys > 0 || identities === 0 ? [keys === 1 ? '1 key' : `${keys} keys`] : []),
+    ...(identities > 0 ? [identities === 1 ? '1 identity' : `${identities} identities`] : []),
+  ]
+  return `${counted.join(' and ')} ${keys + identities === 1 ? 'holds' : 'hold'}`
+}
+
 const nameTaken = () =>
   new KeywardError(ErrorType.roleExists, 'The project has a role of this name already.', ['body', 'name'])
 
@@ -234,7 +253,7 @@ export function roleMethods(writes: Writes): KeywardRoles {
       )
       if (outcome === null) return null
       if ('kept' in outcome) {
-        const holders = outcome.keys === 1 ? '1 key holds' : `${outcome.keys} keys hold`
+        const holders = holdersOf(outcome.keys, outcome.identities ?? 0)
         throw new KeywardError(
           ErrorType.roleInUse,
           `${holders} the role: take it from them first, or delete it with detach.`,
