@@ -1,4 +1,5 @@
 import type {
+  IdentityRecord,
   KeyPageQuery,
   KeyRecord,
   RoleAuditWrite,
@@ -11,7 +12,7 @@ import type {
 import { appendAuditIn } from './audit.js'
 import type { SqlQueryable } from './driver.js'
 import type { IdentityStoreAccess } from './identities.js'
-import { type Changed, readPage, run, toRecord, UUID } from './key-rows.js'
+import { type Changed, type IdentityRow, readPage, run, toIdentity, toRecord, UUID } from './key-rows.js'
 import { type RoleStatements, roleStatementsFor } from './role-statements.js'
 
 type RoleRow = {
@@ -128,24 +129,36 @@ export class PostgresRoles implements RoleStore {
 
   async deleteRole(id: string, detach: boolean, audit?: RoleAuditWrite): Promise<RoleDeletion | null> {
     if (!UUID.test(id)) return null
-    // One transaction: the role locked first, taken from its keys, then deleted.
-    const done = await this.#access.db.transaction(async (tx): Promise<RoleDeletion | null> => {
+    // One transaction: the role locked first, taken from its keys and identities, then deleted.
+    type Done = RoleDeletion & { readonly members?: readonly Changed[] }
+    const done = await this.#access.db.transaction(async (tx): Promise<Done | null> => {
       const current = firstRole(await run<RoleRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
       if (!detach) {
-        const [{ keys } = { keys: 0 }] = await run<{ keys: number }>(tx, this.#sql.countKeys, [id])
-        if (keys > 0) return { kept: current, keys }
+        const [counts = { keys: 0, identities: 0 }] = await run<{ keys: number; identities: number }>(
+          tx,
+          this.#sql.countKeys,
+          [id],
+        )
+        if (counts.keys > 0 || counts.identities > 0) return { kept: current, ...counts }
       }
       const detached: KeyRecord[] = detach ? (await run(tx, this.#sql.detachAll, [id])).map(toRecord) : []
+      const rows = detach
+        ? await run<IdentityRow & { members: Changed[] }>(tx, this.#sql.detachIdentities, [id])
+        : []
+      const detachedIdentities: IdentityRecord[] = rows.map(toIdentity)
       await run(tx, this.#sql.delete, [id])
-      if (audit) await appendAuditIn(tx, this.#access.audit, audit(current, current, detached))
-      return { deleted: current, detached }
+      if (audit) {
+        await appendAuditIn(tx, this.#access.audit, audit(current, current, detached, detachedIdentities))
+      }
+      return { deleted: current, detached, detachedIdentities, members: rows.flatMap((row) => row.members) }
     })
     if (done === null || 'kept' in done) return done
+    const { members = [], ...deletion } = done
     const committedAt = performance.now()
-    for (const key of done.detached) this.#access.wrote(key)
-    if (done.detached.length > 0) await this.#access.revoked(committedAt)
-    return done
+    for (const key of [...done.detached, ...members]) this.#access.wrote(key)
+    if (done.detached.length > 0 || members.length > 0) await this.#access.revoked(committedAt)
+    return deletion
   }
 
   // A write and its audit rows in one transaction; without `audit`, the write alone.
