@@ -18,6 +18,11 @@ export interface CreateRoleOptions {
   readonly permissions: readonly string[]
 }
 
+/** What holds roles by id: a key or an identity. */
+export interface RoleHolder {
+  readonly roleIds?: readonly string[] | null
+}
+
 /** @internal The roles of a project: part of {@link Keyward}. */
 export interface KeywardRoles {
   /**
@@ -43,9 +48,9 @@ export interface KeywardRoles {
    */
   findRolesByName(projectId: string, names: readonly string[]): Promise<RoleRecord[]>
   /**
-   * The records with `roles`, the names of the roles each holds (in the order it was given them;
-   * roles deleted since are left out), as `keyToJson` shows them. One store call for all of them,
-   * none when no record holds a role.
+   * The records (keys or identities) with `roles`, the names of the roles each holds (in the
+   * order it was given them; roles deleted since are left out), as `keyToJson` and
+   * `identityToJson` show them. One store call for all of them, none when no record holds a role.
    *
    * @example
    * ```ts
@@ -53,7 +58,9 @@ export interface KeywardRoles {
    * keyToJson(named).roles // ['billing']
    * ```
    */
-  withRoleNames(records: readonly KeyRecord[]): Promise<KeyRecord[]>
+  withRoleNames<T extends RoleHolder>(
+    records: readonly T[],
+  ): Promise<Array<T & { readonly roles?: readonly string[] }>>
   /** A project's roles, newest first, a page at a time. */
   listRolesPage(projectId: string, options?: IdentityPageOptions): Promise<RolePage>
   /**
