@@ -2006,6 +2006,8 @@ export interface components {
             readonly deleted: true;
             /** The ids of the keys the role was taken from (with `detach=true`); empty otherwise. */
             readonly detached_keys: readonly string[];
+            /** The ids of the identities the role was taken from (with `detach=true`); empty otherwise. */
+            readonly detached_identities: readonly string[];
         };
         /** A new endpoint: at most 10 per developer. */
         readonly CreateWebhookEndpointBody: {

@@ -71,7 +71,8 @@ interface Holder {
     id: string,
     wanted: CreditChange,
   ): Promise<{ id: string; remaining?: number | null } | null>
-  json(changed: never): unknown
+  /** The holder as `--json` prints it, with the names of its roles. */
+  json(keyward: Keyward, changed: never): Promise<unknown>
   readonly description: string
 }
 
@@ -116,7 +117,7 @@ function creditsCommandOf(holder: Holder): Command {
         const left = updated.remaining == null ? 'unlimited' : String(updated.remaining)
         context.print(
           `Credits of ${word === 'API key' ? 'key' : word} ${updated.id}: ${left}.`,
-          holder.json(updated as never),
+          await holder.json(keyward, updated as never),
         )
         return EXIT.ok
       })
@@ -138,7 +139,7 @@ export const creditsCommand: Command = creditsCommandOf({
     // Its roles by name, as every other command prints a key.
     return updated && (await keyward.withRoleNames([updated]))[0]!
   },
-  json: (record: KeyRecord) => keyToJson(record),
+  json: async (keyward: Keyward, record: KeyRecord) => keyToJson((await keyward.withRoleNames([record]))[0]!),
 })
 
 /**
@@ -153,5 +154,6 @@ export const identityCreditsCommand: Command = creditsCommandOf({
   listedBy: 'keyward identities list',
   description: "an identity's credit pool, which every key of the identity spends from",
   change: (keyward, id, wanted) => keyward.changeIdentityCredits(id, wanted),
-  json: (identity: IdentityRecord) => identityToJson(identity),
+  json: async (keyward: Keyward, identity: IdentityRecord) =>
+    identityToJson((await keyward.withRoleNames([identity]))[0]!),
 })

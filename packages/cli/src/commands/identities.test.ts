@@ -181,6 +181,17 @@ describe('keyward identities', () => {
     const refused = await create('customer_initech', '--role', 'auditor')
     expect(refused.code).toBe(EXIT.usage)
     expect(await keyward().findIdentityByExternalId('proj_1', 'customer_initech')).toBeNull()
+
+    await run('identities', 'update', acme.id, '--role', 'support')
+    const [support] = await keyward().findRolesByName('proj_1', ['support'])
+    const held = await run('roles', 'delete', support!.id)
+    expect([held.code, held.stderr]).toEqual([
+      EXIT.failed,
+      'keyward: 1 identity holds the role: take it from them first, or delete it with --detach.\n',
+    ])
+    const detached = await run('roles', 'delete', support!.id, '--detach')
+    expect(detached.stdout).toBe(`Deleted role ${support!.id} (support), taken from 1 identity.\n`)
+    expect((await keyward().findIdentity(acme.id))?.roleIds ?? null).toBeNull()
   })
 
   it('joins keys by keys create and keys update, lists them, and deletes only with --revoke-keys', async () => {

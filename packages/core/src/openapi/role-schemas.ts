@@ -104,6 +104,9 @@ export const DeletedRoleSchema = Type.Object({
   detached_keys: Type.Array(Type.String(), {
     description: 'The ids of the keys the role was taken from (with `detach=true`); empty otherwise.',
   }),
+  detached_identities: Type.Array(Type.String(), {
+    description: 'The ids of the identities the role was taken from (with `detach=true`); empty otherwise.',
+  }),
 })
 
 /** The role schemas of `components.schemas`. */

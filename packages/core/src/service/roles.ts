@@ -1,6 +1,7 @@
 import type { AuditAction, AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import type { IdentityRecord } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
 import { checkKeyRoles, checkNewRole, checkRoleChange } from '../roles/checks.js'
 import type { RoleChange, RoleRecord } from '../roles/model.js'
@@ -71,13 +72,18 @@ export interface KeywardRoles {
   updateRole(id: string, change: RoleChange, context?: AuditContext): Promise<RoleRecord | null>
   /**
    * Deletes a role; 409 `role_in_use` while keys or identities hold it, unless `detach`, which
-   * takes it from them and deletes it in one transaction. `null` when there is no such role.
+   * takes it from them and deletes it in one transaction (`detached`: the keys, and
+   * `detachedIdentities`: the identities, as written). `null` when there is no such role.
    */
   deleteRole(
     id: string,
     options?: { readonly detach?: boolean },
     context?: AuditContext,
-  ): Promise<{ readonly role: RoleRecord; readonly detached: readonly KeyRecord[] } | null>
+  ): Promise<{
+    readonly role: RoleRecord
+    readonly detached: readonly KeyRecord[]
+    readonly detachedIdentities: readonly IdentityRecord[]
+  } | null>
 }
 
 /** @internal The role store of the service's store; a `TypeError` when it keeps none. */
@@ -268,7 +274,11 @@ export function roleMethods(writes: Writes): KeywardRoles {
         )
       }
       for (const key of outcome.detached) wrote(key.hash)
-      return { role: outcome.deleted, detached: outcome.detached }
+      return {
+        role: outcome.deleted,
+        detached: outcome.detached,
+        detachedIdentities: outcome.detachedIdentities ?? [],
+      }
     },
   }
 }

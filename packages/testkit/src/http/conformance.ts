@@ -87,6 +87,7 @@ const MASKED_FIELDS = new Set([
   'identity_id',
   'revoked_keys',
   'detached_keys',
+  'detached_identities',
 ])
 
 /**

@@ -117,7 +117,14 @@ export const identityRoleCases: readonly HttpCase[] = [
     },
     expect: {
       status: 200,
-      check: (body, w) => assert(body.id === made.get(w)!.roleId && body.deleted === true, 'deleted', body),
+      check: (body, w) =>
+        assert(
+          body.id === made.get(w)!.roleId &&
+            body.deleted === true &&
+            JSON.stringify(body.detached_identities) === JSON.stringify([made.get(w)!.identityId]),
+          'deleted, and detached from its identity',
+          body,
+        ),
       afterwards: async (w) => {
         assert((await identityRoleIds(w)) === null, 'the identity holds no role', made.get(w))
         assert(await keyRefused(w), 'the key is refused', made.get(w))
