@@ -71,8 +71,7 @@ interface Holder {
     id: string,
     wanted: CreditChange,
   ): Promise<{ id: string; remaining?: number | null } | null>
-  /** The holder as `--json` prints it, with the names of its roles. */
-  json(keyward: Keyward, changed: never): Promise<unknown>
+  json(changed: never): unknown
   readonly description: string
 }
 
@@ -117,7 +116,7 @@ function creditsCommandOf(holder: Holder): Command {
         const left = updated.remaining == null ? 'unlimited' : String(updated.remaining)
         context.print(
           `Credits of ${word === 'API key' ? 'key' : word} ${updated.id}: ${left}.`,
-          await holder.json(keyward, updated as never),
+          holder.json(updated as never),
         )
         return EXIT.ok
       })
@@ -139,7 +138,7 @@ export const creditsCommand: Command = creditsCommandOf({
     // Its roles by name, as every other command prints a key.
     return updated && (await keyward.withRoleNames([updated]))[0]!
   },
-  json: async (keyward: Keyward, record: KeyRecord) => keyToJson((await keyward.withRoleNames([record]))[0]!),
+  json: (record: KeyRecord) => keyToJson(record),
 })
 
 /**
@@ -153,7 +152,10 @@ export const identityCreditsCommand: Command = creditsCommandOf({
   short: 'identity',
   listedBy: 'keyward identities list',
   description: "an identity's credit pool, which every key of the identity spends from",
-  change: (keyward, id, wanted) => keyward.changeIdentityCredits(id, wanted),
-  json: async (keyward: Keyward, identity: IdentityRecord) =>
-    identityToJson((await keyward.withRoleNames([identity]))[0]!),
+  change: async (keyward, id, wanted) => {
+    const updated = await keyward.changeIdentityCredits(id, wanted)
+    // Its roles by name, as every other command prints an identity.
+    return updated && (await keyward.withRoleNames([updated]))[0]!
+  },
+  json: (identity: IdentityRecord) => identityToJson(identity),
 })

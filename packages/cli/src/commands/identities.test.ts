@@ -168,6 +168,8 @@ describe('keyward identities', () => {
     expect(shown.stdout).toContain('  Roles        billing, support\n')
     const listed = JSON.parse((await run('identities', 'list', '--project', 'proj_1', '--json')).stdout)
     expect(listed.identities[0].roles).toEqual(['billing', 'support'])
+    const pooled = await run('identities', 'credits', acme.id, '--set', '10', '--json')
+    expect(JSON.parse(pooled.stdout)).toMatchObject({ remaining: 10, roles: ['billing', 'support'] })
     const replaced = await run('identities', 'update', acme.id, '--role', 'support', '--json')
     expect(JSON.parse(replaced.stdout).roles).toEqual(['support'])
     const cleared = await run('identities', 'update', acme.id, '--clear-roles', '--json')
