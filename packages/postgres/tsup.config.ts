@@ -52,6 +52,7 @@ export default packageBuild({
       'key-pepper.sql',
       'roles.sql',
       'webhooks.sql',
+      'identity-roles.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -650,7 +650,7 @@ const endpoints: {
     method: 'DELETE',
     path: '/api/v1/projects/p1/roles/r1',
     send: { developer: true },
-    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: [] } },
+    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: [], detached_identities: [] } },
   },
   {
     name: 'roles.delete with detach',
@@ -658,7 +658,7 @@ const endpoints: {
     method: 'DELETE',
     path: '/api/v1/projects/p1/roles/r1?detach=true',
     send: { developer: true },
-    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: ['k1'] } },
+    reply: { status: 200, body: { id: 'r1', deleted: true, detached_keys: ['k1'], detached_identities: [] } },
   },
   {
     name: 'health',
@@ -1188,6 +1188,7 @@ describe('createClient: roles, against the core routes', () => {
       id: billing.id,
       deleted: true,
       detached_keys: [key.id],
+      detached_identities: [],
     })
     expect((await client.apiKeys.get('p1', key.id)).roles).toBeNull()
   })

@@ -1117,8 +1117,10 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
+            readonly roles?: readonly string[] | null;
         };
-        /** Any of `metadata` and `ratelimits` (`null` clears); fields left out stay as they are. `external_id` never changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields are refused (`extra_forbidden`). */
+        /** Any of `metadata`, `ratelimits` and `roles` (`null` clears); fields left out stay as they are. `external_id` never changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateIdentityBody: {
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -1133,6 +1135,8 @@ export interface components {
                 /** The window, in milliseconds of whole seconds: from 1000 (1 s) to 86400000 (1 day). */
                 readonly duration: number;
             }[] | null;
+            /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
+            readonly roles?: readonly string[] | null;
         };
         /** At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys. */
         readonly RateLimit: {
@@ -1548,6 +1552,8 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
+            readonly roles: readonly string[] | null;
             /**
              * Format: date-time
              * When the identity was created.
@@ -1588,6 +1594,8 @@ export interface components {
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
                 } | null;
+                /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
+                readonly roles: readonly string[] | null;
                 /**
                  * Format: date-time
                  * When the identity was created.
@@ -1937,6 +1945,8 @@ export interface components {
         readonly GrantedPermission: string;
         /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
         readonly KeyRoles: readonly string[] | null;
+        /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
+        readonly IdentityRoles: readonly string[] | null;
         /** Unknown fields are refused (`extra_forbidden`). A permission must be declared by the server. */
         readonly CreateRoleBody: {
             /** 1 to 100 characters, unique within the project (409 `role_exists`). */
@@ -1996,6 +2006,8 @@ export interface components {
             readonly deleted: true;
             /** The ids of the keys the role was taken from (with `detach=true`); empty otherwise. */
             readonly detached_keys: readonly string[];
+            /** The ids of the identities the role was taken from (with `detach=true`); empty otherwise. */
+            readonly detached_identities: readonly string[];
         };
         /** A new endpoint: at most 10 per developer. */
         readonly CreateWebhookEndpointBody: {

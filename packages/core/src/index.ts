@@ -176,6 +176,8 @@ export {
   checkIdentityChange,
   checkNewIdentity,
   checkRateLimits,
+  type GivenIdentity,
+  type GivenIdentityChange,
 } from './identities/checks.js'
 export { MemoryIdentities, type MemoryKeyAccess } from './identities/memory.js'
 export {
@@ -313,7 +315,7 @@ export type {
   ProjectAuth,
   Requirement,
 } from './service/requirements.js'
-export type { CreateRoleOptions } from './service/roles.js'
+export type { CreateRoleOptions, RoleHolder } from './service/roles.js'
 export type { RolledKey, RollKeyOptions } from './service/roll.js'
 export type { OwnerKeyPolicies } from './service/types.js'
 export type { CountedKey, UsageCountsStats } from './service/usage-counts.js'

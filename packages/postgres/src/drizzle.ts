@@ -234,6 +234,7 @@ export function keywardTables(schema = 'keyward') {
       refilledAt: at('refilled_at'),
       createdAt: at('created_at').notNull().defaultNow(),
       updatedAt: at('updated_at').notNull().defaultNow(),
+      roleIds: uuid('role_ids').array(),
     },
     (t) => [
       check(
@@ -247,6 +248,7 @@ export function keywardTables(schema = 'keyward') {
         t.createdAt.desc().nullsFirst(),
         t.id.desc().nullsFirst(),
       ),
+      index('identities_role_ids_idx').using('gin', t.roleIds).where(sql`role_ids IS NOT NULL`),
     ],
   )
   const apiKeyOwners = keyward.table(
@@ -470,8 +472,9 @@ export const auditLog = tables.auditLog
 
 /**
  * The table `keyward.identities` (a project's customers, whose keys share rate limits and a
- * credit pool), for reading it with Drizzle and joining it to `api_keys.identity_id`. Write
- * identities through Keyward: it keeps the change feed and the audit log.
+ * credit pool, and hold roles by id in `role_ids` since schema version 16), for reading it with
+ * Drizzle and joining it to `api_keys.identity_id`. Write identities through Keyward: it keeps the
+ * change feed and the audit log.
  *
  * @example
  * ```ts
@@ -482,8 +485,8 @@ export const identities = tables.identities
 
 /**
  * The table `keyward.roles` (a project's named sets of permissions, schema version 14), which
- * keys hold by id in `api_keys.role_ids`. Read it freely; write roles through Keyward: it keeps
- * the change feed and the audit log.
+ * keys hold by id in `api_keys.role_ids`, and identities in `identities.role_ids`. Read it
+ * freely; write roles through Keyward: it keeps the change feed and the audit log.
  *
  * @example
  * ```ts

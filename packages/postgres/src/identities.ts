@@ -46,6 +46,7 @@ const insertValues = (record: IdentityRecord): unknown[] => [
   ...creditValues(record),
   record.createdAt,
   record.updatedAt,
+  record.roleIds?.length ? record.roleIds : null,
 ]
 
 /** @internal What the key store lends its identities: its driver, its audit log and its feed. */
@@ -107,7 +108,7 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
   }
 
   protected async update(id: string, change: IdentityChange, updatedAt: Date, audit?: IdentityAuditWrite) {
-    const { metadata, ratelimits } = change
+    const { metadata, ratelimits, roleIds } = change
     const params = [
       id,
       metadata !== undefined,
@@ -115,6 +116,8 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
       ratelimits !== undefined,
       ratelimits === undefined ? null : JSON.stringify(ratelimits),
       updatedAt,
+      roleIds !== undefined,
+      roleIds?.length ? roleIds : null,
     ]
     return this.#write(audit, async (db) => {
       // Audited: the identity as it was, under its row lock, for the rows' `before`.

@@ -31,9 +31,17 @@ export interface IdentityStatements extends CreditStatements {
 
 // The columns an identity is read from and inserted into, in the order of the insert's parameters.
 export const IDENTITY_COLUMNS =
-  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at'
+  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids'
 
 const cache = new Map<string, IdentityStatements>()
+
+/**
+ * @internal The keys of the identity `i` (of a statement's row), for this process to hear of them
+ * at once (the trigger tells every process).
+ */
+export const identityMembers = (keys: string) =>
+  `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
+     FROM ${keys} AS k WHERE k.identity_id = i.id)`
 
 /** @internal The identities' statements for `schema`, built once per schema. */
 export function identityStatementsFor(schema: string): IdentityStatements {
@@ -46,8 +54,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
   const keyColumns = (table: string) => qualified(KEY_COLUMNS, table)
   const identityColumns = qualified(IDENTITY_COLUMNS, 'i')
   // The identity's keys, for this process to hear of them at once (the trigger tells every process).
-  const members = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
-     FROM ${keys} AS k WHERE k.identity_id = i.id)`
+  const members = identityMembers(keys)
   const statements: IdentityStatements = {
     // Nothing back when the project has an identity of this external id: the unique index
     // decides, under races too (a concurrent insert is waited for, then found).
@@ -55,7 +62,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
       'insert',
       `INSERT INTO ${identities} (${IDENTITY_COLUMNS})
        VALUES ($1::uuid, $2::text, $3::text, $4::text::jsonb, $5::text::jsonb, $6::bigint, $7::bigint,
-         $8::text, $9::smallint, $10::timestamptz, $11::timestamptz, $12::timestamptz)
+         $8::text, $9::smallint, $10::timestamptz, $11::timestamptz, $12::timestamptz, $13::uuid[])
        ON CONFLICT (project_id, external_id) DO NOTHING
        RETURNING ${IDENTITY_COLUMNS}`,
     ),
@@ -68,13 +75,14 @@ export function identityStatementsFor(schema: string): IdentityStatements {
     // so that neither misses the other, nor a change of the identity (see identities.sql).
     lock: named('lock', `SELECT ${IDENTITY_COLUMNS} FROM ${identities} WHERE id = $1 FOR UPDATE`),
     lockShared: named('lock_shared', `SELECT ${IDENTITY_COLUMNS} FROM ${identities} WHERE id = $1 FOR SHARE`),
-    // A field whose flag ($2, $4) is false stays as it is. The identity's keys come back with it,
+    // A field whose flag ($2, $4, $7) is false stays as it is. The identity's keys come back with it,
     // for this process to hear of them at once (the trigger tells every process).
     update: named(
       'update',
       `UPDATE ${identities} AS i SET
          metadata = CASE WHEN $2::boolean THEN $3::text::jsonb ELSE i.metadata END,
          ratelimits = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE i.ratelimits END,
+         role_ids = CASE WHEN $7::boolean THEN $8::uuid[] ELSE i.role_ids END,
          updated_at = $6::timestamptz
        WHERE i.id = $1
        RETURNING ${identityColumns}, ${members} AS members`,

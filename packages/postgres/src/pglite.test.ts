@@ -67,6 +67,7 @@ describe('PGlite driver', () => {
         { version: 13 },
         { version: 14 },
         { version: 15 },
+        { version: 16 },
       ])
       await second.close()
     } finally {

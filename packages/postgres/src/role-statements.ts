@@ -1,3 +1,4 @@
+import { IDENTITY_COLUMNS, identityMembers } from './identity-statements.js'
 import {
   KEY_COLUMNS,
   type PageStatements,
@@ -17,6 +18,7 @@ export interface RoleStatements {
   readonly update: Statement
   readonly countKeys: Statement
   readonly detachAll: Statement
+  readonly detachIdentities: Statement
   readonly delete: Statement
   readonly listPage: PageStatements
 }
@@ -32,13 +34,17 @@ export function roleStatementsFor(schema: string): RoleStatements {
   if (cached) return cached
   const roles = `"${schema}".roles`
   const keys = `"${schema}".api_keys`
+  const identities = `"${schema}".identities`
+  // The identities that hold the role `id` (schema version 16).
+  const holdingIdentities = (id: string) => `SELECT id FROM ${identities} WHERE role_ids @> ARRAY[${id}]`
   const prefix = statementPrefix(schema)
   const named = (name: string, text: string): Statement => ({ name: `${prefix}_role_${name}`, text })
   const keyColumns = qualified(KEY_COLUMNS, 'k')
   const roleColumns = qualified(ROLE_COLUMNS, 'r')
-  // The role's keys, for this process to hear of them at once (the trigger tells every process).
+  // The role's keys, and those of the identities that hold it, for this process to hear of them
+  // at once (the trigger tells every process).
   const holders = `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'hash', k.hash)), '[]'::jsonb)
-     FROM ${keys} AS k WHERE k.role_ids @> ARRAY[r.id])`
+     FROM ${keys} AS k WHERE k.role_ids @> ARRAY[r.id] OR k.identity_id IN (${holdingIdentities('r.id')}))`
   const statements: RoleStatements = {
     // Nothing back when the project has a role of this name: the unique index decides.
     insert: named(
@@ -70,7 +76,8 @@ export function roleStatementsFor(schema: string): RoleStatements {
     ),
     countKeys: named(
       'count_keys',
-      `SELECT count(*)::int AS keys FROM ${keys} WHERE role_ids @> ARRAY[$1::uuid]`,
+      `SELECT (SELECT count(*)::int FROM ${keys} WHERE role_ids @> ARRAY[$1::uuid]) AS keys,
+         (SELECT count(*)::int FROM (${holdingIdentities('$1::uuid')}) AS i) AS identities`,
     ),
     // The role taken from every key that holds it; a key left with none holds NULL.
     detachAll: named(
@@ -78,6 +85,13 @@ export function roleStatementsFor(schema: string): RoleStatements {
       `UPDATE ${keys} AS k SET role_ids = nullif(array_remove(k.role_ids, $1::uuid), '{}')
        WHERE k.role_ids @> ARRAY[$1::uuid]
        RETURNING ${keyColumns}`,
+    ),
+    // The role taken from every identity that holds it, as from the keys; their keys come back.
+    detachIdentities: named(
+      'detach_identities',
+      `UPDATE ${identities} AS i SET role_ids = nullif(array_remove(i.role_ids, $1::uuid), '{}')
+       WHERE i.role_ids @> ARRAY[$1::uuid]
+       RETURNING ${qualified(IDENTITY_COLUMNS, 'i')}, ${identityMembers(keys)} AS members`,
     ),
     delete: named('delete', `DELETE FROM ${roles} WHERE id = $1`),
     listPage: pageStatements(named, 'roles', roles, ROLE_COLUMNS, 'project_id = $1'),

@@ -1,4 +1,5 @@
 import type {
+  IdentityRecord,
   KeyPageQuery,
   KeyRecord,
   RoleAuditWrite,
@@ -8,11 +9,20 @@ import type {
   RoleRecord,
   RoleStore,
 } from '@keyward/core'
-import { type RoleRowOf, type RoleUpdate, roleOf, SqlRolesBase } from '@keyward/sql'
+import { type RoleRemoval, type RoleRowOf, type RoleUpdate, roleOf, SqlRolesBase } from '@keyward/sql'
 import { appendAuditIn } from './audit.js'
 import type { SqlQueryable } from './driver.js'
 import type { IdentityStoreAccess } from './identities.js'
-import { type Changed, PG_VALUES, type PgTypes, readPage, run, toRecord } from './key-rows.js'
+import {
+  type Changed,
+  type IdentityRow,
+  PG_VALUES,
+  type PgTypes,
+  readPage,
+  run,
+  toIdentity,
+  toRecord,
+} from './key-rows.js'
 import { type RoleStatements, roleStatementsFor } from './role-statements.js'
 
 type RoleRow = RoleRowOf<PgTypes>
@@ -99,19 +109,29 @@ export class PostgresRoles extends SqlRolesBase implements RoleStore {
     })
   }
 
-  // One transaction: the role locked first, taken from its keys, then deleted.
+  // One transaction: the role locked first, taken from its keys and identities, then deleted.
   protected async remove(id: string, detach: boolean, audit?: RoleAuditWrite) {
-    return this.#access.db.transaction(async (tx): Promise<RoleDeletion | null> => {
+    return this.#access.db.transaction(async (tx): Promise<RoleRemoval | null> => {
       const current = firstRole(await run<RoleRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
       if (!detach) {
-        const [{ keys } = { keys: 0 }] = await run<{ keys: number }>(tx, this.#sql.countKeys, [id])
-        if (keys > 0) return { kept: current, keys }
+        const [counts = { keys: 0, identities: 0 }] = await run<{ keys: number; identities: number }>(
+          tx,
+          this.#sql.countKeys,
+          [id],
+        )
+        if (counts.keys > 0 || counts.identities > 0) return { kept: current, ...counts }
       }
       const detached: KeyRecord[] = detach ? (await run(tx, this.#sql.detachAll, [id])).map(toRecord) : []
+      const rows = detach
+        ? await run<IdentityRow & { members: Changed[] }>(tx, this.#sql.detachIdentities, [id])
+        : []
+      const detachedIdentities: IdentityRecord[] = rows.map(toIdentity)
       await run(tx, this.#sql.delete, [id])
-      if (audit) await appendAuditIn(tx, this.#access.audit, audit(current, current, detached))
-      return { deleted: current, detached }
+      if (audit) {
+        await appendAuditIn(tx, this.#access.audit, audit(current, current, detached, detachedIdentities))
+      }
+      return { deleted: current, detached, detachedIdentities, members: rows.flatMap((row) => row.members) }
     })
   }
 

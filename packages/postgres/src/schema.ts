@@ -3,6 +3,7 @@ import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
 import creditsSql from './credits.sql?raw'
 import identitiesSql from './identities.sql?raw'
+import identityRolesSql from './identity-roles.sql?raw'
 import keyPagesSql from './key-pages.sql?raw'
 import keyPepperSql from './key-pepper.sql?raw'
 import keyPoliciesSql from './key-policies.sql?raw'
@@ -15,7 +16,7 @@ import schemaV2Sql from './schema-v2.sql?raw'
 import webhooksSql from './webhooks.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (12, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (16, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -26,8 +27,9 @@ import webhooksSql from './webhooks.sql?raw'
  * `dist/audit-log.sql`, version 10 (identities) as shipped in `dist/identities.sql`, version 11
  * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`, version 12 (indexed
  * search of listings) as shipped in `dist/key-search.sql`, version 13 (the pepper of a key's
- * hash) as shipped in `dist/key-pepper.sql`, version 14 (roles) as shipped in `dist/roles.sql`
- * and version 15 (webhooks) as shipped in `dist/webhooks.sql`. Readable,
+ * hash) as shipped in `dist/key-pepper.sql`, version 14 (roles) as shipped in `dist/roles.sql`,
+ * version 15 (webhooks) as shipped in `dist/webhooks.sql` and version 16 (the roles of
+ * identities) as shipped in `dist/identity-roles.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -52,6 +54,7 @@ export const SCHEMA_SQL: string = [
   keyPepperSql,
   rolesSql,
   webhooksSql,
+  identityRolesSql,
 ].join('\n')
 
 /**
@@ -242,6 +245,20 @@ export const ROLES_SQL: string = rolesSql
 export const WEBHOOKS_SQL: string = webhooksSql
 
 /**
+ * The SQL of schema version 16, the roles of identities: the column `role_ids` of `identities`
+ * with its index, the identity's trigger watching it, and the role's trigger notifying the keys
+ * whose identity holds the role too. Online (a nullable column, no rewrite). Shipped as
+ * `dist/identity-roles.sql`; apply it after `webhooks.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { IDENTITY_ROLES_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/016_keyward_identity_roles.sql', IDENTITY_ROLES_SQL)
+ * ```
+ */
+export const IDENTITY_ROLES_SQL: string = identityRolesSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -285,6 +302,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'key_pepper', sql: keyPepperSql },
   { version: 14, name: 'roles', sql: rolesSql },
   { version: 15, name: 'webhooks', sql: webhooksSql },
+  { version: 16, name: 'identity_roles', sql: identityRolesSql },
 ]
 
 /**

@@ -40,7 +40,7 @@ export {
 } from './key-rows.js'
 export { type MigrateSqlOptions, migrateSql, SQL_SCHEMA_VERSION } from './migrate.js'
 export { SqlOutcomeUnknownError } from './outcome.js'
-export { type RoleUpdate, SqlRolesBase } from './roles-base.js'
+export { type RoleRemoval, type RoleUpdate, SqlRolesBase } from './roles-base.js'
 export {
   DEFAULT_TABLE_PREFIX,
   type SqlMigration,

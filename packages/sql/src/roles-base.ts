@@ -21,6 +21,12 @@ export interface RoleUpdate {
 }
 
 /**
+ * @internal A role's deletion as a store wrote it: with the keys of the identities it was taken
+ * from (`members`), which the key store is told of with the keys it was taken from.
+ */
+export type RoleRemoval = RoleDeletion & { readonly members?: readonly KeyChange[] }
+
+/**
  * @internal The part of a role store that is the same on every SQL database. A store
  * (`SqlRoles`, `PostgresRoles`) supplies the statements. A change of a role, and its deletion
  * from keys, tell the key store of each key that holds it: fewer permissions may be a revocation,
@@ -70,8 +76,9 @@ export abstract class SqlRolesBase {
     if (!UUID.test(id)) return null
     const done = await this.remove(id, detach, audit)
     if (done === null || 'kept' in done) return done
-    await this.#published(done.detached, performance.now())
-    return done
+    const { members = [], ...deletion } = done
+    await this.#published([...done.detached, ...members], performance.now())
+    return deletion
   }
 
   /** Reads a role by its id (a UUID). */
@@ -102,7 +109,7 @@ export abstract class SqlRolesBase {
     id: string,
     detach: boolean,
     audit: RoleAuditWrite | undefined,
-  ): Promise<RoleDeletion | null>
+  ): Promise<RoleRemoval | null>
 
   async #published(keys: readonly (KeyChange | KeyRecord)[], committedAt: number): Promise<void> {
     for (const key of keys) this.#feed.wrote(key)

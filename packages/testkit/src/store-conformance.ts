@@ -5,6 +5,7 @@ import { batchCases } from './store-batch-cases.js'
 import { creditCases } from './store-credit-cases.js'
 import { expiryCases } from './store-expiry-cases.js'
 import { identityCases } from './store-identity-cases.js'
+import { identityRoleCases } from './store-identity-role-cases.js'
 import { importCases } from './store-import-cases.js'
 import { ownerCases } from './store-owner-cases.js'
 import { pageCases } from './store-page-cases.js'
@@ -103,6 +104,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     auditCases(make)
     identityCases(make)
     roleCases(make)
+    identityRoleCases(make)
     importCases(make)
 
     it('inserts a record and finds it by hash and by id, field for field', async () => {

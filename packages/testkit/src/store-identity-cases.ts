@@ -14,8 +14,8 @@ const uniqueProject = () => `proj-identity-${Date.now().toString(36)}-${(counter
 
 const second = (offsetMs = 0) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs)
 
-/** A new identity of `projectId`, as a service would build it. */
-function identityFor(projectId: string, externalId: string, createdAt = second()): IdentityRecord {
+/** @internal A new identity of `projectId`, as a service would build it. */
+export function identityFor(projectId: string, externalId: string, createdAt = second()): IdentityRecord {
   return {
     id: crypto.randomUUID(),
     projectId,

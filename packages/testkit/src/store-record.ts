@@ -61,6 +61,27 @@ export async function until(check: () => boolean | Promise<boolean>): Promise<vo
   }
 }
 
+/**
+ * Runs `write` and waits until the feed has reported a change of each of `keys` (other changes
+ * may come too); fails after 15 s.
+ */
+export async function reportsEach(
+  feed: KeyChangeFeed,
+  keys: readonly KeyRecord[],
+  write: () => Promise<unknown>,
+): Promise<void> {
+  const heard = new Set<string>()
+  const stop = feed.subscribe((event) => {
+    if (event.type === 'changed') heard.add(event.hash)
+  })
+  try {
+    await write()
+    await until(() => keys.every((key) => heard.has(key.hash)))
+  } finally {
+    stop()
+  }
+}
+
 /** The store's change feed once it is connected; a store without one skips the test, saying so. */
 export async function connectedFeed(store: KeyStore, context: TestContext): Promise<KeyChangeFeed> {
   const feed = store.changes

@@ -86,7 +86,12 @@ describeBackends('roles (%s)', (backend) => {
       ])
       expect(await verify(key.key, 'generations:delete')).toMatchObject({ valid: true })
       const deleted = await send('DELETE', `${base}/${all.id}?detach=true`)
-      expect(deleted.body).toEqual({ id: all.id, deleted: true, detached_keys: [key.id] })
+      expect(deleted.body).toEqual({
+        id: all.id,
+        deleted: true,
+        detached_keys: [key.id],
+        detached_identities: [],
+      })
       expect((await send('GET', `${keys}/${key.id}`)).body.roles).toBeNull()
       // A key with no role and no permissions of its own has every permission again.
       expect(await verify(key.key, 'generations:delete')).toMatchObject({ valid: true })

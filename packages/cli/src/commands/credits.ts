@@ -152,6 +152,10 @@ export const identityCreditsCommand: Command = creditsCommandOf({
   short: 'identity',
   listedBy: 'keyward identities list',
   description: "an identity's credit pool, which every key of the identity spends from",
-  change: (keyward, id, wanted) => keyward.changeIdentityCredits(id, wanted),
+  change: async (keyward, id, wanted) => {
+    const updated = await keyward.changeIdentityCredits(id, wanted)
+    // Its roles by name, as every other command prints an identity.
+    return updated && (await keyward.withRoleNames([updated]))[0]!
+  },
   json: (identity: IdentityRecord) => identityToJson(identity),
 })

@@ -8,18 +8,17 @@ function world() {
   const store = new MemoryKeyStore()
   const cli = harness({ store: () => store })
   const keyward = () => createKeyward({ store })
-  return { cli, keyward, run: (...argv: string[]) => cli.run(...argv, ...STORE) }
+  const run = (...argv: string[]) => cli.run(...argv, ...STORE)
+  // `identities create` of proj_1, with more options.
+  const create = (externalId: string, ...more: string[]) =>
+    run('identities', 'create', '--project', 'proj_1', '--external-id', externalId, ...more)
+  return { cli, keyward, run, create }
 }
 
 describe('keyward identities', () => {
   it('creates an identity with metadata, rate limits and credits; lists, finds and shows it', async () => {
-    const { run } = world()
-    const created = await run(
-      'identities',
-      'create',
-      '--project',
-      'proj_1',
-      '--external-id',
+    const { run, create } = world()
+    const created = await create(
       'customer_acme',
       '--metadata',
       '{"plan":"pro"}',
@@ -154,6 +153,47 @@ describe('keyward identities', () => {
     )
     const unknown = await run('identities', 'update', crypto.randomUUID(), '--clear-metadata')
     expect(unknown.code).toBe(EXIT.failed)
+  })
+
+  it('gives an identity roles by name at creation, replaces and clears them, and shows them by name', async () => {
+    const { run, create, keyward } = world()
+    const billing = await keyward().createRole('proj_1', { name: 'billing', permissions: [] })
+    await keyward().createRole('proj_1', { name: 'support', permissions: [] })
+    const created = await create('customer_acme', '--role', 'billing', '--role', 'support', '--json')
+    expect(created.code, created.stderr).toBe(EXIT.ok)
+    const acme = JSON.parse(created.stdout)
+    expect(acme.roles).toEqual(['billing', 'support'])
+    expect((await keyward().findIdentity(acme.id))?.roleIds).toContain(billing.id)
+    const shown = await run('identities', 'get', acme.id)
+    expect(shown.stdout).toContain('  Roles        billing, support\n')
+    const listed = JSON.parse((await run('identities', 'list', '--project', 'proj_1', '--json')).stdout)
+    expect(listed.identities[0].roles).toEqual(['billing', 'support'])
+    const pooled = await run('identities', 'credits', acme.id, '--set', '10', '--json')
+    expect(JSON.parse(pooled.stdout)).toMatchObject({ remaining: 10, roles: ['billing', 'support'] })
+    const replaced = await run('identities', 'update', acme.id, '--role', 'support', '--json')
+    expect(JSON.parse(replaced.stdout).roles).toEqual(['support'])
+    const cleared = await run('identities', 'update', acme.id, '--clear-roles', '--json')
+    expect(JSON.parse(cleared.stdout).roles).toBeNull()
+    expect((await run('identities', 'get', acme.id)).stdout).toContain('  Roles        -\n')
+    expect((await run('identities', 'update', acme.id, '--role', 'x', '--clear-roles')).code).toBe(EXIT.usage)
+    const unknown = await run('identities', 'update', acme.id, '--role', 'auditor')
+    expect(unknown.code).toBe(EXIT.usage)
+    expect(unknown.stderr).toContain('--role')
+    expect(unknown.stderr).toContain('auditor')
+    const refused = await create('customer_initech', '--role', 'auditor')
+    expect(refused.code).toBe(EXIT.usage)
+    expect(await keyward().findIdentityByExternalId('proj_1', 'customer_initech')).toBeNull()
+
+    await run('identities', 'update', acme.id, '--role', 'support')
+    const [support] = await keyward().findRolesByName('proj_1', ['support'])
+    const held = await run('roles', 'delete', support!.id)
+    expect([held.code, held.stderr]).toEqual([
+      EXIT.failed,
+      'keyward: 1 identity holds the role: take it from them first, or delete it with --detach.\n',
+    ])
+    const detached = await run('roles', 'delete', support!.id, '--detach')
+    expect(detached.stdout).toBe(`Deleted role ${support!.id} (support), taken from 1 identity.\n`)
+    expect((await keyward().findIdentity(acme.id))?.roleIds ?? null).toBeNull()
   })
 
   it('joins keys by keys create and keys update, lists them, and deletes only with --revoke-keys', async () => {

@@ -11,7 +11,7 @@ import {
   keyToJson,
   MAX_PAGE_LIMIT,
 } from '@keyward/core'
-import { type Command, type CommandContext, idArgument, stringOption } from '../command.js'
+import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
 import { creditsOption, refillOption } from './credits.js'
@@ -24,6 +24,18 @@ const creditsOf = (identity: IdentityRecord) =>
   identity.remaining === null
     ? '-'
     : `${identity.remaining}${identity.refill ? ` (refill ${identity.refill.amount} ${identity.refill.interval})` : ''}`
+
+// Identities as --json prints them: with the names of the roles they hold (one read for all).
+const identitiesJson = async (keyward: Keyward, identities: readonly IdentityRecord[]) =>
+  (await keyward.withRoleNames(identities)).map(identityToJson)
+const identityJson = async (keyward: Keyward, identity: IdentityRecord) =>
+  (await identitiesJson(keyward, [identity]))[0]
+
+const ROLE_OPTION = {
+  flags: '--role <name>',
+  help: 'a role of the project, by name, whose permissions every key of the identity has too (repeat it)',
+  repeatable: true,
+} as const
 
 const noSuchIdentity = (id: string) =>
   new CliError(ErrorType.notFound, `No identity with id ${printable(id)}.`, EXIT.failed)
@@ -38,7 +50,7 @@ async function identityArgument(keyward: Keyward, context: CommandContext): Prom
 
 const ID_ARGUMENT = ['identity-id', 'the id of the identity (from keyward identities list)'] as const
 
-/** `keyward identities create --project ID --external-id ID [--metadata JSON] [--ratelimit ...] [--credits N [--refill RULE]]`. */
+/** `keyward identities create --project ID --external-id ID [--metadata JSON] [--ratelimit ...] [--credits N [--refill RULE]] [--role NAME ...]`. */
 export const identitiesCreateCommand: Command = {
   name: 'identities create',
   summary: 'Create an identity: a customer of a project, whose keys share its limits and credits',
@@ -47,8 +59,10 @@ export const identitiesCreateCommand: Command = {
     'unique within the project), --metadata (a JSON object of at most 4096 bytes answered with every ' +
     'verification of its keys), named rate limits shared by its keys (--ratelimit NAME:LIMIT/DURATION, ' +
     'repeatable, at most 5, a duration from 1s to 1d), and a credit pool its keys spend from (--credits, ' +
-    'with --refill AMOUNT:daily or AMOUNT:monthly:DAY). Keys join it with keyward keys create --identity ' +
-    'or --external-id, or keyward keys update --identity.',
+    'with --refill AMOUNT:daily or AMOUNT:monthly:DAY). --role (repeatable) gives it a role of the ' +
+    'project by name: every key of the identity may do what the role allows, besides its own permissions ' +
+    "and roles (a key without --permission then only what its roles and its identity's allow). Keys join " +
+    'it with keyward keys create --identity or --external-id, or keyward keys update --identity.',
   arguments: [],
   options: [
     { flags: '--project <id>', help: 'the project the identity belongs to' },
@@ -61,6 +75,7 @@ export const identitiesCreateCommand: Command = {
     },
     { flags: '--credits <n>', help: 'the credit pool its keys spend from (without it: none)' },
     { flags: '--refill <rule>', help: 'with --credits: AMOUNT:daily or AMOUNT:monthly:DAY (1-31)' },
+    ROLE_OPTION,
   ],
   store: true,
   exitCodes:
@@ -76,12 +91,13 @@ export const identitiesCreateCommand: Command = {
       ratelimits: rateLimitsOption(context),
       ...(credits === undefined ? {} : { remaining: creditsOption(credits, '--credits') }),
       refill: refillOption(stringOption(context, 'refill')) as CreditRefill | null | undefined,
+      roles: listOption(context, 'role'),
     }
     return context.withKeyward(async (keyward) => {
       const identity = await asUsage(() => keyward.createIdentity(projectId, options))
       context.print(
         `Created identity ${identity.id} (${printable(identity.externalId)}) of project ${printable(projectId)}.`,
-        identityToJson(identity),
+        await identityJson(keyward, identity),
       )
       return EXIT.ok
     })
@@ -144,7 +160,10 @@ export const identitiesListCommand: Command = {
                 timestamp(identity.createdAt),
               ]),
             )}\n\n${page.records.length} ${page.records.length === 1 ? 'identity' : 'identities'}.${more}`
-      context.print(text, { identities: page.records.map(identityToJson), next_cursor: nextCursor })
+      context.print(text, {
+        identities: await identitiesJson(keyward, page.records),
+        next_cursor: nextCursor,
+      })
       return EXIT.ok
     })
   },
@@ -153,7 +172,7 @@ export const identitiesListCommand: Command = {
 /** `keyward identities get <identity-id>`. */
 export const identitiesGetCommand: Command = {
   name: 'identities get',
-  summary: 'Show an identity: its external id, metadata, rate limits and credits',
+  summary: 'Show an identity: its external id, metadata, rate limits, credits and roles',
   description: 'Shows the identity with this id. --json prints what the API answers for it.',
   arguments: [ID_ARGUMENT],
   options: [],
@@ -162,6 +181,7 @@ export const identitiesGetCommand: Command = {
   async run(context) {
     return context.withKeyward(async (keyward) => {
       const identity = await identityArgument(keyward, context)
+      const json = await identityJson(keyward, identity)
       context.print(
         [
           `Identity ${identity.id}`,
@@ -170,24 +190,26 @@ export const identitiesGetCommand: Command = {
           `  Rate limits  ${limitsOf(identity)}`,
           `  Credits      ${creditsOf(identity)}`,
           `  Metadata     ${identity.metadata ? printable(JSON.stringify(identity.metadata)) : '-'}`,
+          `  Roles        ${json?.roles?.map(printable).join(', ') || '-'}`,
           `  Created      ${timestamp(identity.createdAt)}`,
           `  Updated      ${timestamp(identity.updatedAt)}`,
         ].join('\n'),
-        identityToJson(identity),
+        json,
       )
       return EXIT.ok
     })
   },
 }
 
-/** `keyward identities update <identity-id> [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits]`. */
+/** `keyward identities update <identity-id> [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits] [--role NAME ... | --clear-roles]`. */
 export const identitiesUpdateCommand: Command = {
   name: 'identities update',
-  summary: "Change an identity's metadata or rate limits",
+  summary: "Change an identity's metadata, rate limits or roles",
   description:
     'Changes the identity with this id; what is not named stays. --metadata replaces its metadata, ' +
     '--clear-metadata removes it; --ratelimit (repeatable) replaces its rate limits, --clear-ratelimits ' +
-    'removes them. Every server process sees the change within its revocation bound. Its external id ' +
+    'removes them; --role (repeatable, by name) replaces its roles, --clear-roles takes them all. Every ' +
+    'server process sees the change, for every key of the identity, within its revocation bound. Its external id ' +
     'never changes; its credits change through the API.',
   arguments: [ID_ARGUMENT],
   options: [
@@ -199,12 +221,15 @@ export const identitiesUpdateCommand: Command = {
       repeatable: true,
     },
     { flags: '--clear-ratelimits', help: 'remove the rate limits' },
+    { ...ROLE_OPTION, help: 'a role of the project, by name (repeat it): replaces its roles' },
+    { flags: '--clear-roles', help: 'take every role from the identity' },
   ],
   store: true,
   exitCodes: '0 updated, 1 no such identity, 2 usage error, 3 store unavailable',
   async run(context) {
     const metadata = metadataOption(context)
     const ratelimits = rateLimitsOption(context)
+    const roles = listOption(context, 'role')
     const clear = (name: string) => context.values[name] === true
     if (metadata !== undefined && clear('clear-metadata')) {
       throw usageError('--clear-metadata cannot go with --metadata.')
@@ -212,6 +237,7 @@ export const identitiesUpdateCommand: Command = {
     if (ratelimits !== undefined && clear('clear-ratelimits')) {
       throw usageError('--clear-ratelimits cannot go with --ratelimit.')
     }
+    if (roles !== undefined && clear('clear-roles')) throw usageError('--clear-roles cannot go with --role.')
     const change = {
       ...(metadata !== undefined
         ? { metadata: metadata as IdentityRecord['metadata'] }
@@ -219,9 +245,12 @@ export const identitiesUpdateCommand: Command = {
           ? { metadata: null }
           : {}),
       ...(ratelimits !== undefined ? { ratelimits } : clear('clear-ratelimits') ? { ratelimits: [] } : {}),
+      ...(roles !== undefined ? { roles } : clear('clear-roles') ? { roles: null } : {}),
     }
     if (Object.keys(change).length === 0) {
-      throw usageError('Give at least one of --metadata, --clear-metadata, --ratelimit, --clear-ratelimits.')
+      throw usageError(
+        'Give at least one of --metadata, --clear-metadata, --ratelimit, --clear-ratelimits, --role, --clear-roles.',
+      )
     }
     return context.withKeyward(async (keyward) => {
       const identity = await identityArgument(keyward, context)
@@ -229,7 +258,7 @@ export const identitiesUpdateCommand: Command = {
       if (updated === null) throw noSuchIdentity(identity.id)
       context.print(
         `Updated identity ${updated.id} (${printable(updated.externalId)}).`,
-        identityToJson(updated),
+        await identityJson(keyward, updated),
       )
       return EXIT.ok
     })

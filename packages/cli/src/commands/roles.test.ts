@@ -80,6 +80,7 @@ describe('keyward roles', () => {
       id: billing.id,
       deleted: true,
       detached_keys: [],
+      detached_identities: [],
     })
     const gone = await run('roles', 'show', billing.id)
     expect([gone.code, gone.stderr]).toEqual([EXIT.failed, `keyward: No role with id ${billing.id}.\n`])

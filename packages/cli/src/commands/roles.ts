@@ -188,18 +188,22 @@ export const rolesUpdateCommand: Command = {
 /** `keyward roles delete <role-id> [--detach]`. */
 export const rolesDeleteCommand: Command = {
   name: 'roles delete',
-  summary: 'Delete a role; with --detach, take it from the keys that hold it first',
+  summary: 'Delete a role; with --detach, take it from the keys and identities that hold it first',
   description:
-    'Deletes the role with this id. While keys hold it, it is kept (role_in_use, saying how many): take ' +
-    'it from them with keyward keys update --role or --clear-roles, or give --detach, which takes it from ' +
-    'every key that holds it and deletes it in one transaction.',
+    'Deletes the role with this id. While keys or identities hold it, it is kept (role_in_use, saying ' +
+    'how many): take it from them with keyward keys update or keyward identities update --role or ' +
+    '--clear-roles, or give --detach, which takes it from every key and identity that holds it and ' +
+    'deletes it in one transaction.',
   arguments: [ID_ARGUMENT],
   options: [
-    { flags: '--detach', help: 'take the role from the keys that hold it and delete it, in one step' },
+    {
+      flags: '--detach',
+      help: 'take the role from the keys and identities that hold it and delete it, in one step',
+    },
   ],
   store: true,
   exitCodes:
-    '0 deleted, 1 no such role, or keys hold it (without --detach), 2 usage error, 3 store unavailable',
+    '0 deleted, 1 no such role, or keys or identities hold it (without --detach), 2 usage error, 3 store unavailable',
   async run(context) {
     const detach = context.values.detach === true
     return context.withKeyward(async (keyward) => {
@@ -213,10 +217,20 @@ export const rolesDeleteCommand: Command = {
         )
       })
       if (deleted === null) throw noSuchRole(role.id)
-      const detached = deleted.detached.length
+      const keys = deleted.detached.length
+      const identities = deleted.detachedIdentities.length
+      const from = [
+        ...(keys > 0 ? [plural(keys, 'key')] : []),
+        ...(identities > 0 ? [identities === 1 ? '1 identity' : `${identities} identities`] : []),
+      ]
       context.print(
-        `Deleted role ${role.id} (${printable(role.name)})${detached > 0 ? `, taken from ${plural(detached, 'key')}` : ''}.`,
-        { id: role.id, deleted: true, detached_keys: deleted.detached.map((key) => key.id) },
+        `Deleted role ${role.id} (${printable(role.name)})${from.length > 0 ? `, taken from ${from.join(' and ')}` : ''}.`,
+        {
+          id: role.id,
+          deleted: true,
+          detached_keys: deleted.detached.map((key) => key.id),
+          detached_identities: deleted.detachedIdentities.map((identity) => identity.id),
+        },
       )
       return EXIT.ok
     })

@@ -24,6 +24,30 @@ const actions = async (keyward: Awaited<ReturnType<typeof world>>['keyward']) =>
   (await keyward.listAudit('d1')).records.map((row) => `${row.action} ${row.targetType}`)
 
 describe('identity routes', () => {
+  it('give an identity roles by name, show them by name in every answer, and clear them with null', async () => {
+    const { call, create, d1, keyward } = await identities()
+    const billing = await keyward.createRole('p1', { name: 'billing', permissions: [] })
+    await keyward.createRole('p1', { name: 'support', permissions: [] })
+    const created = await create({ external_id: 'customer_roles', roles: ['billing', 'support'] })
+    expect(created.roles).toEqual(['billing', 'support'])
+    await keyward.updateRole(billing.id, { name: 'payments' })
+    const listed = await call('GET', IDS, { key: d1 })
+    expect(listed.json.identities[0].roles).toEqual(['payments', 'support'])
+    const found = await call('GET', `${IDS}?external_id=customer_roles`, { key: d1 })
+    expect(found.json.identities[0].roles).toEqual(['payments', 'support'])
+    const patched = await call('PATCH', `${IDS}/${created.id}`, {
+      key: d1,
+      body: JSON.stringify({ roles: ['support'] }),
+    })
+    expect(patched.json.roles).toEqual(['support'])
+    const cleared = await call('PATCH', `${IDS}/${created.id}`, { key: d1, body: '{"roles":null}' })
+    expect(cleared.json.roles).toBeNull()
+    expect((await keyward.findIdentity(created.id))?.roleIds ?? null).toBeNull()
+    const unknown = await call('PATCH', `${IDS}/${created.id}`, { key: d1, body: '{"roles":["auditor"]}' })
+    expect(unknown.status).toBe(422)
+    expect(unknown.json.detail[0]).toMatchObject({ type: 'role_unknown', loc: ['body', 'roles', '0'] })
+  })
+
   it('create an identity in the JSON shape, with its limits and pool, and an audit row', async () => {
     const { call, d1, keyward } = await identities()
     const created = await call('POST', IDS, {
@@ -46,6 +70,7 @@ describe('identity routes', () => {
       ratelimits: [PER_SECOND],
       remaining: 100,
       refill: { amount: 100, interval: 'daily' },
+      roles: null,
       created_at: NOW.toISOString(),
       updated_at: NOW.toISOString(),
     })

@@ -91,6 +91,11 @@ export function identityRoutes(
       query,
     )
 
+  // Identities as the routes show them, with the names of the roles they hold (one read for all).
+  const shown = async (identities: readonly IdentityRecord[]) =>
+    (await keyward.withRoleNames(identities)).map(identityToJson)
+  const showOne = async (identity: IdentityRecord) => (await shown([identity]))[0]!
+
   async function list(request: KeywardRequest, projectId: string) {
     const found = queryParameters(request.url, ['external_id', 'q'] as const)
     const externalId = singleValue(found, 'external_id')
@@ -100,21 +105,21 @@ export function identityRoutes(
     if (externalId !== undefined) {
       checkExternalId(externalId, ['query', 'external_id'])
       const found = await keyward.findIdentityByExternalId(projectId, externalId)
-      return { identities: found ? [identityToJson(found)] : [], next_cursor: null }
+      return { identities: await shown(found ? [found] : []), next_cursor: null }
     }
     const page = await keyward.listIdentitiesPage(projectId, {
       limit,
       ...(after ? { after } : {}),
       ...(q ? { q } : {}),
     })
-    return { identities: page.records.map(identityToJson), next_cursor: nextCursor(page.next) }
+    return { identities: await shown(page.records), next_cursor: nextCursor(page.next) }
   }
 
   const routes: KeyRoute[] = [
     guardedRoute('POST', BASE, owner, async (request, auth) => {
       const { projectId, audit } = caller(request, auth)
       const given = checkNewIdentity((await body(request)) ?? {})
-      return respond(201, identityToJson(await keyward.createIdentity(projectId, given, audit)))
+      return respond(201, await showOne(await keyward.createIdentity(projectId, given, audit)))
     }),
     guardedRoute(
       'GET',
@@ -123,14 +128,14 @@ export function identityRoutes(
       async (request, auth) => respond(200, await list(request, auth.projectId!)),
       [...PAGE_QUERY, 'external_id', 'q'],
     ),
-    onIdentity('GET', '', async (identity) => identityToJson(identity)),
+    onIdentity('GET', '', showOne),
     onIdentity('PATCH', '', async (identity, request, { audit }) => {
       const change = checkIdentityChange((await body(request)) ?? {})
       // Nothing to change: nothing is written, and no audit row says otherwise.
-      if (Object.keys(change).length === 0) return identityToJson(identity)
+      if (Object.keys(change).length === 0) return showOne(identity)
       const updated = await keyward.updateIdentity(identity.id, change, audit)
       if (updated === null) throw notFound()
-      return identityToJson(updated)
+      return showOne(updated)
     }),
     onIdentity(
       'DELETE',
@@ -163,7 +168,7 @@ export function identityRoutes(
       const change = checkCreditChange(checkBody(ChangeCreditsBodySchema, await body(request)))
       const updated = await keyward.changeIdentityCredits(identity.id, change, audit)
       if (updated === null) throw notFound()
-      return identityToJson(updated)
+      return showOne(updated)
     }),
   ]
   // Mounted when the service counts usage and its store can read it back, as a project's usage.

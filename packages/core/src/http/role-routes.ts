@@ -83,7 +83,12 @@ export function roleRoutes(
         const detach = flagValue(request, 'detach')
         const deleted = await keyward.deleteRole(role.id, { detach }, audit)
         if (deleted === null) throw notFound()
-        return { id: deleted.role.id, deleted: true, detached_keys: deleted.detached.map((key) => key.id) }
+        return {
+          id: deleted.role.id,
+          deleted: true,
+          detached_keys: deleted.detached.map((key) => key.id),
+          detached_identities: deleted.detachedIdentities.map((identity) => identity.id),
+        }
       },
       ['detach'],
     ),

@@ -143,15 +143,20 @@ export function projectToJson(project: ProjectRecord): ProjectJson {
 }
 
 /**
- * An identity as JSON: `{"id","project_id","external_id","metadata","ratelimits","remaining","refill","created_at","updated_at"}`.
+ * An identity as JSON: `{"id","project_id","external_id","metadata","ratelimits","remaining","refill","roles","created_at","updated_at"}`.
+ * Its `roles` are the names the record carries: read them with `keyward.withRoleNames` first
+ * (`null` without them).
  *
  * @example
  * ```ts
- * identityToJson(await keyward.createIdentity('p1', { externalId: 'customer_acme' }))
- * // { id, project_id: 'p1', external_id: 'customer_acme', metadata: null, ratelimits: [], remaining: null, ... }
+ * const [identity] = await keyward.withRoleNames([await keyward.createIdentity('p1', { externalId: 'customer_acme' })])
+ * identityToJson(identity)
+ * // { id, project_id: 'p1', external_id: 'customer_acme', metadata: null, ratelimits: [], remaining: null, ..., roles: null }
  * ```
  */
-export function identityToJson(identity: IdentityRecord): IdentityJson {
+export function identityToJson(
+  identity: IdentityRecord & { readonly roles?: readonly string[] },
+): IdentityJson {
   return {
     id: identity.id,
     project_id: identity.projectId,
@@ -160,6 +165,7 @@ export function identityToJson(identity: IdentityRecord): IdentityJson {
     ratelimits: identity.ratelimits.map(({ name, limit, duration }) => ({ name, limit, duration })),
     remaining: identity.remaining,
     refill: identity.refill,
+    roles: identity.roles ? [...identity.roles] : null,
     created_at: identity.createdAt.toISOString(),
     updated_at: identity.updatedAt.toISOString(),
   }

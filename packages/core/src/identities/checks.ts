@@ -3,6 +3,7 @@ import { KeywardError } from '../errors/error.js'
 import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
 import { checkMetadata } from '../policy/policies.js'
+import { checkKeyRoles } from '../roles/checks.js'
 import { checkInteger } from '../service/lifecycle.js'
 import { checkName } from '../service/name.js'
 import {
@@ -26,8 +27,24 @@ const NEW_IDENTITY_FIELDS = {
   ratelimits: true,
   remaining: true,
   refill: true,
+  roles: true,
 } as const
-const IDENTITY_CHANGE_FIELDS = { metadata: true, ratelimits: true } as const
+const IDENTITY_CHANGE_FIELDS = { metadata: true, ratelimits: true, roles: true } as const
+
+/**
+ * An identity's creation as given, checked: its roles by name (`null` for none; absent when not
+ * given), which the service resolves to the ids of the project's roles.
+ */
+export type GivenIdentity = Omit<NewIdentity, 'roleIds'> & { readonly roles?: readonly string[] | null }
+
+/** An identity's change as given, checked: its roles by name (`null` for none), as at its creation. */
+export type GivenIdentityChange = Omit<IdentityChange, 'roleIds'> & {
+  readonly roles?: readonly string[] | null
+}
+
+// The roles as given, by name (`roles` when present): checked, not yet resolved.
+const givenRoles = (given: Record<string, unknown>) =>
+  given.roles !== undefined ? { roles: checkKeyRoles(given.roles, [...BODY, 'roles']) } : {}
 
 const notObject = (loc: readonly string[]) =>
   new KeywardError(ErrorType.dictType, 'Input should be a JSON object.', loc)
@@ -114,7 +131,7 @@ function bodyObject(value: unknown): Record<string, unknown> {
 
 /**
  * The body of an identity's creation (`{"external_id", "metadata"?, "ratelimits"?, "remaining"?,
- * "refill"?}`), checked; 422 at the faulty field, an unknown field `extra_forbidden`.
+ * "refill"?, "roles"?}`), checked; 422 at the faulty field, an unknown field `extra_forbidden`.
  *
  * @example
  * ```ts
@@ -122,18 +139,18 @@ function bodyObject(value: unknown): Record<string, unknown> {
  * // { externalId: 'customer_acme', metadata: null, ratelimits: [], remaining: 100, refill: null }
  * ```
  */
-export function checkNewIdentity(value: unknown): NewIdentity {
+export function checkNewIdentity(value: unknown): GivenIdentity {
   const given = bodyObject(value)
   checkKnownFields(given, NEW_IDENTITY_FIELDS, BODY)
   const externalId = checkExternalId(given.external_id, [...BODY, 'external_id'])
   const metadata = checkMetadata(given.metadata, [...BODY, 'metadata'])
   const ratelimits = checkRateLimits(given.ratelimits, [...BODY, 'ratelimits'])
   const { remaining, refill } = checkNewCredits(given.remaining, given.refill)
-  return { externalId, metadata, ratelimits, remaining, refill }
+  return { externalId, metadata, ratelimits, remaining, refill, ...givenRoles(given) }
 }
 
 /**
- * The body of an identity's change (`PATCH`: `{"metadata"?, "ratelimits"?}`; `null` clears),
+ * The body of an identity's change (`PATCH`: `{"metadata"?, "ratelimits"?, "roles"?}`; `null` clears),
  * checked. Its `external_id` is the link to the host's own records and never changes; its
  * credits change through their own operation, as a key's do.
  *
@@ -142,7 +159,7 @@ export function checkNewIdentity(value: unknown): NewIdentity {
  * checkIdentityChange({ metadata: null }) // { metadata: null }: the metadata is cleared
  * ```
  */
-export function checkIdentityChange(value: unknown): IdentityChange {
+export function checkIdentityChange(value: unknown): GivenIdentityChange {
   const given = bodyObject(value)
   if (Object.hasOwn(given, 'external_id')) {
     throw new KeywardError(
@@ -168,5 +185,6 @@ export function checkIdentityChange(value: unknown): IdentityChange {
     ...(Object.hasOwn(given, 'ratelimits')
       ? { ratelimits: checkRateLimits(given.ratelimits, [...BODY, 'ratelimits']) }
       : {}),
+    ...givenRoles(given),
   }
 }

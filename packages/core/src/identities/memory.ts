@@ -191,6 +191,16 @@ export class MemoryIdentities implements IdentityStore {
     }
   }
 
+  /** @internal The identities that hold a role (the memory store's roles read them). */
+  holdersOf(roleId: string): IdentityRecord[] {
+    return [...this.#byId.values()].filter((identity) => identity.roleIds?.includes(roleId))
+  }
+
+  /** @internal Writes identities a role's deletion changed: each of their keys goes on the feed. */
+  replaceAll(records: readonly IdentityRecord[]): void {
+    for (const record of records) this.#changed(this.#set(record))
+  }
+
   #members(id: string): KeyRecord[] {
     return [...this.#keys.keys()].filter((key) => key.identityId === id)
   }

@@ -37,6 +37,12 @@ export interface IdentityRecord {
   readonly remaining: number | null
   readonly refill: CreditRefill | null
   readonly refilledAt: Date | null
+  /**
+   * The ids of the roles the identity holds, roles of its project: every key of the identity may
+   * do what they allow, besides its own permissions and roles. Absent (or `null`, or empty) for
+   * none; a store hands back absent or `null` for none.
+   */
+  readonly roleIds?: readonly string[] | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -55,10 +61,14 @@ export interface NewIdentity {
   readonly ratelimits: readonly StoredRateLimit[]
   readonly remaining: number | null
   readonly refill: CreditRefill | null
+  /** The ids of the roles it holds; absent for none. */
+  readonly roleIds?: readonly string[] | null
 }
 
 /** A change of an identity as given (`PATCH`): only what is present changes. */
 export interface IdentityChange {
   readonly metadata?: KeyMetadata | null
   readonly ratelimits?: readonly StoredRateLimit[]
+  /** The ids of the roles it holds from now on; `null` for none. */
+  readonly roleIds?: readonly string[] | null
 }

@@ -26,19 +26,29 @@ const rolePermissions = Type.Array(GrantedPermissionSchema, {
   description: 'The permissions the role gives every key that holds it; may be empty.',
 })
 
+// The `roles` of a holder (an API key or an identity), by name, or `null` for none.
+const heldRoles = (item: string, description: string) =>
+  Type.Union(
+    [
+      Type.Array(roleName(item), {
+        maxItems: MAX_KEY_ROLES,
+        description: `At most ${MAX_KEY_ROLES} distinct names.`,
+      }),
+      Type.Null(),
+    ],
+    { description },
+  )
+
 /** The `roles` of an API key, by name: at creation, in `PATCH`, and as listings show them. */
-export const KeyRolesSchema = Type.Union(
-  [
-    Type.Array(roleName("A role of the key's project, by name."), {
-      maxItems: MAX_KEY_ROLES,
-      description: `At most ${MAX_KEY_ROLES} distinct names.`,
-    }),
-    Type.Null(),
-  ],
-  {
-    description:
-      "The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow.",
-  },
+export const KeyRolesSchema = heldRoles(
+  "A role of the key's project, by name.",
+  "The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow.",
+)
+
+/** The `roles` of an identity, by name: at creation, in `PATCH`, and as it is shown. */
+export const IdentityRolesSchema = heldRoles(
+  "A role of the identity's project, by name.",
+  'The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles.',
 )
 
 /** The body of `POST .../roles`. */
@@ -94,12 +104,16 @@ export const DeletedRoleSchema = Type.Object({
   detached_keys: Type.Array(Type.String(), {
     description: 'The ids of the keys the role was taken from (with `detach=true`); empty otherwise.',
   }),
+  detached_identities: Type.Array(Type.String(), {
+    description: 'The ids of the identities the role was taken from (with `detach=true`); empty otherwise.',
+  }),
 })
 
 /** The role schemas of `components.schemas`. */
 export const ROLE_SCHEMAS = {
   GrantedPermission: GrantedPermissionSchema,
   KeyRoles: KeyRolesSchema,
+  IdentityRoles: IdentityRolesSchema,
   CreateRoleBody: CreateRoleBodySchema,
   UpdateRoleBody: UpdateRoleBodySchema,
   Role: RoleSchema,

@@ -18,7 +18,7 @@ import {
 } from '../policy/policies.js'
 import { MAX_QUERY_LENGTH } from '../policy/query.js'
 import { USAGE_GRANULARITIES, USAGE_OUTCOMES } from '../store/usage.js'
-import { GrantedPermissionSchema, KeyRolesSchema, ROLE_SCHEMAS } from './role-schemas.js'
+import { GrantedPermissionSchema, IdentityRolesSchema, KeyRolesSchema, ROLE_SCHEMAS } from './role-schemas.js'
 import { WEBHOOK_SCHEMAS } from './webhook-schemas.js'
 
 // The one definition of every JSON body of the HTTP API: the key routes validate request
@@ -424,6 +424,7 @@ export const CreateIdentityBodySchema = Type.Object(
     metadata: Type.Optional(metadata),
     ratelimits: Type.Optional(identityRatelimits),
     ...poolFields,
+    roles: Type.Optional(IdentityRolesSchema),
   },
   {
     additionalProperties: false,
@@ -434,11 +435,15 @@ export const CreateIdentityBodySchema = Type.Object(
 
 /** The body of `PATCH .../identities/{identity_id}`. */
 export const UpdateIdentityBodySchema = Type.Object(
-  { metadata: Type.Optional(metadata), ratelimits: Type.Optional(identityRatelimits) },
+  {
+    metadata: Type.Optional(metadata),
+    ratelimits: Type.Optional(identityRatelimits),
+    roles: Type.Optional(IdentityRolesSchema),
+  },
   {
     additionalProperties: false,
     description:
-      'Any of `metadata` and `ratelimits` (`null` clears); fields left out stay as they are. `external_id` never ' +
+      'Any of `metadata`, `ratelimits` and `roles` (`null` clears); fields left out stay as they are. `external_id` never ' +
       'changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields ' +
       'are refused (`extra_forbidden`).',
   },
@@ -455,6 +460,7 @@ export const IdentitySchema = Type.Object({
     description: 'The credits left in the pool; `null` for no pool.',
   }),
   refill,
+  roles: IdentityRolesSchema,
   created_at: timestamp('When the identity was created.'),
   updated_at: timestamp('When it last changed.'),
 })

@@ -236,12 +236,18 @@ export interface PolicyHolder {
   readonly ipAllowlist?: readonly string[] | null
   readonly permissions?: readonly string[] | null
   readonly roleIds?: readonly string[] | null
+  readonly identityRoleIds?: readonly string[] | undefined
   readonly rolePermissions?: readonly string[]
 }
 
-// Without roles, a key without `permissions` has every one; with roles, its own and its roles'.
+// Whether the key holds roles, its own or its identity's.
+const holdsRoles = (record: PolicyHolder): boolean =>
+  Boolean(record.roleIds?.length || record.identityRoleIds?.length)
+
+// Without roles, a key without `permissions` has every one; with roles (its own or its
+// identity's), its own and its roles'.
 const grantedBy = (record: PolicyHolder): Granted | null =>
-  record.roleIds?.length
+  holdsRoles(record)
     ? grantedOf([...(record.permissions ?? []), ...(record.rolePermissions ?? [])])
     : record.permissions
       ? grantedOf(record.permissions)
@@ -278,7 +284,7 @@ function compile(record: PolicyHolder): Compiled {
  * granted), or `null` for every permission. Built once per record.
  */
 export function grantedPermissions(record: PolicyHolder): readonly string[] | null {
-  if (!record.roleIds?.length) return record.permissions ?? null
+  if (!holdsRoles(record)) return record.permissions ?? null
   return compile(record).list
 }
 
@@ -297,7 +303,7 @@ export function accessProblem(
 ): KeywardError | null {
   if (
     record.ipAllowlist == null &&
-    (rule === undefined || (record.permissions == null && !record.roleIds?.length))
+    (rule === undefined || (record.permissions == null && !holdsRoles(record)))
   ) {
     return null
   }

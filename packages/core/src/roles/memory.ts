@@ -1,10 +1,17 @@
 import type { AuditEntry } from '../audit/types.js'
-import { type MemoryKeyAccess, page } from '../identities/memory.js'
+import { type MemoryIdentities, type MemoryKeyAccess, page } from '../identities/memory.js'
+import type { IdentityRecord } from '../identities/model.js'
 import type { KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { RoleChange, RoleRecord } from './model.js'
 import type { RoleAuditWrite, RoleDeletion, RolePage, RoleStore } from './store.js'
 
 const nameKey = (projectId: string, name: string) => `${projectId}\u0000${name}`
+
+// A holder's roles without one, `null` when none is left.
+const without = (roleIds: readonly string[], id: string): readonly string[] | null => {
+  const left = roleIds.filter((roleId) => roleId !== id)
+  return left.length > 0 ? left : null
+}
 
 /**
  * The roles of a memory key store, beside its keys. Each method is atomic: nothing awaits between
@@ -21,9 +28,12 @@ export class MemoryRoles implements RoleStore {
   readonly #byId = new Map<string, RoleRecord>()
   readonly #byName = new Map<string, RoleRecord>()
   readonly #keys: MemoryKeyAccess
+  readonly #identities: MemoryIdentities | undefined
 
-  constructor(keys: MemoryKeyAccess) {
+  /** `identities`: those of the same store, which may hold roles too. */
+  constructor(keys: MemoryKeyAccess, identities?: MemoryIdentities) {
     this.#keys = keys
+    this.#identities = identities
   }
 
   async insertRole(record: RoleRecord, audit?: RoleAuditWrite): Promise<RoleRecord | null> {
@@ -64,8 +74,14 @@ export class MemoryRoles implements RoleStore {
     return this.#commit(audit?.(updated, current, []), () => {
       this.#byName.delete(nameKey(current.projectId, current.name))
       this.#set(updated)
-      // What a verification answers of the role's keys changed: each of them goes on the feed.
-      for (const key of this.#holders(id)) this.#keys.replace(key)
+      // What a verification answers of the role's keys changed: each of them goes on the feed,
+      // those that hold it through their identity too.
+      const identities = new Set(this.#identityHolders(id).map((identity) => identity.id))
+      for (const key of this.#keys.keys()) {
+        if (key.roleIds?.includes(id) || (key.identityId && identities.has(key.identityId))) {
+          this.#keys.replace(key)
+        }
+      }
       return updated
     })
   }
@@ -73,22 +89,26 @@ export class MemoryRoles implements RoleStore {
   async deleteRole(id: string, detach: boolean, audit?: RoleAuditWrite): Promise<RoleDeletion | null> {
     const current = this.#byId.get(id)
     if (!current) return null
-    const holders = this.#holders(id)
-    if (holders.length > 0 && !detach) return { kept: current, keys: holders.length }
-    const detached = holders.map((key): KeyRecord => {
-      const roleIds = key.roleIds!.filter((roleId) => roleId !== id)
-      return { ...key, roleIds: roleIds.length > 0 ? roleIds : null }
-    })
-    return this.#commit(audit?.(current, current, detached), () => {
+    const holders = [...this.#keys.keys()].filter((key) => key.roleIds?.includes(id))
+    const identities = this.#identityHolders(id)
+    if ((holders.length > 0 || identities.length > 0) && !detach) {
+      return { kept: current, keys: holders.length, identities: identities.length }
+    }
+    const detached = holders.map((key): KeyRecord => ({ ...key, roleIds: without(key.roleIds!, id) }))
+    const detachedIdentities = identities.map(
+      (identity): IdentityRecord => ({ ...identity, roleIds: without(identity.roleIds!, id) }),
+    )
+    return this.#commit(audit?.(current, current, detached, detachedIdentities), () => {
       this.#byId.delete(id)
       this.#byName.delete(nameKey(current.projectId, current.name))
       for (const key of detached) this.#keys.replace(key)
-      return { deleted: current, detached }
+      this.#identities?.replaceAll(detachedIdentities)
+      return { deleted: current, detached, detachedIdentities }
     })
   }
 
-  #holders(id: string): KeyRecord[] {
-    return [...this.#keys.keys()].filter((key) => key.roleIds?.includes(id))
+  #identityHolders(id: string): IdentityRecord[] {
+    return this.#identities?.holdersOf(id) ?? []
   }
 
   #set(record: RoleRecord): RoleRecord {

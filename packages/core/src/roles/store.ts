@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../audit/types.js'
+import type { IdentityRecord } from '../identities/model.js'
 import type { KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { RoleChange, RoleRecord } from './model.js'
 
@@ -10,25 +11,42 @@ export interface RolePage {
 
 /**
  * The audit rows of a role's write: the store calls it with the role as written (or as it was,
- * for a deletion), the role before (`null` for a creation) and the keys the write detached, and
- * appends the rows in the same transaction. A throw rolls the write back.
+ * for a deletion), the role before (`null` for a creation), the keys the write detached and the
+ * identities it detached (as written), and appends the rows in the same transaction. A throw rolls
+ * the write back.
  */
 export type RoleAuditWrite = (
   role: RoleRecord,
   before: RoleRecord | null,
   detached: readonly KeyRecord[],
+  detachedIdentities?: readonly IdentityRecord[],
 ) => readonly AuditEntry[]
 
-/** What `deleteRole` did: deleted it (detaching it from its keys when asked), or found keys and kept it. */
+/**
+ * What `deleteRole` did: deleted it (detaching it from its keys and identities when asked), or
+ * found holders and kept it. A store that keeps no roles on identities leaves the identities'
+ * fields out (none).
+ */
 export type RoleDeletion =
-  | { readonly deleted: RoleRecord; readonly detached: readonly KeyRecord[] }
-  | { readonly kept: RoleRecord; readonly keys: number }
+  | {
+      readonly deleted: RoleRecord
+      readonly detached: readonly KeyRecord[]
+      /** The identities it was taken from, as written. */
+      readonly detachedIdentities?: readonly IdentityRecord[]
+    }
+  | {
+      readonly kept: RoleRecord
+      readonly keys: number
+      /** How many identities hold it. */
+      readonly identities?: number
+    }
 
 /**
  * Where roles live (`store.roles` of a key store that keeps them). Each write is one transaction
- * with its audit rows. Keys hold roles by id (`KeyRecord.roleIds`); a change of a role's name or
- * permissions, and its deletion, reach the change feed for every key that holds it, as a write of
- * the key itself would.
+ * with its audit rows. Keys and identities hold roles by id (`KeyRecord.roleIds`,
+ * `IdentityRecord.roleIds`); a change of a role's name or permissions, and its deletion, reach the
+ * change feed for every key that holds it, itself or through its identity, as a write of the key
+ * itself would.
  *
  * @example
  * ```ts
@@ -56,8 +74,8 @@ export interface RoleStore {
     audit?: RoleAuditWrite,
   ): Promise<RoleRecord | 'name_taken' | null>
   /**
-   * Deletes a role no key holds, or, with `detach`, takes it from every key that holds it and
-   * deletes it in one transaction; `null` when there is no such role.
+   * Deletes a role no key or identity holds, or, with `detach`, takes it from every key and
+   * identity that holds it and deletes it in one transaction; `null` when there is no such role.
    */
   deleteRole(id: string, detach: boolean, audit?: RoleAuditWrite): Promise<RoleDeletion | null>
 }

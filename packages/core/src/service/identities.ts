@@ -3,9 +3,8 @@ import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
-import { checkIdentityChange, checkNewIdentity } from '../identities/checks.js'
+import { checkIdentityChange, checkNewIdentity, type GivenIdentityChange } from '../identities/checks.js'
 import {
-  type IdentityChange,
   type IdentityRecord,
   MAX_EXTERNAL_ID_LENGTH,
   type NewIdentity,
@@ -17,6 +16,7 @@ import type { KeyMetadata } from '../policy/policies.js'
 import type { KeyPagePosition, KeyRecord } from '../store/types.js'
 import type { UsageBucket, UsageQuery } from '../store/usage.js'
 import { auditedFields, changed } from './audit-rows.js'
+import { roleIdsOf } from './roles.js'
 import type { Writes } from './types.js'
 
 /** Options of {@link KeywardIdentities.createIdentity}. */
@@ -30,6 +30,11 @@ export interface CreateIdentityOptions {
   /** The credit pool every key of the identity spends from; absent or `null` for none. */
   readonly remaining?: number | null
   readonly refill?: CreditRefill | null
+  /**
+   * The roles it holds, by name (roles of the project): every key of the identity may do what
+   * they allow, besides its own permissions and roles. Absent or `null` for none.
+   */
+  readonly roles?: readonly string[] | null
 }
 
 /** Options of {@link KeywardIdentities.listIdentitiesPage} and {@link KeywardIdentities.listIdentityKeys}. */
@@ -48,7 +53,13 @@ export interface IdentityPageOptions {
 export interface KeywardIdentities {
   /**
    * Creates an identity in a project. 409 `identity_exists` when the project has one with its
-   * `externalId`; 422 at the faulty option. Appends the audit row `identity.created`.
+   * `externalId`; 422 at the faulty option (`role_unknown` at `["body", "roles", i]` for a name
+   * the project has no role of). Appends the audit row `identity.created`.
+   *
+   * @example
+   * ```ts
+   * await keyward.createIdentity('proj_1', { externalId: 'customer_acme', roles: ['billing'] })
+   * ```
    */
   createIdentity(
     projectId: string,
@@ -62,10 +73,21 @@ export interface KeywardIdentities {
   /** A project's identities, newest first, a page at a time; with `q`, those whose `externalId` contains it. */
   listIdentitiesPage(projectId: string, options?: IdentityPageOptions): Promise<IdentityPage>
   /**
-   * Changes an identity's metadata or limits (`null` clears, absent keeps); `null` when there is
-   * no such identity. Its `externalId` never changes. Appends the audit row `identity.updated`.
+   * Changes an identity's metadata, limits or roles (by name; `null` clears, absent keeps);
+   * `null` when there is no such identity. Its `externalId` never changes. A change of its roles
+   * reaches every key of the identity, as a change of a role does. Appends the audit row
+   * `identity.updated`.
+   *
+   * @example
+   * ```ts
+   * await keyward.updateIdentity(identity.id, { roles: ['billing', 'reports'] })
+   * ```
    */
-  updateIdentity(id: string, change: IdentityChange, context?: AuditContext): Promise<IdentityRecord | null>
+  updateIdentity(
+    id: string,
+    change: GivenIdentityChange,
+    context?: AuditContext,
+  ): Promise<IdentityRecord | null>
   /**
    * Deletes an identity; 409 `identity_has_keys` while keys belong to it, unless `revokeKeys`,
    * which revokes them and deletes it in one transaction. `null` when there is no such identity.
@@ -106,6 +128,7 @@ const CREATE_OPTIONS = optionNames<CreateIdentityOptions>({
   ratelimits: true,
   remaining: true,
   refill: true,
+  roles: true,
 })
 const DEFAULT_PAGE_LIMIT = 50
 const MAX_PAGE_LIMIT = 200
@@ -118,6 +141,7 @@ const identityFields = (identity: IdentityRecord): AuditValues =>
     ratelimits: identity.ratelimits,
     remaining: identity.remaining,
     refill: identity.refill,
+    role_ids: identity.roleIds?.length ? identity.roleIds : null,
   })
 
 const newIdentity = (projectId: string, given: NewIdentity, at: Date): IdentityRecord => ({
@@ -268,14 +292,16 @@ export function identityMethods(writes: Writes): KeywardIdentities {
   return {
     async createIdentity(projectId, options, context) {
       checkOptionNames('createIdentity', options, CREATE_OPTIONS)
-      const given = checkNewIdentity({
+      const { roles, ...given } = checkNewIdentity({
         external_id: options?.externalId,
         metadata: options?.metadata,
         ratelimits: options?.ratelimits,
         remaining: options?.remaining,
         refill: options?.refill,
+        roles: options?.roles,
       })
-      const record = newIdentity(projectId, given, now())
+      const roleIds = await roleIdsOf(writes, 'project', projectId, roles)
+      const record = newIdentity(projectId, roleIds === null ? given : { ...given, roleIds }, now())
       const audit = await rows('identity.created', context, projectId)
       const inserted = await storeCall('insertIdentity', () => identities().insertIdentity(record, audit))
       if (inserted === null) {
@@ -303,9 +329,13 @@ export function identityMethods(writes: Writes): KeywardIdentities {
       return storeCall('listIdentitiesPage', () => identities().listIdentitiesPage(projectId, query))
     },
     async updateIdentity(id, change, context) {
-      const checked = checkIdentityChange(change)
+      const { roles, ...rest } = checkIdentityChange(change)
       const current = await findIdentity(id)
       if (current === null) return null
+      const checked =
+        roles === undefined
+          ? rest
+          : { ...rest, roleIds: await roleIdsOf(writes, 'project', current.projectId, roles) }
       const audit = await rows('identity.updated', context, current.projectId)
       return storeCall('updateIdentity', () => identities().updateIdentity(id, checked, now(), audit))
     },

@@ -91,17 +91,21 @@ function joined(record: KeyRecord, found: IdentityRecord | null): KeyRecord {
   // Its limits, shared by all its keys: the guards count them under the identity's id. Always
   // set, `undefined` for none, so that every joined record has one shape.
   copy.identityRatelimits = found?.ratelimits.length ? found.ratelimits : undefined
+  // Its roles, whose permissions every key of it has (read with the key's own, in `withRoles`).
+  copy.identityRoleIds = found?.roleIds?.length ? found.roleIds : undefined
   return copy as unknown as KeyRecord
 }
 
 /**
- * @internal A record with its roles joined (their names, and the union of their permissions),
- * copied field by field as {@link joined} copies one. Roles deleted since are left out.
+ * @internal A record with its roles joined, copied field by field as {@link joined} copies one:
+ * the names of its own roles, and the union of the permissions of `found`, its own roles and its
+ * identity's. Roles deleted since are left out.
  */
 export function joinedRoles(record: KeyRecord, found: readonly RoleRecord[]): KeyRecord {
   const copy: Record<string, unknown> = {}
   for (const field in record) copy[field] = record[field as keyof KeyRecord]
-  copy.roles = found.map((role) => role.name)
+  const own = record.roleIds ?? []
+  copy.roles = found.flatMap((role) => (own.includes(role.id) ? [role.name] : []))
   copy.rolePermissions = [...new Set(found.flatMap((role) => role.permissions))]
   return copy as unknown as KeyRecord
 }
@@ -282,11 +286,16 @@ export function createLookup(deps: LookupDependencies): Lookup {
     return joined(record, await identities!.findIdentity(record.identityId))
   }
 
-  // A key's roles give it their permissions: read after the key unless the store joined them.
+  // A key's roles, and its identity's, give it their permissions: read after the key (and its
+  // identity), both lists in one store call, unless the store joined them.
   const roles = store.roles
   async function withRoles(record: KeyRecord | null): Promise<KeyRecord | null> {
-    if (!record?.roleIds?.length || record.rolePermissions !== undefined) return record
-    return joinedRoles(record, await roles!.findRoles(record.roleIds))
+    if (record === null || record.rolePermissions !== undefined) return record
+    const own = record.roleIds ?? []
+    const theirs = record.identityRoleIds ?? []
+    if (own.length === 0 && theirs.length === 0) return record
+    const ids = theirs.length === 0 ? own : own.length === 0 ? theirs : [...new Set([...own, ...theirs])]
+    return joinedRoles(record, await roles!.findRoles(ids))
   }
 
   /**

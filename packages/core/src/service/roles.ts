@@ -1,6 +1,7 @@
 import type { AuditAction, AuditContext } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
+import type { IdentityRecord } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
 import { checkKeyRoles, checkNewRole, checkRoleChange } from '../roles/checks.js'
 import type { RoleChange, RoleRecord } from '../roles/model.js'
@@ -16,6 +17,11 @@ export interface CreateRoleOptions {
   readonly name: string
   /** Permissions the host declares, or wildcards (`reports:*`, `*`); may be empty. */
   readonly permissions: readonly string[]
+}
+
+/** What holds roles by id: a key or an identity. */
+export interface RoleHolder {
+  readonly roleIds?: readonly string[] | null
 }
 
 /** @internal The roles of a project: part of {@link Keyward}. */
@@ -43,9 +49,9 @@ export interface KeywardRoles {
    */
   findRolesByName(projectId: string, names: readonly string[]): Promise<RoleRecord[]>
   /**
-   * The records with `roles`, the names of the roles each holds (in the order it was given them;
-   * roles deleted since are left out), as `keyToJson` shows them. One store call for all of them,
-   * none when no record holds a role.
+   * The records (keys or identities) with `roles`, the names of the roles each holds (in the
+   * order it was given them; roles deleted since are left out), as `keyToJson` and
+   * `identityToJson` show them. One store call for all of them, none when no record holds a role.
    *
    * @example
    * ```ts
@@ -53,7 +59,9 @@ export interface KeywardRoles {
    * keyToJson(named).roles // ['billing']
    * ```
    */
-  withRoleNames(records: readonly KeyRecord[]): Promise<KeyRecord[]>
+  withRoleNames<T extends RoleHolder>(
+    records: readonly T[],
+  ): Promise<Array<T & { readonly roles?: readonly string[] }>>
   /** A project's roles, newest first, a page at a time. */
   listRolesPage(projectId: string, options?: IdentityPageOptions): Promise<RolePage>
   /**
@@ -63,14 +71,19 @@ export interface KeywardRoles {
    */
   updateRole(id: string, change: RoleChange, context?: AuditContext): Promise<RoleRecord | null>
   /**
-   * Deletes a role; 409 `role_in_use` while keys hold it, unless `detach`, which takes it from
-   * them and deletes it in one transaction. `null` when there is no such role.
+   * Deletes a role; 409 `role_in_use` while keys or identities hold it, unless `detach`, which
+   * takes it from them and deletes it in one transaction (`detached`: the keys, and
+   * `detachedIdentities`: the identities, as written). `null` when there is no such role.
    */
   deleteRole(
     id: string,
     options?: { readonly detach?: boolean },
     context?: AuditContext,
-  ): Promise<{ readonly role: RoleRecord; readonly detached: readonly KeyRecord[] } | null>
+  ): Promise<{
+    readonly role: RoleRecord
+    readonly detached: readonly KeyRecord[]
+    readonly detachedIdentities: readonly IdentityRecord[]
+  } | null>
 }
 
 /** @internal The role store of the service's store; a `TypeError` when it keeps none. */
@@ -92,7 +105,7 @@ async function roleRows(
   if (!auditRows.on) return undefined
   const developerId = await projectDeveloper(writes, projectId)
   const at = writes.now()
-  return (role, before, detached) => {
+  return (role, before, detached, detachedIdentities = []) => {
     const diff =
       before !== null && action === 'role.updated' ? changed(roleFields(before), roleFields(role)) : null
     const event = (fields: Parameters<typeof auditRows.event>[0]) => auditRows.event(fields, context, at)
@@ -114,6 +127,16 @@ async function roleRows(
           developerId,
           projectId: role.projectId,
           after: { key_prefix: key.keyPrefix, role_ids: key.roleIds ?? null },
+        }),
+      ),
+      ...detachedIdentities.map((identity) =>
+        event({
+          action: 'identity.updated',
+          targetType: 'identity',
+          targetId: identity.id,
+          developerId,
+          projectId: role.projectId,
+          after: { role_ids: identity.roleIds ?? null },
         }),
       ),
     ]
@@ -179,6 +202,15 @@ const newRole = (
   updatedAt: at,
 })
 
+// Who holds a role, for its refusal: "1 key holds", "2 keys and 1 identity hold".
+function holdersOf(keys: number, identities: number): string {
+  const counted = [
+    ...(keys > 0 || identities === 0 ? [keys === 1 ? '1 key' : `${keys} keys`] : []),
+    ...(identities > 0 ? [identities === 1 ? '1 identity' : `${identities} identities`] : []),
+  ]
+  return `${counted.join(' and ')} ${keys + identities === 1 ? 'holds' : 'hold'}`
+}
+
 const nameTaken = () =>
   new KeywardError(ErrorType.roleExists, 'The project has a role of this name already.', ['body', 'name'])
 
@@ -234,7 +266,7 @@ export function roleMethods(writes: Writes): KeywardRoles {
       )
       if (outcome === null) return null
       if ('kept' in outcome) {
-        const holders = outcome.keys === 1 ? '1 key holds' : `${outcome.keys} keys hold`
+        const holders = holdersOf(outcome.keys, outcome.identities ?? 0)
         throw new KeywardError(
           ErrorType.roleInUse,
           `${holders} the role: take it from them first, or delete it with detach.`,
@@ -242,7 +274,11 @@ export function roleMethods(writes: Writes): KeywardRoles {
         )
       }
       for (const key of outcome.detached) wrote(key.hash)
-      return { role: outcome.deleted, detached: outcome.detached }
+      return {
+        role: outcome.deleted,
+        detached: outcome.detached,
+        detachedIdentities: outcome.detachedIdentities ?? [],
+      }
     },
   }
 }

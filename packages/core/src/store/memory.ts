@@ -106,7 +106,7 @@ export class MemoryKeyStore implements KeyStore {
   /** The identities of the project keys, beside them. */
   readonly identities: MemoryIdentities = new MemoryIdentities(this.#access)
   /** The roles of the project keys, beside them. */
-  readonly roles: MemoryRoles = new MemoryRoles(this.#access)
+  readonly roles: MemoryRoles = new MemoryRoles(this.#access, this.identities)
   /** Its webhook endpoints, outbox and delivery log: an audit append is an outbox write too. */
   readonly webhooks: MemoryWebhooks = new MemoryWebhooks({
     append: (entries) => this.appendAudit(entries),

@@ -106,12 +106,19 @@ export interface KeyRecord {
    */
   readonly roleIds?: readonly string[] | null
   /**
-   * The permissions of the key's roles, read with the key: a store may join them in
-   * `findKeyByHash` (with {@link roles}); when it does not, the service reads the roles after the
-   * key. Absent on records of other reads.
+   * The ids of the roles the key's identity holds, read with `identity` (a store that joins
+   * `identity` joins them too): the key has their permissions as it has its own roles'. Absent
+   * when the identity holds none, and on records of other reads (`undefined` on a joined record
+   * of an identity without roles).
+   */
+  readonly identityRoleIds?: readonly string[] | undefined
+  /**
+   * The permissions of the key's roles and of its identity's roles, read with the key: a store
+   * may join them in `findKeyByHash` (with {@link roles}); when it does not, the service reads the
+   * roles after the key. Absent on records of other reads.
    */
   readonly rolePermissions?: readonly string[]
-  /** The names of the key's roles, read with {@link rolePermissions}. */
+  /** The names of the key's own roles (not its identity's), read with {@link rolePermissions}. */
   readonly roles?: readonly string[]
 }
 

@@ -222,7 +222,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -239,6 +239,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 13, name: 'key_pepper' },
         { version: 14, name: 'roles' },
         { version: 15, name: 'webhooks' },
+        { version: 16, name: 'identity_roles' },
       ])
     })
   })

@@ -50,11 +50,11 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         })
         expect(await fileNode(driver, schema)).toBe(before)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 15,
-          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+          version: 16,
+          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -94,8 +94,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
         expect(await migrate(driver, { schema })).toEqual({
-          version: 15,
-          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+          version: 16,
+          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
         })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
@@ -171,7 +171,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 10))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [11, 12, 13, 14, 15] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [11, 12, 13, 14, 15, 16] })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const keyward = createKeyward({ store, trackLastUsed: false })
@@ -201,7 +201,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 12))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 15, applied: [13, 14, 15] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [13, 14, 15, 16] })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const first = createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1] } })
@@ -231,6 +231,47 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       }
     })
 
+    it('brings a version-15 database holding an identity to version 16 online: the identity holds no role until given one, and its keys follow its roles', async () => {
+      const { driver, close } = await connect()
+      const { schema } = await versionOneSchema(driver, 0)
+      try {
+        await applyMigrations(driver, schema, MIGRATIONS.slice(0, 15))
+        // An identity written at version 15, by a release that knew no roles of identities.
+        const old = { id: crypto.randomUUID() }
+        await driver.query(
+          `INSERT INTO "${schema}".identities (id, project_id, external_id) VALUES ($1, 'proj-v1', 'acme')`,
+          [old.id],
+        )
+        const before = await fileNode(driver, schema, 'identities')
+        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [16] })
+        expect(await fileNode(driver, schema, 'identities')).toBe(before)
+        const store = new PostgresKeyStore(driver, { schema })
+        const permissions = ['billing:read', 'reports:read']
+        const keyward = createKeyward({ store, trackLastUsed: false, permissions })
+        expect(await keyward.findIdentity(old.id)).not.toHaveProperty('roleIds')
+        const billing = await keyward.createRole('proj-v1', {
+          name: 'billing',
+          permissions: ['billing:read'],
+        })
+        const { key } = await keyward.issueProjectKey('proj-v1', {
+          identityId: old.id,
+          permissions: ['reports:read'],
+        })
+        const billingRead = { scope: 'project', projectId: 'proj-v1', permissions: 'billing:read' } as const
+        const allowed = () =>
+          keyward.authenticate({ projectKey: key }, billingRead).then(
+            () => true,
+            () => false,
+          )
+        expect(await allowed()).toBe(false)
+        expect((await keyward.updateIdentity(old.id, { roles: ['billing'] }))?.roleIds).toEqual([billing.id])
+        expect(await allowed()).toBe(true)
+      } finally {
+        await driver.query(`DROP SCHEMA "${schema}" CASCADE`)
+        await close()
+      }
+    })
+
     it('brings a version-5 database holding keys to version 6 online: old keys have no policies, new ones keep theirs, a change is on the feed', async () => {
       const { driver, close } = await connect()
       const { schema, keys } = await versionOneSchema(driver, 2)
@@ -238,8 +279,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 15,
-          applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+          version: 16,
+          applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
         })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
@@ -303,9 +344,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 15 })
+        expect(error).toMatchObject({ found: 99, known: 16 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 15). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 16). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {

@@ -6,6 +6,7 @@ import { credentialCases } from './credential-cases.js'
 import { creditCases } from './credit-cases.js'
 import { endpointCases } from './endpoint-cases.js'
 import { identityCases } from './identity-cases.js'
+import { identityRoleCases } from './identity-role-cases.js'
 import { lifecycleCases } from './lifecycle-cases.js'
 import { responseChecker } from './openapi-check.js'
 import { policyCases } from './policy-cases.js'
@@ -86,6 +87,7 @@ const MASKED_FIELDS = new Set([
   'identity_id',
   'revoked_keys',
   'detached_keys',
+  'detached_identities',
 ])
 
 /**
@@ -240,6 +242,7 @@ export function runHttpConformance(options: HttpConformanceOptions): void {
       ...consoleCases,
       ...identityCases,
       ...roleCases,
+      ...identityRoleCases,
     ]) {
       it(testCase.name, async () => {
         const answers: Array<{ adapter: string; value: unknown }> = []

@@ -15,6 +15,7 @@ const IDENTITY_FIELDS = [
   'ratelimits',
   'remaining',
   'refill',
+  'roles',
   'created_at',
   'updated_at',
 ]
