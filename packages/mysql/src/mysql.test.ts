@@ -85,6 +85,26 @@ describe.skipIf(!MYSQL_URL)('migrations (set KEYWARD_MYSQL_URL to run)', () => {
       expect(await store.query(`SELECT seq FROM ${changeCounter}`)).toEqual([{ seq: 1 }])
       expect(await migrate()).toEqual([])
     }))
+
+  it('bring tables of version 4 to version 5 (identities.role_ids), passing over a column already there', () =>
+    withMigrations(async ({ store, migrate }) => {
+      const { identities, migrations } = store.tables
+      const columns = async () =>
+        (
+          await store.query<{ name: string }>(
+            'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?',
+            [identities],
+          )
+        ).map((row) => row.name)
+      await store.query(`ALTER TABLE ${identities} DROP COLUMN role_ids`)
+      await store.query(`DELETE FROM ${migrations} WHERE version = 5`)
+      expect(await columns()).not.toContain('role_ids')
+      expect(await migrate()).toEqual([5])
+      expect(await columns()).toContain('role_ids')
+      await store.query(`DELETE FROM ${migrations} WHERE version = 5`)
+      expect(await migrate()).toEqual([5])
+      expect(await migrate()).toEqual([])
+    }))
 })
 
 describe.skipIf(!MYSQL_URL)('roles through the service (set KEYWARD_MYSQL_URL to run)', () => {

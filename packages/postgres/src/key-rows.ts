@@ -39,17 +39,14 @@ export const PG_VALUES: RowValues<PgTypes> = {
 }
 
 export type KeyRow = KeyRowOf<PgTypes>
-export type IdentityRow = IdentityRowOf<PgTypes> & { role_ids?: string[] | null }
+export type IdentityRow = IdentityRowOf<PgTypes>
 
 // A key without a limit carries no credit fields; a metered one gets them on its fresh record, in
 // one order, so that every record of a kind shares one hidden class (the verification reads them).
 export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, PG_VALUES)
 
 /** The record of an identity's row; its roles (schema version 16) only when it holds some. */
-export const toIdentity = (row: IdentityRow): IdentityRecord => {
-  const identity = identityOf(row, PG_VALUES)
-  return row.role_ids?.length ? { ...identity, roleIds: row.role_ids } : identity
-}
+export const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, PG_VALUES)
 
 /** The parameters of a key's columns ($1 to $22 of an insert): the shared ones, then the pepper and the roles. */
 export const insertValues = (record: KeyRecord): unknown[] => [

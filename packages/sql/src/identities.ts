@@ -35,10 +35,17 @@ import { pageStatements, readPage } from './pages.js'
 import type { SqlTables } from './schema.js'
 import type { KeyChange } from './store-base.js'
 
-const COLUMNS =
-  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at'
+/** @internal The columns an identity is read from. */
+export const IDENTITY_COLUMNS =
+  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids'
+const COLUMNS = IDENTITY_COLUMNS
 
-const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, TEXT_VALUES)
+// A list of role ids as the column holds it: JSON text, NULL for none.
+const roleIdsValue = (roleIds: readonly string[] | null | undefined) =>
+  roleIds?.length ? TEXT_VALUES.list(roleIds) : null
+
+/** @internal The record of an identity's row. */
+export const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, TEXT_VALUES)
 
 /** @internal What the identities and the roles share with their key store. */
 export interface StoreContext {
@@ -76,6 +83,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
         ...creditValues(record, TEXT_VALUES),
         record.createdAt.getTime(),
         record.updatedAt.getTime(),
+        roleIdsValue(record.roleIds),
       ]
       if (!(await uniqueWrite(this.#c.dialect, () => tx.run(this.#sql.insert, values)))) return null
       const inserted = (await this.#find(tx, this.#sql.findById, [record.id])) as IdentityRecord
@@ -105,13 +113,16 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
     return this.#write(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
-      const updated: IdentityRecord = { ...current, ...change, updatedAt }
+      const { roleIds = current.roleIds, ...rest } = change
+      const { metadata, ratelimits } = { ...current, ...rest }
       await tx.run(this.#sql.update, [
-        jsonOrNull(updated.metadata),
-        updated.ratelimits.length > 0 ? JSON.stringify(updated.ratelimits) : null,
+        jsonOrNull(metadata),
+        ratelimits.length > 0 ? JSON.stringify(ratelimits) : null,
+        roleIdsValue(roleIds),
         updatedAt.getTime(),
         id,
       ])
+      const updated = (await this.#find(tx, this.#sql.findById, [id])) as IdentityRecord
       if (audit) await this.#c.audit.append(tx, audit(updated, [], current))
       return { result: updated, keys: await this.#members(tx, id) }
     })
@@ -234,7 +245,7 @@ function statements(dialect: SqlDialect, tables: SqlTables) {
     page: pageStatements(COLUMNS, table, 'project_id'),
     search: pageStatements(COLUMNS, table, 'project_id', "LOWER(external_id) LIKE ? ESCAPE '!'"),
     keysPage: pageStatements(KEY_COLUMNS, keys, 'identity_id'),
-    update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, updated_at = ? WHERE id = ?`,
+    update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, role_ids = ?, updated_at = ? WHERE id = ?`,
     delete: `DELETE FROM ${table} WHERE id = ?`,
     members: `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE identity_id = ?`,
     // MySQL assigns left to right from the new values: the reason is judged before `active` changes.

@@ -81,6 +81,8 @@ export type IdentityRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   external_id: string
   metadata: C['json'] | null
   ratelimits: C['json'] | null
+  /** The ids of the identity's roles (schema version 5 of the SQL stores, 16 of PostgreSQL). */
+  role_ids?: C['list'] | null
   created_at: C['time']
   updated_at: C['time']
 }
@@ -244,22 +246,26 @@ export function recordOf<C extends ColumnTypes>(row: KeyRowOf<C>, values: RowVal
   })
 }
 
-/** @internal The record of an identity's row. */
+/** @internal The record of an identity's row; its roles only when it holds some. */
 export const identityOf = <C extends ColumnTypes>(
   row: IdentityRowOf<C>,
   values: RowValues<C>,
-): IdentityRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  externalId: row.external_id,
-  metadata: jsonOf(row.metadata, values),
-  ratelimits: jsonOf(row.ratelimits, values) ?? [],
-  remaining: row.remaining === null ? null : Number(row.remaining),
-  refill: refillOf(row),
-  refilledAt: timeOf(row.refilled_at, values),
-  createdAt: values.date(row.created_at),
-  updatedAt: values.date(row.updated_at),
-})
+): IdentityRecord => {
+  const identity: IdentityRecord = {
+    id: row.id,
+    projectId: row.project_id,
+    externalId: row.external_id,
+    metadata: jsonOf(row.metadata, values),
+    ratelimits: jsonOf(row.ratelimits, values) ?? [],
+    remaining: row.remaining === null ? null : Number(row.remaining),
+    refill: refillOf(row),
+    refilledAt: timeOf(row.refilled_at, values),
+    createdAt: values.date(row.created_at),
+    updatedAt: values.date(row.updated_at),
+  }
+  const roleIds = row.role_ids ? values.json<string[]>(row.role_ids) : null
+  return roleIds?.length ? { ...identity, roleIds } : identity
+}
 
 /** @internal The record of a role's row (a list of permissions never written is none). */
 export const roleOf = <C extends ColumnTypes>(row: RoleRowOf<C>, values: RowValues<C>): RoleRecord => ({

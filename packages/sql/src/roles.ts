@@ -1,20 +1,22 @@
 // Roles on any dialect, by the rules of core's `MemoryRoles`: each write one transaction with its
 // audit rows, the role's row read with a locking read first, and a change of the role published
-// for each key that holds it. A key holds roles of its own project, by id, in `api_keys.role_ids`
-// (JSON text): the keys that hold a role are found among the project's keys.
+// for each key that holds it, itself or through its identity. A key and an identity hold roles of
+// their own project, by id, in `role_ids` (JSON text): those that hold a role are found among the
+// project's keys and identities.
 import type {
+  IdentityRecord,
   KeyPageQuery,
   KeyRecord,
   RoleAuditWrite,
   RoleChange,
-  RoleDeletion,
   RolePage,
   RoleRecord,
   RoleStore,
 } from '@keyward/core'
-import { placeholders, type SqlExecutor, uniqueWrite } from './dialect.js'
-import type { StoreContext } from './identities.js'
+import { inChunks, placeholders, type SqlExecutor, uniqueWrite } from './dialect.js'
+import { IDENTITY_COLUMNS, type StoreContext, toIdentity } from './identities.js'
 import {
+  type IdentityRow,
   jsonOrNull,
   KEY_COLUMNS,
   type KeyRow,
@@ -25,7 +27,7 @@ import {
   toRecord,
 } from './key-rows.js'
 import { pageStatements, readPage } from './pages.js'
-import { type RoleUpdate, SqlRolesBase } from './roles-base.js'
+import { type RoleRemoval, type RoleUpdate, SqlRolesBase } from './roles-base.js'
 import type { SqlTables } from './schema.js'
 
 const COLUMNS = 'id, project_id, name, permissions, created_at, updated_at'
@@ -96,33 +98,46 @@ export class SqlRoles extends SqlRolesBase implements RoleStore {
       if (!(await uniqueWrite(this.#c.dialect, () => tx.run(this.#sql.update, values)))) return 'name_taken'
       const role = (await this.#find(tx, this.#sql.findById, [roleId])) as RoleRecord
       if (audit) await this.#c.audit.append(tx, audit(role, before, []))
-      const holders = await this.#holders(tx, before)
+      // The keys that hold it, themselves or through their identity.
+      const identities = await this.#identityHolders(tx, before)
+      const holders = [...(await this.#holders(tx, before)), ...(await this.#membersOf(tx, identities))]
       await this.#c.log(tx, holders)
       return { role, holders }
     })
   }
 
-  // One transaction: the role locked first, taken from its keys (locked too), then deleted.
+  // One transaction: the role locked first, taken from its keys and identities (locked too),
+  // then deleted.
   protected async remove(roleId: string, detach: boolean, audit?: RoleAuditWrite) {
-    return this.#c.db.transaction(async (tx): Promise<RoleDeletion | null> => {
+    return this.#c.db.transaction(async (tx): Promise<RoleRemoval | null> => {
       const current = await this.#find(tx, this.#sql.lockById, [roleId])
       if (!current) return null
-      const holders = await this.#holders(tx, current, this.#c.dialect.forUpdate)
-      if (holders.length > 0 && !detach) return { kept: current, keys: holders.length }
-      // A key left with no role holds NULL.
-      for (const key of holders) {
-        const kept = (key.roleIds ?? []).filter((held) => held !== current.id)
-        await tx.run(this.#sql.setKeyRoles, [kept.length > 0 ? TEXT_VALUES.list(kept) : null, key.id])
+      const lock = this.#c.dialect.forUpdate
+      const holders = await this.#holders(tx, current, lock)
+      const identities = await this.#identityHolders(tx, current, lock)
+      if ((holders.length > 0 || identities.length > 0) && !detach) {
+        return { kept: current, keys: holders.length, identities: identities.length }
+      }
+      // A key or an identity left with no role holds NULL.
+      const without = (held: readonly string[] | null | undefined) => {
+        const kept = (held ?? []).filter((id) => id !== current.id)
+        return kept.length > 0 ? TEXT_VALUES.list(kept) : null
+      }
+      for (const key of holders) await tx.run(this.#sql.setKeyRoles, [without(key.roleIds), key.id])
+      for (const identity of identities) {
+        await tx.run(this.#sql.setIdentityRoles, [without(identity.roleIds), identity.id])
       }
       const detached = await keysById(
         tx,
         this.#c.tables.keys,
         holders.map((key) => key.id),
       )
+      const detachedIdentities = await this.#identitiesById(tx, identities)
+      const members = await this.#membersOf(tx, identities)
       await tx.run(this.#sql.delete, [current.id])
-      if (audit) await this.#c.audit.append(tx, audit(current, current, detached))
-      await this.#c.log(tx, detached)
-      return { deleted: current, detached }
+      if (audit) await this.#c.audit.append(tx, audit(current, current, detached, detachedIdentities))
+      await this.#c.log(tx, [...detached, ...members])
+      return { deleted: current, detached, detachedIdentities, members }
     })
   }
 
@@ -136,6 +151,36 @@ export class SqlRoles extends SqlRolesBase implements RoleStore {
   async #holders(db: SqlExecutor, role: RoleRecord, lock = ''): Promise<KeyRecord[]> {
     const rows = await db.query<KeyRow>(`${this.#sql.holders}${lock}`, [role.projectId, `"${role.id}"`])
     return rows.map(toRecord).filter((key) => key.roleIds?.includes(role.id))
+  }
+
+  // The identities of the role's project that hold it, found as its keys are.
+  async #identityHolders(db: SqlExecutor, role: RoleRecord, lock = ''): Promise<IdentityRecord[]> {
+    const rows = await db.query<IdentityRow>(`${this.#sql.identityHolders}${lock}`, [
+      role.projectId,
+      `"${role.id}"`,
+    ])
+    return rows.map(toIdentity).filter((identity) => identity.roleIds?.includes(role.id))
+  }
+
+  async #identitiesById(db: SqlExecutor, identities: readonly IdentityRecord[]): Promise<IdentityRecord[]> {
+    const rows = await inChunks(
+      identities.map((identity) => identity.id),
+      (chunk, list) => db.query<IdentityRow>(`${this.#sql.identities} WHERE id IN (${list})`, chunk),
+    )
+    return rows.map(toIdentity)
+  }
+
+  // The keys of these identities: a change of a role they hold changes what those keys may do.
+  async #membersOf(db: SqlExecutor, identities: readonly IdentityRecord[]): Promise<KeyRecord[]> {
+    const rows = await inChunks(
+      identities.map((identity) => identity.id),
+      (chunk, list) =>
+        db.query<KeyRow>(
+          `SELECT ${KEY_COLUMNS} FROM ${this.#c.tables.keys} WHERE identity_id IN (${list})`,
+          chunk,
+        ),
+    )
+    return rows.map(toRecord)
   }
 }
 
@@ -152,5 +197,8 @@ function statements(lock: string, tables: SqlTables) {
     // INSTR compares case-sensitively on SQLite and on the binary collation of MySQL's tables.
     holders: `SELECT ${KEY_COLUMNS} FROM ${tables.keys} WHERE project_id = ? AND INSTR(role_ids, ?) > 0`,
     setKeyRoles: `UPDATE ${tables.keys} SET role_ids = ? WHERE id = ?`,
+    identities: `SELECT ${IDENTITY_COLUMNS} FROM ${tables.identities}`,
+    identityHolders: `SELECT ${IDENTITY_COLUMNS} FROM ${tables.identities} WHERE project_id = ? AND INSTR(role_ids, ?) > 0`,
+    setIdentityRoles: `UPDATE ${tables.identities} SET role_ids = ? WHERE id = ?`,
   }
 }

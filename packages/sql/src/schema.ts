@@ -62,8 +62,9 @@ export interface SqlMigration {
 /**
  * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
  * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash; version 3:
- * the table `roles` and `api_keys.role_ids`; version 4: the change log and its counter). No foreign keys: hosted MySQL services refuse
- * them, and the store keeps the rules itself.
+ * the table `roles` and `api_keys.role_ids`; version 4: the change log and its counter; version
+ * 5: `identities.role_ids`). No foreign keys: hosted MySQL services refuse them, and the store
+ * keeps the rules itself.
  *
  * @example
  * ```ts
@@ -218,6 +219,12 @@ seq ${bigint} NOT NULL`,
         ),
         `${dialect.insertIgnore} INTO ${tables.changeCounter} (id, seq) VALUES (1, 0)`,
       ],
+    },
+    {
+      // The ids of the roles an identity holds, a JSON list (NULL: none): every key of it may do
+      // what they allow. The identities that hold a role are read among its project's identities.
+      version: 5,
+      statements: [`ALTER TABLE ${tables.identities} ADD COLUMN role_ids ${text}`],
     },
   ]
 }

@@ -7,8 +7,8 @@ it('brings a database of version 1 to version 2 (api_keys.pepper_id), and passes
   const raw = new Database(':memory:')
   try {
     const db = sqliteDatabase(raw)
-    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3, 4])
-    expect(SQL_SCHEMA_VERSION).toBe(4)
+    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3, 4, 5])
+    expect(SQL_SCHEMA_VERSION).toBe(5)
     const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_api_keys')").pluck().all()
     // Version 1, as the first release wrote it: no pepper_id, no record of version 2.
     raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN pepper_id')
@@ -46,6 +46,26 @@ it('brings a database of version 2 to version 3 (the table roles, api_keys.role_
     // Cut short after the column was added: run again, it completes.
     raw.exec('DELETE FROM keyward_migrations WHERE version = 3')
     expect(await migrateSql(db, sqliteDialect)).toEqual([3])
+    expect(await migrateSql(db, sqliteDialect)).toEqual([])
+  } finally {
+    raw.close()
+  }
+})
+
+it('brings a database of version 4 to version 5 (identities.role_ids), and completes one cut short', async () => {
+  const raw = new Database(':memory:')
+  try {
+    const db = sqliteDatabase(raw)
+    await migrateSql(db, sqliteDialect)
+    const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_identities')").pluck().all()
+    raw.exec('ALTER TABLE keyward_identities DROP COLUMN role_ids')
+    raw.exec('DELETE FROM keyward_migrations WHERE version = 5')
+    expect(columns()).not.toContain('role_ids')
+    expect(await migrateSql(db, sqliteDialect)).toEqual([5])
+    expect(columns()).toContain('role_ids')
+    // Cut short after the column was added: run again, it completes.
+    raw.exec('DELETE FROM keyward_migrations WHERE version = 5')
+    expect(await migrateSql(db, sqliteDialect)).toEqual([5])
     expect(await migrateSql(db, sqliteDialect)).toEqual([])
   } finally {
     raw.close()
