@@ -6,6 +6,8 @@
 export declare function postgresBinDir(): string | undefined
 /** Why replica clusters cannot be built here, or `undefined` when they can. */
 export declare function replicaClusterUnavailable(): string | undefined
+/** A free TCP port on 127.0.0.1 (the kernel picks it; it is free again when this resolves). */
+export declare function freePort(): Promise<number>
 /** One server of the cluster. */
 export interface ClusterNode {
   readonly port: number
