@@ -115,7 +115,10 @@ const found = (row) => {
 // statement, cached per connection) on a pool of the same size.
 const mysqlUrl = process.env.KEYWARD_MYSQL_URL
 if (mysqlUrl) {
-  const store = await createMysqlKeyStore({ connectionString: mysqlUrl }, { tablePrefix: PREFIX, changeFeed: true })
+  const store = await createMysqlKeyStore(
+    { connectionString: mysqlUrl },
+    { tablePrefix: PREFIX, changeFeed: true },
+  )
   const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 10 })
   const text = `SELECT ${KEY_COLUMNS} FROM ${PREFIX}api_keys WHERE hash = ?`
   for (const [name, fn] of await storeCases('mysql', store, async (hash) => {

@@ -4,7 +4,6 @@ import type {
   KeyRecord,
   RoleAuditWrite,
   RoleChange,
-  RoleDeletion,
   RolePage,
   RoleRecord,
   RoleStore,

@@ -57,7 +57,8 @@ it('brings a database of version 4 to version 5 (identities.role_ids), and compl
   try {
     const db = sqliteDatabase(raw)
     await migrateSql(db, sqliteDialect)
-    const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_identities')").pluck().all()
+    const columns = () =>
+      raw.prepare("SELECT name FROM pragma_table_info('keyward_identities')").pluck().all()
     raw.exec('ALTER TABLE keyward_identities DROP COLUMN role_ids')
     raw.exec('DELETE FROM keyward_migrations WHERE version = 5')
     expect(columns()).not.toContain('role_ids')
