@@ -61,7 +61,8 @@ const PAGE = 500
 /** A feed counts as fresh for 99 % of the bound (clocks of two machines run at slightly different rates). */
 const FRESH_SHARE = 0.99
 
-type Source = { readonly connectionString: string } | { readonly pool: Pool }
+/** Where a {@link mysqlChangeFeed} reads: a connection string, or a mysql2 pool of yours. */
+export type MysqlChangeFeedSource = { readonly connectionString: string } | { readonly pool: Pool }
 
 /**
  * The change feed of a MySQL or MariaDB key store, for a verification cache across processes:
@@ -83,7 +84,7 @@ type Source = { readonly connectionString: string } | { readonly pool: Pool }
  * const store = new SqlKeyStore(mysqlDatabase(pool), mysqlDialect, { changes })
  * ```
  */
-export function mysqlChangeFeed(source: Source, options: MysqlChangeFeedOptions = {}): MysqlChangeFeed {
+export function mysqlChangeFeed(source: MysqlChangeFeedSource, options: MysqlChangeFeedOptions = {}): MysqlChangeFeed {
   const pool = (source as { pool?: Pool }).pool
   const url = (source as { connectionString?: string }).connectionString
   if (!pool && typeof url !== 'string') {

@@ -5,7 +5,12 @@ import { type MysqlChangeFeed, type MysqlChangeFeedOptions, mysqlChangeFeed } fr
 
 export { mysqlDialect } from '@keyward/sql'
 export { type MysqlDatabaseOptions, mysqlDatabase } from './database.js'
-export { type MysqlChangeFeed, type MysqlChangeFeedOptions, mysqlChangeFeed } from './feed.js'
+export {
+  type MysqlChangeFeed,
+  type MysqlChangeFeedOptions,
+  type MysqlChangeFeedSource,
+  mysqlChangeFeed,
+} from './feed.js'
 
 /** Options of {@link createMysqlKeyStore}. */
 export interface MysqlKeyStoreOptions extends Omit<MysqlDatabaseOptions, 'ownsPool'> {
