@@ -84,7 +84,10 @@ export type MysqlChangeFeedSource = { readonly connectionString: string } | { re
  * const store = new SqlKeyStore(mysqlDatabase(pool), mysqlDialect, { changes })
  * ```
  */
-export function mysqlChangeFeed(source: MysqlChangeFeedSource, options: MysqlChangeFeedOptions = {}): MysqlChangeFeed {
+export function mysqlChangeFeed(
+  source: MysqlChangeFeedSource,
+  options: MysqlChangeFeedOptions = {},
+): MysqlChangeFeed {
   const pool = (source as { pool?: Pool }).pool
   const url = (source as { connectionString?: string }).connectionString
   if (!pool && typeof url !== 'string') {
