@@ -51,6 +51,7 @@ import {
   toRecord,
   UUID,
 } from './key-rows.js'
+import { SqlOutcomeUnknownError } from './outcome.js'
 import { readPage } from './pages.js'
 import { SqlRoles } from './roles.js'
 import { DEFAULT_TABLE_PREFIX, type SqlTables, sqlTables } from './schema.js'
@@ -617,9 +618,13 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   }
 
   // The owner's row, made outside the transaction that locks it: on MySQL, an insert of the same
-  // new row in two transactions deadlocks, a locking read of an existing one waits.
+  // new row in two transactions deadlocks, a locking read of an existing one waits. Whether this
+  // insert committed does not matter (it is made again, or found, by the next write), and the
+  // write it comes before has not begun: its failure is a known one, the cause itself.
   async #ensureOwner(owner: KeyOwner): Promise<void> {
-    await this.#db.run(this.#sql.ensureOwner, [owner.type, owner.id])
+    await this.#db.run(this.#sql.ensureOwner, [owner.type, owner.id]).catch((error: unknown) => {
+      throw error instanceof SqlOutcomeUnknownError && error.cause !== undefined ? error.cause : error
+    })
   }
 
   // Takes the owner's lock for the rest of the transaction; throws when the owner is closed.
