@@ -301,6 +301,23 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     ).toBe(1)
   })
 
+  it('shows the roles an identity holds, by name, and none once they are taken', async () => {
+    const path = `/projects/${suite.projectId}/roles`
+    for (const name of ['billing', 'reports-reader']) {
+      expect((await api(path, { method: 'POST', body: { name, permissions: [] } })).status).toBe(201)
+    }
+    const created = await api(identitiesPath(), {
+      method: 'POST',
+      body: { external_id: 'customer_roles', roles: ['billing', 'reports-reader'] },
+    })
+    expect(created.status).toBe(201)
+    await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/identities/${created.body.id}`)
+    await expect.poll(facts).toContain('Rolesbilling, reports-reader')
+    await api(`${identitiesPath()}/${created.body.id}`, { method: 'PATCH', body: { roles: null } })
+    await suite.page.reload()
+    await expect.poll(facts).toContain('Rolesnone')
+  })
+
   it('takes a key out of its identity from its page', async () => {
     const created = await api(`/projects/${suite.projectId}/api-keys`, {
       method: 'POST',
@@ -319,6 +336,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     const identity = await identityOf(CUSTOMERS[4]!)
     await suite.page.goto(`${suite.base}/console/#/projects/${suite.projectId}/identities/${identity.id}`)
     await expect.poll(facts).toContain('tokens.daily: 1,000,000 per day')
+    expect(await facts()).toContain('Rolesnone')
     expect(await facts()).toContain('"billing_email": "accounts-payable@acme-corporation.example"')
     expect(await facts()).toContain('Credit pool1500, refills to 2000 monthly on day 1')
     const keys = suite.page.getByRole('table', { name: 'Keys of this identity' })

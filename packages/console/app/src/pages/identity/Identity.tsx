@@ -121,6 +121,8 @@ export function IdentityPage({
           <dt>Credit pool</dt>
           <dd class="mono">{creditsText(identity, 'none: its keys spend only their own credits')}</dd>
           <LimitsFact limits={identity.ratelimits} />
+          <dt>Roles</dt>
+          <dd class="mono">{identity.roles?.length ? identity.roles.join(', ') : 'none'}</dd>
           <dt>Metadata</dt>
           <dd>
             {identity.metadata ? (
