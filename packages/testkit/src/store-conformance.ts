@@ -302,8 +302,12 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
       await until(async () => (await outcome()) === 'accepted' && keyward.cacheStats()?.entries === 1)
       await store.setKeyActive(record.id, false) // past the service: only the feed tells the cache
       await until(async () => (await outcome()) === ErrorType.keyInvalid)
-      const changes = heard.filter((event) => event.type === 'changed' && event.hash === record.hash)
-      expect(changes.length).toBeGreaterThanOrEqual(2)
+      const changes = () => heard.filter((event) => event.type === 'changed' && event.hash === record.hash)
+      // The change is heard, unless the feed lost its connection meanwhile (on a loaded machine a
+      // poll or a notification may be late): the cache then emptied itself, as it must.
+      const lost = () => heard.some((event) => event.type === 'disconnected')
+      await until(() => changes().length >= 2 || lost())
+      if (!lost()) expect(changes().length).toBeGreaterThanOrEqual(2)
       expect(JSON.stringify(heard)).not.toContain(key.slice(3))
       stop()
     })
