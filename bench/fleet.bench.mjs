@@ -21,20 +21,32 @@
 // is every process fencing itself (`freshnessSource: 'fences'`), `after` the shared beacon;
 // `relay` is the Redis relay (`freshnessSource: 'redis'`, on KEYWARD_REDIS_URL, default
 // redis://127.0.0.1:6379): one leader listens on the primary and the feeds only subscribe. Redis
-// commands sent and messages delivered are counted too.
+// commands sent and messages delivered are counted too. `mysql` runs the fleet of MySQL instead,
+// on a private MariaDB (bench/fleet-mysql.mjs says what it measures).
 // FLEET_BENCH_N (default 25,100,300,500) and FLEET_BENCH_SECONDS (default 30: a p99 of 6,000 writes;
 // with 8 s, 1,600, it moved by as much as the fleet did) size the run.
-import { execFileSync, fork, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
-import { availableParallelism, setPriority } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKeyward } from '@keyward/core'
 import { createPgKeyStore, pgChangeFeed } from '@keyward/postgres/pg'
 import pg from 'pg'
-import { ReplicaCluster, replicaClusterUnavailable } from '../scripts/replica-cluster.mjs'
+import { freePort, ReplicaCluster, replicaClusterUnavailable } from '../scripts/replica-cluster.mjs'
+import {
+  forkChild,
+  ms,
+  PIN,
+  pct,
+  pin,
+  revocationsCell,
+  revokeLoop,
+  serveFleet,
+  sleep,
+  update,
+  writeLoad,
+} from './fleet-common.mjs'
 import { table } from './harness.mjs'
 
 const BOUND_MS = 250
@@ -46,22 +58,6 @@ const REVOKE_EVERY_MS = 400
 const SCHEMA = 'kw_bench_fleet'
 const sourceOf = { before: 'fences', after: 'beacon', relay: 'redis' }
 let REDIS_URL = process.env.KEYWARD_REDIS_URL || 'redis://127.0.0.1:6379'
-/** The cores of each side (taskset's lists), or undefined when they are not split. */
-const PIN = (() => {
-  const cores = availableParallelism()
-  if (process.env.FLEET_BENCH_PIN === '0' || cores < 2) return undefined
-  if (spawnSync('taskset', ['-V']).status !== 0) return undefined
-  const half = Math.floor(cores / 2)
-  const range = (first, last) => (first === last ? `${first}` : `${first}-${last}`)
-  return { primary: range(0, half - 1), fleet: range(half, cores - 1) }
-})()
-/** Moves a process and its threads to `cpus`, and its children with `children`. */
-function pin(pid, cpus, { children = false } = {}) {
-  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' })
-  if (!children) return
-  const found = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n')
-  for (const child of found.filter(Boolean)) pin(Number(child), cpus)
-}
 /** The relay's keys, one prefix per run and size. */
 const relayPrefix = (n) => `keyward_bench_fleet:${process.env.FLEET_BENCH_RUN ?? process.pid}:${n}`
 const feedOptions = (mode, n) =>
@@ -103,12 +99,11 @@ if (Redis) {
   }
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-// One clock for both processes of the bench (same host).
-const clock = () => performance.timeOrigin + performance.now()
-
 if (process.env.FLEET_BENCH_CHILD) await fleet(JSON.parse(process.env.FLEET_BENCH_CHILD))
-else await main()
+else if (MODES.includes('mysql')) {
+  if (MODES.length > 1) throw new Error('FLEET_BENCH_MODE: mysql runs alone')
+  await (await import('./fleet-mysql.mjs')).main()
+} else await main()
 
 /** The child: N feeds; answers `ready`, then measures between `measure` and `stop`. */
 async function fleet({ n, mode, url }) {
@@ -121,77 +116,7 @@ async function fleet({ n, mode, url }) {
       clientConfig: { application_name: 'fleet' },
     }),
   )
-  // Connected in waves, as a fleet rolls out: 25 at a time.
-  for (let i = 0; i < n; i += 25) {
-    for (const feed of feeds.slice(i, i + 25)) void feed.start()
-    await sleep(50)
-  }
-  const deadline = performance.now() + 20_000
-  while (performance.now() < deadline && feeds.some((feed) => !feed.connected)) await sleep(50)
-
-  // Per feed: when it heard each change, and when it was sampled stale. The refusal times are
-  // computed at the end, once the start of every revocation is known (the change may arrive
-  // before the message that names it).
-  const heard = feeds.map(() => new Map())
-  const staleAt = feeds.map(() => [])
-  for (const [index, feed] of feeds.entries()) {
-    feed.subscribe((event) => {
-      if (event.type === 'changed' && !heard[index].has(event.hash)) heard[index].set(event.hash, clock())
-    })
-  }
-  let fresh = 0
-  let samples = 0
-  let sampling = false
-  let before
-  const sample = async () => {
-    while (sampling) {
-      const at = clock()
-      for (let i = 0; i < feeds.length; i++) {
-        samples++
-        // A stale feed bypasses its cache: it refuses every key revoked before now.
-        if (feeds[i].connected) fresh++
-        else staleAt[i].push(at)
-      }
-      await sleep(10)
-    }
-  }
-  const revocations = new Map()
-  const refusalsOf = () => {
-    const refusals = []
-    let missing = 0
-    for (const [hash, startedAt] of revocations) {
-      for (let i = 0; i < feeds.length; i++) {
-        const stale = staleAt[i].find((at) => at >= startedAt) ?? Number.POSITIVE_INFINITY
-        const refusedAt = Math.min(heard[i].get(hash) ?? Number.POSITIVE_INFINITY, stale)
-        if (refusedAt === Number.POSITIVE_INFINITY) missing++
-        else refusals.push(refusedAt - startedAt)
-      }
-    }
-    return { refusals, unheard: missing }
-  }
-  let sampler
-  process.on('message', async (message) => {
-    if (message.type === 'measure') {
-      before = { ...counts, cpu: process.cpuUsage(), at: performance.now() }
-      sampling = true
-      sampler = sample()
-    } else if (message.type === 'revoking') {
-      revocations.set(message.hash, message.at)
-    } else if (message.type === 'stop') {
-      sampling = false
-      await sampler
-      const { refusals, unheard } = refusalsOf()
-      const used = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v - before[k]]))
-      const cpu = process.cpuUsage(before.cpu)
-      used.cpu = (cpu.user + cpu.system) / 10 / (performance.now() - before.at)
-      await new Promise((sent) =>
-        process.send({ type: 'result', fresh: fresh / samples, refusals, unheard, counts: used }, sent),
-      )
-      for (let i = 0; i < n; i += 50) await Promise.all(feeds.slice(i, i + 50).map((feed) => feed.close()))
-      process.disconnect()
-    }
-  })
-  process.send({ type: 'ready' })
+  await serveFleet(feeds, counts)
 }
 
 async function main() {
@@ -201,7 +126,8 @@ async function main() {
     return
   }
   for (const mode of MODES) {
-    if (!sourceOf[mode]) throw new Error(`FLEET_BENCH_MODE: expected before, after or relay, got ${mode}`)
+    if (!sourceOf[mode])
+      throw new Error(`FLEET_BENCH_MODE: expected before, after, relay or mysql, got ${mode}`)
   }
   const cluster = await ReplicaCluster.start({
     standby: false,
@@ -234,7 +160,7 @@ async function main() {
   try {
     await admin.query('CREATE TABLE fleet_bench (id int PRIMARY KEY, n bigint NOT NULL)')
     await admin.query('INSERT INTO fleet_bench VALUES (1, 0)')
-    await writeLoad(admin, 2) // warm-up
+    await writeLoad(update(admin), 2, WRITE_EVERY_MS) // warm-up
     // Each mode over every size, the fences last: the primary takes a while to recover from a
     // large fleet fencing itself.
     for (const mode of [...MODES].sort((a, b) => (a === 'before') - (b === 'before') || a.localeCompare(b))) {
@@ -286,55 +212,12 @@ async function main() {
   )
 }
 
-/** Writes one row every WRITE_EVERY_MS for `seconds`; resolves with the latencies. */
-async function writeLoad(pool, seconds) {
-  const latencies = []
-  const pending = []
-  const end = performance.now() + seconds * 1000
-  for (let next = performance.now(); next < end; next += WRITE_EVERY_MS) {
-    const wait = next - performance.now()
-    if (wait > 0) await sleep(wait)
-    const started = performance.now()
-    pending.push(
-      pool
-        .query('UPDATE fleet_bench SET n = n + 1 WHERE id = 1')
-        .then(() => latencies.push(performance.now() - started)),
-    )
-  }
-  await Promise.all(pending)
-  return latencies
-}
-
 async function runFleet(admin, url, n, mode) {
-  const baseline = await writeLoad(admin, SECONDS)
-  const child = fork(fileURLToPath(import.meta.url), {
-    env: {
-      ...process.env,
-      FLEET_BENCH_RUN: String(process.pid),
-      FLEET_BENCH_CHILD: JSON.stringify({ n, mode, url }),
-    },
-    stdio: 'inherit',
+  const baseline = await writeLoad(update(admin), SECONDS, WRITE_EVERY_MS)
+  const { child, next, exited } = forkChild(fileURLToPath(import.meta.url), {
+    FLEET_BENCH_RUN: String(process.pid),
+    FLEET_BENCH_CHILD: JSON.stringify({ n, mode, url }),
   })
-  if (PIN) pin(child.pid, PIN.fleet)
-  if (process.env.FLEET_BENCH_NICE) setPriority(child.pid, Number(process.env.FLEET_BENCH_NICE))
-  const messages = []
-  const waiters = []
-  child.on('message', (message) => {
-    const waiter = waiters.findIndex((w) => w.type === message.type)
-    if (waiter >= 0) waiters.splice(waiter, 1)[0].resolve(message)
-    else messages.push(message)
-  })
-  const next = (type) =>
-    new Promise((resolve, reject) => {
-      const found = messages.findIndex((m) => m.type === type)
-      if (found >= 0) return resolve(messages.splice(found, 1)[0])
-      waiters.push({ type, resolve })
-      // 'close', not 'exit': a large last message may still be on its way when the process exits.
-      child.once('close', (code, signal) =>
-        reject(new Error(`the fleet exited (${signal ?? code}) before ${type}`)),
-      )
-    })
-  const exited = new Promise((resolve) => child.once('exit', resolve))
   const writerStore = await createPgKeyStore(
     { connectionString: url, poolConfig: { max: 2 } },
     {
@@ -353,22 +236,10 @@ async function runFleet(admin, url, n, mode) {
     await next('ready')
     await sleep(2000)
     child.send({ type: 'measure' })
-    const revoking = (async () => {
-      const end = performance.now() + SECONDS * 1000
-      let failed = 0
-      let made = 0
-      while (performance.now() < end && keys.length > 0) {
-        const record = keys.pop()
-        child.send({ type: 'revoking', hash: record.hash, at: clock() })
-        made++
-        const call = writer.deactivateKey(record.id).catch(() => failed++)
-        await Promise.all([call, sleep(REVOKE_EVERY_MS)])
-      }
-      return { made, failed }
-    })()
+    const revoking = revokeLoop(writer, keys, child, SECONDS, REVOKE_EVERY_MS)
     const before = { ...counts }
     const startedAt = performance.now()
-    const withFleet = await writeLoad(admin, SECONDS)
+    const withFleet = await writeLoad(update(admin), SECONDS, WRITE_EVERY_MS)
     const seconds = (performance.now() - startedAt) / 1000
     const after = { ...counts }
     const { made, failed } = await revoking
@@ -406,12 +277,6 @@ async function runFleet(admin, url, n, mode) {
 }
 
 function row(r) {
-  const pct = (values, p) => {
-    if (values.length === 0) return Number.NaN
-    const sorted = [...values].sort((a, b) => a - b)
-    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
-  }
-  const ms = (value) => (Number.isNaN(value) ? '-' : value.toFixed(1))
   return [
     r.n,
     r.mode,
@@ -425,19 +290,8 @@ function row(r) {
     Math.round(r.redisCommands),
     Math.round(r.redisMessages),
     `${ms(pct(r.refusals, 99))} (${ms(Math.max(...r.refusals))})`,
-    `${r.made}${r.failed ? `, ${r.failed} unconfirmed` : ''}${r.unheard ? `, ${r.unheard} refusals missing` : ''}`,
+    revocationsCell(r),
   ]
-}
-
-/** A port free on this machine now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
 }
 
 /** Resolves once a Redis answers at `url` (10 s at most). */

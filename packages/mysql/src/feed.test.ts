@@ -1,7 +1,7 @@
 // The change feed on real MariaDB or MySQL: revocation across two OS processes (each with a pool,
 // a feed and a cache of its own), with strict revocation and without; a failed poll makes the
 // cache bypass itself; a transaction that commits out of id order is not skipped; the changes
-// of two concurrent writers are all heard.
+// of two concurrent writers are all heard; close() ends the feed's own connection.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
@@ -241,6 +241,31 @@ describe.skipIf(!MYSQL_URL)('the change feed on MySQL (set KEYWARD_MYSQL_URL to 
         }
       }),
     60_000,
+  )
+
+  it(
+    'close() ends the connection it opened: the server lists it no more',
+    () =>
+      withFeed({}, async ({ feed }) => {
+        const threadId = feed.threadId
+        expect(threadId).toBeTypeOf('number')
+        const admin = await mysql.createConnection(MYSQL_URL as string)
+        try {
+          const listed = async () => {
+            const [rows] = await admin.query('SELECT id FROM information_schema.processlist WHERE id = ?', [
+              threadId,
+            ])
+            return (rows as unknown[]).length > 0
+          }
+          expect(await listed()).toBe(true)
+          await feed.close()
+          expect(feed.threadId).toBeUndefined()
+          await until('the connection ended', async () => !(await listed()), 10_000)
+        } finally {
+          await admin.end()
+        }
+      }),
+    30_000,
   )
 
   it(

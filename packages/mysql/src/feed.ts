@@ -109,7 +109,7 @@ export function mysqlChangeFeed(
   const open = pool
     ? () => pool.getConnection()
     : () => mysql.createConnection({ uri: (url as string).replace(/^mariadb:/, 'mysql:') })
-  return new PollingFeed(open, tables, settings)
+  return new PollingFeed(open, pool !== undefined, tables, settings)
 }
 
 interface Settings {
@@ -123,6 +123,7 @@ interface Settings {
 class PollingFeed extends KeyChangeHub implements MysqlChangeFeed {
   readonly boundMs: number
   readonly #open: () => Promise<Connection | PoolConnection>
+  readonly #pooled: boolean
   readonly #s: Settings
   readonly #read: string
   readonly #counter: string
@@ -147,12 +148,14 @@ class PollingFeed extends KeyChangeHub implements MysqlChangeFeed {
 
   constructor(
     open: () => Promise<Connection | PoolConnection>,
+    pooled: boolean,
     tables: ReturnType<typeof sqlTables>,
     s: Settings,
   ) {
     super()
     this.boundMs = s.boundMs
     this.#open = open
+    this.#pooled = pooled
     this.#s = s
     this.#read = `SELECT id, hash, key_id FROM ${tables.changeLog} WHERE id > ? ORDER BY id LIMIT ${PAGE}`
     this.#counter = `SELECT seq FROM ${tables.changeCounter} WHERE id = 1`
@@ -181,7 +184,7 @@ class PollingFeed extends KeyChangeHub implements MysqlChangeFeed {
     await this.#running
     const connection = this.#connection
     this.#connection = undefined
-    if (connection) await release(connection, false)
+    if (connection) await release(connection, this.#pooled, false)
     if (super.connected) this.publish({ type: 'disconnected' })
   }
 
@@ -273,7 +276,7 @@ class PollingFeed extends KeyChangeHub implements MysqlChangeFeed {
   #lost(error: unknown): void {
     const connection = this.#connection
     this.#connection = undefined
-    if (connection) void release(connection, true)
+    if (connection) void release(connection, this.#pooled, true)
     this.#restart = true
     this.#failures++
     if (super.connected) this.publish({ type: 'disconnected', error })
@@ -295,8 +298,12 @@ class PollingFeed extends KeyChangeHub implements MysqlChangeFeed {
 }
 
 // A pool's connection goes back to its pool (destroyed after a failure); one of its own is closed.
-async function release(connection: Connection | PoolConnection, broken: boolean): Promise<void> {
-  const pooled = 'release' in connection && typeof connection.release === 'function'
+// (A connection of its own has a `release` too, which fails: whose it is decides, not its methods.)
+async function release(
+  connection: Connection | PoolConnection,
+  pooled: boolean,
+  broken: boolean,
+): Promise<void> {
   try {
     if (broken) connection.destroy()
     else if (pooled) (connection as PoolConnection).release()

@@ -10,9 +10,9 @@
 import { createKeyward, ErrorType, type Keyward } from '@keyward/core'
 import { type SqlKeyStore, SqlOutcomeUnknownError } from '@keyward/sql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MariadbServer, mariadbServerUnavailable } from '../../../scripts/mariadb-server.mjs'
 import { sleep, until } from '../../postgres/src/test/until.js'
 import { createMysqlKeyStore } from './index.js'
-import { MariadbServer, mariadbServerUnavailable } from './test/mariadb-server.js'
 
 const missing = mariadbServerUnavailable()
 const PROJECT = 'faults'

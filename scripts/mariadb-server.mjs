@@ -1,18 +1,20 @@
-// A MariaDB server of a test file's own, for the fault tests that stall, kill and restart it:
-// built from the machine's binaries (mariadb-install-db, mariadbd) in a temporary directory, on a
-// free port, and torn down after (the server killed, the directory removed), also when the test
-// process ends without its afterAll.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+// A MariaDB server of its own, for the fault tests that stall, kill and restart it and for the
+// benches that measure the server's cost: built from the machine's binaries (mariadb-install-db,
+// mariadbd) in a temporary directory, on a free port, and torn down after (the server killed, the
+// directory removed), also when the process ends without tearing it down.
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import mysql from 'mysql2/promise'
-import { freePort } from '../../../../scripts/replica-cluster.mjs'
+import { freePort } from './replica-cluster.mjs'
 
+// mysql2, as the MySQL package resolves it (the repository's root does not depend on it).
+const mysql = createRequire(new URL('../packages/mysql/package.json', import.meta.url))('mysql2/promise')
 const asRoot = process.getuid?.() === 0
 
 /** Where a program is: on the PATH, else in the system directories of Debian's packages. */
-function program(name: string): string | undefined {
+function program(name) {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' })
   if (found.status === 0 && found.stdout.trim()) return found.stdout.trim()
   return ['/usr/sbin', '/usr/bin'].map((dir) => join(dir, name)).find((path) => existsSync(path))
@@ -20,8 +22,8 @@ function program(name: string): string | undefined {
 
 const binaries = () => ({ server: program('mariadbd'), install: program('mariadb-install-db') })
 
-/** Why a server of a test's own cannot be built here, or `undefined` when it can. */
-export function mariadbServerUnavailable(): string | undefined {
+/** Why a server of its own cannot be built here, or `undefined` when it can. */
+export function mariadbServerUnavailable() {
   const { server, install } = binaries()
   if (!server || !install) {
     return 'no MariaDB server binaries (mariadbd and mariadb-install-db: install the mariadb-server package)'
@@ -29,33 +31,36 @@ export function mariadbServerUnavailable(): string | undefined {
   return undefined
 }
 
-const live = new Set<MariadbServer>()
+const live = new Set()
 process.once('exit', () => {
   for (const server of live) server.destroy()
 })
 
-/** A MariaDB server of its own; its database `keyward` is at {@link url}. */
+/** A MariaDB server of its own; its database `keyward` is at `url`. */
 export class MariadbServer {
-  readonly port: number
+  /** @type {number} */
+  port
   /** The connection string of the database `keyward`, as `root` without a password. */
-  readonly url: string
-  readonly #root: string
-  readonly #server: string
-  #child: ChildProcess | undefined
+  url
+  #root
+  #server
+  #options
+  #child
 
-  private constructor(root: string, port: number, server: string) {
+  constructor(root, port, server, options) {
     this.#root = root
     this.port = port
     this.#server = server
+    this.#options = options
     this.url = `mysql://root@127.0.0.1:${port}/keyward`
   }
 
   /** Builds the data directory, starts the server and creates the database `keyward`. */
-  static async start(): Promise<MariadbServer> {
+  static async start(options = {}) {
     const { server, install } = binaries()
     if (!server || !install) throw new Error(mariadbServerUnavailable())
     const root = mkdtempSync(join(tmpdir(), 'keyward-mariadb-'))
-    const started = new MariadbServer(root, await freePort(), server)
+    const started = new MariadbServer(root, await freePort(), server, options)
     live.add(started)
     try {
       const built = spawnSync(
@@ -84,13 +89,13 @@ export class MariadbServer {
   }
 
   /** The server's process id, while it runs. */
-  get pid(): number | undefined {
+  get pid() {
     const child = this.#child
     return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined
   }
 
   /** Starts the server on its data directory and port; resolves once it accepts connections. */
-  async restart(): Promise<void> {
+  async restart() {
     if (this.pid !== undefined) throw new Error('The server is running.')
     const child = spawn(
       this.#server,
@@ -107,7 +112,7 @@ export class MariadbServer {
         '--innodb-buffer-pool-size=32M',
         '--innodb-log-file-size=16M',
         '--innodb-flush-log-at-trx-commit=1',
-        '--max-connections=200',
+        `--max-connections=${this.#options.maxConnections ?? 200}`,
         ...(asRoot ? ['--user=root'] : []),
       ],
       { stdio: 'ignore' },
@@ -137,17 +142,17 @@ export class MariadbServer {
   }
 
   /** Stops the server where it is (SIGSTOP): connections stay open and get no answer. */
-  stall(): void {
+  stall() {
     this.#signal('SIGSTOP')
   }
 
   /** Lets a stalled server run on (SIGCONT). */
-  resume(): void {
+  resume() {
     this.#signal('SIGCONT')
   }
 
   /** Kills the server (SIGKILL, a crash) and waits until its process has ended. */
-  async kill(): Promise<void> {
+  async kill() {
     const child = this.#child
     if (!child || this.pid === undefined) return
     const ended = new Promise((resolve) => child.once('exit', resolve))
@@ -156,7 +161,7 @@ export class MariadbServer {
   }
 
   /** Kills the server, if it runs, and removes its directory. */
-  destroy(): void {
+  destroy() {
     live.delete(this)
     const pid = this.pid
     if (pid !== undefined) {
@@ -169,17 +174,17 @@ export class MariadbServer {
     rmSync(this.#root, { recursive: true, force: true })
   }
 
-  get #log(): string {
+  get #log() {
     return join(this.#root, 'server.log')
   }
 
-  #logTail(): string {
+  #logTail() {
     return existsSync(this.#log)
       ? readFileSync(this.#log, 'utf8').split('\n').slice(-15).join('\n')
       : '(no log)'
   }
 
-  #signal(signal: NodeJS.Signals): void {
+  #signal(signal) {
     const pid = this.pid
     if (pid === undefined) throw new Error('The server is not running.')
     process.kill(pid, signal)
