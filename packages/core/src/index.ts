@@ -59,6 +59,7 @@ export {
   creditsTooManyError,
   creditsUnlimitedError,
   MAX_COST,
+  leasedCredits,
   MAX_CREDITS,
   nextRefillAt,
   refilled,
@@ -336,6 +337,7 @@ export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'
 export type {
   CreditChangeResult,
   CreditLease,
+  CreditLeaseRequest,
   KeyChangeEvent,
   KeyChangeFeed,
   KeyOwner,

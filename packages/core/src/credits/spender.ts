@@ -4,6 +4,7 @@ import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { CreditLease, KeyStore } from '../store/types.js'
 import type { TelemetryTracer } from '../telemetry/types.js'
+import { batchedLeases } from './lease-batch.js'
 import { leaseSpans } from './lease-spans.js'
 import { type CreditHolder, nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
@@ -167,7 +168,13 @@ function creditSources(
       store.leaseCredits && store.returnCredits
         ? {
             operation: 'leaseCredits',
-            lease: leaseSpans(store.leaseCredits.bind(store), tracer, prefixOf, 'key'),
+            // With `leaseCreditsMany`, the leases of one turn go to the store in one call.
+            lease: leaseSpans(
+              batchedLeases(store) ?? store.leaseCredits.bind(store),
+              tracer,
+              prefixOf,
+              'key',
+            ),
             giveBack: store.returnCredits.bind(store),
           }
         : undefined,
