@@ -60,7 +60,10 @@ export const insertValues = (record: KeyRecord): unknown[] => [
 export const creditValues = (state: CreditState): unknown[] => creditColumns(state, PG_VALUES)
 
 /** A row of a lease of credits (a key's own, or an identity's pool), as the lease statement returns it. */
-type LeaseRow = Pick<CreditRowOf<PgTypes>, 'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'> & {
+type LeaseRow = Pick<
+  CreditRowOf<PgTypes>,
+  'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'
+> & {
   id: string
   granted: string | number
 }

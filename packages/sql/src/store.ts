@@ -387,7 +387,10 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
   // One transaction for the batch (on SQLite, one commit and its one fsync): the rows read with a
   // locking read, each lease computed by core's `leasedCredits` (the refill due at `now`, then
   // the take), and the balances that changed written with one statement.
-  async leaseCreditsMany(requests: readonly CreditLeaseRequest[], now: Date): Promise<(CreditLease | null)[]> {
+  async leaseCreditsMany(
+    requests: readonly CreditLeaseRequest[],
+    now: Date,
+  ): Promise<(CreditLease | null)[]> {
     const ids = [...new Set(requests.map((request) => request.id))].filter((id) => UUID.test(id))
     if (ids.length === 0) return requests.map(() => null)
     return this.#db.transaction(async (tx) => {

@@ -340,7 +340,7 @@ function batchLeaseCases(make: () => Promise<StoreHarness>, repeats: number) {
           new Date(FEB_REFILL.getTime() + b),
         )
         expect(leases).toHaveLength(order.length)
-        leases.forEach((lease, i) => count(order[i]!, lease))
+        for (const [i, lease] of leases.entries()) count(order[i]!, lease)
       })
       const singles = Array.from({ length: 24 }, async (_, i) => {
         const id = ids[i % ids.length]!

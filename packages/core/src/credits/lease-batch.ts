@@ -22,7 +22,6 @@ const nextTurn: (fn: () => void) => void = setImmediate ?? ((fn) => setTimeout(f
  */
 export function batchedLeases(store: KeyStore): Lease | undefined {
   if (!store.leaseCreditsMany) return undefined
-  const leaseMany = store.leaseCreditsMany.bind(store)
   let queued = new Map<string, Pending>()
 
   function send(): void {
@@ -31,7 +30,7 @@ export function batchedLeases(store: KeyStore): Lease | undefined {
     if (batch.length === 0) return
     const now = batch.reduce((latest, pending) => Math.max(latest, pending.now), 0)
     const requests = batch.map(({ id, want, need }) => ({ id, want, need }))
-    leaseMany(requests, new Date(now)).then(
+    store.leaseCreditsMany!(requests, new Date(now)).then(
       (leases) => {
         for (const [i, pending] of batch.entries()) pending.resolve(leases[i] ?? null)
       },

@@ -85,7 +85,8 @@ export function leasedCredits(
   now: Date,
 ): { readonly lease: CreditLease; readonly after: CreditState | null } {
   const credits = refilled(state, now)
-  if (credits.remaining === null) return { lease: { granted: want, remaining: null, refill: null }, after: null }
+  if (credits.remaining === null)
+    return { lease: { granted: want, remaining: null, refill: null }, after: null }
   const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
   const after = { ...credits, remaining: credits.remaining - granted }
   const lease = { granted, remaining: after.remaining, refill: credits.refill }

@@ -225,7 +225,10 @@ export class MemoryKeyStore implements KeyStore {
   }
 
   // Each lease in turn, with nothing awaited between them: the batch is atomic.
-  async leaseCreditsMany(requests: readonly CreditLeaseRequest[], now: Date): Promise<(CreditLease | null)[]> {
+  async leaseCreditsMany(
+    requests: readonly CreditLeaseRequest[],
+    now: Date,
+  ): Promise<(CreditLease | null)[]> {
     return Promise.all(requests.map(({ id, want, need }) => this.leaseCredits(id, want, need, now)))
   }
 
