@@ -394,9 +394,10 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     const ids = [...new Set(requests.map((request) => request.id))].filter((id) => UUID.test(id))
     if (ids.length === 0) return requests.map(() => null)
     return this.#db.transaction(async (tx) => {
-      const rows = await inChunks(ids, (chunk, list) =>
-        tx.query<CreditRow>(this.#sql.lockCredits(list), chunk),
-      )
+      const rows = await inChunks(ids, (chunk) => {
+        const listed = padded(chunk)
+        return tx.query<CreditRow>(this.#sql.lockCredits(placeholders(listed.length)), listed)
+      })
       const credits = new Map(rows.map((row) => [row.id, creditsOf(row)]))
       const written = new Map<string, CreditState>()
       const leases = requests.map(({ id, want, need }) => {
@@ -410,10 +411,11 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
         return lease
       })
       await inChunks([...written], async (chunk) => {
-        const balances = chunk.flatMap(([id, after]) => [id, after.remaining])
-        const refills = chunk.flatMap(([id, after]) => [id, after.refilledAt?.getTime() ?? null])
-        const params = [...balances, ...refills, ...chunk.map(([id]) => id)]
-        await tx.run(this.#sql.writeLeases(chunk.length), params)
+        const rows = padded(chunk)
+        const balances = rows.flatMap(([id, after]) => [id, after.remaining])
+        const refills = rows.flatMap(([id, after]) => [id, after.refilledAt?.getTime() ?? null])
+        const params = [...balances, ...refills, ...rows.map(([id]) => id)]
+        await tx.run(this.#sql.writeLeases(rows.length), params)
         return []
       })
       return leases
@@ -688,6 +690,15 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 }
 
 const done = Promise.resolve()
+
+// A batch's list grown to the next power of two by repeating its last item (an id listed twice,
+// or a key's balance set twice to one value, changes nothing): a few statement texts for every
+// batch size, so that a driver that prepares each text once per connection (MySQL caps prepared
+// statements server-wide) prepares a few.
+function padded<T>(items: readonly T[]): readonly T[] {
+  const size = 2 ** Math.ceil(Math.log2(items.length))
+  return [...items, ...Array.from({ length: size - items.length }, () => items.at(-1) as T)]
+}
 
 /** The bound B of option `strictRevocation`, checked once; `undefined` when it is off. */
 function strictBound(options: SqlKeyStoreOptions, changeLog: boolean): number | undefined {
