@@ -161,9 +161,10 @@ export function creditStatements(
     // committed meanwhile included), the refill due at $4 applied (once per period: the first
     // lease of a period moves refilled_at to its start), then min(want, balance) taken when the
     // balance holds at least `need`, else nothing. A row without a limit grants `want` and is
-    // not written. One row per id found.
+    // not written. One row per id found. Named apart from the one-id statement of earlier
+    // releases, which a process of the fleet not yet upgraded may still prepare under its name.
     leaseCredits: named(
-      'lease_credits',
+      'lease_credits_batch',
       `WITH asked AS (
          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS a(id, want, need)
        ), locked AS (

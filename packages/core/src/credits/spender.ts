@@ -91,6 +91,14 @@ interface Account {
  * both or from neither.
  */
 export interface CreditSpender {
+  /** Whether `spendNow` would answer from memory (accept or refuse), without spending. */
+  knowsNow(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): boolean
   /** The outcome when it is known from memory, else `undefined` (then call `spend`). */
   spendNow(
     key: KeyRef,
@@ -336,6 +344,28 @@ export function createCreditSpender(
     }
   }
 
+  // What memory decides for a request: `true` when every account's block holds the cost, the
+  // account that cannot pay when memory knows it (the key's own first), else `undefined`.
+  function decide(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): [Account | undefined, Account | undefined, true | Account | undefined] {
+    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
+    const shared =
+      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+    // Both or neither: the cost is taken only when every account's block holds it.
+    if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
+      return [mine, shared, true]
+    }
+    const now = clock()
+    if (mine && short(mine, cost, now)) return [mine, shared, mine]
+    if (shared && short(shared, cost, now)) return [mine, shared, shared]
+    return [mine, shared, undefined]
+  }
+
   function spendNow(
     key: KeyRef,
     own: number | null,
@@ -343,19 +373,11 @@ export function createCreditSpender(
     pool: number | null,
     cost: number,
   ): SpendOutcome | undefined {
-    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
-    const shared =
-      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
-    // Both or neither: the cost is taken only when every account's block holds it.
-    if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
-      if (mine) take(mine, cost)
-      if (shared) take(shared, cost)
-      return accepted(mine, shared)
-    }
-    const now = clock()
-    if (mine && short(mine, cost, now)) return refusal(mine, cost, now)
-    if (shared && short(shared, cost, now)) return refusal(shared, cost, now)
-    return undefined
+    const [mine, shared, decided] = decide(key, own, identityId, pool, cost)
+    if (decided !== true) return decided && refusal(decided, cost, clock())
+    if (mine) take(mine, cost)
+    if (shared) take(shared, cost)
+    return accepted(mine, shared)
   }
 
   async function spend(
@@ -385,6 +407,7 @@ export function createCreditSpender(
   }
 
   return {
+    knowsNow: (...request) => decide(...request)[2] !== undefined,
     spendNow,
     spend,
     forget(holder, id) {
