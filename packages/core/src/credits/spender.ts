@@ -344,27 +344,16 @@ export function createCreditSpender(
     }
   }
 
-  // What memory decides for a request: `true` when every account's block holds the cost, the
-  // account that cannot pay when memory knows it (the key's own first), else `undefined`.
-  function decide(
-    key: KeyRef,
-    own: number | null,
-    identityId: string | null,
-    pool: number | null,
-    cost: number,
-  ): [Account | undefined, Account | undefined, true | Account | undefined] {
-    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
-    const shared =
-      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
-    // Both or neither: the cost is taken only when every account's block holds it.
-    if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
-      return [mine, shared, true]
-    }
-    const now = clock()
-    if (mine && short(mine, cost, now)) return [mine, shared, mine]
-    if (shared && short(shared, cost, now)) return [mine, shared, shared]
-    return [mine, shared, undefined]
-  }
+  const mineOf = (key: KeyRef, own: number | null) =>
+    own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
+  const sharedOf = (identityId: string | null, pool: number | null) =>
+    pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+  // Both or neither: the cost is taken only when every account's block holds it.
+  const pays = (mine: Account | undefined, shared: Account | undefined, cost: number) =>
+    (mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)
+  // The account that memory knows cannot pay, the key's own first.
+  const unpaid = (mine: Account | undefined, shared: Account | undefined, cost: number, now: number) =>
+    mine && short(mine, cost, now) ? mine : shared && short(shared, cost, now) ? shared : undefined
 
   function spendNow(
     key: KeyRef,
@@ -373,11 +362,16 @@ export function createCreditSpender(
     pool: number | null,
     cost: number,
   ): SpendOutcome | undefined {
-    const [mine, shared, decided] = decide(key, own, identityId, pool, cost)
-    if (decided !== true) return decided && refusal(decided, cost, clock())
-    if (mine) take(mine, cost)
-    if (shared) take(shared, cost)
-    return accepted(mine, shared)
+    const mine = mineOf(key, own)
+    const shared = sharedOf(identityId, pool)
+    if (pays(mine, shared, cost)) {
+      if (mine) take(mine, cost)
+      if (shared) take(shared, cost)
+      return accepted(mine, shared)
+    }
+    const now = clock()
+    const refused = unpaid(mine, shared, cost, now)
+    return refused && refusal(refused, cost, now)
   }
 
   async function spend(
@@ -407,7 +401,11 @@ export function createCreditSpender(
   }
 
   return {
-    knowsNow: (...request) => decide(...request)[2] !== undefined,
+    knowsNow(key, own, identityId, pool, cost) {
+      const mine = mineOf(key, own)
+      const shared = sharedOf(identityId, pool)
+      return pays(mine, shared, cost) || unpaid(mine, shared, cost, clock()) !== undefined
+    },
     spendNow,
     spend,
     forget(holder, id) {
