@@ -58,6 +58,7 @@ export {
   creditsTooFewError,
   creditsTooManyError,
   creditsUnlimitedError,
+  leasedCredits,
   MAX_COST,
   MAX_CREDITS,
   nextRefillAt,
@@ -336,6 +337,7 @@ export { DEFAULT_PAGE_LIMIT, keyPage, MAX_PAGE_LIMIT } from './store/page.js'
 export type {
   CreditChangeResult,
   CreditLease,
+  CreditLeaseRequest,
   KeyChangeEvent,
   KeyChangeFeed,
   KeyOwner,

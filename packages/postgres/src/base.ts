@@ -3,6 +3,7 @@ import {
   type CreditAuditWrite,
   type CreditChange,
   type CreditLease,
+  type CreditLeaseRequest,
   checkTelemetryOptions,
   type IdentityStore,
   type KeyChangeFeed,
@@ -51,10 +52,9 @@ import {
   insertValues,
   jsonOrNull,
   type KeyRow,
-  type LeaseRow,
+  leaseMany,
   readPage,
   run,
-  toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
@@ -441,9 +441,13 @@ export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> impl
 
   // One statement: the refill due at `now` and the lease in one conditional write (see `leaseCredits`).
   async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
-    if (!UUID.test(id)) return null
-    const [row] = await run<LeaseRow>(this.#db, this.#sql.leaseCredits, [id, want, need, now])
-    return row ? toLease(row) : null
+    const [lease] = await leaseMany(this.#db, this.#sql.leaseCredits, [{ id, want, need }], now)
+    return lease ?? null
+  }
+
+  // The same statement for the batch: the ids as one array, unnested.
+  leaseCreditsMany(requests: readonly CreditLeaseRequest[], now: Date): Promise<(CreditLease | null)[]> {
+    return leaseMany(this.#db, this.#sql.leaseCredits, requests, now)
   }
 
   async returnCredits(id: string, amount: number): Promise<void> {

@@ -23,11 +23,10 @@ import {
   type IdentityRow,
   jsonOrNull,
   type KeyRow,
-  type LeaseRow,
+  leaseMany,
   readPage,
   run,
   toIdentity,
-  toLease,
   toRecord,
   UUID,
 } from './key-rows.js'
@@ -187,9 +186,8 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
 
   // One statement: the refill due at `now` and the lease in one conditional write, as a key's.
   async leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
-    if (!UUID.test(id)) return null
-    const [row] = await run<LeaseRow>(this.#access.db, this.#sql.leaseCredits, [id, want, need, now])
-    return row ? toLease(row) : null
+    const [lease] = await leaseMany(this.#access.db, this.#sql.leaseCredits, [{ id, want, need }], now)
+    return lease ?? null
   }
 
   async returnIdentityCredits(id: string, amount: number): Promise<void> {

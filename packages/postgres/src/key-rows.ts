@@ -2,6 +2,7 @@
 // store's keys and its identities (whose statements return their keys' rows too).
 import type {
   CreditLease,
+  CreditLeaseRequest,
   CreditState,
   IdentityRecord,
   KeyPagePosition,
@@ -59,18 +60,54 @@ export const insertValues = (record: KeyRecord): unknown[] => [
 export const creditValues = (state: CreditState): unknown[] => creditColumns(state, PG_VALUES)
 
 /** A row of a lease of credits (a key's own, or an identity's pool), as the lease statement returns it. */
-export type LeaseRow = Pick<
+type LeaseRow = Pick<
   CreditRowOf<PgTypes>,
   'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day'
 > & {
+  id: string
   granted: string | number
 }
 
-export const toLease = (row: LeaseRow): CreditLease => ({
+const toLease = (row: LeaseRow): CreditLease => ({
   granted: Number(row.granted),
   remaining: row.remaining === null ? null : Number(row.remaining),
   refill: refillOf(row),
 })
+
+/**
+ * @internal Leases of credits with a holder's lease statement: one statement for the distinct ids
+ * (an id asked for twice waits for a second statement, after the first), a lease per request in
+ * its order, `null` for an unknown id.
+ */
+export async function leaseMany(
+  db: SqlQueryable,
+  statement: Statement,
+  requests: readonly CreditLeaseRequest[],
+  now: Date,
+): Promise<(CreditLease | null)[]> {
+  const leases: (CreditLease | null)[] = requests.map(() => null)
+  let pending = [...requests.entries()].filter(([, request]) => UUID.test(request.id))
+  while (pending.length > 0) {
+    const round = new Map<string, [number, CreditLeaseRequest]>()
+    const later: [number, CreditLeaseRequest][] = []
+    for (const entry of pending) {
+      const id = entry[1].id.toLowerCase()
+      if (round.has(id)) later.push(entry)
+      else round.set(id, entry)
+    }
+    const asked = [...round.values()].map(([, request]) => request)
+    const rows = await run<LeaseRow>(db, statement, [
+      [...round.keys()],
+      asked.map((request) => request.want),
+      asked.map((request) => request.need),
+      now,
+    ])
+    const found = new Map(rows.map((row) => [row.id, toLease(row)]))
+    for (const [id, [i]] of round) leases[i] = found.get(id) ?? null
+    pending = later
+  }
+  return leases
+}
 
 /** What a write changed, as the change feed names it: a key record, or a closed owner. */
 export type Changed = Pick<KeyRecord, 'hash'> & { readonly id?: string }

@@ -155,18 +155,23 @@ export function creditStatements(
   schema: string,
 ): CreditStatements {
   return {
-    // A lease of credits, in one statement: the row is locked and read as it is once locked (a
-    // lease or change that committed meanwhile included), the refill due at $4 applied (once per
-    // period: the first lease of a period moves refilled_at to its start), then min($2, balance)
-    // taken when the balance holds at least $3, else nothing. A row without a limit grants $2
-    // and is not written.
+    // Leases of credits, in one statement for a batch of distinct ids ($1, with what each asks
+    // for, $2, and needs, $3): the rows are locked in the order of their ids (two batches never
+    // wait on each other in a cycle) and read as they are once locked (a lease or change that
+    // committed meanwhile included), the refill due at $4 applied (once per period: the first
+    // lease of a period moves refilled_at to its start), then min(want, balance) taken when the
+    // balance holds at least `need`, else nothing. A row without a limit grants `want` and is
+    // not written. One row per id found. Named apart from the one-id statement of earlier
+    // releases, which a process of the fleet not yet upgraded may still prepare under its name.
     leaseCredits: named(
-      'lease_credits',
-      `WITH locked AS (
+      'lease_credits_batch',
+      `WITH asked AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS a(id, want, need)
+       ), locked AS (
          SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at,
            CASE WHEN remaining IS NOT NULL AND refill_amount IS NOT NULL
              THEN "${schema}".credit_period_start(refill_interval, refill_day, $4::timestamptz) END AS period
-         FROM ${table} WHERE id = $1 FOR UPDATE
+         FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
        ), refilled AS (
          SELECT id, refill_amount, refill_interval, refill_day,
            CASE WHEN period > coalesce(refilled_at, '-infinity') THEN greatest(remaining, refill_amount)
@@ -174,14 +179,14 @@ export function creditStatements(
            CASE WHEN period > coalesce(refilled_at, '-infinity') THEN period ELSE refilled_at END AS refilled_at
          FROM locked
        ), lease AS (
-         SELECT *, CASE WHEN balance IS NULL THEN $2::bigint WHEN balance >= $3::bigint
-           THEN least($2::bigint, balance) ELSE 0 END AS granted
-         FROM refilled
+         SELECT r.*, CASE WHEN r.balance IS NULL THEN a.want WHEN r.balance >= a.need
+           THEN least(a.want, r.balance) ELSE 0 END AS granted
+         FROM refilled AS r JOIN asked AS a ON a.id = r.id
        ), written AS (
          UPDATE ${table} AS k SET remaining = l.balance - l.granted, refilled_at = l.refilled_at
          FROM lease AS l WHERE k.id = l.id AND l.balance IS NOT NULL RETURNING k.id
        )
-       SELECT granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
+       SELECT id, granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
     ),
     returnCredits: named(
       'return_credits',

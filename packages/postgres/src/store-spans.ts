@@ -35,6 +35,7 @@ export function traceStore<S extends object>(
       deactivateOwnerKeys: keys,
       recordKeyUse: keys,
       leaseCredits: keys,
+      leaseCreditsMany: keys,
       returnCredits: keys,
       changeCredits: keys,
       recordUsage: usage,

@@ -13,7 +13,7 @@ import {
   type IdentityStore,
   type KeyPageQuery,
   type KeyRecord,
-  refilled,
+  leasedCredits,
 } from '@keyward/core'
 import type { SqlAudit } from './audit.js'
 import { type SqlDatabase, type SqlDialect, type SqlExecutor, uniqueWrite } from './dialect.js'
@@ -172,16 +172,15 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
     return this.#c.db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
-      const credits = refilled(current, now)
-      if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
-      const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
-      const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [
-        ...creditValues(after, TEXT_VALUES),
-        current.updatedAt.getTime(),
-        id,
-      ])
-      return { granted, remaining: after.remaining, refill: credits.refill }
+      const { lease, after } = leasedCredits(current, want, need, now)
+      if (after) {
+        await tx.run(this.#sql.writeCredits, [
+          ...creditValues(after, TEXT_VALUES),
+          current.updatedAt.getTime(),
+          id,
+        ])
+      }
+      return lease
     })
   }
 

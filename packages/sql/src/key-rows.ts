@@ -124,6 +124,8 @@ export const TEXT_VALUES: RowValues<TextTypes> = {
 }
 
 export type KeyRow = KeyRowOf<TextTypes>
+/** @internal The credit columns of a row, with its id. */
+export type CreditRow = CreditRowOf<TextTypes> & { id: string }
 export type IdentityRow = IdentityRowOf<TextTypes>
 export type RoleRow = RoleRowOf<TextTypes>
 

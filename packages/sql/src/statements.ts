@@ -1,7 +1,7 @@
 // The shared statements of the key store, in SQL that SQLite, MySQL 8 and MariaDB 10.11 all run,
 // with `?` parameters. A dialect adds only its locking read's tail and its insert-or-skip.
 import type { KeyKind } from '@keyward/core'
-import type { SqlDialect } from './dialect.js'
+import { placeholders, type SqlDialect } from './dialect.js'
 import { INSERTED_COLUMNS, KEY_COLUMNS } from './key-rows.js'
 import { pageStatements } from './pages.js'
 import type { SqlTables } from './schema.js'
@@ -66,6 +66,18 @@ export function keyStatements(dialect: SqlDialect, tables: SqlTables) {
       WHERE id = ? AND active = 1 AND (last_used_at IS NULL OR last_used_at < ?)`,
     writeCredits: `UPDATE ${keys} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ? WHERE id = ?`,
     returnCredits: `UPDATE ${keys} SET remaining = remaining + ? WHERE id = ? AND remaining IS NOT NULL`,
+    // The credits of the ids in `list`, in the order of their ids: the locking reads of two
+    // batches take the rows in one order, and never wait on each other in a cycle.
+    lockCredits: (list: string) =>
+      `SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at FROM ${keys}
+       WHERE id IN (${list}) ORDER BY id${lock}`,
+    // The balances and refill times of `count` keys in one statement: parameters (id, remaining)
+    // per key, then (id, refilled_at) per key, then the ids.
+    writeLeases: (count: number) => {
+      const cases = 'WHEN ? THEN ? '.repeat(count)
+      return `UPDATE ${keys} SET remaining = CASE id ${cases}END, refilled_at = CASE id ${cases}END
+       WHERE id IN (${placeholders(count)})`
+    },
   }
 }
 

@@ -3,6 +3,8 @@ import {
   type CreditAuditWrite,
   type CreditChange,
   type CreditLease,
+  type CreditLeaseRequest,
+  type CreditState,
   countsAgainstLimit,
   type IdentityStore,
   type KeyChangeFeed,
@@ -15,13 +17,13 @@ import {
   type KeyStore,
   type KeyUse,
   keyPage,
+  leasedCredits,
   limitExceededError,
   ownerChangeHash,
   ownerClosedError,
   type RevokedReason,
   type RoleStore,
   type RolledRecords,
-  refilled,
   type StoredKeyPolicies,
 } from '@keyward/core'
 import { SqlAudit } from './audit.js'
@@ -38,6 +40,7 @@ import {
 import { SqlIdentities } from './identities.js'
 import {
   all,
+  type CreditRow,
   creditsOf,
   creditValues,
   firstRecord,
@@ -375,18 +378,47 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     )
   }
 
-  // The refill due at `now` and the lease, computed by core's rules on the row, locked.
+  // A batch of one (see `leaseCreditsMany`).
   async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
-    if (!UUID.test(id)) return null
+    const [lease] = await this.leaseCreditsMany([{ id, want, need }], now)
+    return lease ?? null
+  }
+
+  // One transaction for the batch (on SQLite, one commit and its one fsync): the rows read with a
+  // locking read, each lease computed by core's `leasedCredits` (the refill due at `now`, then
+  // the take), and the balances that changed written with one statement.
+  async leaseCreditsMany(
+    requests: readonly CreditLeaseRequest[],
+    now: Date,
+  ): Promise<(CreditLease | null)[]> {
+    const ids = [...new Set(requests.map((request) => request.id))].filter((id) => UUID.test(id))
+    if (ids.length === 0) return requests.map(() => null)
     return this.#db.transaction(async (tx) => {
-      const [row] = await tx.query<KeyRow>(this.#sql.lockById, [id])
-      if (!row) return null
-      const credits = refilled(creditsOf(row), now)
-      if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
-      const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
-      const after = { ...credits, remaining: credits.remaining - granted }
-      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
-      return { granted, remaining: after.remaining, refill: credits.refill }
+      const rows = await inChunks(ids, (chunk) => {
+        const listed = padded(chunk)
+        return tx.query<CreditRow>(this.#sql.lockCredits(placeholders(listed.length)), listed)
+      })
+      const credits = new Map(rows.map((row) => [row.id, creditsOf(row)]))
+      const written = new Map<string, CreditState>()
+      const leases = requests.map(({ id, want, need }) => {
+        const state = credits.get(id)
+        if (!state) return null
+        const { lease, after } = leasedCredits(state, want, need, now)
+        if (after) {
+          credits.set(id, after)
+          written.set(id, after)
+        }
+        return lease
+      })
+      await inChunks([...written], async (chunk) => {
+        const rows = padded(chunk)
+        const balances = rows.flatMap(([id, after]) => [id, after.remaining])
+        const refills = rows.flatMap(([id, after]) => [id, after.refilledAt?.getTime() ?? null])
+        const params = [...balances, ...refills, ...rows.map(([id]) => id)]
+        await tx.run(this.#sql.writeLeases(rows.length), params)
+        return []
+      })
+      return leases
     })
   }
 
@@ -658,6 +690,15 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 }
 
 const done = Promise.resolve()
+
+// A batch's list grown to the next power of two by repeating its last item (an id listed twice,
+// or a key's balance set twice to one value, changes nothing): a few statement texts for every
+// batch size, so that a driver that prepares each text once per connection (MySQL caps prepared
+// statements server-wide) prepares a few.
+function padded<T>(items: readonly T[]): readonly T[] {
+  const size = 2 ** Math.ceil(Math.log2(items.length))
+  return [...items, ...Array.from({ length: size - items.length }, () => items.at(-1) as T)]
+}
 
 /** The bound B of option `strictRevocation`, checked once; `undefined` when it is off. */
 function strictBound(options: SqlKeyStoreOptions, changeLog: boolean): number | undefined {

@@ -78,6 +78,21 @@ const KEY_CREDITS: CreditHolderAccess = {
   balance: async (store, id) => (await store.findKeyById(id))?.remaining ?? null,
 }
 
+// A key's credits leased through `leaseCreditsMany`, a batch of one: every case of a holder holds
+// for the batch method too.
+const KEY_CREDITS_BATCH: CreditHolderAccess = {
+  ...KEY_CREDITS,
+  title: 'leaseCreditsMany: ',
+  missing: (store) =>
+    KEY_CREDITS.missing(store) ??
+    (store.leaseCreditsMany === undefined ? 'the store has no leaseCreditsMany (it is optional)' : undefined),
+  lease: async (store, id, want, need, now) => {
+    const leases = await store.leaseCreditsMany!([{ id, want, need }], now)
+    expect(leases).toHaveLength(1)
+    return leases[0]!
+  },
+}
+
 const IDENTITY_POOL: CreditHolderAccess = {
   title: "an identity's pool: ",
   missing: (store) =>
@@ -134,6 +149,8 @@ export function creditCases(make: () => Promise<StoreHarness>, repeats: number):
   })
 
   holderCases(KEY_CREDITS, make, repeats)
+  holderCases(KEY_CREDITS_BATCH, make, repeats)
+  batchLeaseCases(make, repeats)
   holderCases(IDENTITY_POOL, make, repeats)
   identityPoolCases(make)
 }
@@ -248,6 +265,94 @@ function holderCases(holder: CreditHolderAccess, make: () => Promise<StoreHarnes
       const all = afterSet.reduce((sum, lease) => sum + (lease?.granted ?? 0), 0)
       const takenBefore = 1000 - (setResult?.before.remaining ?? Number.NaN)
       expect(await holder.balance(store, setId)).toBe(500 - (all - takenBefore))
+    }
+  })
+}
+
+// What only a batch of leases does: several keys in one call, each answered in its place.
+function batchLeaseCases(make: () => Promise<StoreHarness>, repeats: number) {
+  async function ready(context: { skip(note: string): void }) {
+    const { store } = await make()
+    const missing = KEY_CREDITS_BATCH.missing(store)
+    if (missing) context.skip(missing)
+    return store
+  }
+  // The first refill of the 31st's rule after JAN: February's last day.
+  const FEB_REFILL = new Date('2027-02-28T00:00:00Z')
+
+  it('leaseCreditsMany: answers each request in its place: a balance, no limit, unknown and malformed ids, a refill due once', async (context) => {
+    const store = await ready(context)
+    const balance = await KEY_CREDITS.create(store, 10)
+    const unlimited = await KEY_CREDITS.create(store, null)
+    const refilling = await KEY_CREDITS.create(store, 0, MONTHLY)
+    const batch = [
+      { id: balance, want: 4, need: 1 },
+      { id: crypto.randomUUID(), want: 4, need: 1 },
+      { id: unlimited, want: 50, need: 3 },
+      { id: 'not-a-key-id', want: 4, need: 1 },
+      { id: refilling, want: 30, need: 1 },
+    ]
+    expect(await store.leaseCreditsMany!(batch, FEB_REFILL)).toEqual([
+      { granted: 4, remaining: 6, refill: null },
+      null,
+      { granted: 50, remaining: null, refill: null },
+      null,
+      { granted: 30, remaining: 70, refill: MONTHLY },
+    ])
+    // The same batch later in the period: no second refill.
+    const later = new Date(FEB_REFILL.getTime() + 3_600_000)
+    expect(await store.leaseCreditsMany!(batch, later)).toEqual([
+      { granted: 4, remaining: 2, refill: null },
+      null,
+      { granted: 50, remaining: null, refill: null },
+      null,
+      { granted: 30, remaining: 40, refill: MONTHLY },
+    ])
+    // Nothing below `need`; an empty batch answers nothing.
+    expect(await store.leaseCreditsMany!([{ id: balance, want: 5, need: 3 }], later)).toEqual([
+      { granted: 0, remaining: 2, refill: null },
+    ])
+    expect(await store.leaseCreditsMany!([], later)).toEqual([])
+    expect(await KEY_CREDITS.balance(store, balance)).toBe(2)
+    expect(await KEY_CREDITS.balance(store, refilling)).toBe(40)
+    expect(await KEY_CREDITS.balance(store, unlimited)).toBeNull()
+  })
+
+  it('leaseCreditsMany: concurrent batches over the same keys, in different orders and beside single leases, never grant more than the balance, and a due refill once', async (context) => {
+    const store = await ready(context)
+    for (let round = 0; round < Math.max(1, Math.floor(repeats / 2)); round++) {
+      // Half the keys hold 100; the other half hold 0 with a refill to 100 due at FEB_REFILL.
+      const ids = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 2 ? KEY_CREDITS.create(store, 0, MONTHLY) : KEY_CREDITS.create(store, 100),
+        ),
+      )
+      const granted = new Map(ids.map((id) => [id, 0]))
+      const count = (id: string, lease: CreditLease | null) =>
+        granted.set(id, granted.get(id)! + (lease?.granted ?? 0))
+      // Two processes' spenders: 8 batches each asking every key for 15 to 19, in rotated orders,
+      // and 24 single leases among them.
+      const batches = Array.from({ length: 8 }, async (_, b) => {
+        const order = [...ids.slice(b % ids.length), ...ids.slice(0, b % ids.length)]
+        if (b % 2) order.reverse()
+        const leases = await store.leaseCreditsMany!(
+          order.map((id, i) => ({ id, want: 15 + ((b + i) % 5), need: 1 })),
+          new Date(FEB_REFILL.getTime() + b),
+        )
+        expect(leases).toHaveLength(order.length)
+        for (const [i, lease] of leases.entries()) count(order[i]!, lease)
+      })
+      const singles = Array.from({ length: 24 }, async (_, i) => {
+        const id = ids[i % ids.length]!
+        count(id, await store.leaseCredits!(id, 10, 1, new Date(FEB_REFILL.getTime() + i)))
+      })
+      await Promise.all([...batches, ...singles])
+      for (const id of ids) {
+        const taken = granted.get(id)!
+        // 8 batches and 2 singles ask for at least 140: all 100, never more.
+        expect(taken).toBe(100)
+        expect(taken + ((await KEY_CREDITS.balance(store, id)) ?? Number.NaN)).toBe(100)
+      }
     }
   })
 }

@@ -169,6 +169,50 @@ describe('guards: credits', () => {
     expect(await balanceOf(keyward, record.id)).toBe(1_000_000 - 2000)
   })
 
+  it('leases the credits of keys that need them in the same turn with one store call, each answered as its own', async () => {
+    const { keyward, store } = world()
+    const issued = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => keyward.issueProjectKey('p1', { remaining: 100 + i })),
+    )
+    const batches: string[][] = []
+    const leaseMany = store.leaseCreditsMany.bind(store)
+    store.leaseCreditsMany = (requests, now) => {
+      batches.push(requests.map((request) => request.id))
+      return leaseMany(requests, now)
+    }
+    const guard = projectGuard(keyward)
+    const results = await Promise.all(issued.map(({ key }) => guard(request(key))))
+    // The 10 first leases in one call (the blocks behind them follow in another).
+    expect(batches[0]).toHaveLength(10)
+    expect(new Set(batches[0])).toEqual(new Set(issued.map(({ record }) => record.id)))
+    results.forEach((result, i) => {
+      expect(result.ok && result.headers).toEqual({ 'x-credits-remaining': String(99 + i) })
+    })
+    // A store without the batch method: one call per key, as before.
+    const plain = new MemoryKeyStore()
+    let leases = 0
+    const lease = plain.leaseCredits.bind(plain)
+    Object.assign(plain, {
+      leaseCreditsMany: undefined,
+      leaseCredits: (...args: Parameters<typeof lease>) => {
+        leases++
+        return lease(...args)
+      },
+    })
+    const single = world({ store: plain }).keyward
+    const keys = await Promise.all([1, 2, 3].map(() => single.issueProjectKey('p1', { remaining: 5 })))
+    const singleGuard = projectGuard(single)
+    const answers = await Promise.all(keys.map(({ key }) => singleGuard(request(key))))
+    expect(answers.map((answer) => answer.ok && answer.headers)).toEqual(
+      keys.map(() => ({ 'x-credits-remaining': '4' })),
+    )
+    // Each key's first lease and the block behind it, one call each.
+    expect(leases).toBe(6)
+    await Promise.all([keyward.close(), single.close()])
+    expect(batches.length).toBeLessThanOrEqual(2)
+    for (const [i, { record }] of issued.entries()) expect(await balanceOf(keyward, record.id)).toBe(99 + i)
+  })
+
   it('8 services on one store: 4,000 concurrent requests costing 1 to 5 against 1,000 credits never spend more, and the balance is exact after close', async () => {
     const store = new MemoryKeyStore()
     const services = Array.from({ length: 8 }, () => world({ store, cache: true }).keyward)
@@ -218,8 +262,9 @@ describe('changeCredits', () => {
         ? result.headers?.['x-credits-remaining']
         : JSON.parse(result.response.body).detail[0].type
     }
-    // The first request leases a block of this process's own.
+    // The first request leases a block of this process's own (sent with the leases of its turn).
     expect(await headerOf()).toBe('1995')
+    await new Promise((resolve) => setImmediate(resolve))
     expect(await balanceOf(keyward, record.id)).toBeLessThan(1_995)
     await keyward.changeCredits(record.id, { op: 'set', remaining: 7, refill: null })
     expect(await headerOf()).toBe('2')

@@ -1,6 +1,6 @@
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
-import type { KeyRecord } from '../store/record.js'
+import type { CreditLease, KeyRecord } from '../store/record.js'
 import type { CreditChange, CreditRefill, CreditState } from './types.js'
 
 /** The most credits a key holds, and the most one change moves: far below 2^53, so sums stay exact. */
@@ -65,6 +65,32 @@ export function refilled(state: CreditState, now: Date): CreditState {
   const start = refillPeriodStart(refill, now)
   if (refilledAt !== null && start.getTime() <= refilledAt.getTime()) return state
   return { remaining: Math.max(remaining, refill.amount), refill, refilledAt: start }
+}
+
+/**
+ * A lease of credits as they are at `now`: the refill due applied (see {@link refilled}), then
+ * `min(want, balance)` taken when the balance holds at least `need`, else nothing. Credits
+ * without a limit grant `want`. `after` is what to store, or `null` when nothing changed (no
+ * limit, or nothing taken and no refill due). Stores compute it under the row's lock.
+ *
+ * @example
+ * ```ts
+ * const { lease, after } = leasedCredits(stored, 100, 3, now) // then write `after`, if any
+ * ```
+ */
+export function leasedCredits(
+  state: CreditState,
+  want: number,
+  need: number,
+  now: Date,
+): { readonly lease: CreditLease; readonly after: CreditState | null } {
+  const credits = refilled(state, now)
+  if (credits.remaining === null)
+    return { lease: { granted: want, remaining: null, refill: null }, after: null }
+  const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
+  const after = { ...credits, remaining: credits.remaining - granted }
+  const lease = { granted, remaining: after.remaining, refill: credits.refill }
+  return { lease, after: granted === 0 && credits === state ? null : after }
 }
 
 /**

@@ -4,6 +4,7 @@ import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { CreditLease, KeyStore } from '../store/types.js'
 import type { TelemetryTracer } from '../telemetry/types.js'
+import { batchedLeases } from './lease-batch.js'
 import { leaseSpans } from './lease-spans.js'
 import { type CreditHolder, nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
@@ -90,6 +91,14 @@ interface Account {
  * both or from neither.
  */
 export interface CreditSpender {
+  /** Whether `spendNow` would answer from memory (accept or refuse), without spending. */
+  knowsNow(
+    key: KeyRef,
+    own: number | null,
+    identityId: string | null,
+    pool: number | null,
+    cost: number,
+  ): boolean
   /** The outcome when it is known from memory, else `undefined` (then call `spend`). */
   spendNow(
     key: KeyRef,
@@ -167,7 +176,13 @@ function creditSources(
       store.leaseCredits && store.returnCredits
         ? {
             operation: 'leaseCredits',
-            lease: leaseSpans(store.leaseCredits.bind(store), tracer, prefixOf, 'key'),
+            // With `leaseCreditsMany`, the leases of one turn go to the store in one call.
+            lease: leaseSpans(
+              batchedLeases(store) ?? store.leaseCredits.bind(store),
+              tracer,
+              prefixOf,
+              'key',
+            ),
             giveBack: store.returnCredits.bind(store),
           }
         : undefined,
@@ -329,6 +344,17 @@ export function createCreditSpender(
     }
   }
 
+  const mineOf = (key: KeyRef, own: number | null) =>
+    own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
+  const sharedOf = (identityId: string | null, pool: number | null) =>
+    pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+  // Both or neither: the cost is taken only when every account's block holds it.
+  const pays = (mine: Account | undefined, shared: Account | undefined, cost: number) =>
+    (mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)
+  // The account that memory knows cannot pay, the key's own first.
+  const unpaid = (mine: Account | undefined, shared: Account | undefined, cost: number, now: number) =>
+    mine && short(mine, cost, now) ? mine : shared && short(shared, cost, now) ? shared : undefined
+
   function spendNow(
     key: KeyRef,
     own: number | null,
@@ -336,19 +362,16 @@ export function createCreditSpender(
     pool: number | null,
     cost: number,
   ): SpendOutcome | undefined {
-    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
-    const shared =
-      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
-    // Both or neither: the cost is taken only when every account's block holds it.
-    if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
+    const mine = mineOf(key, own)
+    const shared = sharedOf(identityId, pool)
+    if (pays(mine, shared, cost)) {
       if (mine) take(mine, cost)
       if (shared) take(shared, cost)
       return accepted(mine, shared)
     }
     const now = clock()
-    if (mine && short(mine, cost, now)) return refusal(mine, cost, now)
-    if (shared && short(shared, cost, now)) return refusal(shared, cost, now)
-    return undefined
+    const refused = unpaid(mine, shared, cost, now)
+    return refused && refusal(refused, cost, now)
   }
 
   async function spend(
@@ -378,6 +401,11 @@ export function createCreditSpender(
   }
 
   return {
+    knowsNow(key, own, identityId, pool, cost) {
+      const mine = mineOf(key, own)
+      const shared = sharedOf(identityId, pool)
+      return pays(mine, shared, cost) || unpaid(mine, shared, cost, clock()) !== undefined
+    },
     spendNow,
     spend,
     forget(holder, id) {

@@ -335,6 +335,9 @@ function keyGuard<A>(
     if (isKeywardError(known)) return refuse(known, request)
     const key = meteredKey(known)
     if (key === undefined) return { ok: true, auth: known as A }
+    // Credits that need a lease go the asynchronous way before the rate limits are taken here:
+    // that way takes them, and would take them twice.
+    if (cost !== 0 && !keyward.creditsKnownNow(key, cost)) return undefined
     // Stored rate limits counted in memory are taken at once (without protection they are).
     const limited = keyward.takeRateLimits(key, rateLimitCosts, true)
     if (limited === null) return undefined

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../audit/types.js'
-import { changedCredits, refilled } from '../credits/model.js'
+import { changedCredits, leasedCredits, refilled } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
 import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
 import type { IdentityChange, IdentityRecord } from './model.js'
@@ -155,13 +155,10 @@ export class MemoryIdentities implements IdentityStore {
   async leaseIdentityCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
     const current = this.#byId.get(id)
     if (!current) return null
-    const credits = refilled(current, now)
-    if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
-    const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
-    const remaining = credits.remaining - granted
+    const { lease, after } = leasedCredits(current, want, need, now)
     // Not a change the feed reports: the balance is not what a cache holds a key for.
-    this.#set({ ...current, ...credits, remaining })
-    return { granted, remaining, refill: credits.refill }
+    if (after) this.#set({ ...current, ...after })
+    return lease
   }
 
   async returnIdentityCredits(id: string, amount: number): Promise<void> {

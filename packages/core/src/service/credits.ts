@@ -44,6 +44,12 @@ export interface KeywardCredits {
   spendCredits(key: KeyRef, cost: number, now: true): SpendOutcome | undefined | null
   /** @internal Spends `cost` credits, asking the store when memory cannot decide. */
   spendCredits(key: KeyRef, cost: number, now?: false): Promise<SpendOutcome> | undefined
+  /**
+   * @internal Whether `spendCredits(key, cost, true)` would answer from memory, without spending:
+   * a guard answering at once asks before it takes the key's rate limits, which the asynchronous
+   * way would take again.
+   */
+  creditsKnownNow(key: KeyRef, cost: number): boolean
 }
 
 /** The credit fields of a new key's record. */
@@ -148,14 +154,24 @@ export interface CreditDependencies extends Writes {
 export function creditMethods(deps: CreditDependencies): KeywardCredits {
   const { spender, counts, listening, emit } = deps
 
-  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
+  // The record's balances as the spender takes them, or `undefined` when nothing is spent.
+  function balances(key: KeyRef, cost: number) {
     const record = CheckedKeyRef.recordOf(key)
     if (cost === 0 || record === undefined || !metered(record)) return undefined
-    const own = record.remaining ?? null
-    const identityId = record.identityId ?? null
-    const pool = record.identityRemaining ?? null
-    if (atOnce) return spent(key, spender.spendNow(key, own, identityId, pool, cost)) ?? null
-    return spender.spend(key, own, identityId, pool, cost).then((outcome) => spent(key, outcome))
+    return [
+      key,
+      record.remaining ?? null,
+      record.identityId ?? null,
+      record.identityRemaining ?? null,
+      cost,
+    ] as const
+  }
+
+  function spendCredits(key: KeyRef, cost: number, atOnce?: boolean) {
+    const request = balances(key, cost)
+    if (request === undefined) return undefined
+    if (atOnce) return spent(key, spender.spendNow(...request)) ?? null
+    return spender.spend(...request).then((outcome) => spent(key, outcome))
   }
 
   function spent<O extends SpendOutcome | undefined>(key: KeyRef, outcome: O): O {
@@ -180,6 +196,10 @@ export function creditMethods(deps: CreditDependencies): KeywardCredits {
     changeCredits: creditChanger(deps),
     creditRef: (record) => (metered(record) ? projectKeyRef(record) : undefined),
     spendCredits: spendCredits as KeywardCredits['spendCredits'],
+    creditsKnownNow: (key, cost) => {
+      const request = balances(key, cost)
+      return request === undefined || spender.knowsNow(...request)
+    },
   }
 }
 

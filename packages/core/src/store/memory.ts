@@ -10,7 +10,7 @@ import {
   type AuditWrite,
   type CreditAuditWrite,
 } from '../audit/types.js'
-import { changedCredits, creditState, refilled, withCredits } from '../credits/model.js'
+import { changedCredits, creditState, leasedCredits, refilled, withCredits } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
 import { MemoryIdentities, type MemoryKeyAccess } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
@@ -26,6 +26,7 @@ import { keyPage } from './page.js'
 import type {
   CreditChangeResult,
   CreditLease,
+  CreditLeaseRequest,
   KeyOwner,
   KeyOwnerSummary,
   KeyPage,
@@ -217,13 +218,18 @@ export class MemoryKeyStore implements KeyStore {
   async leaseCredits(id: string, want: number, need: number, now: Date): Promise<CreditLease | null> {
     const current = this.#records.get(id)
     if (!current) return null
-    const credits = refilled(creditState(current), now)
-    if (credits.remaining === null) return { granted: want, remaining: null, refill: null }
-    const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
-    const remaining = credits.remaining - granted
+    const { lease, after } = leasedCredits(creditState(current), want, need, now)
     // Not a change the feed reports: the balance is not what a cache holds a key for.
-    this.#write(withCredits(current, { ...credits, remaining }))
-    return { granted, remaining, refill: credits.refill }
+    if (after) this.#write(withCredits(current, after))
+    return lease
+  }
+
+  // Each lease in turn, with nothing awaited between them: the batch is atomic.
+  async leaseCreditsMany(
+    requests: readonly CreditLeaseRequest[],
+    now: Date,
+  ): Promise<(CreditLease | null)[]> {
+    return Promise.all(requests.map(({ id, want, need }) => this.leaseCredits(id, want, need, now)))
   }
 
   async returnCredits(id: string, amount: number): Promise<void> {

@@ -147,6 +147,13 @@ export interface CreditLease {
   readonly refill: CreditRefill | null
 }
 
+/** One lease of a batch (a store's `leaseCreditsMany`): a key's id, the credits asked for and needed. */
+export interface CreditLeaseRequest {
+  readonly id: string
+  readonly want: number
+  readonly need: number
+}
+
 /**
  * Where a page of a listing starts: after the record with this `createdAt` and `id`, in the
  * listing's order (newest first: `createdAt` descending, then `id` descending). `createdAt` is

@@ -16,6 +16,7 @@ import type { WebhookStore } from '../webhooks/types.js'
 import type {
   CreditChangeResult,
   CreditLease,
+  CreditLeaseRequest,
   KeyOwner,
   KeyPagePosition,
   KeyPageQuery,
@@ -28,6 +29,7 @@ import type { UsageBucket, UsageCount, UsageQuery, UsageRetention } from './usag
 export type {
   CreditChangeResult,
   CreditLease,
+  CreditLeaseRequest,
   KeyOwner,
   KeyPagePosition,
   KeyPageQuery,
@@ -191,6 +193,19 @@ export interface KeyStore {
    * ```
    */
   leaseCredits?(id: string, want: number, need: number, now: Date): Promise<CreditLease | null>
+  /**
+   * Leases credits of several keys at once, each as {@link KeyStore.leaseCredits} would, in one
+   * transaction (one commit for the batch): answers a lease, or `null` for an unknown id, per
+   * request and in its order. The ids of one batch are distinct. Optional: without it, a process
+   * leases each key's credits with its own call; with it, the leases that fall due in the same
+   * turn of the event loop go to the store together.
+   *
+   * @example
+   * ```ts
+   * const [a, b] = await store.leaseCreditsMany?.([{ id: keyA, want: 100, need: 1 }, { id: keyB, want: 50, need: 3 }], new Date())
+   * ```
+   */
+  leaseCreditsMany?(requests: readonly CreditLeaseRequest[], now: Date): Promise<(CreditLease | null)[]>
   /**
    * Gives back credits a process leased and did not spend (at its clean stop), atomically:
    * the balance grows by `amount`. Nothing for a key without a limit or an unknown id.
