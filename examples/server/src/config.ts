@@ -172,23 +172,6 @@ function pgUrlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined 
   return url
 }
 
-const MYSQL_URL_EXAMPLE = 'mysql://user:password@127.0.0.1:3306/keys'
-
-/** `KEYWARD_MYSQL_URL`, checked for its shape (a `mysql://` or `mariadb://` URL); never echoed. */
-function mysqlUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
-  const url = env.KEYWARD_MYSQL_URL || undefined
-  if (url === undefined) return undefined
-  const problem = !/^(mysql|mariadb):\/\//i.test(url)
-    ? 'does not start with mysql:// or mariadb://'
-    : URL.canParse(url)
-      ? undefined
-      : 'is not a valid URL'
-  if (problem) {
-    throw new ConfigError(`KEYWARD_MYSQL_URL ${problem}: set it to one such as ${MYSQL_URL_EXAMPLE}.`)
-  }
-  return url
-}
-
 // The settings that only PostgreSQL (or PGlite) has.
 const POSTGRES_ONLY = [
   'KEYWARD_DATA_DIR',
@@ -238,23 +221,30 @@ function checkDatabase(env: NodeJS.ProcessEnv): void {
 }
 
 const REDIS_URL_EXAMPLE = 'redis://127.0.0.1:6379'
+const MYSQL_URL_EXAMPLE = 'mysql://user:password@127.0.0.1:3306/keys'
 
-/** `KEYWARD_REDIS_URL`, checked for its shape (a `redis://` or `rediss://` URL); never echoed. */
-function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
-  const url = env.KEYWARD_REDIS_URL || undefined
+/**
+ * A URL setting of one of `schemes` (e.g. `redis`, `rediss`), checked for its shape; a URL is
+ * never echoed (it may hold a password).
+ */
+function urlSetting(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  schemes: readonly [string, string],
+  example: string,
+): string | undefined {
+  const url = env[name] || undefined
   if (url === undefined) return undefined
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
   const problem =
     scheme === undefined
-      ? 'is not a URL (it has no scheme such as redis://)'
-      : scheme !== 'redis' && scheme !== 'rediss'
-        ? `has the scheme ${scheme}://, not redis:// or rediss://`
+      ? `is not a URL (it has no scheme such as ${schemes[0]}://)`
+      : !schemes.includes(scheme)
+        ? `has the scheme ${scheme}://, not ${schemes[0]}:// or ${schemes[1]}://`
         : URL.canParse(url)
           ? undefined
           : 'is not a valid URL'
-  if (problem) {
-    throw new ConfigError(`KEYWARD_REDIS_URL ${problem}: set it to one such as ${REDIS_URL_EXAMPLE}.`)
-  }
+  if (problem) throw new ConfigError(`${name} ${problem}: set it to one such as ${example}.`)
   return url
 }
 
@@ -374,7 +364,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   checkDatabase(env)
   const pgUrl = pgUrlSetting(env, 'KEYWARD_PG_URL')
-  const mysqlUrl = mysqlUrlSetting(env)
+  const mysqlUrl = urlSetting(env, 'KEYWARD_MYSQL_URL', ['mysql', 'mariadb'], MYSQL_URL_EXAMPLE)
   const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
   if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
     throw new ConfigError(
@@ -395,7 +385,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     )
   }
   const feedFreshness = feedFreshnessSetting(env)
-  const redisUrl = redisUrlSetting(env)
+  const redisUrl = urlSetting(env, 'KEYWARD_REDIS_URL', ['redis', 'rediss'], REDIS_URL_EXAMPLE)
   if (feedFreshness !== undefined) {
     // The same default as the store's: strict revocation with the cache or replicas, or a bound.
     const strictOn = revocationBoundMs === undefined ? cache || pgReplicaUrls.length > 0 : strict

@@ -47,20 +47,20 @@ function appsOver(stores: readonly [ServerStore, ServerStore], verificationsCurr
 }
 
 /**
- * Two stores of their own over one new database. With strict revocation, a deletion answers only
- * once every process's feed has heard it, so the access-token route trusts the verified key
- * (`verificationsCurrent`) instead of reading the project.
+ * Two stores of their own over one new database (`create` makes it, `open` opens a store with its
+ * change feed). With strict revocation, a deletion answers only once every process's feed has
+ * heard it, so the access-token route trusts the verified key (`verificationsCurrent`) instead of
+ * reading the project.
  */
-async function pgWorld(strictRevocation = false): Promise<RaceWorld> {
-  const database = await createPgDatabase()
-  const open = () =>
-    createPgKeyStore(
-      { connectionString: database.url, poolConfig: { max: 10 } },
-      { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
-    )
-  const first = await open()
+async function twoStores(
+  create: () => Promise<{ url: string; drop(): Promise<void> }>,
+  open: (url: string) => Promise<ServerStore>,
+  strictRevocation: boolean,
+): Promise<RaceWorld> {
+  const database = await create()
+  const first = await open(database.url)
   await createAppTables(first)
-  const second = await open()
+  const second = await open(database.url)
   const apps = appsOver([first, second], strictRevocation)
   return {
     apps,
@@ -71,6 +71,28 @@ async function pgWorld(strictRevocation = false): Promise<RaceWorld> {
     },
   }
 }
+
+const pgWorld = (strictRevocation = false) =>
+  twoStores(
+    createPgDatabase,
+    (url) =>
+      createPgKeyStore(
+        { connectionString: url, poolConfig: { max: 10 } },
+        { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
+      ),
+    strictRevocation,
+  )
+
+const mysqlWorld = (strictRevocation = false) =>
+  twoStores(
+    createMysqlDatabase,
+    (url) =>
+      createMysqlKeyStore(
+        { connectionString: url },
+        { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
+      ),
+    strictRevocation,
+  )
 
 // PGlite is one process's database: two apps, each with its key service and cache, share it.
 async function pgliteWorld(): Promise<RaceWorld> {
@@ -79,28 +101,6 @@ async function pgliteWorld(): Promise<RaceWorld> {
   // One process holds a PGlite database, so the server trusts its verifications (see storage.ts).
   const apps = appsOver([store, store], true)
   return { apps, store, close: () => store.close() }
-}
-
-/** Two stores of their own over one new MySQL database, each with its change feed (and cache). */
-async function mysqlWorld(strictRevocation = false): Promise<RaceWorld> {
-  const database = await createMysqlDatabase()
-  const open = () =>
-    createMysqlKeyStore(
-      { connectionString: database.url },
-      { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
-    )
-  const first = await open()
-  await createAppTables(first)
-  const second = await open()
-  const apps = appsOver([first, second], strictRevocation)
-  return {
-    apps,
-    store: first,
-    close: async () => {
-      await Promise.all([first.close(), second.close()])
-      await database.drop()
-    },
-  }
 }
 
 // A SQLite file is one process's database, as PGlite's: two apps share its store.

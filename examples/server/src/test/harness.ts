@@ -21,6 +21,18 @@ import { type Backend, createMysqlDatabase, createPgDatabase, pgBouncer } from '
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
 
+/** A store on a database of its own: both closed and dropped by `drop()`. */
+function withDatabase(store: ServerStore, database: { url: string; drop(): Promise<void> }) {
+  return {
+    store,
+    url: database.url,
+    drop: async () => {
+      await store.close()
+      await database.drop()
+    },
+  }
+}
+
 /**
  * An opened store with the server's tables, and how to throw it away. With `serverDefaults`,
  * PostgreSQL is opened as the server opens it (`openStorage`: a pool of 10, the default
@@ -42,14 +54,7 @@ export async function openTestStore(
       dataDir: '',
       keywardSchema: undefined,
     })
-    return {
-      store,
-      url: database.url,
-      drop: async () => {
-        await store.close()
-        await database.drop()
-      },
-    }
+    return withDatabase(store, database)
   }
   if (backend === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'keyward-server-'))
@@ -74,14 +79,7 @@ export async function openTestStore(
       throw error
     })
     await createAppTables(store)
-    return {
-      store,
-      url: database.url,
-      drop: async () => {
-        await store.close()
-        await database.drop()
-      },
-    }
+    return withDatabase(store, database)
   }
   if (backend === 'pglite') {
     const store = await createPGliteKeyStore({}, { queryTimeoutMs: 30_000 })
@@ -97,13 +95,7 @@ export async function openTestStore(
         )
       : await createPgKeyStore({ connectionString: database.url }, { queryTimeoutMs: 30_000 })
   await createAppTables(store)
-  return {
-    store,
-    drop: async () => {
-      await store.close()
-      await database.drop()
-    },
-  }
+  return withDatabase(store, database)
 }
 
 /** Keyward's table `name` (`api_keys`, `audit_log`, ...) in `store`'s database. */
