@@ -80,15 +80,20 @@ async function registerOnFirstStart(store: ServerStore, config: ServerConfig, or
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   const url = consoleUrl(config, origin)
   if (!first) {
-    const where = config.pgUrl
-      ? 'with KEYWARD_PG_URL as here'
-      : config.mysqlUrl
-        ? 'with KEYWARD_MYSQL_URL as here'
-        : `once this server is stopped (${config.sqlitePath ? 'SQLite' : 'PGlite'} is one process)`
+    // The CLI's store commands are PostgreSQL's (and PGlite's): none registers on MySQL or SQLite.
+    const cliWhere =
+      config.mysqlUrl || config.sqlitePath
+        ? undefined
+        : config.pgUrl
+          ? 'with KEYWARD_PG_URL as here'
+          : 'once this server is stopped (PGlite is one process)'
+    const more = `developer with a key can issue more (POST /api/v1/auth/developer-keys${url ? `, or the console at ${url}` : ''}).`
     console.log(
-      `Developers are registered already: no key is printed. For a new developer, run ` +
-        `\`keyward developers register <developer-id>\` ${where}; a developer with a key can issue more ` +
-        `(POST /api/v1/auth/developer-keys${url ? `, or the console at ${url}` : ''}).`,
+      `Developers are registered already: no key is printed. ${
+        cliWhere
+          ? `For a new developer, run \`keyward developers register <developer-id>\` ${cliWhere}; a ${more}`
+          : `A ${more}`
+      }`,
     )
     return
   }
