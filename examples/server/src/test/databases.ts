@@ -34,14 +34,9 @@ export const BACKENDS: readonly Backend[] = PG_URL
 /**
  * Registers a suite once per backend, `%s` in the title naming it. The PostgreSQL and MySQL ones
  * are always registered: without KEYWARD_PG_URL (or PgBouncer) or KEYWARD_MYSQL_URL they are
- * skipped, and their names say why. With `postgresOnly` (why), the suite tests what only the
- * PostgreSQL store has: on SQLite and MySQL it is registered skipped, with the reason.
+ * skipped, and their names say why.
  */
-export function describeBackends(
-  title: string,
-  suite: (backend: Backend) => void,
-  { postgresOnly }: { postgresOnly?: string } = {},
-): void {
+export function describeBackends(title: string, suite: (backend: Backend) => void): void {
   describe(title.replace('%s', 'pglite'), () => suite('pglite'))
   describe.skipIf(!PG_URL)(`${title.replace('%s', 'postgres')} (set KEYWARD_PG_URL to run)`, () =>
     suite('postgres'),
@@ -55,19 +50,10 @@ export function describeBackends(
       : `${bouncerTitle} (set KEYWARD_PG_URL to run)`,
     () => suite('pgbouncer'),
   )
-  const sqliteTitle = title.replace('%s', 'sqlite')
-  describe.skipIf(postgresOnly)(
-    postgresOnly ? `${sqliteTitle} (skipped: ${postgresOnly})` : sqliteTitle,
-    () => suite('sqlite'),
-  )
+  describe(title.replace('%s', 'sqlite'), () => suite('sqlite'))
   const mysqlTitle = title.replace('%s', 'mysql')
-  describe.skipIf(postgresOnly || !MYSQL_URL)(
-    postgresOnly
-      ? `${mysqlTitle} (skipped: ${postgresOnly})`
-      : MYSQL_URL
-        ? mysqlTitle
-        : `${mysqlTitle} (set KEYWARD_MYSQL_URL to run)`,
-    () => suite('mysql'),
+  describe.skipIf(!MYSQL_URL)(MYSQL_URL ? mysqlTitle : `${mysqlTitle} (set KEYWARD_MYSQL_URL to run)`, () =>
+    suite('mysql'),
   )
 }
 
