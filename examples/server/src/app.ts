@@ -2,24 +2,26 @@ import { createConsole } from '@keyward/console'
 import { consoleMiddleware } from '@keyward/console/hono'
 import {
   DEFAULT_BODY_LIMIT,
+  ErrorType,
   errorResponse,
   type Keyward,
+  KeywardError,
   type KeywardEventHook,
   type OwnerKeyPolicies,
   type ProtectionOptions,
   type SecretScanningOptions,
 } from '@keyward/core'
 import { send } from '@keyward/hono'
-import type { PostgresKeyStore } from '@keyward/postgres'
 import { checkWebhookAddress } from '@keyward/webhooks'
 import { Hono } from 'hono'
+import { dialectOf, type ServerStore, sqlOf } from './db/sql.js'
 import { routeFallback } from './http/fallback.js'
 import type { CountersHealth } from './protection.js'
 import { accessTokenRoutes } from './routes/access-tokens.js'
 import type { RouteContext } from './routes/context.js'
 import { generationRoutes } from './routes/generations.js'
 import { healthRoutes } from './routes/health.js'
-import { openApiRoutes } from './routes/openapi.js'
+import { openApiRoutes, WEBHOOKS_PATH } from './routes/openapi.js'
 import { projectRoutes } from './routes/projects.js'
 import { database, keywardOver } from './service.js'
 import type { AccessTokens } from './tokens.js'
@@ -27,7 +29,7 @@ import type { AccessTokens } from './tokens.js'
 /** What the server's app is built from. */
 export interface AppDependencies {
   /** Keyward's key store; the server's own tables are in the same database. */
-  readonly store: PostgresKeyStore
+  readonly store: ServerStore
   readonly tokens: AccessTokens
   /** Receives key events and database failures (key prefixes only, never a full key). */
   readonly onEvent?: KeywardEventHook
@@ -95,6 +97,7 @@ export function createApp({
 }: AppDependencies): Hono {
   const context: RouteContext = {
     store,
+    sql: sqlOf(store),
     keyward,
     keywardIn: (tx) => keywardOver(tx, onEvent, undefined, false, keyPolicies),
     tokens,
@@ -109,6 +112,9 @@ export function createApp({
     database: (operation, run) => database(operation, run, onEvent),
   }
   const app = new Hono()
+  // Only the PostgreSQL stores keep webhooks: elsewhere their routes say so, in the errors' format.
+  const keepsWebhooks = 'webhooks' in store && store.webhooks !== undefined
+  if (!keepsWebhooks) app.all(`${WEBHOOKS_PATH}*`, () => webhooksUnavailable(store))
   // The console's pages and sessions; its page's API calls reach the routes below authenticated.
   if (consoleOptions) app.use(consoleMiddleware(createConsole(keyward, consoleOptions)))
   app
@@ -116,10 +122,21 @@ export function createApp({
     .route('/', accessTokenRoutes(context))
     .route('/', generationRoutes(context))
     .route('/', healthRoutes(context, throttleHealth))
-    .route('/', openApiRoutes())
+    .route('/', openApiRoutes(keepsWebhooks))
   app.notFound(routeFallback(app))
   // Keyward's errors in the specification's format; anything unexpected as a bare 500
   // `internal_error` that says nothing of it.
   app.onError((error, c) => send(c, errorResponse(error)))
   return app
+}
+
+const STORE_NAMES = { postgres: 'PostgreSQL', mysql: 'MySQL', sqlite: 'SQLite' } as const
+
+/** 404 `not_found`: the store keeps no webhook endpoints. */
+function webhooksUnavailable(store: ServerStore): never {
+  throw new KeywardError(
+    ErrorType.notFound,
+    `Webhooks are not available on this server: its store (${STORE_NAMES[dialectOf(store).name]}) keeps no webhook endpoints. They need PostgreSQL or PGlite.`,
+    [],
+  )
 }

@@ -8,6 +8,8 @@ describe('readConfig', () => {
       port: 3000,
       dataDir: '/srv/app/.keyward',
       pgUrl: undefined,
+      mysqlUrl: undefined,
+      sqlitePath: undefined,
       pgReplicaUrls: [],
       revocationBoundMs: undefined,
       pgListenUrl: undefined,
@@ -75,6 +77,8 @@ describe('readConfig', () => {
       port: 0,
       dataDir: '/srv/app/data/keys',
       pgUrl: 'postgres://u@db/keys',
+      mysqlUrl: undefined,
+      sqlitePath: undefined,
       pgReplicaUrls: ['postgres://u@replica-1/keys', 'postgresql://u@replica-2/keys'],
       revocationBoundMs: 500,
       pgListenUrl: 'postgres://u@db-direct/keys',
@@ -251,6 +255,47 @@ describe('readConfig', () => {
     )
     expect(() => readConfig({ ...relay, KEYWARD_CACHE: 'off' })).toThrow(new ConfigError(notStrict))
     expect(() => readConfig({ ...relay, KEYWARD_PG_URL: '' })).toThrow(new ConfigError(notStrict))
+  })
+
+  it('runs on MySQL or SQLite instead of PGlite, refusing a second database and the settings of PostgreSQL', () => {
+    const mysql = { KEYWARD_MYSQL_URL: 'mysql://keys:hunter2@db:3306/keys' }
+    expect(readConfig(mysql)).toMatchObject({ mysqlUrl: mysql.KEYWARD_MYSQL_URL, pgUrl: undefined })
+    expect(readConfig({ KEYWARD_SQLITE_PATH: 'data/keys.db' }, '/srv/app').sqlitePath).toBe(
+      '/srv/app/data/keys.db',
+    )
+    expect(() => readConfig({ ...mysql, KEYWARD_PG_URL: 'postgres://u@db/keys' })).toThrow(
+      new ConfigError(
+        'KEYWARD_PG_URL and KEYWARD_MYSQL_URL are set together: the data is in one database, so set one of them (or none, for PGlite in KEYWARD_DATA_DIR).',
+      ),
+    )
+    expect(() => readConfig({ ...mysql, KEYWARD_SQLITE_PATH: 'keys.db' })).toThrow(
+      /^KEYWARD_MYSQL_URL and KEYWARD_SQLITE_PATH are set together/,
+    )
+    expect(() => readConfig({ KEYWARD_SQLITE_PATH: 'keys.db', KEYWARD_DATA_DIR: '.keyward' })).toThrow(
+      new ConfigError(
+        'KEYWARD_DATA_DIR is a setting of PostgreSQL (or PGlite), not of SQLite (KEYWARD_SQLITE_PATH): unset it.',
+      ),
+    )
+    expect(() =>
+      readConfig({ ...mysql, KEYWARD_PG_LISTEN_URL: 'postgres://u@db/keys', KEYWARD_PG_SCHEMA: 'keys' }),
+    ).toThrow(
+      new ConfigError(
+        'KEYWARD_PG_LISTEN_URL, KEYWARD_PG_SCHEMA are settings of PostgreSQL (or PGlite), not of MySQL (KEYWARD_MYSQL_URL): unset them.',
+      ),
+    )
+    expect(() => readConfig({ KEYWARD_SQLITE_PATH: 'keys.db', KEYWARD_REVOCATION_BOUND_MS: '500' })).toThrow(
+      /^KEYWARD_REVOCATION_BOUND_MS is for PostgreSQL and MySQL: on SQLite one process holds the data/,
+    )
+    expect(readConfig({ ...mysql, KEYWARD_REVOCATION_BOUND_MS: '800' }).revocationBoundMs).toBe(800)
+    expect(() => readConfig({ ...mysql, KEYWARD_REVOCATION_BOUND_MS: '100' })).toThrow(
+      new ConfigError(
+        'KEYWARD_REVOCATION_BOUND_MS on MySQL must exceed 100, how often the change feed reads the change log; got "100".',
+      ),
+    )
+    // The URL's shape is checked, and the URL (with its password) never echoed.
+    for (const url of ['postgres://keys:hunter2@db/keys', 'mysql://keys:hunter2@db:port/keys']) {
+      expect(() => readConfig({ KEYWARD_MYSQL_URL: url })).toThrow(/^KEYWARD_MYSQL_URL (?!.*hunter2)/)
+    }
   })
 
   it('behind a transaction pooler (prepared statements off), asks for a direct URL for the change feed', () => {

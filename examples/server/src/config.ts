@@ -13,6 +13,16 @@ export interface ServerConfig {
   /** `KEYWARD_PG_URL`: PostgreSQL instead of PGlite when set. */
   readonly pgUrl: string | undefined
   /**
+   * `KEYWARD_MYSQL_URL`: MySQL or MariaDB (`mysql://` or `mariadb://`) instead of PGlite when set;
+   * exclusive with `KEYWARD_PG_URL` and `KEYWARD_SQLITE_PATH`.
+   */
+  readonly mysqlUrl: string | undefined
+  /**
+   * `KEYWARD_SQLITE_PATH`, resolved against the working directory: a SQLite file (made when
+   * missing, held by this process) instead of PGlite when set; exclusive with the other two.
+   */
+  readonly sqlitePath: string | undefined
+  /**
    * `KEYWARD_PG_REPLICA_URLS`: streaming standbys of `KEYWARD_PG_URL` for key lookups,
    * comma-separated. Default none.
    */
@@ -162,24 +172,79 @@ function pgUrlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined 
   return url
 }
 
-const REDIS_URL_EXAMPLE = 'redis://127.0.0.1:6379'
+// The settings that only PostgreSQL (or PGlite) has.
+const POSTGRES_ONLY = [
+  'KEYWARD_DATA_DIR',
+  'KEYWARD_PG_REPLICA_URLS',
+  'KEYWARD_PG_LISTEN_URL',
+  'KEYWARD_PG_PREPARED_STATEMENTS',
+  'KEYWARD_PG_SCHEMA',
+  'KEYWARD_FEED_FRESHNESS',
+] as const
 
-/** `KEYWARD_REDIS_URL`, checked for its shape (a `redis://` or `rediss://` URL); never echoed. */
-function redisUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
-  const url = env.KEYWARD_REDIS_URL || undefined
+// The change feed of the MySQL store reads its change log this often (its default).
+const MYSQL_POLL_MS = 100
+
+/**
+ * Which database holds the data: at most one of `KEYWARD_PG_URL`, `KEYWARD_MYSQL_URL` and
+ * `KEYWARD_SQLITE_PATH` (none: PGlite). The settings of PostgreSQL are refused with the other two,
+ * and so is a revocation bound on SQLite (one process holds the data: no change feed) or one
+ * MySQL's change feed cannot keep.
+ */
+function checkDatabase(env: NodeJS.ProcessEnv): void {
+  const chosen = ['KEYWARD_PG_URL', 'KEYWARD_MYSQL_URL', 'KEYWARD_SQLITE_PATH'].filter((name) => env[name])
+  if (chosen.length > 1) {
+    throw new ConfigError(
+      `${chosen.join(' and ')} are set together: the data is in one database, so set one of them (or none, for PGlite in KEYWARD_DATA_DIR).`,
+    )
+  }
+  const [other] = chosen.filter((name) => name !== 'KEYWARD_PG_URL')
+  if (other === undefined) return
+  const store = other === 'KEYWARD_MYSQL_URL' ? 'MySQL' : 'SQLite'
+  const postgresOnly = POSTGRES_ONLY.filter((name) => env[name])
+  if (postgresOnly.length > 0) {
+    throw new ConfigError(
+      `${postgresOnly.join(', ')} ${postgresOnly.length > 1 ? 'are settings' : 'is a setting'} of PostgreSQL (or PGlite), not of ${store} (${other}): unset ${postgresOnly.length > 1 ? 'them' : 'it'}.`,
+    )
+  }
+  const bound = env.KEYWARD_REVOCATION_BOUND_MS
+  if (bound && bound !== 'off' && store === 'SQLite') {
+    throw new ConfigError(
+      'KEYWARD_REVOCATION_BOUND_MS is for PostgreSQL and MySQL: on SQLite one process holds the data and every revocation is refused once it answers. Unset it.',
+    )
+  }
+  if (bound && bound !== 'off' && Number(bound) <= MYSQL_POLL_MS) {
+    throw new ConfigError(
+      `KEYWARD_REVOCATION_BOUND_MS on MySQL must exceed ${MYSQL_POLL_MS}, how often the change feed reads the change log; got ${JSON.stringify(bound)}.`,
+    )
+  }
+}
+
+const REDIS_URL_EXAMPLE = 'redis://127.0.0.1:6379'
+const MYSQL_URL_EXAMPLE = 'mysql://user:password@127.0.0.1:3306/keys'
+
+/**
+ * A URL setting of one of `schemes` (e.g. `redis`, `rediss`), checked for its shape; a URL is
+ * never echoed (it may hold a password).
+ */
+function urlSetting(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  schemes: readonly [string, string],
+  example: string,
+): string | undefined {
+  const url = env[name] || undefined
   if (url === undefined) return undefined
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
   const problem =
     scheme === undefined
-      ? 'is not a URL (it has no scheme such as redis://)'
-      : scheme !== 'redis' && scheme !== 'rediss'
-        ? `has the scheme ${scheme}://, not redis:// or rediss://`
+      ? `is not a URL (it has no scheme such as ${schemes[0]}://)`
+      : !schemes.includes(scheme)
+        ? `has the scheme ${scheme}://, not ${schemes[0]}:// or ${schemes[1]}://`
         : URL.canParse(url)
           ? undefined
           : 'is not a valid URL'
-  if (problem) {
-    throw new ConfigError(`KEYWARD_REDIS_URL ${problem}: set it to one such as ${REDIS_URL_EXAMPLE}.`)
-  }
+  if (problem) throw new ConfigError(`${name} ${problem}: set it to one such as ${example}.`)
   return url
 }
 
@@ -297,7 +362,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       `KEYWARD_TOKEN_SECRET must have at least ${MIN_TOKEN_SECRET_LENGTH} characters, got ${tokenSecret.length}.`,
     )
   }
+  checkDatabase(env)
   const pgUrl = pgUrlSetting(env, 'KEYWARD_PG_URL')
+  const mysqlUrl = urlSetting(env, 'KEYWARD_MYSQL_URL', ['mysql', 'mariadb'], MYSQL_URL_EXAMPLE)
   const secretScanningKeysUrl = env.KEYWARD_SECRET_SCANNING_KEYS_URL || undefined
   if (secretScanningKeysUrl !== undefined && !/^https?:\/\/\S+$/.test(secretScanningKeysUrl)) {
     throw new ConfigError(
@@ -318,7 +385,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     )
   }
   const feedFreshness = feedFreshnessSetting(env)
-  const redisUrl = redisUrlSetting(env)
+  const redisUrl = urlSetting(env, 'KEYWARD_REDIS_URL', ['redis', 'rediss'], REDIS_URL_EXAMPLE)
   if (feedFreshness !== undefined) {
     // The same default as the store's: strict revocation with the cache or replicas, or a bound.
     const strictOn = revocationBoundMs === undefined ? cache || pgReplicaUrls.length > 0 : strict
@@ -341,6 +408,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(cwd, env.KEYWARD_DATA_DIR || '.keyward'),
     pgUrl,
+    mysqlUrl,
+    sqlitePath: env.KEYWARD_SQLITE_PATH ? resolve(cwd, env.KEYWARD_SQLITE_PATH) : undefined,
     pgReplicaUrls,
     revocationBoundMs,
     pgListenUrl,

@@ -8,6 +8,7 @@ import { createApp } from './app.js'
 import { readConfig, type ServerConfig } from './config.js'
 import { registerFirstDeveloper } from './db/developers.js'
 import { projectOwner } from './db/projects.js'
+import { type ServerStore, sqlOf } from './db/sql.js'
 import { closeGracefully, createBoundedServer } from './http/node-server.js'
 import { formatCountersEvent, formatEvent, formatReplicaEvent } from './log.js'
 import { createMetrics, type Metrics } from './metrics.js'
@@ -51,12 +52,7 @@ const onEvent = (event: KeywardEvent) => {
  * the pending `last_used_at` uses and usage counts, and gives back the credits leased and not spent
  * first (`keyward.close()`).
  */
-function exitAfterClosing(
-  store: PostgresKeyStore,
-  code: number,
-  counters?: Counters,
-  keyward?: Keyward,
-): void {
+function exitAfterClosing(store: ServerStore, code: number, counters?: Counters, keyward?: Keyward): void {
   stopping = true
   storeErrors?.close()
   Promise.all([keyward?.close(), dispatcher?.stop()])
@@ -80,21 +76,24 @@ function consoleUrl(config: ServerConfig, origin: string): string | undefined {
  * once the server listens, so that a server that cannot listen never shows a key that the next
  * start will not show again. On storage that has developers, says how to get a key.
  */
-async function registerOnFirstStart(
-  store: PostgresKeyStore,
-  config: ServerConfig,
-  origin: string,
-): Promise<void> {
+async function registerOnFirstStart(store: ServerStore, config: ServerConfig, origin: string): Promise<void> {
   const first = await registerFirstDeveloper(store, (tx) => keywardOver(tx, onEvent))
   const url = consoleUrl(config, origin)
   if (!first) {
-    const where = config.pgUrl
-      ? 'with KEYWARD_PG_URL as here'
-      : 'once this server is stopped (PGlite is one process)'
+    // The CLI's store commands are PostgreSQL's (and PGlite's): none registers on MySQL or SQLite.
+    const cliWhere =
+      config.mysqlUrl || config.sqlitePath
+        ? undefined
+        : config.pgUrl
+          ? 'with KEYWARD_PG_URL as here'
+          : 'once this server is stopped (PGlite is one process)'
+    const more = `developer with a key can issue more (POST /api/v1/auth/developer-keys${url ? `, or the console at ${url}` : ''}).`
     console.log(
-      `Developers are registered already: no key is printed. For a new developer, run ` +
-        `\`keyward developers register <developer-id>\` ${where}; a developer with a key can issue more ` +
-        `(POST /api/v1/auth/developer-keys${url ? `, or the console at ${url}` : ''}).`,
+      `Developers are registered already: no key is printed. ${
+        cliWhere
+          ? `For a new developer, run \`keyward developers register <developer-id>\` ${cliWhere}; a ${more}`
+          : `A ${more}`
+      }`,
     )
     return
   }
@@ -113,6 +112,38 @@ async function registerOnFirstStart(
   )
 }
 
+/** The webhook outbox's dispatcher, with the key expiry notices unless they are off. */
+function createWebhooks(
+  store: ServerStore,
+  webhooks: NonNullable<PostgresKeyStore['webhooks']>,
+  config: ServerConfig,
+): WebhookDispatcher {
+  const sql = sqlOf(store)
+  return createWebhookDispatcher({
+    store: webhooks,
+    allowHttp: config.webhooksAllowHttp,
+    allowPrivate: config.webhooksAllowPrivate,
+    // key.expiring (7 days and 1 day before, unless set) and key.expired, from one process at a time.
+    expiry:
+      config.webhooksExpiringDays === 'off'
+        ? false
+        : {
+            projectOwner: (projectId) => projectOwner(sql, projectId),
+            thresholdsDays: config.webhooksExpiringDays,
+          },
+    onEvent: (event) => {
+      if (event.type === 'webhook.error') console.error(`webhooks: ${String(event.error)}`)
+      else if (event.type === 'webhook.endpoint_disabled') {
+        console.log(`webhook endpoint ${event.endpointId} disabled after failing for 5 days`)
+      } else if (event.outcome !== 'delivered') {
+        console.log(
+          `webhook ${event.eventId} to ${event.endpointId}: ${event.status ?? 'no answer'}, ${event.outcome}`,
+        )
+      }
+    },
+  })
+}
+
 /** Listens, or rejects with the reason (a port in use, an address of no interface). */
 function listenOn(server: Server, config: ServerConfig): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -127,7 +158,7 @@ function listenOn(server: Server, config: ServerConfig): Promise<string> {
 }
 
 async function serveOn(
-  store: PostgresKeyStore,
+  store: ServerStore,
   config: ServerConfig,
   counters: Counters,
   verificationsCurrent: boolean,
@@ -183,30 +214,10 @@ async function serveOn(
     throw new Error(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`)
   }
   await registerOnFirstStart(store, config, origin)
-  // Every process delivers the outbox: each delivery is claimed by one of them at a time.
-  dispatcher = createWebhookDispatcher({
-    store: store.webhooks,
-    allowHttp: config.webhooksAllowHttp,
-    allowPrivate: config.webhooksAllowPrivate,
-    // key.expiring (7 days and 1 day before, unless set) and key.expired, from one process at a time.
-    expiry:
-      config.webhooksExpiringDays === 'off'
-        ? false
-        : {
-            projectOwner: (projectId) => projectOwner(store, projectId),
-            thresholdsDays: config.webhooksExpiringDays,
-          },
-    onEvent: (event) => {
-      if (event.type === 'webhook.error') console.error(`webhooks: ${String(event.error)}`)
-      else if (event.type === 'webhook.endpoint_disabled') {
-        console.log(`webhook endpoint ${event.endpointId} disabled after failing for 5 days`)
-      } else if (event.outcome !== 'delivered') {
-        console.log(
-          `webhook ${event.eventId} to ${event.endpointId}: ${event.status ?? 'no answer'}, ${event.outcome}`,
-        )
-      }
-    },
-  })
+  // Every process delivers the outbox: each delivery is claimed by one of them at a time. Only the
+  // PostgreSQL stores keep webhooks.
+  const webhooks = 'webhooks' in store ? store.webhooks : undefined
+  if (webhooks) dispatcher = createWebhooks(store, webhooks, config)
   if (ephemeral) {
     console.log(
       'KEYWARD_TOKEN_SECRET is not set: access tokens are signed with a secret of this process and end with it.',

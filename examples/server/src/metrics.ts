@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type Keyward, type KeywardEvent, USAGE_OUTCOMES } from '@keyward/core'
-import type { PostgresKeyStore } from '@keyward/postgres'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { ServerStore } from './db/sql.js'
 
 /**
  * The server's Prometheus metrics, built from the key service's `onEvent` hook and the stats the
@@ -28,7 +28,7 @@ const LATENCY_BUCKETS = [
  * The metrics of one server over `store`; `keyward` is read at each scrape (it is built after
  * the metrics, which time it).
  */
-export function createMetrics(store: PostgresKeyStore, keyward: () => Keyward | undefined): Metrics {
+export function createMetrics(store: ServerStore, keyward: () => Keyward | undefined): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const started = Date.now()
@@ -98,7 +98,7 @@ export function createMetrics(store: PostgresKeyStore, keyward: () => Keyward | 
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = store.poolStats
+      const pool = 'poolStats' in store ? store.poolStats : undefined
       if (!pool) return
       this.set({ state: 'in_use' }, pool.total - pool.idle)
       this.set({ state: 'idle' }, pool.idle)

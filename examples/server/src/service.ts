@@ -9,8 +9,8 @@ import {
   type ProtectionOptions,
   type UsageOptions,
 } from '@keyward/core'
-import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
 import { projectOwner } from './db/projects.js'
+import { type ServerStore, type ServerTransaction, sqlOf } from './db/sql.js'
 
 /**
  * The permissions the server declares: an API key may carry them, the generation routes require
@@ -28,7 +28,7 @@ export const SERVER_PERMISSIONS = ['generations:write', 'generations:delete'] as
  * no usage. The others count it (`usage`, default every 5 seconds).
  */
 export function keywardOver(
-  db: PostgresKeyStore | PostgresTransaction,
+  db: ServerStore | ServerTransaction,
   onEvent?: KeywardEventHook,
   protection?: ProtectionOptions,
   cache = false,
@@ -36,9 +36,10 @@ export function keywardOver(
   usage?: UsageOptions,
 ): Keyward {
   const store = 'store' in db ? db.store : db
+  const sql = 'store' in db ? db : sqlOf(db)
   return createKeyward({
     store,
-    projectOwner: (projectId) => projectOwner(db, projectId),
+    projectOwner: (projectId) => projectOwner(sql, projectId),
     onEvent,
     permissions: SERVER_PERMISSIONS,
     ...(keyPolicies ? { keyPolicies } : {}),

@@ -4,18 +4,25 @@ import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { describe, expect, it, vi } from 'vitest'
 import { readConfig, type ServerConfig } from './config.js'
-import { APP_SCHEMA } from './db/schema.js'
+import { sqlOf } from './db/sql.js'
 import { keywardOver } from './service.js'
 import { openStorage, tokenSecret } from './storage.js'
-import { createPgDatabase, describeBackends, PG_URL } from './test/databases.js'
-import { openTestStore } from './test/harness.js'
+import {
+  createMysqlDatabase,
+  createPgDatabase,
+  describeBackends,
+  MYSQL_URL,
+  PG_URL,
+} from './test/databases.js'
+import { openTestStore, testRows } from './test/harness.js'
 
 describeBackends('the access tokens signing secret (%s)', (backend) => {
   it('comes from the environment or lives with the process, and is never kept in the database', async () => {
     const { store, drop } = await openTestStore(backend)
     try {
       // What an earlier version kept in plain text next to the data.
-      await store.query(`INSERT INTO ${APP_SCHEMA}.settings (name, value) VALUES ($1, $2)`, [
+      const sql = sqlOf(store)
+      await sql.run(`INSERT INTO ${sql.dialect.table('settings')} (name, value) VALUES (?, ?)`, [
         'access_token_secret',
         'stored-in-plain-text-next-to-the-data',
       ])
@@ -25,8 +32,7 @@ describeBackends('the access tokens signing secret (%s)', (backend) => {
       const second = await tokenSecret(store, undefined)
       expect(first.ephemeral).toBe(true)
       expect(first.secret).not.toBe(second.secret)
-      const rows = await store.query<{ value: string }>(`SELECT value FROM ${APP_SCHEMA}.settings`)
-      expect(rows).toEqual([])
+      expect(await testRows(store)('SELECT value FROM app.settings')).toEqual([])
     } finally {
       await drop()
     }
@@ -44,6 +50,58 @@ describe('whether verifications see every revocation at once (verificationsCurre
       await rm(dataDir, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it('holds on SQLite, which one process holds; the start-up line names the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keyward-storage-'))
+    const path = join(dir, 'keys.db')
+    const { store, verificationsCurrent, description } = await openStorage(
+      readConfig({ KEYWARD_SQLITE_PATH: path }),
+    )
+    try {
+      expect([verificationsCurrent, description]).toEqual([true, `SQLite in ${path}`])
+      // The file is this process's: a second opening is refused.
+      await expect(openStorage(readConfig({ KEYWARD_SQLITE_PATH: path }))).rejects.toThrow()
+    } finally {
+      await store.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.skipIf(!MYSQL_URL)(
+    'on MySQL, holds under strict revocation (the default with the cache) or without the cache; the start-up line names the server and database (set KEYWARD_MYSQL_URL to run)',
+    async () => {
+      const database = await createMysqlDatabase()
+      try {
+        const url = new URL(database.url)
+        const opened = async (changes: Partial<ServerConfig>) => {
+          const settings = readConfig({ KEYWARD_MYSQL_URL: database.url })
+          const { store, verificationsCurrent, description } = await openStorage({ ...settings, ...changes })
+          await store.close()
+          return { verificationsCurrent, description }
+        }
+        const where = `MySQL at ${url.hostname}:${url.port || 3306}${url.pathname}`
+        expect(await opened({})).toEqual({
+          verificationsCurrent: true,
+          description: `${where}; strict revocation: a revocation answers 500 ms after its commit`,
+        })
+        expect(await opened({ revocationBoundMs: 800 })).toEqual({
+          verificationsCurrent: true,
+          description: `${where}; strict revocation: a revocation answers 800 ms after its commit`,
+        })
+        expect(await opened({ revocationBoundMs: 'off' })).toEqual({
+          verificationsCurrent: false,
+          description: where,
+        })
+        expect(await opened({ cache: false, revocationBoundMs: 'off' })).toEqual({
+          verificationsCurrent: true,
+          description: where,
+        })
+      } finally {
+        await database.drop()
+      }
+    },
+    60_000,
+  )
 
   it.skipIf(!PG_URL)(
     'on PostgreSQL, holds under strict revocation (the default with the cache) or with every key read from the primary, not with the cache alone (set KEYWARD_PG_URL to run)',

@@ -1,37 +1,88 @@
-import { DEFAULT_REVOCATION_BOUND_MS, type PostgresKeyStore, type ReplicaEvent } from '@keyward/postgres'
+import { createMysqlKeyStore, type MysqlChangeFeed } from '@keyward/mysql'
+import { DEFAULT_REVOCATION_BOUND_MS, type ReplicaEvent } from '@keyward/postgres'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import { createSqliteKeyStore } from '@keyward/sqlite'
 import type { ServerConfig } from './config.js'
 import { checkNotBehindPooler } from './db/pooler-probe.js'
 import { createAppTables } from './db/schema.js'
 import { deleteSetting } from './db/settings.js'
+import { type ServerStore, sqlOf } from './db/sql.js'
 import { newTokenSecret } from './tokens.js'
 
 /** The opened database: Keyward's store (its tables migrated), the server's tables created. */
 export interface Storage {
-  readonly store: PostgresKeyStore
+  readonly store: ServerStore
   /** Where the data is, for the start-up message (never a password). */
   readonly description: string
   /**
    * Whether every verification of this server sees each revocation acknowledged before it
-   * began, in any process: PGlite (one process holds the data), strict revocation, or every key
-   * read from the primary (no cache, no replicas). See {@link AppDependencies.verificationsCurrent}.
+   * began, in any process: PGlite or SQLite (one process holds the data), strict revocation, or
+   * every key read from the primary (no cache, no replicas). See {@link AppDependencies.verificationsCurrent}.
    */
   readonly verificationsCurrent: boolean
 }
 
-function describePg(url: string): string {
+/** Where a database server is, from its URL without its user or password. */
+function describeUrl(name: string, url: string, defaultPort: number, setting: string): string {
   try {
     const { hostname, port, pathname } = new URL(url)
-    return `PostgreSQL at ${hostname}:${port || 5432}${pathname}`
+    return `${name} at ${hostname}:${port || defaultPort}${pathname}`
   } catch {
-    return 'PostgreSQL (KEYWARD_PG_URL)'
+    return `${name} (${setting})`
   }
 }
 
+/** The acknowledgement of strict revocation, for the start-up message. */
+const strictly = (boundMs: number | false, relayed = '') =>
+  boundMs === false
+    ? ''
+    : `; strict revocation: a revocation answers ${boundMs} ms after its commit${relayed}`
+
 /**
- * Opens PostgreSQL when `KEYWARD_PG_URL` is set, else embedded PGlite in the data directory,
- * which `createPGliteKeyStore` refuses while another process has it open.
+ * Opens MySQL (or MariaDB). The cache and strict revocation (on with the cache unless
+ * `KEYWARD_REVOCATION_BOUND_MS=off`) need the change feed, which polls the store's change log;
+ * a bound set is the feed's freshness bound.
+ */
+async function openMysql(
+  url: string,
+  { cache, revocationBoundMs: bound }: Pick<ServerConfig, 'cache' | 'revocationBoundMs'>,
+): Promise<Storage> {
+  const strict = bound === undefined ? cache : bound !== 'off'
+  const feed = cache || strict
+  const store = await createMysqlKeyStore(
+    { connectionString: url },
+    {
+      changeFeed: feed && (typeof bound === 'number' ? { freshnessBoundMs: bound } : {}),
+      strictRevocation: strict,
+    },
+  )
+  const boundMs = strict ? (store.changes as MysqlChangeFeed).boundMs : false
+  return {
+    store,
+    description: `${describeUrl('MySQL', url, 3306, 'KEYWARD_MYSQL_URL')}${strictly(boundMs)}`,
+    verificationsCurrent: strict || !cache,
+  }
+}
+
+/** Opens the database that the settings name, its server tables not created yet. */
+async function openStore(
+  config: Parameters<typeof openStorage>[0],
+  onReplicaEvent?: (event: ReplicaEvent) => void,
+): Promise<Storage> {
+  // One process holds a SQLite file: it hears every revocation as it is made.
+  if (config.sqlitePath) {
+    const store = await createSqliteKeyStore({ path: config.sqlitePath })
+    return { store, description: `SQLite in ${config.sqlitePath}`, verificationsCurrent: true }
+  }
+  if (config.mysqlUrl) return openMysql(config.mysqlUrl, config)
+  return openPostgres(config, onReplicaEvent)
+}
+
+/**
+ * Opens PostgreSQL when `KEYWARD_PG_URL` is set, MySQL when `KEYWARD_MYSQL_URL` is, SQLite when
+ * `KEYWARD_SQLITE_PATH` is, else embedded PGlite in the data directory (PGlite and SQLite refuse
+ * their data while another process has it open), and creates the server's tables there.
  */
 export async function openStorage(
   config: Pick<
@@ -45,7 +96,22 @@ export async function openStorage(
     | 'dataDir'
     | 'keywardSchema'
   > &
-    Partial<Pick<ServerConfig, 'feedFreshness' | 'redisUrl'>>,
+    Partial<Pick<ServerConfig, 'feedFreshness' | 'redisUrl' | 'mysqlUrl' | 'sqlitePath'>>,
+  onReplicaEvent?: (event: ReplicaEvent) => void,
+): Promise<Storage> {
+  const storage = await openStore(config, onReplicaEvent)
+  try {
+    await createAppTables(storage.store)
+  } catch (error) {
+    await storage.store.close()
+    throw error
+  }
+  return storage
+}
+
+/** Opens PostgreSQL, or PGlite. */
+async function openPostgres(
+  config: Parameters<typeof openStorage>[0],
   onReplicaEvent?: (event: ReplicaEvent) => void,
 ): Promise<Storage> {
   const options = { schema: config.keywardSchema }
@@ -77,22 +143,18 @@ export async function openStorage(
         },
       )
     : await createPGliteKeyStore({ dataDir: config.dataDir }, options)
-  try {
-    await createAppTables(store)
-  } catch (error) {
-    await store.close()
-    throw error
-  }
   const readingFrom = replicas.length > 0 ? `, keys read from ${replicas.length} replica(s)` : ''
   const relayed = freshness === 'redis' ? ', the change feed relayed through Redis' : ''
-  const strictly =
+  const boundMs =
     strictRevocation === false
-      ? ''
-      : `; strict revocation: a revocation answers ${strictRevocation === true ? DEFAULT_REVOCATION_BOUND_MS : strictRevocation.boundMs} ms after its commit${relayed}`
+      ? false
+      : strictRevocation === true
+        ? DEFAULT_REVOCATION_BOUND_MS
+        : strictRevocation.boundMs
   return {
     store,
     description: config.pgUrl
-      ? `${describePg(config.pgUrl)}${readingFrom}${strictly}`
+      ? `${describeUrl('PostgreSQL', config.pgUrl, 5432, 'KEYWARD_PG_URL')}${readingFrom}${strictly(boundMs, relayed)}`
       : `PGlite in ${config.dataDir}`,
     verificationsCurrent:
       !config.pgUrl || strictRevocation !== false || (!config.cache && replicas.length === 0),
@@ -111,10 +173,7 @@ export interface TokenSecret {
  * data it protects goes with every copy or dump of that data. A secret that an earlier version
  * kept in the settings table is deleted.
  */
-export async function tokenSecret(
-  store: PostgresKeyStore,
-  configured: string | undefined,
-): Promise<TokenSecret> {
-  await deleteSetting(store, 'access_token_secret')
+export async function tokenSecret(store: ServerStore, configured: string | undefined): Promise<TokenSecret> {
+  await deleteSetting(sqlOf(store), 'access_token_secret')
   return configured ? { secret: configured, ephemeral: false } : { secret: newTokenSecret(), ephemeral: true }
 }

@@ -1,4 +1,3 @@
-import { APP_SCHEMA } from './schema.js'
 import { isUuid, type Sql } from './sql.js'
 
 /** A generation as the API shows it. */
@@ -8,29 +7,32 @@ export interface GenerationJson {
   readonly created_at: string
 }
 
-// PostgreSQL's foreign_key_violation: the project the generation names is gone.
-const FOREIGN_KEY_VIOLATION = '23503'
-
 /**
  * Stores a generation of a project, with the request's body as it was sent; `null` when the
- * project is gone (deleted since the token was checked: the foreign key refuses the row).
+ * project is gone (deleted since the token was checked: the insert finds no project, or its
+ * foreign key refuses the row when the deletion commits meanwhile).
  */
 export async function insertGeneration(
   sql: Sql,
   projectId: string,
   body: string,
 ): Promise<GenerationJson | null> {
+  const { dialect } = sql
+  const { param } = dialect
+  const id = crypto.randomUUID()
+  const createdAt = new Date()
   try {
-    const [row] = await sql.query<{ id: string; project_id: string; created_at: Date }>(
-      `INSERT INTO ${APP_SCHEMA}.generations (id, project_id, body) VALUES ($1, $2, $3)
-       RETURNING id, project_id, created_at`,
-      [crypto.randomUUID(), projectId, body],
+    const inserted = await sql.run(
+      `INSERT INTO ${dialect.table('generations')} (id, project_id, body, created_at)
+       SELECT ${param.uuid}, id, ${param.json}, ${param.time} FROM ${dialect.table('projects')} WHERE id = ?`,
+      [id, body, dialect.timeParam(createdAt), projectId.toLowerCase()],
     )
-    return { id: row!.id, project_id: row!.project_id, created_at: row!.created_at.toISOString() }
+    if (inserted === 0) return null
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) return null
+    if (dialect.isForeignKeyViolation(error)) return null
     throw error
   }
+  return { id, project_id: projectId.toLowerCase(), created_at: createdAt.toISOString() }
 }
 
 /**
@@ -39,9 +41,9 @@ export async function insertGeneration(
  */
 export async function deleteGeneration(sql: Sql, projectId: string, generationId: string): Promise<boolean> {
   if (!isUuid(generationId)) return false
-  const deleted = await sql.query(
-    `DELETE FROM ${APP_SCHEMA}.generations WHERE id = $1 AND project_id = $2 RETURNING id`,
-    [generationId, projectId],
+  const deleted = await sql.run(
+    `DELETE FROM ${sql.dialect.table('generations')} WHERE id = ? AND project_id = ?`,
+    [generationId.toLowerCase(), projectId.toLowerCase()],
   )
-  return deleted.length > 0
+  return deleted > 0
 }

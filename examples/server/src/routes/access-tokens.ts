@@ -9,7 +9,7 @@ import type { RouteContext } from './context.js'
 /** `POST /api/v1/projects/{project_id}/access-tokens`: a short-lived token for the API key's project. */
 export function accessTokenRoutes({
   keyward,
-  store,
+  sql,
   tokens,
   database,
   verificationsCurrent,
@@ -28,7 +28,7 @@ export function accessTokenRoutes({
     // have heard of the deletion yet, and the project is read from the database.
     if (
       !verificationsCurrent &&
-      (await database('projects.owner', () => projectOwner(store, projectId))) === null
+      (await database('projects.owner', () => projectOwner(sql, projectId))) === null
     ) {
       throw projectNotFound(projectId)
     }

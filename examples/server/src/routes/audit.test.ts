@@ -1,7 +1,7 @@
 import { createKeyward } from '@keyward/core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeBackends } from '../test/databases.js'
-import { openTestApp, type TestApp } from '../test/harness.js'
+import { openTestApp, type TestApp, withFailingInserts } from '../test/harness.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read by path in tests
 type Json = any
@@ -15,18 +15,8 @@ describeBackends('the audit log (%s)', (backend) => {
 
   const dev = (extra: Record<string, string> = {}) => ({ 'x-developer-key': t.developerKey, ...extra })
   /** Runs `fn` while every insert of an audit row of `action` fails (an injected trigger). */
-  const withFailingAudit = async (action: string, fn: () => Promise<void>) => {
-    const schema = `"${t.store.schema}"`
-    await t.store.query(`CREATE OR REPLACE FUNCTION ${schema}.fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.action = '${action}' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
-    await t.store.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON ${schema}.audit_log
-      FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_audit()`)
-    try {
-      await fn()
-    } finally {
-      await t.store.query(`DROP TRIGGER fail_audit ON ${schema}.audit_log`)
-    }
-  }
+  const withFailingAudit = (action: string, fn: () => Promise<void>) =>
+    withFailingInserts(t, 'audit_log', `NEW.action = '${action}'`, fn)
   const audit = async (query = '') => {
     const answer = await t.call('GET', `/api/v1/audit${query}`, { headers: dev() })
     expect(answer.status).toBe(200)
@@ -129,7 +119,7 @@ describeBackends('the audit log (%s)', (backend) => {
       })
       expect([refused.status, refused.body.detail[0].type]).toEqual([503, 'store_unavailable'])
     })
-    expect(await t.store.query('SELECT name FROM app.projects WHERE id = $1', [projectId])).toEqual([
+    expect(await t.rows('SELECT name FROM app.projects WHERE id = ?', [projectId])).toEqual([
       { name: 'Kept' },
     ])
     expect(await t.token(projectId, apiKey)).toEqual(expect.any(String))

@@ -1,13 +1,15 @@
 import type { Keyward, SecretScanningOptions, WebhookEndpointsOptions } from '@keyward/core'
-import type { PostgresKeyStore, PostgresTransaction } from '@keyward/postgres'
+import type { ServerStore, ServerTransaction, Sql } from '../db/sql.js'
 import type { AccessTokens } from '../tokens.js'
 
 /** What the routes share: the store, the key service over it or a transaction, the tokens. */
 export interface RouteContext {
-  readonly store: PostgresKeyStore
+  readonly store: ServerStore
+  /** The server's SQL on the store's database. */
+  readonly sql: Sql
   readonly keyward: Keyward
   /** The key service over an open transaction. */
-  readonly keywardIn: (tx: PostgresTransaction) => Keyward
+  readonly keywardIn: (tx: ServerTransaction) => Keyward
   readonly tokens: AccessTokens
   readonly bodyLimit: number
   /** The settings of `POST /api/v1/secret-scanning/github`. */

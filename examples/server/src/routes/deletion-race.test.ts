@@ -1,18 +1,23 @@
 // Deleting a project while keys, access tokens and generations of it are being created, on two
 // server instances with stores of their own (two pools, two change feeds, two verification caches)
 // over one database: no creation is left standing for the deleted project, and none answers 5xx.
-import type { PostgresKeyStore } from '@keyward/postgres'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createMysqlKeyStore } from '@keyward/mysql'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import { createSqliteKeyStore } from '@keyward/sqlite'
 import { responseChecker } from '@keyward/testkit'
 import type { Hono } from 'hono'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApp } from '../app.js'
 import { registerFirstDeveloper } from '../db/developers.js'
 import { createAppTables } from '../db/schema.js'
+import type { ServerStore } from '../db/sql.js'
 import { keywardOver } from '../service.js'
-import { createPgDatabase, PG_URL } from '../test/databases.js'
-import { TEST_SECRET } from '../test/harness.js'
+import { createMysqlDatabase, createPgDatabase, MYSQL_URL, PG_URL } from '../test/databases.js'
+import { TEST_SECRET, testRows } from '../test/harness.js'
 import { accessTokens } from '../tokens.js'
 
 const CONCURRENT = 30
@@ -32,30 +37,30 @@ interface Outcome {
 /** Two apps over one database, and what the race needs of it. */
 interface RaceWorld {
   readonly apps: readonly [Hono, Hono]
-  readonly store: PostgresKeyStore
+  readonly store: ServerStore
   close(): Promise<void>
 }
 
-function appsOver(stores: readonly [PostgresKeyStore, PostgresKeyStore], verificationsCurrent = false) {
+function appsOver(stores: readonly [ServerStore, ServerStore], verificationsCurrent = false) {
   const tokens = accessTokens({ secret: TEST_SECRET, ttlSeconds: 900 })
   return stores.map((store) => createApp({ store, tokens, verificationsCurrent })) as [Hono, Hono]
 }
 
 /**
- * Two stores of their own over one new database. With strict revocation, a deletion answers only
- * once every process's feed has heard it, so the access-token route trusts the verified key
- * (`verificationsCurrent`) instead of reading the project.
+ * Two stores of their own over one new database (`create` makes it, `open` opens a store with its
+ * change feed). With strict revocation, a deletion answers only once every process's feed has
+ * heard it, so the access-token route trusts the verified key (`verificationsCurrent`) instead of
+ * reading the project.
  */
-async function pgWorld(strictRevocation = false): Promise<RaceWorld> {
-  const database = await createPgDatabase()
-  const open = () =>
-    createPgKeyStore(
-      { connectionString: database.url, poolConfig: { max: 10 } },
-      { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
-    )
-  const first = await open()
+async function twoStores(
+  create: () => Promise<{ url: string; drop(): Promise<void> }>,
+  open: (url: string) => Promise<ServerStore>,
+  strictRevocation: boolean,
+): Promise<RaceWorld> {
+  const database = await create()
+  const first = await open(database.url)
   await createAppTables(first)
-  const second = await open()
+  const second = await open(database.url)
   const apps = appsOver([first, second], strictRevocation)
   return {
     apps,
@@ -67,6 +72,28 @@ async function pgWorld(strictRevocation = false): Promise<RaceWorld> {
   }
 }
 
+const pgWorld = (strictRevocation = false) =>
+  twoStores(
+    createPgDatabase,
+    (url) =>
+      createPgKeyStore(
+        { connectionString: url, poolConfig: { max: 10 } },
+        { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
+      ),
+    strictRevocation,
+  )
+
+const mysqlWorld = (strictRevocation = false) =>
+  twoStores(
+    createMysqlDatabase,
+    (url) =>
+      createMysqlKeyStore(
+        { connectionString: url },
+        { queryTimeoutMs: 30_000, changeFeed: true, strictRevocation },
+      ),
+    strictRevocation,
+  )
+
 // PGlite is one process's database: two apps, each with its key service and cache, share it.
 async function pgliteWorld(): Promise<RaceWorld> {
   const store = await createPGliteKeyStore({}, { queryTimeoutMs: 30_000 })
@@ -74,6 +101,22 @@ async function pgliteWorld(): Promise<RaceWorld> {
   // One process holds a PGlite database, so the server trusts its verifications (see storage.ts).
   const apps = appsOver([store, store], true)
   return { apps, store, close: () => store.close() }
+}
+
+// A SQLite file is one process's database, as PGlite's: two apps share its store.
+async function sqliteWorld(): Promise<RaceWorld> {
+  const dir = await mkdtemp(join(tmpdir(), 'keyward-race-'))
+  const store = await createSqliteKeyStore({ path: join(dir, 'keys.db') })
+  await createAppTables(store)
+  const apps = appsOver([store, store], true)
+  return {
+    apps,
+    store,
+    close: async () => {
+      await store.close()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /**
@@ -168,12 +211,14 @@ function raceSuite(name: string, rounds: number, delayMs: number, makeWorld: () 
       for (let i = 0; i < 3; i++) racing.push(creation(round + i))
       outcomes.push(...(await Promise.all(racing)))
 
-      const [left] = await store.query<{ active_keys: number; generations: number }>(
-        `SELECT (SELECT count(*)::int FROM keyward.api_keys WHERE project_id = $1::text AND active) AS active_keys,
-                (SELECT count(*)::int FROM app.generations WHERE project_id = $1::uuid) AS generations`,
-        [projectId],
-      )
-      expect(left, `round ${round}`).toEqual({ active_keys: 0, generations: 0 })
+      const rows = testRows(store)
+      const left = [
+        ...(await rows('SELECT count(*) AS n FROM keyward.api_keys WHERE project_id = ? AND active', [
+          projectId,
+        ])),
+        ...(await rows('SELECT count(*) AS n FROM app.generations WHERE project_id = ?', [projectId])),
+      ]
+      expect(left, `round ${round}`).toEqual([{ n: 0 }, { n: 0 }])
     }
 
     const count = (where: (outcome: Outcome) => boolean) => outcomes.filter(where).length
@@ -229,3 +274,16 @@ describe.skipIf(!PG_URL)(
 
 describe('project deletion racing creations on PGlite, two key services in process', () =>
   raceSuite('PGlite', 10, 25, pgliteWorld))
+
+describe.skipIf(!MYSQL_URL)(
+  'project deletion racing creations on MySQL, two server instances, two pools (set KEYWARD_MYSQL_URL to run)',
+  () => raceSuite('MySQL', 10, 1, () => mysqlWorld()),
+)
+
+describe.skipIf(!MYSQL_URL)(
+  'project deletion racing creations on MySQL under strict revocation, tokens issued from the verified key alone (set KEYWARD_MYSQL_URL to run)',
+  () => raceSuite('MySQL, strict revocation', 10, 1, () => mysqlWorld(true)),
+)
+
+describe('project deletion racing creations on SQLite, two key services in process', () =>
+  raceSuite('SQLite', 10, 25, sqliteWorld))

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeBackends } from '../test/databases.js'
-import { openTestApp, type TestApp } from '../test/harness.js'
+import { keywardTable, openTestApp, type TestApp } from '../test/harness.js'
 
 const GENERATIONS = '/api/v1/generation/generations-v2'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -17,6 +17,8 @@ describeBackends('generations (%s)', (backend) => {
     bearer = { authorization: `Bearer ${await t.token(projectId, apiKey)}` }
   })
   afterAll(() => t.close())
+  // The body as it was stored: PostgreSQL's json column, as its text.
+  const bodyText = () => (t.sql.dialect.name === 'postgres' ? 'body::text' : 'body')
 
   const create = (body: unknown, headers: Record<string, string> = bearer) =>
     t.call('POST', GENERATIONS, { headers, body })
@@ -29,10 +31,9 @@ describeBackends('generations (%s)', (backend) => {
       project_id: projectId,
       created_at: expect.any(String),
     })
-    const [row] = await t.store.query(
-      'SELECT project_id, body::text AS body FROM app.generations WHERE id = $1',
-      [created.body.id],
-    )
+    const [row] = await t.rows(`SELECT project_id, ${bodyText()} AS body FROM app.generations WHERE id = ?`, [
+      created.body.id,
+    ])
     expect(row).toEqual({ project_id: projectId, body: '{"prompt":"a cat","options":{"n":2}}' })
 
     const deleted = await t.call('DELETE', `${GENERATIONS}/${created.body.id}`, { headers: bearer })
@@ -48,7 +49,7 @@ describeBackends('generations (%s)', (backend) => {
     const sent = '{"text": "a\\u0000b",  "n": 12345678901234567890}'
     const created = await create(sent)
     expect(created.status).toBe(201)
-    const [row] = await t.store.query('SELECT body::text AS body FROM app.generations WHERE id = $1', [
+    const [row] = await t.rows(`SELECT ${bodyText()} AS body FROM app.generations WHERE id = ?`, [
       created.body.id,
     ])
     expect(row).toEqual({ body: sent })
@@ -86,9 +87,7 @@ describeBackends('generations (%s)', (backend) => {
 
     const refused = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id}`, { headers: bearer })
     expect([refused.status, refused.body.detail[0].type]).toEqual([404, 'not_found'])
-    expect(
-      await t.store.query('SELECT id FROM app.generations WHERE id = $1', [theirs.body.id]),
-    ).toHaveLength(1)
+    expect(await t.rows('SELECT id FROM app.generations WHERE id = ?', [theirs.body.id])).toHaveLength(1)
 
     const owned = await t.call('DELETE', `${GENERATIONS}/${theirs.body.id.toUpperCase()}`, {
       headers: otherBearer,
@@ -186,7 +185,8 @@ describeBackends('generations (%s)', (backend) => {
     await refusedAfter((id) => t.call('DELETE', `${keys}/${id}`, { headers: dev }))
     // Its expiry passed: the key's own verification refuses it, and so do its tokens.
     await refusedAfter((id) =>
-      t.store.query(`UPDATE keyward.api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      t.sql.run(`UPDATE ${keywardTable(t.store, 'api_keys')} SET expires_at = ? WHERE id = ?`, [
+        t.sql.dialect.timeParam(new Date(Date.now() - 1000)),
         id,
       ]),
     )

@@ -13,7 +13,7 @@ import type { RouteContext } from './context.js'
 const GENERATION_LOC = ['path', 'generation_id'] as const
 
 /** Generations, created and deleted with an access token, always within the token's project. */
-export function generationRoutes({ store, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
+export function generationRoutes({ sql, keyward, tokens, database, bodyLimit }: RouteContext): Hono {
   // A valid signature is not enough: the project must still exist (404 when it was deleted:
   // the token proves its holder had access to it), and the API key that obtained the token
   // must still pass the guards' check of its state: active and unexpired (revoking a key,
@@ -28,7 +28,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
         // Read after the key, from the database (not the verification cache's copy, which may
         // not have heard of the deletion yet): a deletion that deactivated the key has removed
         // the project too.
-        const owner = await database('projects.owner', () => projectOwner(store, claims.projectId))
+        const owner = await database('projects.owner', () => projectOwner(sql, claims.projectId))
         if (owner === null) throw projectNotFound(claims.projectId)
         if (!keyward.keyUsable(key, 'project') || key.ownerId !== claims.projectId) return null
         const refusal = keyward.keyAccessProblem(key, keyward.clientAddress(request), { allOf: [permission] })
@@ -48,7 +48,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
       const body = await readJsonObjectBody(request, { limit: bodyLimit })
       if (body === undefined) throw new KeywardError(ErrorType.missing, 'Field required.', ['body'])
       const generation = await database('generations.create', () =>
-        insertGeneration(store, projectId, body.text),
+        insertGeneration(sql, projectId, body.text),
       )
       // The project was deleted after the token was checked.
       if (generation === null) throw projectNotFound(projectId)
@@ -65,7 +65,7 @@ export function generationRoutes({ store, keyward, tokens, database, bodyLimit }
           throw new KeywardError(ErrorType.uuidParsing, 'Input should be a valid UUID.', GENERATION_LOC)
         }
         const deleted = await database('generations.delete', () =>
-          deleteGeneration(store, projectId, generationId),
+          deleteGeneration(sql, projectId, generationId),
         )
         if (!deleted) throw new KeywardError(ErrorType.notFound, 'Generation not found.', GENERATION_LOC)
         return respond(c, 200, { id: generationId.toLowerCase(), deleted: true })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keywardOver } from '../service.js'
 import { describeBackends } from '../test/databases.js'
-import { openTestApp, type TestApp } from '../test/harness.js'
+import { openTestApp, type TestApp, withFailingInserts } from '../test/harness.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers read by path in tests
 type Json = any
@@ -158,17 +158,10 @@ describeBackends('identities (%s)', (backend) => {
       expect([kept.status, kept.body.detail[0].type]).toEqual([409, 'identity_has_keys'])
       expect((await verify(one.key)).valid).toBe(true)
       // The revocation fails inside the deletion's transaction: nothing of it is kept.
-      const schema = `"${t.store.schema}"`
-      await t.store.query(`CREATE OR REPLACE FUNCTION ${schema}.fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN IF NEW.action = 'identity.deleted' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`)
-      await t.store.query(`CREATE TRIGGER fail_audit BEFORE INSERT ON ${schema}.audit_log
-        FOR EACH ROW EXECUTE FUNCTION ${schema}.fail_audit()`)
-      try {
+      await withFailingInserts(t, 'audit_log', "NEW.action = 'identity.deleted'", async () => {
         const failed = await t.call('DELETE', `${base}/${leaving.id}?revoke_keys=true`, { headers: dev() })
         expect(failed.status).toBeGreaterThanOrEqual(500)
-      } finally {
-        await t.store.query(`DROP TRIGGER fail_audit ON ${schema}.audit_log`)
-      }
+      })
       expect((await verify(one.key)).valid).toBe(true)
       expect((await t.call('GET', `${base}/${leaving.id}`, { headers: dev() })).status).toBe(200)
 

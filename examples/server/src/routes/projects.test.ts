@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeBackends } from '../test/databases.js'
-import { openTestApp, type TestApp } from '../test/harness.js'
+import { openTestApp, type TestApp, withFailingInserts } from '../test/harness.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
@@ -14,7 +14,7 @@ describeBackends('projects and keys (%s)', (backend) => {
   afterAll(() => t.close())
 
   const dev = () => ({ 'x-developer-key': t.developerKey })
-  const rows = (sql: string, params: unknown[] = []) => t.store.query(sql, params)
+  const rows = (sql: string, params: unknown[] = []) => t.rows(sql, params)
 
   it('creates a project with its default API key, named default, shown once', async () => {
     const answer = await t.call('POST', '/api/v1/projects', { headers: dev(), body: { name: 'Shop' } })
@@ -49,7 +49,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       identity_id: null,
       roles: null,
     })
-    expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = $1', [project.id])).toEqual([
+    expect(await rows('SELECT name, developer_id FROM app.projects WHERE id = ?', [project.id])).toEqual([
       { name: 'Shop', developer_id: t.developerId },
     ])
     // The default key works: it obtains an access token for its project.
@@ -84,16 +84,14 @@ describeBackends('projects and keys (%s)', (backend) => {
     expect([nulKey.status, nulKey.body.detail[0].type]).toEqual([422, 'string_pattern_mismatch'])
     const anonymous = await t.call('POST', '/api/v1/projects', { body: { name: 'Shop' } })
     expect([anonymous.status, anonymous.body.detail[0].type]).toEqual([401, 'key_missing'])
-    const before = await rows('SELECT count(*)::int AS n FROM app.projects WHERE name = $1', [
-      'x'.repeat(101),
-    ])
+    const before = await rows('SELECT count(*) AS n FROM app.projects WHERE name = ?', ['x'.repeat(101)])
     expect(before).toEqual([{ n: 0 }])
   })
 
   it('adds a developer registered elsewhere (by the CLI) on their first project', async () => {
     const key = await t.developer('dev_from_cli')
     const { projectId } = await t.project('Theirs', key)
-    expect(await rows('SELECT developer_id FROM app.projects WHERE id = $1', [projectId])).toEqual([
+    expect(await rows('SELECT developer_id FROM app.projects WHERE id = ?', [projectId])).toEqual([
       { developer_id: 'dev_from_cli' },
     ])
   })
@@ -185,7 +183,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       const second = await t.project('Second')
       const mismatch = await t.call('DELETE', path, { headers: { ...dev(), 'x-api-key': second.apiKey } })
       expect([mismatch.status, mismatch.body.detail[0].type]).toEqual([403, 'project_mismatch'])
-      expect(await rows('SELECT id FROM app.projects WHERE id = $1', [projectId])).toHaveLength(1)
+      expect(await rows('SELECT id FROM app.projects WHERE id = ?', [projectId])).toHaveLength(1)
     })
 
     it('deletes the project, its generations, and ends its keys and tokens', async () => {
@@ -204,10 +202,10 @@ describeBackends('projects and keys (%s)', (backend) => {
       })
       expect([deleted.status, deleted.body]).toEqual([200, { id: projectId, deleted: true }])
 
-      expect(await rows('SELECT id FROM app.projects WHERE id = $1', [projectId])).toEqual([])
-      expect(await rows('SELECT id FROM app.generations WHERE project_id = $1', [projectId])).toEqual([])
+      expect(await rows('SELECT id FROM app.projects WHERE id = ?', [projectId])).toEqual([])
+      expect(await rows('SELECT id FROM app.generations WHERE project_id = ?', [projectId])).toEqual([])
       expect(
-        await rows('SELECT id, active FROM keyward.api_keys WHERE project_id = $1 ORDER BY created_at', [
+        await rows('SELECT id, active FROM keyward.api_keys WHERE project_id = ? ORDER BY created_at', [
           projectId,
         ]),
       ).toEqual([
@@ -243,29 +241,27 @@ describeBackends('project creation is atomic (%s)', (backend) => {
 
   it('leaves neither project nor key behind when the default key cannot be stored', async () => {
     // The key store refuses every project key: the insert fails inside the transaction.
-    await t.store.query(
-      'ALTER TABLE keyward.api_keys ADD CONSTRAINT no_project_keys CHECK (project_id IS NULL)',
-    )
-    const answer = await t.call('POST', '/api/v1/projects', {
-      headers: { 'x-developer-key': t.developerKey },
-      body: { name: 'Half' },
+    await withFailingInserts(t, 'api_keys', 'NEW.project_id IS NOT NULL', async () => {
+      const answer = await t.call('POST', '/api/v1/projects', {
+        headers: { 'x-developer-key': t.developerKey },
+        body: { name: 'Half' },
+      })
+      expect([answer.status, answer.body]).toEqual([
+        503,
+        {
+          detail: [
+            { loc: [], msg: 'The key store is unavailable. Try again later.', type: 'store_unavailable' },
+          ],
+        },
+      ])
     })
-    expect([answer.status, answer.body]).toEqual([
-      503,
-      {
-        detail: [
-          { loc: [], msg: 'The key store is unavailable. Try again later.', type: 'store_unavailable' },
-        ],
-      },
-    ])
-    expect(await t.store.query('SELECT id FROM app.projects')).toEqual([])
-    expect(await t.store.query('SELECT id FROM keyward.api_keys WHERE project_id IS NOT NULL')).toEqual([])
+    expect(await t.rows('SELECT id FROM app.projects')).toEqual([])
+    expect(await t.rows('SELECT id FROM keyward.api_keys WHERE project_id IS NOT NULL')).toEqual([])
 
-    await t.store.query('ALTER TABLE keyward.api_keys DROP CONSTRAINT no_project_keys')
     const { projectId } = await t.project('Whole')
-    expect(await t.store.query('SELECT name FROM app.projects')).toEqual([{ name: 'Whole' }])
-    expect(
-      await t.store.query('SELECT name FROM keyward.api_keys WHERE project_id = $1', [projectId]),
-    ).toEqual([{ name: 'default' }])
+    expect(await t.rows('SELECT name FROM app.projects')).toEqual([{ name: 'Whole' }])
+    expect(await t.rows('SELECT name FROM keyward.api_keys WHERE project_id = ?', [projectId])).toEqual([
+      { name: 'default' },
+    ])
   })
 })

@@ -2,6 +2,7 @@ import { auditContext, type CreateProject, checkQueryNames, type ListProjects } 
 import { keywardRoutes, requireElevated, toKeywardRequest } from '@keyward/hono'
 import { Hono } from 'hono'
 import { deleteProject, insertProject, listProjects, lockProject } from '../db/projects.js'
+import { transaction } from '../db/sql.js'
 import { projectNotFound } from '../http/not-found.js'
 import { respond } from '../http/respond.js'
 import type { RouteContext } from './context.js'
@@ -12,6 +13,7 @@ import type { RouteContext } from './context.js'
  */
 export function projectRoutes({
   store,
+  sql,
   keyward,
   keywardIn,
   database,
@@ -23,7 +25,7 @@ export function projectRoutes({
   // The project row and its default key commit together, or neither does.
   const createProject: CreateProject = ({ developerId, name, issueDefaultKey }) => {
     return database('projects.create', () =>
-      store.transaction(async (tx) => {
+      transaction(store, async (tx) => {
         const project = await insertProject(tx, { id: crypto.randomUUID(), name, developerId })
         await issueDefaultKey(project.id, keywardIn(tx))
         return project
@@ -32,7 +34,7 @@ export function projectRoutes({
   }
 
   const listDeveloperProjects: ListProjects = (input) =>
-    database('projects.list', () => listProjects(store, input))
+    database('projects.list', () => listProjects(sql, input))
 
   return new Hono()
     .route(
@@ -56,7 +58,7 @@ export function projectRoutes({
       // new ones (a key created meanwhile is refused, 404, or deactivated here), its generations
       // and the project go (a generation created meanwhile waits, then finds no project: 404).
       const deleted = await database('projects.delete', () =>
-        store.transaction(async (tx) => {
+        transaction(store, async (tx) => {
           const name = await lockProject(tx, projectId)
           if (name === null) return false
           const service = keywardIn(tx)

@@ -1,7 +1,7 @@
 // The server's own routes refuse a query parameter, as Keyward's key routes do: after the
-// credential, before the path and the body, changing nothing. The check reads no table, so one
-// backend (embedded PGlite) is enough.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// credential, before the path and the body, changing nothing, on every backend.
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeBackends } from '../test/databases.js'
 import { openTestApp, type TestApp } from '../test/harness.js'
 
 const GENERATIONS = '/api/v1/generation/generations-v2'
@@ -16,20 +16,20 @@ const refusal = (name: string) => ({
   ],
 })
 
-describe('query parameters of the server’s routes', () => {
+describeBackends('query parameters of the server’s routes (%s)', (backend) => {
   let t: TestApp
   let projectId: string
   let apiKey: string
   let bearer: { authorization: string }
   beforeAll(async () => {
-    t = await openTestApp('pglite')
+    t = await openTestApp(backend)
     ;({ projectId, apiKey } = await t.project())
     bearer = { authorization: `Bearer ${await t.token(projectId, apiKey)}` }
   })
   afterAll(() => t.close())
 
   const count = async (table: string) =>
-    Number((await t.store.query(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n)
+    (await t.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n
 
   it('DELETE of a generation: the token first, then the query, then the path; the generation stays', async () => {
     const created = await t.call('POST', GENERATIONS, { headers: bearer, body: {} })
@@ -72,7 +72,7 @@ describe('query parameters of the server’s routes', () => {
       headers: { 'x-developer-key': t.developerKey, 'x-api-key': doomed.apiKey },
     })
     expect([refused.status, refused.body]).toEqual([422, refusal('cascade')])
-    const [row] = await t.store.query('SELECT id FROM app.projects WHERE id = $1', [doomed.projectId])
+    const [row] = await t.rows('SELECT id FROM app.projects WHERE id = ?', [doomed.projectId])
     expect(row).toEqual({ id: doomed.projectId })
     const token = await t.call('POST', `/api/v1/projects/${doomed.projectId}/access-tokens`, {
       headers: { 'x-api-key': doomed.apiKey },

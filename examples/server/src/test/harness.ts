@@ -1,19 +1,37 @@
 // The app in process, on a database of its own, as main.ts builds it.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { KeywardEvent, OwnerKeyPolicies, ProtectionOptions, SecretScanningOptions } from '@keyward/core'
-import type { PostgresKeyStore } from '@keyward/postgres'
+import { createMysqlKeyStore } from '@keyward/mysql'
 import { createPgKeyStore } from '@keyward/postgres/pg'
 import { createPGliteKeyStore } from '@keyward/postgres/pglite'
+import { createSqliteKeyStore } from '@keyward/sqlite'
 import { responseChecker } from '@keyward/testkit'
 import type { Hono } from 'hono'
+import mysql from 'mysql2/promise'
 import { createApp } from '../app.js'
 import { registerFirstDeveloper } from '../db/developers.js'
 import { createAppTables } from '../db/schema.js'
+import { dialectOf, isSqlStore, type ServerStore, type Sql, sqlOf } from '../db/sql.js'
 import { keywardOver } from '../service.js'
 import { openStorage } from '../storage.js'
 import { accessTokens } from '../tokens.js'
-import { type Backend, createPgDatabase, pgBouncer } from './databases.js'
+import { type Backend, createMysqlDatabase, createPgDatabase, pgBouncer } from './databases.js'
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
+
+/** A store on a database of its own: both closed and dropped by `drop()`. */
+function withDatabase(store: ServerStore, database: { url: string; drop(): Promise<void> }) {
+  return {
+    store,
+    url: database.url,
+    drop: async () => {
+      await store.close()
+      await database.drop()
+    },
+  }
+}
 
 /**
  * An opened store with the server's tables, and how to throw it away. With `serverDefaults`,
@@ -23,7 +41,7 @@ export const TEST_SECRET = 'test-secret-of-at-least-32-characters'
 export async function openTestStore(
   backend: Backend,
   serverDefaults = false,
-): Promise<{ store: PostgresKeyStore; drop(): Promise<void>; url?: string }> {
+): Promise<{ store: ServerStore; drop(): Promise<void>; url?: string }> {
   if (backend === 'postgres' && serverDefaults) {
     const database = await createPgDatabase()
     const { store } = await openStorage({
@@ -36,14 +54,32 @@ export async function openTestStore(
       dataDir: '',
       keywardSchema: undefined,
     })
+    return withDatabase(store, database)
+  }
+  if (backend === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'keyward-server-'))
+    const store = await createSqliteKeyStore({ path: join(dir, 'keys.db') })
+    await createAppTables(store)
     return {
       store,
-      url: database.url,
       drop: async () => {
         await store.close()
-        await database.drop()
+        await rm(dir, { recursive: true, force: true })
       },
     }
+  }
+  if (backend === 'mysql') {
+    const database = await createMysqlDatabase()
+    // As the server opens it: the change feed (the cache needs it) and strict revocation.
+    const store = await createMysqlKeyStore(
+      { connectionString: database.url },
+      { changeFeed: true, strictRevocation: true, queryTimeoutMs: 30_000 },
+    ).catch(async (error: unknown) => {
+      await database.drop()
+      throw error
+    })
+    await createAppTables(store)
+    return withDatabase(store, database)
   }
   if (backend === 'pglite') {
     const store = await createPGliteKeyStore({}, { queryTimeoutMs: 30_000 })
@@ -59,12 +95,86 @@ export async function openTestStore(
         )
       : await createPgKeyStore({ connectionString: database.url }, { queryTimeoutMs: 30_000 })
   await createAppTables(store)
-  return {
-    store,
-    drop: async () => {
-      await store.close()
-      await database.drop()
-    },
+  return withDatabase(store, database)
+}
+
+/** Keyward's table `name` (`api_keys`, `audit_log`, ...) in `store`'s database. */
+export function keywardTable(store: ServerStore, name: string): string {
+  return isSqlStore(store) ? store.tables.keys.replace(/api_keys$/, name) : `"${store.schema}".${name}`
+}
+
+/**
+ * A query written once for the tests' checks: `?` parameters, the server's tables as `app.name`
+ * and Keyward's as `keyward.name`, named as in `store`'s database. A column `n` (a count) is read
+ * as a number and `active` as a boolean, as every database has its own.
+ */
+export function testRows(store: ServerStore) {
+  const sql = sqlOf(store)
+  return async <R = Record<string, unknown>>(text: string, params: readonly unknown[] = []): Promise<R[]> => {
+    const named = text
+      .replace(/\bapp\.(\w+)/g, (_, name: string) => sql.dialect.table(name))
+      .replace(/\bkeyward\.(\w+)/g, (_, name: string) => keywardTable(store, name))
+    const rows = await sql.query(named, params)
+    return rows.map(
+      (row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [
+            column,
+            column === 'n' ? Number(value) : column === 'active' ? Boolean(value) : value,
+          ]),
+        ) as R,
+    )
+  }
+}
+
+/**
+ * Runs `fn` while the database refuses every insert into Keyward's table `table` whose new row
+ * meets `when` (SQL on `NEW`): an injected trigger, dropped after.
+ */
+export async function withFailingInserts(
+  t: { store: ServerStore; url?: string },
+  table: string,
+  when: string,
+  fn: () => Promise<void>,
+): Promise<void> {
+  const { store } = t
+  const target = keywardTable(store, table)
+  const name = dialectOf(store).name
+  const run = async (statements: readonly string[]) => {
+    if (name !== 'mysql') {
+      for (const statement of statements) await sqlOf(store).execute(statement)
+      return
+    }
+    // A trigger's body is not a prepared statement: a connection of its own runs it as text.
+    const connection = await mysql.createConnection({ uri: t.url as string })
+    try {
+      for (const statement of statements) await connection.query(statement)
+    } finally {
+      await connection.end()
+    }
+  }
+  const trigger =
+    name === 'postgres' ? `"${(store as { schema: string }).schema}".fail_insert` : 'fail_insert'
+  await run(
+    name === 'postgres'
+      ? [
+          `CREATE OR REPLACE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF ${when} THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`,
+          `CREATE TRIGGER fail_insert BEFORE INSERT ON ${target} FOR EACH ROW EXECUTE FUNCTION ${trigger}()`,
+        ]
+      : name === 'sqlite'
+        ? [
+            `CREATE TRIGGER fail_insert BEFORE INSERT ON ${target} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END`,
+          ]
+        : [
+            `CREATE TRIGGER fail_insert BEFORE INSERT ON ${target} FOR EACH ROW BEGIN
+              IF ${when} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected'; END IF; END`,
+          ],
+  )
+  try {
+    await fn()
+  } finally {
+    await run([name === 'postgres' ? `DROP TRIGGER fail_insert ON ${target}` : 'DROP TRIGGER fail_insert'])
   }
 }
 
@@ -78,8 +188,12 @@ export interface Answer {
 
 export interface TestApp {
   readonly app: Hono
-  readonly store: PostgresKeyStore
-  /** The database's URL, on PostgreSQL. */
+  readonly store: ServerStore
+  /** The server's SQL on the store's database (`?` parameters, its tables by `sql.dialect.table`). */
+  readonly sql: Sql
+  /** Runs a check's query on the database (see {@link testRows}). */
+  rows<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>
+  /** The database's URL, on PostgreSQL and MySQL. */
   readonly url?: string
   readonly events: KeywardEvent[]
   /** The developer registered on first start, and their key. */
@@ -135,6 +249,8 @@ export async function openTestApp(
   const t: TestApp = {
     app,
     store,
+    sql: sqlOf(store),
+    rows: testRows(store),
     ...(url ? { url } : {}),
     events,
     developerId: first.developerId,
