@@ -8,10 +8,6 @@
 import { kyselyClientDatabase, type SqlDatabase } from '@keyward/sql'
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
 
-// Keyward's statements name no table of the application's database type.
-// biome-ignore lint/suspicious/noExplicitAny: any database type of the application
-type AnyKysely = Kysely<any>
-
 /**
  * A `SqlDatabase` (of `@keyward/sql`) over Kysely with `MysqlDialect`. Given the application's
  * `db`, the store opens transactions of its own (`db.transaction()`, at READ COMMITTED); given a
@@ -36,10 +32,12 @@ type AnyKysely = Kysely<any>
  *   })
  * ```
  */
-export function kyselyDatabase(db: AnyKysely | Transaction<unknown>): SqlDatabase {
+// Keyward's statements name no table of the application's database type.
+// biome-ignore lint/suspicious/noExplicitAny: any database type of the application
+export function kyselyDatabase(db: Kysely<any> | Transaction<unknown>): SqlDatabase {
   return kyselyClientDatabase(
     'kyselyDatabase',
-    db as AnyKysely,
+    db as Kysely<unknown>,
     (text, params) => CompiledQuery.raw(text, params),
     (top, fn) => top.transaction().setIsolationLevel('read committed').execute(fn),
   )

@@ -8,10 +8,6 @@
 import { kyselyClientDatabase, type SqlDatabase } from '@keyward/sql'
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
 
-// Keyward's statements name no table of the application's database type.
-// biome-ignore lint/suspicious/noExplicitAny: any database type of the application
-type AnyKysely = Kysely<any>
-
 const raw = (text: string, params: readonly unknown[] = []) => CompiledQuery.raw(text, [...params])
 
 /**
@@ -35,8 +31,10 @@ const raw = (text: string, params: readonly unknown[] = []) => CompiledQuery.raw
  * })
  * ```
  */
-export function kyselyDatabase(db: AnyKysely | Transaction<unknown>): SqlDatabase {
-  return kyselyClientDatabase('kyselyDatabase', db as AnyKysely, raw, (top, fn) =>
+// Keyward's statements name no table of the application's database type.
+// biome-ignore lint/suspicious/noExplicitAny: any database type of the application
+export function kyselyDatabase(db: Kysely<any> | Transaction<unknown>): SqlDatabase {
+  return kyselyClientDatabase('kyselyDatabase', db as Kysely<unknown>, raw, (top, fn) =>
     top.connection().execute(async (connection) => {
       await connection.executeQuery(raw('BEGIN IMMEDIATE'))
       try {
