@@ -5,6 +5,7 @@ import { type Command, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural } from '../output.js'
 import { resolveStoreLocation, STORE_ENV } from '../store.js'
+import { drizzleSource, prismaSource, type SqlDialectName } from './schema-source.js'
 
 // Building the scratch schema takes a few dozen statements: more time than one store operation.
 const DOCTOR_TIMEOUT_SECONDS = 30
@@ -73,16 +74,21 @@ export const schemaSqlCommand: Command = {
 
 const SQL_DIALECTS = { mysql: mysqlDialect, sqlite: sqliteDialect } as const
 
-// `keyward schema sql --dialect mysql|sqlite`: the migrations of the shared SQL layer.
-function printSqlDialect(context: Parameters<Command['run']>[0], name: string) {
+/** `--dialect` (mysql or sqlite) and `--table-prefix`, checked. */
+function sqlDialectOptions(context: Parameters<Command['run']>[0], name: string) {
   const dialect = SQL_DIALECTS[name as keyof typeof SQL_DIALECTS]
   if (!dialect) throw usageError(`--dialect must be postgres, mysql or sqlite, got ${JSON.stringify(name)}.`)
-  let tables: ReturnType<typeof sqlTables>
+  const prefix = stringOption(context, 'table-prefix') ?? 'keyward_'
   try {
-    tables = sqlTables(stringOption(context, 'table-prefix') ?? 'keyward_', 'keyward schema sql')
+    return { name: name as SqlDialectName, dialect, prefix, tables: sqlTables(prefix, 'keyward schema') }
   } catch (error) {
     throw usageError(`--table-prefix ${(error as Error).message.replace(/^.*? must /, 'must ')}`)
   }
+}
+
+// `keyward schema sql --dialect mysql|sqlite`: the migrations of the shared SQL layer.
+function printSqlDialect(context: Parameters<Command['run']>[0], name: string) {
+  const { dialect, tables } = sqlDialectOptions(context, name)
   const versions = sqlMigrations(dialect, tables).map((m) => ({
     version: m.version,
     name: 'tables',
@@ -92,6 +98,66 @@ function printSqlDialect(context: Parameters<Command['run']>[0], name: string) {
   context.print(text.trimEnd(), versions)
   return EXIT.ok
 }
+
+const SOURCE_OPTIONS = [
+  { flags: '--dialect <name>', help: 'mysql (MySQL 8, MariaDB 10.11) or sqlite' },
+  { flags: '--table-prefix <prefix>', help: 'what table names start with (default keyward_)' },
+]
+
+/** A command that prints Keyward's tables of @keyward/mysql or @keyward/sqlite as source for another tool. */
+function sourceCommand(
+  tool: 'drizzle' | 'prisma',
+  summary: string,
+  description: string,
+  forPostgres: string,
+  print: (dialect: SqlDialectName, prefix: string) => string,
+): Command {
+  return {
+    name: `schema ${tool}`,
+    summary,
+    description,
+    arguments: [],
+    options: SOURCE_OPTIONS,
+    store: false,
+    exitCodes: '0 printed, 2 usage error',
+    async run(context) {
+      const given = stringOption(context, 'dialect')
+      if (given === undefined || given === 'postgres') {
+        throw usageError(
+          `keyward schema ${tool} needs --dialect mysql or sqlite; for PostgreSQL, ${forPostgres}.`,
+        )
+      }
+      const { name, prefix } = sqlDialectOptions(context, given)
+      const text = print(name, prefix)
+      context.print(text.trimEnd(), { dialect: name, tablePrefix: prefix, source: text })
+      return EXIT.ok
+    },
+  }
+}
+
+/** `keyward schema drizzle`: Keyward's tables as Drizzle tables (mysqlTable, sqliteTable). */
+export const schemaDrizzleCommand = sourceCommand(
+  'drizzle',
+  "Print Keyward's MySQL or SQLite tables as a Drizzle schema module (offline)",
+  'Prints a TypeScript module of Drizzle tables (mysqlTable with --dialect mysql, sqliteTable with --dialect ' +
+    "sqlite) for Keyward's tables under --table-prefix (default keyward_): each column, primary key and index " +
+    "the migrations create, for queries and joins of your own. Keyward's migrations create the tables: keep " +
+    'drizzle-kit off them. It connects to nothing.',
+  'import the tables from @keyward/postgres/drizzle',
+  drizzleSource,
+)
+
+/** `keyward schema prisma`: Keyward's tables as Prisma models. */
+export const schemaPrismaCommand = sourceCommand(
+  'prisma',
+  "Print Keyward's MySQL or SQLite tables as Prisma models (offline)",
+  "Prints Prisma models of Keyward's tables under --table-prefix (default keyward_), for a schema whose " +
+    'datasource has provider = "mysql" (--dialect mysql) or "sqlite" (--dialect sqlite): each field mapped ' +
+    "(@map, @@map) to its column and table, the primary keys and indexes the migrations create. Keyward's " +
+    'migrations create the tables, not Prisma Migrate. It connects to nothing.',
+  'the models ship in @keyward/postgres/prisma/keyward.prisma',
+  prismaSource,
+)
 
 /** `keyward doctor`: the live schema against what the migrations create. */
 export const doctorCommand: Command = {
