@@ -20,7 +20,8 @@ export interface DrizzleSqliteDatabase {
   }
 }
 
-// Marks the handle `drizzleTransaction` gives: the store's writes on it join that transaction.
+// Marks the handles of an open transaction (`drizzleTransaction`'s, or the store's own): the
+// store's statements on one run at once, inside it, instead of queueing behind it.
 const joinedHandles = new WeakSet<object>()
 
 const drizzleSql = (text: string, params: readonly unknown[]): SQL =>
@@ -34,7 +35,7 @@ const drizzleSql = (text: string, params: readonly unknown[]): SQL =>
  *
  * @example
  * ```ts
- * import { mysqlDialect, SqlKeyStore } from '@keyward/sql'
+ * import { SqlKeyStore, sqliteDialect } from '@keyward/sql'
  * import { drizzleDatabase } from '@keyward/sqlite/drizzle'
  *
  * const store = new SqlKeyStore(drizzleDatabase(db), sqliteDialect)
@@ -48,16 +49,26 @@ export function drizzleDatabase(db: DrizzleSqliteDatabase): SqlDatabase {
   ) {
     throw new TypeError('drizzleDatabase: expected a Drizzle database on better-sqlite3.')
   }
-  const joined = joinedHandles.has(db)
   const queue = queueOf(db.$client)
-  // In the application's transaction, at once; else behind what Keyward queued on the connection.
-  const when = <T>(fn: () => Promise<T>) => (joined ? fn() : queue.now(fn))
+  // In a transaction (the application's, or the store's own), at once; else behind what Keyward
+  // queued on the connection.
+  const when = <T>(on: DrizzleSqliteDatabase, fn: () => Promise<T>) =>
+    joinedHandles.has(on) ? fn() : queue.now(fn)
   return clientDatabase<DrizzleSqliteDatabase>(db, {
-    query: (on, text, params) => when(async () => on.all(drizzleSql(text, params)) as SqlRow[]),
+    query: (on, text, params) => when(on, async () => on.all(drizzleSql(text, params)) as SqlRow[]),
     run: (on, text, params) =>
-      when(async () => (on.run(drizzleSql(text, params)) as { changes: number }).changes),
-    transaction: joined ? undefined : (fn) => immediateTransaction(db.$client, () => fn(db)),
+      when(on, async () => (on.run(drizzleSql(text, params)) as { changes: number }).changes),
+    transaction: joinedHandles.has(db)
+      ? undefined
+      : (fn) => immediateTransaction(db.$client, () => fn(joinedHandle(db))),
   })
+}
+
+/** The same database, marked: what runs on it runs on the one connection, inside the open transaction. */
+function joinedHandle<D extends object>(db: D): D {
+  const tx = Object.create(db) as D
+  joinedHandles.add(tx)
+  return tx
 }
 
 /**
@@ -89,8 +100,5 @@ export function drizzleTransaction<D extends DrizzleSqliteDatabase, T>(
   if (typeof db?.$client?.prepare !== 'function') {
     return Promise.reject(new TypeError('drizzleTransaction: expected a Drizzle database on better-sqlite3.'))
   }
-  // The same database, marked: what runs on it runs on the one connection, inside the transaction.
-  const tx = Object.create(db) as D
-  joinedHandles.add(tx)
-  return immediateTransaction(db.$client, () => fn(tx))
+  return immediateTransaction(db.$client, () => fn(joinedHandle(db)))
 }

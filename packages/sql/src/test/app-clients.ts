@@ -87,6 +87,16 @@ export function describeAppClients(given: {
         expect(await verify(issued.key, projectId)).toEqual({ ok: true })
       })
 
+      it('opens transactions of its own on the top-level handle: a key issued there commits and verifies', async () => {
+        const projectId = `p-${crypto.randomUUID()}`
+        const issued = await createKeyward({ store: admin }).issueProjectKey(projectId, { name: 'own' })
+        const deactivated = await createKeyward({ store: admin }).issueProjectKey(projectId, { name: 'gone' })
+        await createKeyward({ store: admin }).deactivateKey(deactivated.record.id)
+        expect(await rowsOf(projectId)).toMatchObject({ projects: 0, keys: 2 })
+        expect(await verify(issued.key, projectId)).toEqual({ ok: true })
+        expect(await verify(deactivated.key, projectId)).toMatchObject({ ok: false })
+      })
+
       it('rolls back the key with the application row: no key, no audit row, the key does not verify', async () => {
         const projectId = `p-${crypto.randomUUID()}`
         let key: string | undefined
