@@ -9,7 +9,7 @@ import {
   type SqlRow,
 } from '@keyward/sql'
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise'
-import { isConnectionLost, isRetryable } from './mysql-errors.js'
+import { isConnectionLost, retriedOnDeadlock } from './mysql-errors.js'
 
 /** Options of {@link mysqlDatabase}. */
 export interface MysqlDatabaseOptions {
@@ -99,15 +99,7 @@ export function mysqlDatabase(pool: Pool, options: MysqlDatabaseOptions = {}): S
         throw isConnectionLost(error) ? new SqlOutcomeUnknownError({ cause: error }) : error
       }
     },
-    transaction: async (fn) => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await once(fn)
-        } catch (error) {
-          if (attempt >= retries || !isRetryable(error)) throw error
-        }
-      }
-    },
+    transaction: retriedOnDeadlock(once, retries),
     close: async () => {
       if (options.ownsPool) await pool.end()
     },

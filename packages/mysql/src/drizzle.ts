@@ -7,6 +7,7 @@
 
 import { clientDatabase, type SqlDatabase, type SqlRow, statementParts } from '@keyward/sql'
 import { type SQL, type SQLChunk, sql } from 'drizzle-orm'
+import { retriedOnDeadlock } from './mysql-errors.js'
 
 /** What the store needs of a Drizzle MySQL database or transaction (`MySql2Database`, `MySqlTransaction`). */
 export interface DrizzleMysqlDatabase {
@@ -24,9 +25,9 @@ const resultOf = async (pending: PromiseLike<unknown>) => ((await pending) as [u
 
 /**
  * A `SqlDatabase` (of `@keyward/sql`) over Drizzle on mysql2. Given the database, the store opens
- * transactions of its own (`db.transaction`, at READ COMMITTED); given a transaction (`tx` of
- * `db.transaction`), everything the store does joins it: the key commits with the application's
- * rows, or neither does. Open that transaction at READ COMMITTED too, as the store does its own:
+ * transactions of its own (`db.transaction`, at READ COMMITTED, run again after a deadlock);
+ * given a transaction (`tx` of `db.transaction`), everything the store does joins it: the key
+ * commits with the application's rows, or neither does. Open that transaction at READ COMMITTED too, as the store does its own:
  * the active-key limit counts keys after a locking read, and must see what the lock's last holder
  * committed.
  *
@@ -64,6 +65,8 @@ export function drizzleDatabase(db: DrizzleMysqlDatabase): SqlDatabase {
       ((await resultOf(on.execute(drizzleSql(text, params)))) as { affectedRows: number }).affectedRows,
     transaction: joined
       ? undefined
-      : (fn) => (db as unknown as Transactional).transaction(fn, { isolationLevel: 'read committed' }),
+      : retriedOnDeadlock((fn) =>
+          (db as unknown as Transactional).transaction(fn, { isolationLevel: 'read committed' }),
+        ),
   })
 }

@@ -7,12 +7,13 @@
 
 import { kyselyClientDatabase, type SqlDatabase } from '@keyward/sql'
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import { retriedOnDeadlock } from './mysql-errors.js'
 
 /**
  * A `SqlDatabase` (of `@keyward/sql`) over Kysely with `MysqlDialect`. Given the application's
- * `db`, the store opens transactions of its own (`db.transaction()`, at READ COMMITTED); given a
- * transaction (`trx`), everything the store does joins it: the key commits with the
- * application's rows, or neither does. Open that transaction at READ COMMITTED too
+ * `db`, the store opens transactions of its own (`db.transaction()`, at READ COMMITTED, run
+ * again after a deadlock); given a transaction (`trx`), everything the store does joins it: the
+ * key commits with the application's rows, or neither does. Open that transaction at READ COMMITTED too
  * (`setIsolationLevel('read committed')`), as the store does its own: the active-key limit
  * counts keys after a locking read, and must see what the lock's last holder committed.
  *
@@ -39,6 +40,9 @@ export function kyselyDatabase(db: Kysely<any> | Transaction<unknown>): SqlDatab
     'kyselyDatabase',
     db as Kysely<unknown>,
     (text, params) => CompiledQuery.raw(text, params),
-    (top, fn) => top.transaction().setIsolationLevel('read committed').execute(fn),
+    (top, fn) =>
+      retriedOnDeadlock<Kysely<unknown>>((body) =>
+        top.transaction().setIsolationLevel('read committed').execute(body),
+      )(fn),
   )
 }
