@@ -1,3 +1,8 @@
 import { packageBuild } from '../../tsup.base'
 
-export default packageBuild({ entry: ['src/index.ts'], external: ['mysql2'] })
+export default packageBuild({
+  entry: ['src/index.ts', 'src/drizzle.ts', 'src/kysely.ts'],
+  // One copy of the shared code in CJS too.
+  splitting: true,
+  external: ['mysql2', 'drizzle-orm', 'kysely'],
+})

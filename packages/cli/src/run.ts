@@ -22,7 +22,12 @@ import {
   rolesShowCommand,
   rolesUpdateCommand,
 } from './commands/roles.js'
-import { doctorCommand, schemaSqlCommand } from './commands/schema.js'
+import {
+  doctorCommand,
+  schemaDrizzleCommand,
+  schemaPrismaCommand,
+  schemaSqlCommand,
+} from './commands/schema.js'
 import { usageCommand } from './commands/usage.js'
 import { WEBHOOK_COMMANDS } from './commands/webhooks.js'
 import { CliError, EXIT, type ExitCode } from './exit.js'
@@ -64,6 +69,8 @@ const COMMANDS: readonly Command[] = [
   checkCommand,
   hashCommand,
   schemaSqlCommand,
+  schemaDrizzleCommand,
+  schemaPrismaCommand,
   doctorCommand,
 ]
 

@@ -1,9 +1,15 @@
 // A SqlDatabase on a mysql2 pool. Each transaction takes a connection of its own, at READ
 // COMMITTED (a count made after a locking read sees what the lock's last holder committed), and
 // runs again after a deadlock. A statement is prepared once per connection (`execute`).
-import { type SqlDatabase, type SqlExecutor, SqlOutcomeUnknownError, type SqlRow } from '@keyward/sql'
+import {
+  boundParams,
+  type SqlDatabase,
+  type SqlExecutor,
+  SqlOutcomeUnknownError,
+  type SqlRow,
+} from '@keyward/sql'
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise'
-import { isConnectionLost, isRetryable } from './mysql-errors.js'
+import { isConnectionLost, retriedOnDeadlock } from './mysql-errors.js'
 
 /** Options of {@link mysqlDatabase}. */
 export interface MysqlDatabaseOptions {
@@ -17,19 +23,14 @@ export interface MysqlDatabaseOptions {
 
 type Runner = Pick<Pool, 'execute'> | Pick<PoolConnection, 'execute'>
 
-const bound = (params: readonly unknown[]): unknown[] =>
-  params.map((value) =>
-    typeof value === 'boolean' ? (value ? 1 : 0) : value instanceof Date ? value.getTime() : value,
-  )
-
 function executor(runner: Runner, timeout: number): SqlExecutor {
   return {
     query: async <R extends SqlRow>(text: string, params: readonly unknown[] = []) => {
-      const [rows] = await runner.execute({ sql: text, timeout }, bound(params) as never[])
+      const [rows] = await runner.execute({ sql: text, timeout }, boundParams(params) as never[])
       return rows as R[]
     },
     run: async (text, params = []) => {
-      const [result] = await runner.execute({ sql: text, timeout }, bound(params) as never[])
+      const [result] = await runner.execute({ sql: text, timeout }, boundParams(params) as never[])
       return { changes: (result as ResultSetHeader).affectedRows }
     },
   }
@@ -98,15 +99,7 @@ export function mysqlDatabase(pool: Pool, options: MysqlDatabaseOptions = {}): S
         throw isConnectionLost(error) ? new SqlOutcomeUnknownError({ cause: error }) : error
       }
     },
-    transaction: async (fn) => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await once(fn)
-        } catch (error) {
-          if (attempt >= retries || !isRetryable(error)) throw error
-        }
-      }
-    },
+    transaction: retriedOnDeadlock(once, retries),
     close: async () => {
       if (options.ownsPool) await pool.end()
     },

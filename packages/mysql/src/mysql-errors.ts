@@ -14,3 +14,23 @@ export const isConnectionLost = (error: unknown): boolean => {
     code === 'PROTOCOL_CONNECTION_LOST'
   )
 }
+
+/**
+ * `open` (a transaction of the store's own) run again after a deadlock or a lock wait timeout,
+ * at most `retries` times: the server rolled it back, and the store's function only touches the
+ * database through its transaction.
+ */
+export function retriedOnDeadlock<H>(
+  open: <T>(fn: (tx: H) => Promise<T>) => Promise<T>,
+  retries = 5,
+): <T>(fn: (tx: H) => Promise<T>) => Promise<T> {
+  return async (fn) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await open(fn)
+      } catch (error) {
+        if (attempt >= retries || !isRetryable(error)) throw error
+      }
+    }
+  }
+}

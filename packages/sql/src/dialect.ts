@@ -75,6 +75,16 @@ export interface SqlDialect {
   readonly types: SqlColumnTypes
   /** What a `CREATE TABLE` ends with (MySQL: the engine and a binary collation). */
   readonly tableOptions: string
+  /**
+   * A read of one table's columns (`?`: the table's name), in order, as `name`, `type` (lower
+   * case), `not_null` and `pk` (1 for a column of the primary key, else 0).
+   */
+  readonly columnsQuery: string
+  /**
+   * A read of one table's indexes other than its primary key (`?`: the table's name), as `name`,
+   * `is_unique` (1 or 0) and `columns` (their names in order, separated by commas).
+   */
+  readonly indexesQuery: string
   /** Whether `error` is a violation of a unique key. */
   isUniqueViolation(error: unknown): boolean
   /** Whether `error` says a table, index or column a migration adds is there already (MySQL has no `CREATE INDEX IF NOT EXISTS` nor `ADD COLUMN IF NOT EXISTS`). */

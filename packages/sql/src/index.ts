@@ -5,6 +5,14 @@ export {
   chainHeadOf,
 } from './audit.js'
 export {
+  boundParams,
+  type ClientCalls,
+  clientDatabase,
+  type KyselyLike,
+  kyselyClientDatabase,
+  statementParts,
+} from './client-database.js'
+export {
   placeholders,
   type SqlColumnTypes,
   type SqlDatabase,
@@ -43,12 +51,21 @@ export { SqlOutcomeUnknownError } from './outcome.js'
 export { type RoleRemoval, type RoleUpdate, SqlRolesBase } from './roles-base.js'
 export {
   DEFAULT_TABLE_PREFIX,
+  migrationsTableSql,
   type SqlMigration,
   type SqlTables,
   schemaSql,
   sqlMigrations,
   sqlTables,
 } from './schema.js'
+export { checkSqlSchema, type SqlSchemaDrift, type SqlSchemaReport } from './schema-check.js'
+export {
+  type SqlColumn,
+  type SqlColumnKind,
+  type SqlIndex,
+  type SqlTableModel,
+  sqlSchemaModel,
+} from './schema-model.js'
 export { SqlKeyStore, type SqlKeyStoreOptions, type SqlTransaction } from './store.js'
 export {
   type AuditLog,

@@ -1,5 +1,11 @@
 import type { SqlDatabase, SqlDialect } from './dialect.js'
-import { DEFAULT_TABLE_PREFIX, type SqlMigration, sqlMigrations, sqlTables } from './schema.js'
+import {
+  DEFAULT_TABLE_PREFIX,
+  migrationsTableSql,
+  type SqlMigration,
+  sqlMigrations,
+  sqlTables,
+} from './schema.js'
 
 /** Options of {@link migrateSql}. */
 export interface MigrateSqlOptions {
@@ -27,10 +33,7 @@ export async function migrateSql(
   options: MigrateSqlOptions = {},
 ): Promise<number[]> {
   const tables = sqlTables(options.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'migrateSql')
-  const { bigint } = dialect.types
-  await db.run(
-    `CREATE TABLE IF NOT EXISTS ${tables.migrations} (version ${bigint} NOT NULL PRIMARY KEY, applied_at ${bigint} NOT NULL)${dialect.tableOptions}`,
-  )
+  await db.run(migrationsTableSql(dialect, tables))
   const rows = await db.query<{ version: number | string }>(`SELECT version FROM ${tables.migrations}`)
   const applied = new Set(rows.map((row) => Number(row.version)))
   const done: number[] = []

@@ -230,6 +230,20 @@ seq ${bigint} NOT NULL`,
 }
 
 /**
+ * The statement that creates the table of applied versions (`migrations`), which `migrateSql`
+ * runs before the migrations.
+ *
+ * @example
+ * ```ts
+ * await db.run(migrationsTableSql(sqliteDialect, sqlTables()))
+ * ```
+ */
+export function migrationsTableSql(dialect: SqlDialect, tables: SqlTables): string {
+  const { bigint } = dialect.types
+  return `CREATE TABLE IF NOT EXISTS ${tables.migrations} (\n  version ${bigint} NOT NULL PRIMARY KEY,\n  applied_at ${bigint} NOT NULL\n)${dialect.tableOptions}`
+}
+
+/**
  * The schema as one SQL text a person can read and apply: every migration's statements, each
  * ending with a semicolon.
  *

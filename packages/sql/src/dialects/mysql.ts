@@ -29,6 +29,15 @@ export const mysqlDialect: SqlDialect = {
     flag: 'TINYINT',
   },
   tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
+  columnsQuery:
+    "SELECT column_name AS name, LOWER(column_type) AS type, IF(is_nullable = 'NO', 1, 0) AS not_null, " +
+    "IF(column_key = 'PRI', 1, 0) AS pk FROM information_schema.columns " +
+    'WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position',
+  indexesQuery:
+    'SELECT index_name AS name, IF(MIN(non_unique) = 0, 1, 0) AS is_unique, ' +
+    "GROUP_CONCAT(column_name ORDER BY seq_in_index SEPARATOR ',') AS columns " +
+    'FROM information_schema.statistics ' +
+    "WHERE table_schema = DATABASE() AND table_name = ? AND index_name <> 'PRIMARY' GROUP BY index_name",
   // ER_DUP_ENTRY
   isUniqueViolation: (error) => errno(error) === 1062,
   // ER_TABLE_EXISTS_ERROR, ER_DUP_FIELDNAME, ER_DUP_KEYNAME: a migration cut short and run again.

@@ -28,6 +28,14 @@ export const sqliteDialect: SqlDialect = {
     flag: 'INTEGER',
   },
   tableOptions: '',
+  columnsQuery:
+    'SELECT name, LOWER(type) AS type, "notnull" AS not_null, CASE WHEN pk > 0 THEN 1 ELSE 0 END AS pk ' +
+    'FROM pragma_table_info(?) ORDER BY cid',
+  // Indexes of CREATE INDEX (origin `c`), not those SQLite makes for a key.
+  indexesQuery:
+    'SELECT l.name AS name, l."unique" AS is_unique, ' +
+    "(SELECT group_concat(i.name, ',') FROM (SELECT name FROM pragma_index_info(l.name) ORDER BY seqno) AS i) AS columns " +
+    "FROM pragma_index_list(?) AS l WHERE l.origin = 'c'",
   isUniqueViolation: (error) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(code(error)),
   isAlreadyThere: (error) =>
     code(error) === 'SQLITE_ERROR' && /already exists|duplicate column name/.test(String(error)),
