@@ -4,6 +4,7 @@ import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { CreditLease, KeyStore } from '../store/types.js'
 import type { TelemetryTracer } from '../telemetry/types.js'
+import type { LeasedCredits } from '../webhooks/credit-alerts.js'
 import { leaseSpans } from './lease-spans.js'
 import { type CreditHolder, nextRefillAt } from './model.js'
 import type { CreditRefill } from './types.js'
@@ -59,7 +60,10 @@ interface CreditSource {
 
 /** The credits of one key, or of one identity's pool, in this process. */
 interface Account {
+  readonly holder: CreditHolder
   readonly id: string
+  /** The key whose request opened the account (for a pool: one of its identity's keys). */
+  readonly key: KeyRef
   /** The key's prefix; `undefined` for an identity's pool. */
   readonly keyPrefix: string | undefined
   readonly source: CreditSource
@@ -193,7 +197,8 @@ function creditSources(
  * starts in the background when half of the block is left, so a busy key rarely waits. A key's
  * own credits and its identity's pool are two accounts: a request is accepted when the blocks of
  * both hold its cost, and then takes it from both at once; it is refused by the first that
- * cannot pay, the key's own first, and takes nothing from either.
+ * cannot pay, the key's own first, and takes nothing from either. `onLease` sees each lease's
+ * result (the webhook alerts of low and exhausted credits look at it there, not per request).
  */
 export function createCreditSpender(
   store: KeyStore,
@@ -201,6 +206,7 @@ export function createCreditSpender(
   clock: () => number,
   storeError: (operation: string, error: unknown) => KeywardError,
   tracer?: TelemetryTracer,
+  onLease?: (leased: LeasedCredits) => void,
 ): CreditSpender {
   // A key's accounts by key id, and the pools' by identity id: one pool account per identity in
   // this process, whichever of its keys spends.
@@ -209,7 +215,7 @@ export function createCreditSpender(
   const { leaseSeconds, maxBlock, recheckMs, returnTimeoutMs } = options
   const sources = creditSources(store, tracer, (id) => accounts.key.get(id)?.keyPrefix)
 
-  function accountOf(holder: CreditHolder, id: string, keyPrefix: string | undefined, balance: number) {
+  function accountOf(holder: CreditHolder, id: string, key: KeyRef, balance: number) {
     let account = accounts[holder].get(id)
     if (!account) {
       const source = sources[holder]
@@ -222,8 +228,10 @@ export function createCreditSpender(
       }
       const at = clock()
       account = {
+        holder,
         id,
-        keyPrefix,
+        key,
+        keyPrefix: holder === 'key' ? key.keyPrefix : undefined,
         source,
         block: 0,
         balance,
@@ -310,6 +318,7 @@ export function createCreditSpender(
         account.balance = granted.remaining
         account.refill = granted.refill
         account.lastGrant = granted.granted
+        onLease?.({ holder: account.holder, id: account.id, key: account.key, lease: granted })
       },
       (error: unknown) => {
         account.leasing = undefined
@@ -336,9 +345,9 @@ export function createCreditSpender(
     pool: number | null,
     cost: number,
   ): SpendOutcome | undefined {
-    const mine = own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
+    const mine = own === null ? undefined : accountOf('key', key.id, key, own)
     const shared =
-      pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+      pool === null || identityId === null ? undefined : accountOf('identity', identityId, key, pool)
     // Both or neither: the cost is taken only when every account's block holds it.
     if ((mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)) {
       if (mine) take(mine, cost)
