@@ -322,9 +322,7 @@ export class PostgresWebhooks implements WebhookStore {
     to: Date,
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
-    return this.#access.db.transaction(async (tx) => {
-      const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
-      if (!lock?.locked) return null
+    return this.#scheduled(async (tx) => {
       const rows = await tx.query<{
         id: string
         key_prefix: string
@@ -352,11 +350,18 @@ export class PostgresWebhooks implements WebhookStore {
     limit: number,
     build: (refills: readonly RefilledCredits[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
+    return this.#scheduled(async (tx) => {
+      const refills = await refillDue(tx, this.#refills, now, limit)
+      return this.#addEvents(tx, await build(refills))
+    })
+  }
+
+  // A round of a scheduler in one transaction under the scheduler's lock; `null` when another holds it.
+  #scheduled(round: (tx: SqlQueryable) => Promise<number>): Promise<number | null> {
     return this.#access.db.transaction(async (tx) => {
       const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
       if (!lock?.locked) return null
-      const refills = await refillDue(tx, this.#refills, now, limit)
-      return this.#addEvents(tx, await build(refills))
+      return round(tx)
     })
   }
 

@@ -1,6 +1,7 @@
-// credits.low, credits.exhausted and credits.refilled on the memory store: detected on the
-// result of a lease, never per request; each once per holder, kind and period.
-import { describe, expect, it, vi } from 'vitest'
+// credits.low, credits.exhausted and credits.refilled on the memory store: the testkit's cases,
+// then a refill a lease applied first, the threshold's refusals, and no hook without alerts.
+import { creditEventCases } from '@keyward/testkit'
+import { describe, expect, it } from 'vitest'
 import { projectGuard } from '../http/guards.js'
 import type { KeywardRequest } from '../http/types.js'
 import { createKeyward } from '../service/keyward.js'
@@ -38,91 +39,23 @@ function world(start = '2026-03-10T12:00:00Z') {
   return { store, clock, keyward, writes, events, refills, guard: projectGuard(keyward) }
 }
 
-describe('credit events', () => {
-  it('writes one credits.low and one credits.exhausted for many requests, from the leases, never a key or a hash', async () => {
-    const { keyward, guard, writes, events } = world()
-    const { key, record } = await keyward.issueProjectKey('p1', {
-      name: 'ci',
-      remaining: 40,
-      creditsLowAt: { remaining: 10 },
-    })
-    const outcomes: boolean[] = []
-    for (let i = 0; i < 60; i++) outcomes.push((await guard(request(key))).ok)
-    expect(outcomes.filter(Boolean)).toHaveLength(40)
-    await keyward.close()
-    expect(events('credits.low')).toHaveLength(1)
-    expect(events('credits.exhausted')).toHaveLength(1)
-    expect(events('credits.low')[0]).toMatchObject({
-      developerId: 'dev_1',
-      projectId: 'p1',
-      data: {
-        holder: 'key',
-        key_id: record.id,
-        key_prefix: record.keyPrefix,
-        name: 'ci',
-        credits_low_at: { remaining: 10 },
-        threshold: 10,
-        refill_amount: null,
-        period_start: '2026-03-10T00:00:00.000Z',
-      },
-    })
-    expect(events('credits.low')[0]!.data.remaining).toBeLessThanOrEqual(10)
-    expect(events('credits.exhausted')[0]!.data.remaining).toBe(0)
-    // Below the threshold for 30 requests, refused for 20: one write per kind, not one per request.
-    expect(writes.addEvents).toBe(2)
-    expect(writes.leases).toBeLessThan(40)
-    const text = JSON.stringify([...events('credits.low'), ...events('credits.exhausted')])
-    expect(text).not.toContain(key)
-    expect(text).not.toContain(record.hash)
-  })
+// The cases every store with webhooks runs, on the memory store: its outbox is what it stored.
+creditEventCases(async () => {
+  const store = new MemoryKeyStore()
+  return {
+    store,
+    events: async (type) =>
+      store.webhooks.outbox
+        .filter((event) => event.type === type)
+        .map((event) => ({
+          developer_id: event.developerId,
+          project_id: event.projectId,
+          data: { ...event.data },
+        })),
+  }
+})
 
-  it('writes credits.low once per refill period, and credits.refilled from one scheduler at a time', async () => {
-    const { keyward, guard, clock, events, refills } = world('2026-03-10T08:00:00Z')
-    const { key, record } = await keyward.issueProjectKey('p1', {
-      remaining: 20,
-      refill: { amount: 20, interval: 'daily' },
-      creditsLowAt: { percent: 25 },
-    })
-    const [a, b] = [refills(), refills()]
-    // The first round sees the key's first period, which no event tells of.
-    expect(await a.tick()).toBe(0)
-    for (let i = 0; i < 17; i++) expect((await guard(request(key))).ok).toBe(true)
-    // Credits given back and spent again in the same period: still one credits.low.
-    await keyward.changeCredits(record.id, { op: 'add', amount: 10 })
-    for (let i = 0; i < 12; i++) await guard(request(key))
-    // Written in the background after the lease that found the balance low.
-    await vi.waitFor(() =>
-      expect(events('credits.low').map((event) => event.data.period_start)).toEqual([
-        '2026-03-10T00:00:00.000Z',
-      ]),
-    )
-    expect(events('credits.low')[0]!.data.threshold).toBe(5)
-    clock.at = new Date('2026-03-11T00:00:30Z')
-    // Two schedulers at once: one round, the other finds the lock held.
-    const round = await Promise.all([a.tick(), b.tick()])
-    expect(round.sort()).toEqual([1, null].sort())
-    expect(await b.tick()).toBe(0)
-    expect(events('credits.refilled')).toHaveLength(1)
-    expect(events('credits.refilled')[0]).toMatchObject({
-      developerId: 'dev_1',
-      data: {
-        holder: 'key',
-        key_id: record.id,
-        key_prefix: record.keyPrefix,
-        refill_amount: 20,
-        remaining: 20,
-        period_start: '2026-03-11T00:00:00.000Z',
-      },
-    })
-    expect((await keyward.findKey(record.id))?.remaining).toBe(20)
-    for (let i = 0; i < 20; i++) await guard(request(key))
-    await keyward.close()
-    expect(events('credits.low').map((event) => event.data.period_start)).toEqual([
-      '2026-03-10T00:00:00.000Z',
-      '2026-03-11T00:00:00.000Z',
-    ])
-  })
-
+describe('credit events on the memory store', () => {
   it("tells of a refill a lease applied before the scheduler's round", async () => {
     const { keyward, guard, clock, events, refills } = world('2026-03-10T08:00:00Z')
     const { key } = await keyward.issueProjectKey('p1', {
@@ -136,25 +69,6 @@ describe('credit events', () => {
     expect(await scheduler.tick()).toBe(1)
     expect(events('credits.refilled')[0]!.data.period_start).toBe('2026-03-11T00:00:00.000Z')
     await keyward.close()
-  })
-
-  it("writes an identity pool's events once, whichever of its keys spends", async () => {
-    const { keyward, guard, events } = world()
-    const identity = await keyward.createIdentity('p1', {
-      externalId: 'customer_acme',
-      remaining: 12,
-      creditsLowAt: { remaining: 4 },
-    })
-    const keys = [
-      await keyward.issueProjectKey('p1', { identityId: identity.id }),
-      await keyward.issueProjectKey('p1', { identityId: identity.id }),
-    ]
-    for (let i = 0; i < 16; i++) await guard(request(keys[i % 2]!.key))
-    await keyward.close()
-    expect(events('credits.low').map((event) => event.data)).toEqual([
-      expect.objectContaining({ holder: 'identity', identity_id: identity.id, threshold: 4 }),
-    ])
-    expect(events('credits.exhausted').map((event) => event.data.identity_id)).toEqual([identity.id])
   })
 
   it('refuses a threshold that is not an integer in range, or without the credits it needs, and stores nothing', async () => {

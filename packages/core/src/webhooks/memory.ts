@@ -273,18 +273,14 @@ export class MemoryWebhooks implements WebhookStore {
     to: Date,
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
-    if (this.#scheduling) return null
-    this.#scheduling = true
-    try {
+    return this.#scheduled(async () => {
       const keys = [...this.access.keys()].flatMap((key) =>
         key.active && !key.replacedBy && key.expiresAt && key.expiresAt > from && key.expiresAt <= to
           ? [{ ...key, expiresAt: key.expiresAt }]
           : [],
       )
       return this.addEvents(await build(keys))
-    } finally {
-      this.#scheduling = false
-    }
+    })
   }
 
   async refillCredits(
@@ -292,10 +288,15 @@ export class MemoryWebhooks implements WebhookStore {
     limit: number,
     build: (refills: readonly RefilledCredits[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
+    return this.#scheduled(async () => this.addEvents(await build(this.access.refill?.(now, limit) ?? [])))
+  }
+
+  // The scheduler's lock: one round at a time, `null` for a caller that finds one under way.
+  async #scheduled(round: () => Promise<number>): Promise<number | null> {
     if (this.#scheduling) return null
     this.#scheduling = true
     try {
-      return this.addEvents(await build(this.access.refill?.(now, limit) ?? []))
+      return await round()
     } finally {
       this.#scheduling = false
     }
