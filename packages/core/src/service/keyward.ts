@@ -222,7 +222,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }),
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
-    ...creditMethods({ ...writes, spender, counts, listening }),
+    ...creditMethods({ ...writes, spender, counts, listening, creditAlerts: creditWarnings }),
     ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
     ...importMethods({ ...writes, auditContext: options.auditContext }),

@@ -71,6 +71,27 @@ describe('credit events on the memory store', () => {
     await keyward.close()
   })
 
+  it('writes credits.low for a change of credits that leaves the balance low (credits.exhausted at 0), once per period, without a lease', async () => {
+    const { keyward, events, writes } = world()
+    const { record } = await keyward.issueProjectKey('p1', {
+      remaining: 100,
+      creditsLowAt: { remaining: 20 },
+    })
+    await keyward.changeCredits(record.id, { op: 'subtract', amount: 85 })
+    await keyward.changeCredits(record.id, { op: 'subtract', amount: 5 })
+    await keyward.close()
+    expect(events('credits.low').map((event) => event.data.remaining)).toEqual([15])
+    expect(events('credits.exhausted')).toEqual([])
+    expect(writes.leases).toBe(0)
+    const { record: spent } = await keyward.issueProjectKey('p1', {
+      remaining: 5,
+      creditsLowAt: { remaining: 1 },
+    })
+    await keyward.changeCredits(spent.id, { op: 'set', remaining: 0 })
+    await keyward.close()
+    expect(events('credits.exhausted').map((event) => event.data.key_id)).toEqual([spent.id])
+  })
+
   it('refuses a threshold that is not an integer in range, or without the credits it needs, and stores nothing', async () => {
     const { keyward, store } = world()
     const refusals = [

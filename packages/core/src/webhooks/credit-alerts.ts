@@ -23,6 +23,8 @@ export interface LeasedCredits {
   /** The key whose request took the lease (for a pool: one of its identity's keys). */
   readonly key: KeyRef
   readonly lease: CreditLease
+  /** A change of credits rather than a lease: nothing was refused. */
+  readonly change?: boolean
 }
 
 /** @internal Looks at each lease's result; writes an event when a threshold is reached. */
@@ -43,14 +45,17 @@ export function creditAlertPeriod(lease: CreditLease, now: number): Date {
   return lease.refill && lease.refilledAt ? lease.refilledAt : new Date(Math.floor(now / DAY_MS) * DAY_MS)
 }
 
-/** The kinds of event a lease's result calls for: low at or below the threshold, exhausted at 0 or refused. */
-export function creditAlertKinds(lease: CreditLease): Kind[] {
+/**
+ * The kinds of event a lease's result calls for: low at or below the threshold, exhausted at 0 or
+ * refused (a change of credits, `change`, refuses nothing).
+ */
+export function creditAlertKinds(lease: CreditLease, change = false): Kind[] {
   const { remaining, refill, lowAt } = lease
   if (remaining === null || lowAt === undefined) return []
   const kinds: Kind[] = []
   const threshold = lowThreshold(lowAt, refill)
   if (threshold !== null && remaining <= threshold) kinds.push('credits.low')
-  if (remaining === 0 || lease.granted === 0) kinds.push('credits.exhausted')
+  if (remaining === 0 || (!change && lease.granted === 0)) kinds.push('credits.exhausted')
   return kinds
 }
 
@@ -122,7 +127,7 @@ export function creditAlerts(
 
   return {
     leased(leased) {
-      const due = creditAlertKinds(leased.lease)
+      const due = creditAlertKinds(leased.lease, leased.change)
       if (due.length === 0) return
       const at = clock()
       const kinds = due.filter((kind) => !written.has(memoOf(kind, leased, at)))
