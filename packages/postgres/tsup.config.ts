@@ -53,6 +53,7 @@ export default packageBuild({
       'roles.sql',
       'webhooks.sql',
       'identity-roles.sql',
+      'credit-events.sql',
     ]) {
       await copyFile(`src/${file}`, `dist/${file}`)
     }

@@ -901,6 +901,132 @@ export interface webhooks {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "credits.low": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `credits.low`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "credits.exhausted": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `credits.exhausted`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "credits.refilled": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** `credits.refilled`, signed per Standard Webhooks (HMAC-SHA256, v1). */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header: {
+                    readonly "webhook-id": string;
+                    readonly "webhook-timestamp": string;
+                    readonly "webhook-signature": string;
+                };
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            readonly responses: {
+                /** Received: any 2xx. Anything else, or no answer in 10 s, is retried with backoff. */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "endpoint.disabled": {
         readonly parameters: {
             readonly query?: never;
@@ -1043,6 +1169,14 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
+            } | null;
             /** The identity the key joins, one of the project's (422 at `identity_id` for any other). */
             readonly identity_id?: string;
             /** The identity the key joins, by its `external_id`: created on first use, joined by every later key that names it. */
@@ -1116,6 +1250,14 @@ export interface components {
                 readonly interval: "daily" | "monthly";
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
+            } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
             } | null;
             /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
             readonly roles?: readonly string[] | null;
@@ -1254,6 +1396,14 @@ export interface components {
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
             } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
+            } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
             /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
@@ -1334,6 +1484,14 @@ export interface components {
                 readonly interval: "daily" | "monthly";
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
+            } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
             } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
@@ -1424,6 +1582,14 @@ export interface components {
                 readonly interval: "daily" | "monthly";
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
+            } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
             } | null;
             /** The identity the key belongs to (its id); `null` for none. */
             readonly identity_id?: string | null;
@@ -1516,6 +1682,14 @@ export interface components {
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
                 } | null;
+                /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+                readonly credits_low_at?: {
+                    /** Low at or below this many credits, 0 to 1000000000000. */
+                    readonly remaining: number;
+                } | {
+                    /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                    readonly percent: number;
+                } | null;
                 /** The identity the key belongs to (its id); `null` for none. */
                 readonly identity_id?: string | null;
                 /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
@@ -1551,6 +1725,14 @@ export interface components {
                 readonly interval: "daily" | "monthly";
                 /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                 readonly day?: number;
+            } | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
             } | null;
             /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
             readonly roles: readonly string[] | null;
@@ -1593,6 +1775,14 @@ export interface components {
                     readonly interval: "daily" | "monthly";
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
+                } | null;
+                /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+                readonly credits_low_at?: {
+                    /** Low at or below this many credits, 0 to 1000000000000. */
+                    readonly remaining: number;
+                } | {
+                    /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                    readonly percent: number;
                 } | null;
                 /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
                 readonly roles: readonly string[] | null;
@@ -1701,6 +1891,14 @@ export interface components {
                     readonly interval: "daily" | "monthly";
                     /** Monthly only: the day of the month (default 1); past the month's end, its last day. */
                     readonly day?: number;
+                } | null;
+                /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+                readonly credits_low_at?: {
+                    /** Low at or below this many credits, 0 to 1000000000000. */
+                    readonly remaining: number;
+                } | {
+                    /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                    readonly percent: number;
                 } | null;
                 /** The identity the key belongs to (its id); `null` for none. */
                 readonly identity_id?: string | null;
@@ -2017,7 +2215,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test")[] | null;
         };
         /** Fields left out stay as they are. */
         readonly UpdateWebhookEndpointBody: {
@@ -2027,7 +2225,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids?: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types?: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test")[] | null;
             /**
              * `false` enables an endpoint disabled after failing, and forgets its failures.
              */
@@ -2045,7 +2243,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -2068,7 +2266,7 @@ export interface components {
             /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
             readonly project_ids: readonly string[] | null;
             /** Only events of these types; `null` (default): every type. */
-            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
+            readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test")[] | null;
             readonly previous_secret_expires_at: string | null;
             readonly failing_since: string | null;
             readonly disabled_at: string | null;
@@ -2094,7 +2292,7 @@ export interface components {
                 /** Only the events of these projects; `null` (default): every project's, and the developer's own keys'. */
                 readonly project_ids: readonly string[] | null;
                 /** Only events of these types; `null` (default): every type. */
-                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test")[] | null;
+                readonly event_types: readonly ("key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test")[] | null;
                 readonly previous_secret_expires_at: string | null;
                 readonly failing_since: string | null;
                 readonly disabled_at: string | null;
@@ -2116,7 +2314,7 @@ export interface components {
                 /** The `webhook-id` of the delivery. */
                 readonly event_id: string;
                 /** A webhook event type. */
-                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
+                readonly event_type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test";
                 /**
                  * Format: date-time
                  * When the attempt started.
@@ -2155,7 +2353,7 @@ export interface components {
         };
         readonly WebhookPayload: {
             /** A webhook event type. */
-            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "endpoint.disabled" | "webhook.test";
+            readonly type: "key.created" | "key.revoked" | "key.leaked" | "key.rolled" | "key.expiring" | "key.expired" | "ratelimit.exceeded" | "credits.low" | "credits.exhausted" | "credits.refilled" | "endpoint.disabled" | "webhook.test";
             /**
              * Format: date-time
              * When the change that made the event was made.
@@ -2165,7 +2363,7 @@ export interface components {
                 readonly key_id?: string;
                 /** The key's first 8 characters: never the key or its hash. */
                 readonly key_prefix?: string;
-                readonly name?: string;
+                readonly name?: string | null;
                 readonly developer_id: string;
                 readonly project_id?: string | null;
                 /** The key's expiry (`key.expiring`, `key.expired`: when it expires or expired). */
@@ -2178,8 +2376,26 @@ export interface components {
                 /** `key.leaked`: where the secret-scanning alert found it. */
                 readonly leak_url?: string;
                 readonly leak_source?: string;
-                /** `ratelimit.exceeded`: the identity whose shared limit refused the key's requests. */
+                /** `ratelimit.exceeded`: the identity whose shared limit refused the key's requests; `credits.*`: the identity whose pool it is (or the key's identity). */
                 readonly identity_id?: string | null;
+                /** `credits.*`: whose credits: a key's own, or an identity's pool. */
+                readonly holder?: "key" | "identity";
+                /** `credits.refilled` of a pool: the identity's external id. */
+                readonly external_id?: string;
+                /** `credits.*`: the stored balance the lease or the refill left (credits leased to processes are spent). */
+                readonly remaining?: number;
+                /** `credits.low`: the threshold as set. */
+                readonly credits_low_at?: {
+                    readonly remaining: number;
+                } | {
+                    readonly percent: number;
+                };
+                /** `credits.low`: the threshold in credits (a percent of the refill amount, rounded down). */
+                readonly threshold?: number;
+                /** `credits.*`: the refill rule's amount, `null` without a rule. */
+                readonly refill_amount?: number | null;
+                /** `credits.*`: the refill period the event belongs to (without a refill rule, the UTC day): at most one event of a kind each. */
+                readonly period_start?: string;
                 /** `ratelimit.exceeded`: the rate limit spent. */
                 readonly limit_name?: string;
                 /** `ratelimit.exceeded`: its requests per window. */

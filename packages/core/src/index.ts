@@ -51,6 +51,7 @@ export {
   readClientConfig,
 } from './client-config/index.js'
 export { checkCreditChange, checkRefill } from './credits/checks.js'
+export { type CreditsLowAt, checkCreditsLowAt, lowThreshold } from './credits/low-at.js'
 export {
   type CreditHolder,
   changedCredits,
@@ -375,6 +376,14 @@ export type {
   TelemetryTracer,
   TelemetryTracerProvider,
 } from './telemetry/types.js'
+export {
+  type CreditRefills,
+  type CreditRefillsOptions,
+  createCreditRefills,
+  REFILLS_PER_ROUND,
+  type RefilledCredits,
+  refillRound,
+} from './webhooks/credit-refills.js'
 export {
   MAX_REDELIVERY_RANGE_MS,
   type NewWebhookEndpoint,

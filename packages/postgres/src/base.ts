@@ -152,7 +152,8 @@ const importedRow = (record: KeyRecord): Record<string, unknown> => {
     const value = values[i]
     // JSON columns come as text from `insertValues`: the row carries them as JSON.
     row[column] =
-      (column === 'metadata' || column === 'ratelimits') && typeof value === 'string'
+      (column === 'metadata' || column === 'ratelimits' || column === 'credits_low_at') &&
+      typeof value === 'string'
         ? JSON.parse(value)
         : value
   })
@@ -463,7 +464,9 @@ export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> impl
       const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
       if (!current) return null
       const { before, after } = keyCreditChange(current, change, now)
-      const record = firstRecord(await run(tx, this.#sql.writeCredits, [id, ...creditValues(after)]))
+      const record = firstRecord(
+        await run(tx, this.#sql.writeCredits, [id, ...creditValues(after), change.op === 'set']),
+      )
       if (!record) return null
       if (audit) await appendAuditIn(tx, this.#auditSql, audit({ before, record }))
       return { before, record }

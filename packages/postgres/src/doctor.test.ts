@@ -152,16 +152,36 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
   it("names what version 16 adds when it is missing: the identities' role_ids, and triggers blind to them", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
-    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -2))
     await admin.query(
       `INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (16, 'identity_roles')`,
     )
+    // The versions after it, as they are.
+    await applyMigrations(driver, schema, MIGRATIONS)
     const { drift } = await checkSchemaDrift(driver, { schema })
     expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual([
       ['missing', 'column', `${schema}.identities.role_ids`],
       ['different', 'function', `${schema}.notify_role_change()`],
       ['missing', 'index', `${schema}.identities_role_ids_idx`],
       ['different', 'trigger', `${schema}.identities.identities_notify_change`],
+    ])
+  })
+
+  it('names what version 17 adds when it is missing: the thresholds and refill due times, and their indexes', async () => {
+    const schema = uniqueSchema()
+    schemas.push(schema)
+    await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
+    await admin.query(
+      `INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (17, 'credit_events')`,
+    )
+    const { drift } = await checkSchemaDrift(driver, { schema })
+    expect(drift.map((d) => [d.type, d.kind, d.object])).toEqual([
+      ['missing', 'column', `${schema}.api_keys.credits_low_at`],
+      ['missing', 'column', `${schema}.api_keys.refill_due_at`],
+      ['missing', 'column', `${schema}.identities.credits_low_at`],
+      ['missing', 'column', `${schema}.identities.refill_due_at`],
+      ['missing', 'index', `${schema}.api_keys_refill_due_idx`],
+      ['missing', 'index', `${schema}.identities_refill_due_idx`],
     ])
   })
 

@@ -163,6 +163,8 @@ export function keywardTables(schema = 'keyward') {
       ratelimits: jsonb('ratelimits').$type<{ name: string; limit: number; duration: number }[]>(),
       pepperId: text('pepper_id'),
       roleIds: uuid('role_ids').array(),
+      creditsLowAt: jsonb('credits_low_at').$type<{ remaining: number } | { percent: number }>(),
+      refillDueAt: at('refill_due_at'),
     },
     (t) => [
       check('api_keys_hash_check', sql`hash ~ '^[0-9a-f]{64}$'`),
@@ -194,6 +196,9 @@ export function keywardTables(schema = 'keyward') {
         .on(t.projectId, t.expiresAt)
         .where(sql`project_id IS NOT NULL AND active AND expires_at IS NOT NULL`),
       index('api_keys_role_ids_idx').using('gin', t.roleIds).where(sql`role_ids IS NOT NULL`),
+      index('api_keys_refill_due_idx')
+        .on(t.refillDueAt)
+        .where(sql`refill_amount IS NOT NULL AND remaining IS NOT NULL`),
     ],
   )
   const roles = keyward.table(
@@ -235,6 +240,8 @@ export function keywardTables(schema = 'keyward') {
       createdAt: at('created_at').notNull().defaultNow(),
       updatedAt: at('updated_at').notNull().defaultNow(),
       roleIds: uuid('role_ids').array(),
+      creditsLowAt: jsonb('credits_low_at').$type<{ remaining: number } | { percent: number }>(),
+      refillDueAt: at('refill_due_at'),
     },
     (t) => [
       check(
@@ -249,6 +256,9 @@ export function keywardTables(schema = 'keyward') {
         t.id.desc().nullsFirst(),
       ),
       index('identities_role_ids_idx').using('gin', t.roleIds).where(sql`role_ids IS NOT NULL`),
+      index('identities_refill_due_idx')
+        .on(t.refillDueAt)
+        .where(sql`refill_amount IS NOT NULL AND remaining IS NOT NULL`),
     ],
   )
   const apiKeyOwners = keyward.table(

@@ -46,6 +46,7 @@ const insertValues = (record: IdentityRecord): unknown[] => [
   record.createdAt,
   record.updatedAt,
   record.roleIds?.length ? record.roleIds : null,
+  jsonOrNull(record.creditsLowAt),
 ]
 
 /** @internal What the key store lends its identities: its driver, its audit log and its feed. */
@@ -208,6 +209,7 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
         ...creditValues(after),
         now,
         pooled,
+        change.op === 'set',
       ])
       if (!row) return null
       const identity = toIdentity(row)

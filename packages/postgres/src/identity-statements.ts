@@ -31,7 +31,7 @@ export interface IdentityStatements extends CreditStatements {
 
 // The columns an identity is read from and inserted into, in the order of the insert's parameters.
 export const IDENTITY_COLUMNS =
-  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids'
+  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids, credits_low_at'
 
 const cache = new Map<string, IdentityStatements>()
 
@@ -62,7 +62,8 @@ export function identityStatementsFor(schema: string): IdentityStatements {
       'insert',
       `INSERT INTO ${identities} (${IDENTITY_COLUMNS})
        VALUES ($1::uuid, $2::text, $3::text, $4::text::jsonb, $5::text::jsonb, $6::bigint, $7::bigint,
-         $8::text, $9::smallint, $10::timestamptz, $11::timestamptz, $12::timestamptz, $13::uuid[])
+         $8::text, $9::smallint, $10::timestamptz, $11::timestamptz, $12::timestamptz, $13::uuid[],
+         $14::text::jsonb)
        ON CONFLICT (project_id, external_id) DO NOTHING
        RETURNING ${IDENTITY_COLUMNS}`,
     ),
@@ -107,12 +108,13 @@ export function identityStatementsFor(schema: string): IdentityStatements {
     ),
     ...creditStatements(named, identities, schema),
     // A change of the pool, under the row lock its transaction took: the keys come back when
-    // $8 says that the change is one of pool or no pool, which verifications read.
+    // $8 says that the change is one of pool or no pool, which verifications read. A set ($9)
+    // starts the scheduler's count of refill periods anew.
     writeCredits: named(
       'write_credits',
       `UPDATE ${identities} AS i SET remaining = $2::bigint, refill_amount = $3::bigint,
          refill_interval = $4::text, refill_day = $5::smallint, refilled_at = $6::timestamptz,
-         updated_at = $7::timestamptz
+         updated_at = $7::timestamptz, refill_due_at = CASE WHEN $9::boolean THEN NULL ELSE i.refill_due_at END
        WHERE i.id = $1
        RETURNING ${identityColumns}, CASE WHEN $8::boolean THEN ${members} ELSE '[]'::jsonb END AS members`,
     ),

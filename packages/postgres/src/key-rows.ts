@@ -4,6 +4,7 @@ import type {
   CreditLease,
   CreditLeaseRequest,
   CreditState,
+  CreditsLowAt,
   IdentityRecord,
   KeyPagePosition,
   KeyPageQuery,
@@ -14,6 +15,7 @@ import {
   creditValues as creditColumns,
   type IdentityRowOf,
   identityOf,
+  jsonOrNull,
   type KeyRowOf,
   keyValues,
   type RowValues,
@@ -49,11 +51,15 @@ export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, PG_VALUES)
 /** The record of an identity's row; its roles (schema version 16) only when it holds some. */
 export const toIdentity = (row: IdentityRow): IdentityRecord => identityOf(row, PG_VALUES)
 
-/** The parameters of a key's columns ($1 to $22 of an insert): the shared ones, then the pepper and the roles. */
+/**
+ * The parameters of a key's columns ($1 to $23 of an insert): the shared ones, then the pepper,
+ * the roles and the low-credits threshold.
+ */
 export const insertValues = (record: KeyRecord): unknown[] => [
   ...keyValues(record, PG_VALUES),
   record.pepperId ?? null,
   record.roleIds?.length ? record.roleIds : null,
+  jsonOrNull(record.creditsLowAt),
 ]
 
 // The credit columns' parameters: remaining, refill_amount, refill_interval, refill_day, refilled_at.
@@ -66,12 +72,28 @@ type LeaseRow = Pick<
 > & {
   id: string
   granted: string | number
+  refilled_at: Date | null
+  credits_low_at: CreditsLowAt | null
 }
 
-const toLease = (row: LeaseRow): CreditLease => ({
+/** The credits of a row (a key's own, or an identity's pool). */
+export const creditsOfRow = (
+  row: Pick<
+    CreditRowOf<PgTypes>,
+    'remaining' | 'refill_amount' | 'refill_interval' | 'refill_day' | 'refilled_at'
+  >,
+): CreditState => ({
+  remaining: row.remaining === null ? null : Number(row.remaining),
+  refill: refillOf(row),
+  refilledAt: row.refilled_at,
+})
+
+export const toLease = (row: LeaseRow): CreditLease => ({
   granted: Number(row.granted),
   remaining: row.remaining === null ? null : Number(row.remaining),
   refill: refillOf(row),
+  refilledAt: row.refilled_at,
+  lowAt: row.credits_low_at,
 })
 
 /**

@@ -6,6 +6,7 @@ import {
   AUDIT_LOG_SQL,
   CHANGE_FEED_SQL,
   CLOSED_OWNERS_SQL,
+  CREDIT_EVENTS_SQL,
   CREDITS_SQL,
   IDENTITIES_SQL,
   IDENTITY_ROLES_SQL,
@@ -27,7 +28,7 @@ afterAll(async () => {
 })
 
 describe('schema.sql', () => {
-  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, roles.sql the fourteenth, webhooks.sql the fifteenth, identity-roles.sql the sixteenth, and SCHEMA_SQL all', () => {
+  it('is the first migration, schema-v2.sql the second, change-feed.sql the third, closed-owners.sql the fourth, key-pages.sql the fifth, key-policies.sql the sixth, credits.sql the seventh, key-usage.sql the eighth, audit-log.sql the ninth, identities.sql the tenth, key-ratelimits.sql the eleventh, key-search.sql the twelfth, key-pepper.sql the thirteenth, roles.sql the fourteenth, webhooks.sql the fifteenth, identity-roles.sql the sixteenth, credit-events.sql the seventeenth, and SCHEMA_SQL all', () => {
     const v1 = readFileSync(new URL('./schema.sql', import.meta.url), 'utf8')
     const v2 = readFileSync(new URL('./schema-v2.sql', import.meta.url), 'utf8')
     const v3 = readFileSync(new URL('./change-feed.sql', import.meta.url), 'utf8')
@@ -44,6 +45,7 @@ describe('schema.sql', () => {
     const v14 = readFileSync(new URL('./roles.sql', import.meta.url), 'utf8')
     const v15 = readFileSync(new URL('./webhooks.sql', import.meta.url), 'utf8')
     const v16 = readFileSync(new URL('./identity-roles.sql', import.meta.url), 'utf8')
+    const v17 = readFileSync(new URL('./credit-events.sql', import.meta.url), 'utf8')
     expect(MIGRATIONS).toEqual([
       { version: 1, name: 'initial', sql: v1 },
       { version: 2, name: 'lifecycle', sql: v2 },
@@ -61,9 +63,10 @@ describe('schema.sql', () => {
       { version: 14, name: 'roles', sql: v14 },
       { version: 15, name: 'webhooks', sql: v15 },
       { version: 16, name: 'identity_roles', sql: v16 },
+      { version: 17, name: 'credit_events', sql: v17 },
     ])
     expect(SCHEMA_SQL).toBe(
-      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}\n${v14}\n${v15}\n${v16}`,
+      `${v1}\n${v2}\n${v3}\n${v4}\n${v5}\n${v6}\n${v7}\n${v8}\n${v9}\n${v10}\n${v11}\n${v12}\n${v13}\n${v14}\n${v15}\n${v16}\n${v17}`,
     )
     expect(CREDITS_SQL).toBe(v7)
     expect(AUDIT_LOG_SQL).toBe(v9)
@@ -74,6 +77,7 @@ describe('schema.sql', () => {
     expect(ROLES_SQL).toBe(v14)
     expect(WEBHOOKS_SQL).toBe(v15)
     expect(IDENTITY_ROLES_SQL).toBe(v16)
+    expect(CREDIT_EVENTS_SQL).toBe(v17)
     expect(KEY_POLICIES_SQL).toBe(v6)
     expect(CLOSED_OWNERS_SQL).toBe(v4)
     expect(KEY_PAGES_SQL).toBe(v5)
@@ -199,10 +203,10 @@ describe('migrate', () => {
       [crypto.randomUUID(), 'f'.repeat(64)],
     )
     expect(await migrate(driver, { schema })).toEqual({
-      version: 16,
-      applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+      version: 17,
+      applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
     })
-    expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [] })
+    expect(await migrate(driver, { schema })).toEqual({ version: 17, applied: [] })
     const kept = await db.query(`SELECT ip_allowlist, permissions, metadata FROM "${schema}".api_keys`)
     expect(kept.rows).toEqual([{ ip_allowlist: null, permissions: null, metadata: null }])
 
@@ -239,6 +243,7 @@ describe('migrate', () => {
       { version: 14, name: 'roles' },
       { version: 15, name: 'webhooks' },
       { version: 16, name: 'identity_roles' },
+      { version: 17, name: 'credit_events' },
       { version: 100, name: 'next' },
     ])
     await db.query(`DROP SCHEMA "${schema}" CASCADE`)

@@ -68,6 +68,7 @@ describe('PGlite driver', () => {
         { version: 14 },
         { version: 15 },
         { version: 16 },
+        { version: 17 },
       ])
       await second.close()
     } finally {

@@ -1,6 +1,7 @@
 import auditLogSql from './audit-log.sql?raw'
 import changeFeedSql from './change-feed.sql?raw'
 import closedOwnersSql from './closed-owners.sql?raw'
+import creditEventsSql from './credit-events.sql?raw'
 import creditsSql from './credits.sql?raw'
 import identitiesSql from './identities.sql?raw'
 import identityRolesSql from './identity-roles.sql?raw'
@@ -16,7 +17,7 @@ import schemaV2Sql from './schema-v2.sql?raw'
 import webhooksSql from './webhooks.sql?raw'
 
 /**
- * The SQL of Keyward's tables at the current schema version (16, in the schema `keyward`):
+ * The SQL of Keyward's tables at the current schema version (17, in the schema `keyward`):
  * version 1 as shipped in `dist/schema.sql` of the package, then version 2 (the key
  * lifecycle) as shipped in `dist/schema-v2.sql`, then version 3 (the change feed) as shipped
  * in `dist/change-feed.sql`, then version 4 (closed owners) as shipped in
@@ -28,8 +29,9 @@ import webhooksSql from './webhooks.sql?raw'
  * (stored rate limits of keys) as shipped in `dist/key-ratelimits.sql`, version 12 (indexed
  * search of listings) as shipped in `dist/key-search.sql`, version 13 (the pepper of a key's
  * hash) as shipped in `dist/key-pepper.sql`, version 14 (roles) as shipped in `dist/roles.sql`,
- * version 15 (webhooks) as shipped in `dist/webhooks.sql` and version 16 (the roles of
- * identities) as shipped in `dist/identity-roles.sql`. Readable,
+ * version 15 (webhooks) as shipped in `dist/webhooks.sql`, version 16 (the roles of
+ * identities) as shipped in `dist/identity-roles.sql` and version 17 (credit events) as shipped
+ * in `dist/credit-events.sql`. Readable,
  * idempotent, ready for `psql -f` or your own migration tool. {@link migrate} applies the same statements.
  *
  * @example
@@ -55,6 +57,7 @@ export const SCHEMA_SQL: string = [
   rolesSql,
   webhooksSql,
   identityRolesSql,
+  creditEventsSql,
 ].join('\n')
 
 /**
@@ -259,6 +262,21 @@ export const WEBHOOKS_SQL: string = webhooksSql
 export const IDENTITY_ROLES_SQL: string = identityRolesSql
 
 /**
+ * The SQL of schema version 17, credit events: the columns `credits_low_at` (the low-credits
+ * threshold) and `refill_due_at` (when the scheduler of `credits.refilled` next looks) of
+ * `api_keys` and `identities`, with partial indexes of the rows with a refill rule. Online
+ * (nullable columns, no rewrite). Shipped as `dist/credit-events.sql`; apply it after
+ * `identity-roles.sql` if you migrate with your own tool.
+ *
+ * @example
+ * ```ts
+ * import { CREDIT_EVENTS_SQL } from '@keyward/postgres'
+ * await writeFile('migrations/017_keyward_credit_events.sql', CREDIT_EVENTS_SQL)
+ * ```
+ */
+export const CREDIT_EVENTS_SQL: string = creditEventsSql
+
+/**
  * The channel on which the change feed's trigger notifies, for every schema (the payload
  * names the schema).
  *
@@ -283,7 +301,7 @@ export interface Migration {
  *
  * @example
  * ```ts
- * MIGRATIONS.at(-1)?.version // 15
+ * MIGRATIONS.at(-1)?.version // 17
  * ```
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -303,6 +321,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'roles', sql: rolesSql },
   { version: 15, name: 'webhooks', sql: webhooksSql },
   { version: 16, name: 'identity_roles', sql: identityRolesSql },
+  { version: 17, name: 'credit_events', sql: creditEventsSql },
 ]
 
 /**

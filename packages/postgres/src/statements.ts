@@ -67,10 +67,10 @@ const OWNER_COLUMN: Readonly<Record<KeyKind, string>> = {
 
 /** @internal The columns an insert writes, in the order of its parameters. */
 export const INSERTED =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, pepper_id, role_ids'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, pepper_id, role_ids, credits_low_at'
 // The columns of an insert with their types, as a JSON row of an import gives them.
 const IMPORTED_TYPES =
-  'id uuid, hash text, key_prefix text, developer_id text, project_id text, name text, active boolean, created_at timestamptz, expires_at timestamptz, last_used_at timestamptz, replaced_by uuid, ip_allowlist text[], permissions text[], metadata jsonb, remaining bigint, refill_amount bigint, refill_interval text, refill_day smallint, refilled_at timestamptz, ratelimits jsonb, pepper_id text, role_ids uuid[], identity_id uuid'
+  'id uuid, hash text, key_prefix text, developer_id text, project_id text, name text, active boolean, created_at timestamptz, expires_at timestamptz, last_used_at timestamptz, replaced_by uuid, ip_allowlist text[], permissions text[], metadata jsonb, remaining bigint, refill_amount bigint, refill_interval text, refill_day smallint, refilled_at timestamptz, ratelimits jsonb, pepper_id text, role_ids uuid[], credits_low_at jsonb, identity_id uuid'
 // The columns a record is read from.
 export const KEY_COLUMNS = `${INSERTED}, revoked_reason, identity_id`
 const COLUMNS = KEY_COLUMNS
@@ -168,12 +168,12 @@ export function creditStatements(
       `WITH asked AS (
          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS a(id, want, need)
        ), locked AS (
-         SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at,
+         SELECT id, remaining, refill_amount, refill_interval, refill_day, refilled_at, credits_low_at,
            CASE WHEN remaining IS NOT NULL AND refill_amount IS NOT NULL
              THEN "${schema}".credit_period_start(refill_interval, refill_day, $4::timestamptz) END AS period
          FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
        ), refilled AS (
-         SELECT id, refill_amount, refill_interval, refill_day,
+         SELECT id, refill_amount, refill_interval, refill_day, credits_low_at,
            CASE WHEN period > coalesce(refilled_at, '-infinity') THEN greatest(remaining, refill_amount)
              ELSE remaining END AS balance,
            CASE WHEN period > coalesce(refilled_at, '-infinity') THEN period ELSE refilled_at END AS refilled_at
@@ -186,7 +186,8 @@ export function creditStatements(
          UPDATE ${table} AS k SET remaining = l.balance - l.granted, refilled_at = l.refilled_at
          FROM lease AS l WHERE k.id = l.id AND l.balance IS NOT NULL RETURNING k.id
        )
-       SELECT id, granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day FROM lease`,
+       SELECT id, granted, balance - granted AS remaining, refill_amount, refill_interval, refill_day,
+         refilled_at, credits_low_at FROM lease`,
     ),
     returnCredits: named(
       'return_credits',
@@ -217,7 +218,7 @@ export function statementsFor(schema: string): Statements {
      RETURNING o.closed_at IS NOT NULL AS closed`
   const kindLiteral = (kind: KeyKind) => `'${kind}'::text`
   const values =
-    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb, $15::bigint, $16::bigint, $17::text, $18::smallint, $19::timestamptz, $20::text::jsonb, $21::text, $22::uuid[]'
+    '$1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::timestamptz, $9::timestamptz, $10::timestamptz, $11::uuid, $12::text[], $13::text[], $14::text::jsonb, $15::bigint, $16::bigint, $17::text, $18::smallint, $19::timestamptz, $20::text::jsonb, $21::text, $22::uuid[], $23::text::jsonb'
   const statements: Statements = {
     // Always one row, all NULL for an unknown key: an unknown key costs the database, the wire
     // and the driver what a known one does, so the time of the answer tells nothing of it.
@@ -260,24 +261,24 @@ export function statementsFor(schema: string): Statements {
     // One statement: locks the owner's row first, then inserts unless the owner is closed (no
     // row comes back then). The lock orders it with `closeOwner`: a deletion that comes after
     // it finds the key, one that came before refuses it.
-    // The key's identity is the last parameter ($23), after those every insert shares.
+    // The key's identity is the last parameter ($24), after those every insert shares.
     insert: byKind((kind) =>
       named(
         `insert_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)})
          INSERT INTO ${keys} (${INSERTED}, identity_id)
-         SELECT ${values}, $23::uuid WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
+         SELECT ${values}, $24::uuid WHERE NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}`,
       ),
     ),
-    // Run with the owner locked: inserts only while the owner has fewer than $24 counted keys
-    // at the new key's creation time ($8); the key's identity is $23, as in `insert`.
+    // Run with the owner locked: inserts only while the owner has fewer than $25 counted keys
+    // at the new key's creation time ($8); the key's identity is $24, as in `insert`.
     insertWithinLimit: byKind((kind, column) =>
       named(
         `insert_within_limit_${kind}`,
         `INSERT INTO ${keys} (${INSERTED}, identity_id)
-         SELECT ${values}, $23::uuid
-         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $24
+         SELECT ${values}, $24::uuid
+         WHERE ${counted(column, OWNER_PARAM[kind], '$8::timestamptz')} < $25
          RETURNING ${COLUMNS}`,
       ),
     ),
@@ -368,16 +369,16 @@ export function statementsFor(schema: string): Statements {
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
-    // marks key $23 replaced by the new key $1 only if the owner is open and the key still
-    // counts at $25 and has the new key's owner, then inserts the new key, in the identity of the
+    // marks key $24 replaced by the new key $1 only if the owner is open and the key still
+    // counts at $26 and has the new key's owner, then inserts the new key, in the identity of the
     // key it replaces. Concurrent rolls of one key wait on the locks and then find it replaced: one wins.
     roll: byKind((kind) =>
       named(
         `roll_${kind}`,
         `WITH owner AS (${ownerLock(kindLiteral(kind), `${OWNER_PARAM[kind]}::text`)}), previous AS (
-         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $24::timestamptz)
-         WHERE id = $23::uuid AND active AND replaced_by IS NULL
-           AND (expires_at IS NULL OR expires_at > $25::timestamptz)
+         UPDATE ${keys} SET replaced_by = $1::uuid, expires_at = least(expires_at, $25::timestamptz)
+         WHERE id = $24::uuid AND active AND replaced_by IS NULL
+           AND (expires_at IS NULL OR expires_at > $26::timestamptz)
            AND developer_id IS NOT DISTINCT FROM $4::text AND project_id IS NOT DISTINCT FROM $5::text
            AND NOT EXISTS (SELECT 1 FROM owner WHERE closed)
          RETURNING ${COLUMNS}
@@ -396,7 +397,8 @@ export function statementsFor(schema: string): Statements {
     writeCredits: named(
       'write_credits',
       `UPDATE ${keys} SET remaining = $2::bigint, refill_amount = $3::bigint, refill_interval = $4::text,
-         refill_day = $5::smallint, refilled_at = $6::timestamptz
+         refill_day = $5::smallint, refilled_at = $6::timestamptz,
+         refill_due_at = CASE WHEN $7::boolean THEN NULL ELSE refill_due_at END
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // Batched: one row per use. Only active keys, and last_used_at never goes back.

@@ -4,6 +4,7 @@ import {
   type EndpointAuditWrite,
   type ExpiringKey,
   endpointLimitError,
+  type RefilledCredits,
   type WebhookAttempt,
   type WebhookAttemptRecord,
   type WebhookEndpointChange,
@@ -15,6 +16,7 @@ import {
   type WebhookStore,
 } from '@keyward/core'
 import { type AuditStatements, appendAuditIn, outboxRows } from './audit.js'
+import { creditRefillStatements, refillDue } from './credit-refills.js'
 import type { SqlDriver, SqlQueryable } from './driver.js'
 import { UUID } from './key-rows.js'
 
@@ -215,9 +217,11 @@ export class PostgresWebhooks implements WebhookStore {
   readonly #sql: ReturnType<typeof webhookStatements>
   readonly #access: WebhookStoreAccess
   readonly #schema: string
+  readonly #refills: ReturnType<typeof creditRefillStatements>
 
   constructor(schema: string, access: WebhookStoreAccess) {
     this.#schema = schema
+    this.#refills = creditRefillStatements(schema)
     this.#sql = webhookStatements(schema)
     this.#access = access
   }
@@ -318,9 +322,7 @@ export class PostgresWebhooks implements WebhookStore {
     to: Date,
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
-    return this.#access.db.transaction(async (tx) => {
-      const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
-      if (!lock?.locked) return null
+    return this.#scheduled(async (tx) => {
       const rows = await tx.query<{
         id: string
         key_prefix: string
@@ -340,6 +342,26 @@ export class PostgresWebhooks implements WebhookStore {
         })),
       )
       return this.#addEvents(tx, events)
+    })
+  }
+
+  refillCredits(
+    now: Date,
+    limit: number,
+    build: (refills: readonly RefilledCredits[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    return this.#scheduled(async (tx) => {
+      const refills = await refillDue(tx, this.#refills, now, limit)
+      return this.#addEvents(tx, await build(refills))
+    })
+  }
+
+  // A round of a scheduler in one transaction under the scheduler's lock; `null` when another holds it.
+  #scheduled(round: (tx: SqlQueryable) => Promise<number>): Promise<number | null> {
+    return this.#access.db.transaction(async (tx) => {
+      const [lock] = await tx.query<{ locked: boolean }>(this.#sql.schedulerLock, [this.#schema])
+      if (!lock?.locked) return null
+      return round(tx)
     })
   }
 

@@ -37,7 +37,7 @@ import type { KeyChange } from './store-base.js'
 
 /** @internal The columns an identity is read from. */
 export const IDENTITY_COLUMNS =
-  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids'
+  'id, project_id, external_id, metadata, ratelimits, remaining, refill_amount, refill_interval, refill_day, refilled_at, created_at, updated_at, role_ids, credits_low_at'
 const COLUMNS = IDENTITY_COLUMNS
 
 // A list of role ids as the column holds it: JSON text, NULL for none.
@@ -84,6 +84,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
         record.createdAt.getTime(),
         record.updatedAt.getTime(),
         roleIdsValue(record.roleIds),
+        jsonOrNull(record.creditsLowAt),
       ]
       if (!(await uniqueWrite(this.#c.dialect, () => tx.run(this.#sql.insert, values)))) return null
       const inserted = (await this.#find(tx, this.#sql.findById, [record.id])) as IdentityRecord

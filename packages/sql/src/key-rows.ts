@@ -6,6 +6,7 @@
 import {
   type CreditRefill,
   type CreditState,
+  type CreditsLowAt,
   creditState,
   type IdentityRecord,
   type KeyRecord,
@@ -72,6 +73,8 @@ export type KeyRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   pepper_id: string | null
   /** The ids of the key's roles (schema version 3 of the SQL stores, 14 of PostgreSQL). */
   role_ids?: C['list'] | null
+  /** The low-credits threshold (schema version 6 of the SQL stores, 17 of PostgreSQL). */
+  credits_low_at?: C['json'] | null
 }
 
 /** @internal An identity's row in one driver's types. */
@@ -83,6 +86,8 @@ export type IdentityRowOf<C extends ColumnTypes> = CreditRowOf<C> & {
   ratelimits: C['json'] | null
   /** The ids of the identity's roles (schema version 5 of the SQL stores, 16 of PostgreSQL). */
   role_ids?: C['list'] | null
+  /** The low-credits threshold of the pool (schema version 6 of the SQL stores, 17 of PostgreSQL). */
+  credits_low_at?: C['json'] | null
   created_at: C['time']
   updated_at: C['time']
 }
@@ -131,7 +136,7 @@ export type RoleRow = RoleRowOf<TextTypes>
 
 /** The columns an insert writes, in the order of {@link insertValues}. */
 export const INSERTED_COLUMNS =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id, role_ids'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id, role_ids, credits_low_at'
 
 /** The columns a record is read from. */
 export const KEY_COLUMNS = `${INSERTED_COLUMNS}, revoked_reason`
@@ -177,6 +182,7 @@ export const insertValues = (record: KeyRecord): unknown[] => [
   record.identityId ?? null,
   record.pepperId ?? null,
   record.roleIds?.length ? TEXT_VALUES.list(record.roleIds) : null,
+  jsonOrNull(record.creditsLowAt),
 ]
 
 /** @internal A row's refill, or `null`. */
@@ -240,6 +246,8 @@ export function recordOf<C extends ColumnTypes>(row: KeyRowOf<C>, values: RowVal
     Object.assign(record, { pepperId: row.pepper_id })
   const roleIds = row.role_ids ? values.json<string[]>(row.role_ids) : null
   if (roleIds?.length) Object.assign(record, { roleIds })
+  const creditsLowAt = jsonOf<CreditsLowAt, C>(row.credits_low_at ?? null, values)
+  if (creditsLowAt) Object.assign(record, { creditsLowAt })
   if (row.remaining === null) return record
   return Object.assign(record, {
     remaining: Number(row.remaining),
@@ -266,7 +274,9 @@ export const identityOf = <C extends ColumnTypes>(
     updatedAt: values.date(row.updated_at),
   }
   const roleIds = row.role_ids ? values.json<string[]>(row.role_ids) : null
-  return roleIds?.length ? { ...identity, roleIds } : identity
+  const creditsLowAt = jsonOf<CreditsLowAt, C>(row.credits_low_at ?? null, values)
+  const held = roleIds?.length ? { ...identity, roleIds } : identity
+  return creditsLowAt ? { ...held, creditsLowAt } : held
 }
 
 /** @internal The record of a role's row (a list of permissions never written is none). */

@@ -14,7 +14,7 @@ export interface MigrateSqlOptions {
 }
 
 /** The schema version {@link migrateSql} brings a database to. */
-export const SQL_SCHEMA_VERSION = 5
+export const SQL_SCHEMA_VERSION = 6
 
 /**
  * Creates Keyward's tables, or brings them to the current version: each migration not yet

@@ -63,7 +63,7 @@ export interface SqlMigration {
  * Keyward's schema in `dialect`, as migrations (version 1: keys, owners, identities, the audit
  * log and usage counts; version 2: `api_keys.pepper_id`, the pepper of a key's hash; version 3:
  * the table `roles` and `api_keys.role_ids`; version 4: the change log and its counter; version
- * 5: `identities.role_ids`). No foreign keys: hosted MySQL services refuse them, and the store
+ * 5: `identities.role_ids`; version 6: `credits_low_at` of `api_keys` and `identities`). No foreign keys: hosted MySQL services refuse them, and the store
  * keeps the rules itself.
  *
  * @example
@@ -225,6 +225,15 @@ seq ${bigint} NOT NULL`,
       // what they allow. The identities that hold a role are read among its project's identities.
       version: 5,
       statements: [`ALTER TABLE ${tables.identities} ADD COLUMN role_ids ${text}`],
+    },
+    {
+      // The low-credits threshold of a key and of an identity's pool, JSON text (NULL: none):
+      // `{"remaining": N}` or `{"percent": P}`, checked by the key service before it writes it.
+      version: 6,
+      statements: [
+        `ALTER TABLE ${tables.keys} ADD COLUMN credits_low_at ${text}`,
+        `ALTER TABLE ${tables.identities} ADD COLUMN credits_low_at ${text}`,
+      ],
     },
   ]
 }

@@ -7,8 +7,8 @@ it('brings a database of version 1 to version 2 (api_keys.pepper_id), and passes
   const raw = new Database(':memory:')
   try {
     const db = sqliteDatabase(raw)
-    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3, 4, 5])
-    expect(SQL_SCHEMA_VERSION).toBe(5)
+    expect(await migrateSql(db, sqliteDialect)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(SQL_SCHEMA_VERSION).toBe(6)
     const columns = () => raw.prepare("SELECT name FROM pragma_table_info('keyward_api_keys')").pluck().all()
     // Version 1, as the first release wrote it: no pepper_id, no record of version 2.
     raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN pepper_id')
@@ -67,6 +67,26 @@ it('brings a database of version 4 to version 5 (identities.role_ids), and compl
     // Cut short after the column was added: run again, it completes.
     raw.exec('DELETE FROM keyward_migrations WHERE version = 5')
     expect(await migrateSql(db, sqliteDialect)).toEqual([5])
+    expect(await migrateSql(db, sqliteDialect)).toEqual([])
+  } finally {
+    raw.close()
+  }
+})
+
+it("brings a database of version 5 to version 6 (the low-credits threshold), keeping the keys' rows", async () => {
+  const raw = new Database(':memory:')
+  try {
+    const db = sqliteDatabase(raw)
+    await migrateSql(db, sqliteDialect)
+    const columns = (table: string) =>
+      raw.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all()
+    raw.exec('ALTER TABLE keyward_api_keys DROP COLUMN credits_low_at')
+    raw.exec('ALTER TABLE keyward_identities DROP COLUMN credits_low_at')
+    raw.exec('DELETE FROM keyward_migrations WHERE version = 6')
+    expect(columns('keyward_api_keys')).not.toContain('credits_low_at')
+    expect(await migrateSql(db, sqliteDialect)).toEqual([6])
+    expect(columns('keyward_api_keys')).toContain('credits_low_at')
+    expect(columns('keyward_identities')).toContain('credits_low_at')
     expect(await migrateSql(db, sqliteDialect)).toEqual([])
   } finally {
     raw.close()

@@ -4,6 +4,11 @@
  * @packageDocumentation
  */
 
+export {
+  type CreditEventHarness,
+  creditEventCases,
+  type OutboxEvent,
+} from './credit-event-cases.js'
 export * from './http/index.js'
 export { type SecretScanningSender, startSecretScanningSender } from './secret-scanning/sender.js'
 export { runStoreConformance, type StoreConformanceOptions, type StoreHarness } from './store-conformance.js'

@@ -130,6 +130,10 @@ const IDENTITY_POOL: CreditHolderAccess = {
 
 const cost = (i: number) => 1 + (i % 5)
 
+// What every store's lease answers; `refilledAt` and `lowAt` are a store's own to add.
+const leased = (lease: CreditLease | null) =>
+  lease && { granted: lease.granted, remaining: lease.remaining, refill: lease.refill }
+
 /**
  * @internal The conformance cases of credits (`leaseCredits`, `returnCredits`, `changeCredits`)
  * and of the pools of identities (`leaseIdentityCredits`, `returnIdentityCredits`,
@@ -146,6 +150,45 @@ export function creditCases(make: () => Promise<StoreHarness>, repeats: number):
     expect(await store.findKeyByHash(key.hash)).toEqual(key)
     const plain = await store.insertKey(await recordFor(undefined, 'project', uniqueOwner()))
     expect(plain.remaining ?? null).toBeNull()
+  })
+
+  it("keeps the low-credits threshold of a key and of an identity's pool, and a lease that names one names it", async (context) => {
+    const { store } = await make()
+    const missing = KEY_CREDITS.missing(store)
+    if (missing) return context.skip(missing)
+    const record: KeyRecord = {
+      ...(await recordFor(undefined, 'project', uniqueOwner())),
+      remaining: 50,
+      refill: MONTHLY,
+      refilledAt: JAN,
+      creditsLowAt: { percent: 10 },
+    }
+    const key = await store.insertKey(record)
+    expect(key.creditsLowAt).toEqual({ percent: 10 })
+    expect((await store.findKeyById(key.id))?.creditsLowAt).toEqual({ percent: 10 })
+    expect((await store.findKeyByHash(key.hash))?.creditsLowAt).toEqual({ percent: 10 })
+    const lease = await store.leaseCredits!(key.id, 5, 1, JAN)
+    if (lease?.lowAt !== undefined) expect(lease.lowAt).toEqual({ percent: 10 })
+    const plain = await metered(store, 5)
+    expect(plain.creditsLowAt ?? null).toBeNull()
+    if (!store.identities) return
+    const id = crypto.randomUUID()
+    await store.identities.insertIdentity({
+      id,
+      projectId: uniqueOwner(),
+      externalId: `customer_${id}`,
+      metadata: null,
+      ratelimits: [],
+      remaining: 20,
+      refill: null,
+      refilledAt: null,
+      creditsLowAt: { remaining: 5 },
+      createdAt: JAN,
+      updatedAt: JAN,
+    })
+    expect((await store.identities.findIdentity(id))?.creditsLowAt).toEqual({ remaining: 5 })
+    const pooled = await store.identities.leaseIdentityCredits(id, 1, 1, JAN)
+    if (pooled?.lowAt !== undefined) expect(pooled.lowAt).toEqual({ remaining: 5 })
   })
 
   holderCases(KEY_CREDITS, make, repeats)
@@ -167,7 +210,7 @@ function holderCases(holder: CreditHolderAccess, make: () => Promise<StoreHarnes
   it(`${title}grants what is asked without a limit, and writes nothing`, async (context) => {
     const store = await ready(context)
     const plain = await holder.create(store, null)
-    expect(await holder.lease(store, plain, 50, 3, JAN)).toEqual({
+    expect(leased(await holder.lease(store, plain, 50, 3, JAN))).toEqual({
       granted: 50,
       remaining: null,
       refill: null,
@@ -178,11 +221,27 @@ function holderCases(holder: CreditHolderAccess, make: () => Promise<StoreHarnes
   it(`${title}leases at most the balance, nothing below \`need\`, and takes back what is returned`, async (context) => {
     const store = await ready(context)
     const id = await holder.create(store, 10)
-    expect(await holder.lease(store, id, 4, 1, JAN)).toEqual({ granted: 4, remaining: 6, refill: null })
-    expect(await holder.lease(store, id, 100, 1, JAN)).toEqual({ granted: 6, remaining: 0, refill: null })
-    expect(await holder.lease(store, id, 5, 1, JAN)).toEqual({ granted: 0, remaining: 0, refill: null })
+    expect(leased(await holder.lease(store, id, 4, 1, JAN))).toEqual({
+      granted: 4,
+      remaining: 6,
+      refill: null,
+    })
+    expect(leased(await holder.lease(store, id, 100, 1, JAN))).toEqual({
+      granted: 6,
+      remaining: 0,
+      refill: null,
+    })
+    expect(leased(await holder.lease(store, id, 5, 1, JAN))).toEqual({
+      granted: 0,
+      remaining: 0,
+      refill: null,
+    })
     await holder.giveBack(store, id, 3)
-    expect(await holder.lease(store, id, 5, 4, JAN)).toEqual({ granted: 0, remaining: 3, refill: null })
+    expect(leased(await holder.lease(store, id, 5, 4, JAN))).toEqual({
+      granted: 0,
+      remaining: 3,
+      refill: null,
+    })
     expect(await holder.balance(store, id)).toBe(3)
     expect(await holder.lease(store, crypto.randomUUID(), 5, 1, JAN)).toBeNull()
   })

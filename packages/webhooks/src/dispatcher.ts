@@ -6,7 +6,7 @@ import type {
   WebhookOutcome,
   WebhookStore,
 } from '@keyward/core'
-import { createExpiryNotices, endpointDisabledRows, webhookPayload } from '@keyward/core'
+import { createCreditRefills, createExpiryNotices, endpointDisabledRows, webhookPayload } from '@keyward/core'
 import { Webhook } from 'standardwebhooks'
 import type { WebhookLookup } from './address.js'
 import { postWebhook, type WebhookAnswer } from './send.js'
@@ -52,9 +52,11 @@ export interface WebhookDispatcherOptions {
   /** How long the delivery log keeps an attempt. Default 30 days. */
   readonly logRetentionMs?: number
   /**
-   * The events of time, `key.expiring` and `key.expired` (see `createExpiryNotices`): its
-   * options, with the service's `projectOwner` for the events of project keys; `false` for none.
-   * One dispatcher at a time across processes runs a round. Default `{}`: 7 days and 1 day before.
+   * The events of time, `key.expiring` and `key.expired` (see `createExpiryNotices`), and
+   * `credits.refilled` (see `createCreditRefills`: the refills due are applied by the round): its
+   * options, with the service's `projectOwner` for the events of project keys and identities;
+   * `false` for none. One dispatcher at a time across processes runs a round. Default `{}`: 7
+   * days and 1 day before.
    */
   readonly expiry?: Omit<ExpiryNoticesOptions, 'store' | 'now'> | false
   /** How often the events of time are looked for, in ms. Default 60 s. */
@@ -214,6 +216,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   const expiry = options.expiry === false ? null : createExpiryNotices({ ...options.expiry, store, now })
+  const refills =
+    options.expiry === false
+      ? null
+      : createCreditRefills({ store, projectOwner: options.expiry?.projectOwner, now })
   const expiryIntervalMs = options.expiryIntervalMs ?? 60_000
   let expiryLast = Number.NEGATIVE_INFINITY
 
@@ -223,6 +229,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (expiry && at.getTime() - expiryLast >= expiryIntervalMs) {
       expiryLast = at.getTime()
       await expiry.tick()
+      await refills?.tick()
     }
     await store.fanOutEvents(100, at)
     const claimed = await store.claimDeliveries(batch, at, leaseMs)

@@ -15,12 +15,18 @@ describe('keyward keys credits', () => {
       '100',
       '--refill',
       '100:monthly:31',
+      '--credits-low-at',
+      '20',
       '--json',
       ...STORE,
     )
     expect(created.code, created.stderr).toBe(EXIT.ok)
     const key = JSON.parse(created.stdout)
-    expect(key).toMatchObject({ remaining: 100, refill: { amount: 100, interval: 'monthly', day: 31 } })
+    expect(key).toMatchObject({
+      remaining: 100,
+      refill: { amount: 100, interval: 'monthly', day: 31 },
+      credits_low_at: { remaining: 20 },
+    })
     const listed = await cli.run('keys', 'list', '--project', 'proj_1', ...STORE)
     expect(listed.stdout).toContain('credits 100')
     const added = await cli.run('keys', 'credits', key.id, '--add', '50', ...STORE)

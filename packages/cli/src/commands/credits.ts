@@ -29,6 +29,24 @@ export function refillOption(text: string | undefined): unknown {
     : { amount: Number(amount), interval, day: day === undefined ? 1 : Number(day) }
 }
 
+/**
+ * A low-credits threshold given to `--credits-low-at`: `N` credits, or `P%` of the refill amount
+ * (the service checks the range and what it needs).
+ */
+export const CREDITS_LOW_AT_OPTION = {
+  flags: '--credits-low-at <n>',
+  help: 'with --credits: low at N credits, or at P% of the refill amount (e.g. 10%), for credits.low',
+}
+
+/** The threshold `--credits-low-at` gives, or `undefined` without it. */
+export function creditsLowAtOption(text: string | undefined): unknown {
+  if (text === undefined) return undefined
+  const match = /^(\d{1,13})(%?)$/.exec(text)
+  if (!match)
+    throw usageError('--credits-low-at must be a whole number of credits, or a percent such as 10%.')
+  return match[2] === '%' ? { percent: Number(match[1]) } : { remaining: Number(match[1]) }
+}
+
 /** A whole number of credits given to an option, or `unlimited` where `allowUnlimited`. */
 export function creditsOption(text: string, flag: string, allowUnlimited = false): number | null {
   if (allowUnlimited && text === 'unlimited') return null

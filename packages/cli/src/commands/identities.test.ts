@@ -30,6 +30,8 @@ describe('keyward identities', () => {
       '100',
       '--refill',
       '100:daily',
+      '--credits-low-at',
+      '10%',
       '--json',
     )
     expect(created.code, created.stderr).toBe(EXIT.ok)
@@ -44,6 +46,7 @@ describe('keyward identities', () => {
       ],
       remaining: 100,
       refill: { amount: 100, interval: 'daily' },
+      credits_low_at: { percent: 10 },
     })
     const text = await run('identities', 'create', '--project', 'proj_1', '--external-id', 'customer_initech')
     expect(text.stdout).toMatch(/^Created identity [0-9a-f-]{36} \(customer_initech\) of project proj_1\.\n$/)

@@ -1,5 +1,6 @@
 import {
   type CreditRefill,
+  type CreditsLowAt,
   checkExternalId,
   ErrorType,
   encodeCursor,
@@ -14,7 +15,7 @@ import {
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
-import { creditsOption, refillOption } from './credits.js'
+import { CREDITS_LOW_AT_OPTION, creditsLowAtOption, creditsOption, refillOption } from './credits.js'
 import { everyPage, keyTable, pageOptions } from './keys.js'
 import { asUsage, metadataOption, per, rateLimitsOption } from './policies.js'
 
@@ -50,7 +51,7 @@ async function identityArgument(keyward: Keyward, context: CommandContext): Prom
 
 const ID_ARGUMENT = ['identity-id', 'the id of the identity (from keyward identities list)'] as const
 
-/** `keyward identities create --project ID --external-id ID [--metadata JSON] [--ratelimit ...] [--credits N [--refill RULE]] [--role NAME ...]`. */
+/** `keyward identities create --project ID --external-id ID [--metadata JSON] [--ratelimit ...] [--credits N [--refill RULE] [--credits-low-at N|P%]] [--role NAME ...]`. */
 export const identitiesCreateCommand: Command = {
   name: 'identities create',
   summary: 'Create an identity: a customer of a project, whose keys share its limits and credits',
@@ -59,7 +60,8 @@ export const identitiesCreateCommand: Command = {
     'unique within the project), --metadata (a JSON object of at most 4096 bytes answered with every ' +
     'verification of its keys), named rate limits shared by its keys (--ratelimit NAME:LIMIT/DURATION, ' +
     'repeatable, at most 5, a duration from 1s to 1d), and a credit pool its keys spend from (--credits, ' +
-    'with --refill AMOUNT:daily or AMOUNT:monthly:DAY). --role (repeatable) gives it a role of the ' +
+    'with --refill AMOUNT:daily or AMOUNT:monthly:DAY, and --credits-low-at N or P% for the webhook event ' +
+    'credits.low). --role (repeatable) gives it a role of the ' +
     'project by name: every key of the identity may do what the role allows, besides its own permissions ' +
     "and roles (a key without --permission then only what its roles and its identity's allow). Keys join " +
     'it with keyward keys create --identity or --external-id, or keyward keys update --identity.',
@@ -75,6 +77,7 @@ export const identitiesCreateCommand: Command = {
     },
     { flags: '--credits <n>', help: 'the credit pool its keys spend from (without it: none)' },
     { flags: '--refill <rule>', help: 'with --credits: AMOUNT:daily or AMOUNT:monthly:DAY (1-31)' },
+    CREDITS_LOW_AT_OPTION,
     ROLE_OPTION,
   ],
   store: true,
@@ -91,6 +94,7 @@ export const identitiesCreateCommand: Command = {
       ratelimits: rateLimitsOption(context),
       ...(credits === undefined ? {} : { remaining: creditsOption(credits, '--credits') }),
       refill: refillOption(stringOption(context, 'refill')) as CreditRefill | null | undefined,
+      creditsLowAt: creditsLowAtOption(stringOption(context, 'credits-low-at')) as CreditsLowAt | undefined,
       roles: listOption(context, 'role'),
     }
     return context.withKeyward(async (keyward) => {

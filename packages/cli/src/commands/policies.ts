@@ -1,5 +1,6 @@
 import {
   type CreditRefill,
+  type CreditsLowAt,
   ErrorType,
   isKeywardError,
   type KeyPolicies,
@@ -13,7 +14,7 @@ import {
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { printable } from '../output.js'
-import { creditsOption, refillOption } from './credits.js'
+import { CREDITS_LOW_AT_OPTION, creditsLowAtOption, creditsOption, refillOption } from './credits.js'
 
 /** The environment variable that names the permissions the host declares, comma-separated. */
 export const PERMISSIONS_ENV = 'KEYWARD_PERMISSIONS'
@@ -226,6 +227,7 @@ export const createCommand: Command = {
     ...POLICY_OPTIONS,
     { flags: '--credits <n>', help: 'the credits the key starts with (without it: unlimited)' },
     { flags: '--refill <rule>', help: 'with --credits: AMOUNT:daily or AMOUNT:monthly:DAY (1-31)' },
+    CREDITS_LOW_AT_OPTION,
     { flags: '--identity <id>', help: 'the identity the key joins (from keyward identities list)' },
     {
       flags: '--external-id <id>',
@@ -244,6 +246,9 @@ export const createCommand: Command = {
     const name = stringOption(context, 'name') ?? null
     const credits = stringOption(context, 'credits')
     const refill = refillOption(stringOption(context, 'refill')) as CreditRefill | null | undefined
+    const creditsLowAt = creditsLowAtOption(stringOption(context, 'credits-low-at')) as
+      | CreditsLowAt
+      | undefined
     const identityId = stringOption(context, 'identity')
     const externalId = stringOption(context, 'external-id')
     return context.withKeyward(async (keyward) => {
@@ -253,6 +258,7 @@ export const createCommand: Command = {
         ...(days === undefined ? {} : { expiresInDays: Number(days) }),
         ...(credits === undefined ? {} : { remaining: creditsOption(credits, '--credits') }),
         ...(refill === undefined ? {} : { refill }),
+        ...(creditsLowAt === undefined ? {} : { creditsLowAt }),
         ...(identityId === undefined ? {} : { identityId }),
         ...(externalId === undefined ? {} : { externalId }),
       }

@@ -4,6 +4,7 @@ import { KEY_HEADER } from '../key/format.js'
 import type { KeyRef } from '../service/requirements.js'
 import type { CreditLease, KeyStore } from '../store/types.js'
 import type { TelemetryTracer } from '../telemetry/types.js'
+import type { LeasedCredits } from '../webhooks/credit-alerts.js'
 import { batchedLeases } from './lease-batch.js'
 import { leaseSpans } from './lease-spans.js'
 import { type CreditHolder, nextRefillAt } from './model.js'
@@ -60,7 +61,10 @@ interface CreditSource {
 
 /** The credits of one key, or of one identity's pool, in this process. */
 interface Account {
+  readonly holder: CreditHolder
   readonly id: string
+  /** The key whose request opened the account (for a pool: one of its identity's keys). */
+  readonly key: KeyRef
   /** The key's prefix; `undefined` for an identity's pool. */
   readonly keyPrefix: string | undefined
   readonly source: CreditSource
@@ -208,7 +212,8 @@ function creditSources(
  * starts in the background when half of the block is left, so a busy key rarely waits. A key's
  * own credits and its identity's pool are two accounts: a request is accepted when the blocks of
  * both hold its cost, and then takes it from both at once; it is refused by the first that
- * cannot pay, the key's own first, and takes nothing from either.
+ * cannot pay, the key's own first, and takes nothing from either. `onLease` sees each lease's
+ * result (the webhook alerts of low and exhausted credits look at it there, not per request).
  */
 export function createCreditSpender(
   store: KeyStore,
@@ -216,6 +221,7 @@ export function createCreditSpender(
   clock: () => number,
   storeError: (operation: string, error: unknown) => KeywardError,
   tracer?: TelemetryTracer,
+  onLease?: (leased: LeasedCredits) => void,
 ): CreditSpender {
   // A key's accounts by key id, and the pools' by identity id: one pool account per identity in
   // this process, whichever of its keys spends.
@@ -224,7 +230,7 @@ export function createCreditSpender(
   const { leaseSeconds, maxBlock, recheckMs, returnTimeoutMs } = options
   const sources = creditSources(store, tracer, (id) => accounts.key.get(id)?.keyPrefix)
 
-  function accountOf(holder: CreditHolder, id: string, keyPrefix: string | undefined, balance: number) {
+  function accountOf(holder: CreditHolder, id: string, key: KeyRef, balance: number) {
     let account = accounts[holder].get(id)
     if (!account) {
       const source = sources[holder]
@@ -237,8 +243,10 @@ export function createCreditSpender(
       }
       const at = clock()
       account = {
+        holder,
         id,
-        keyPrefix,
+        key,
+        keyPrefix: holder === 'key' ? key.keyPrefix : undefined,
         source,
         block: 0,
         balance,
@@ -325,6 +333,7 @@ export function createCreditSpender(
         account.balance = granted.remaining
         account.refill = granted.refill
         account.lastGrant = granted.granted
+        onLease?.({ holder: account.holder, id: account.id, key: account.key, lease: granted })
       },
       (error: unknown) => {
         account.leasing = undefined
@@ -345,9 +354,9 @@ export function createCreditSpender(
   }
 
   const mineOf = (key: KeyRef, own: number | null) =>
-    own === null ? undefined : accountOf('key', key.id, key.keyPrefix, own)
-  const sharedOf = (identityId: string | null, pool: number | null) =>
-    pool === null || identityId === null ? undefined : accountOf('identity', identityId, undefined, pool)
+    own === null ? undefined : accountOf('key', key.id, key, own)
+  const sharedOf = (key: KeyRef, identityId: string | null, pool: number | null) =>
+    pool === null || identityId === null ? undefined : accountOf('identity', identityId, key, pool)
   // Both or neither: the cost is taken only when every account's block holds it.
   const pays = (mine: Account | undefined, shared: Account | undefined, cost: number) =>
     (mine === undefined || mine.block >= cost) && (shared === undefined || shared.block >= cost)
@@ -363,7 +372,7 @@ export function createCreditSpender(
     cost: number,
   ): SpendOutcome | undefined {
     const mine = mineOf(key, own)
-    const shared = sharedOf(identityId, pool)
+    const shared = sharedOf(key, identityId, pool)
     if (pays(mine, shared, cost)) {
       if (mine) take(mine, cost)
       if (shared) take(shared, cost)
@@ -403,7 +412,7 @@ export function createCreditSpender(
   return {
     knowsNow(key, own, identityId, pool, cost) {
       const mine = mineOf(key, own)
-      const shared = sharedOf(identityId, pool)
+      const shared = sharedOf(key, identityId, pool)
       return pays(mine, shared, cost) || unpaid(mine, shared, cost, clock()) !== undefined
     },
     spendNow,

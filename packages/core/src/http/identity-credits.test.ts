@@ -26,6 +26,7 @@ describe('key routes: the credit pool of an identity', () => {
       ratelimits: [],
       remaining: 100,
       refill,
+      credits_low_at: null,
       roles: null,
       created_at: NOW.toISOString(),
       updated_at: NOW.toISOString(),

@@ -58,6 +58,7 @@ describe('identity routes', () => {
         ratelimits: [PER_SECOND],
         remaining: 100,
         refill: { amount: 100, interval: 'daily' },
+        credits_low_at: { percent: 10 },
       }),
     })
     expect(created.status).toBe(201)
@@ -70,6 +71,7 @@ describe('identity routes', () => {
       ratelimits: [PER_SECOND],
       remaining: 100,
       refill: { amount: 100, interval: 'daily' },
+      credits_low_at: { percent: 10 },
       roles: null,
       created_at: NOW.toISOString(),
       updated_at: NOW.toISOString(),

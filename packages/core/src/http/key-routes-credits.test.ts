@@ -40,6 +40,50 @@ describe('key routes: credits of API keys', () => {
     expect((await keyward.findKey(created.json.id))?.remaining ?? null).toBeNull()
   })
 
+  it('creates an API key with a low-credits threshold, and shows it', async () => {
+    const { call, d1 } = await world()
+    const created = await call('POST', API, {
+      key: d1,
+      body: JSON.stringify({ remaining: 100, refill: MONTHLY, credits_low_at: { percent: 10 } }),
+    })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ remaining: 100, credits_low_at: { percent: 10 } })
+    const listed = await call('GET', API, { key: d1 })
+    expect(listed.json.keys[0]).toMatchObject({ credits_low_at: { percent: 10 } })
+  })
+
+  it.each([
+    [
+      'a percent of 0',
+      { remaining: 10, refill: MONTHLY, credits_low_at: { percent: 0 } },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    [
+      'a percent of 100',
+      { remaining: 10, refill: MONTHLY, credits_low_at: { percent: 100 } },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    [
+      'a percent without a refill',
+      { remaining: 10, credits_low_at: { percent: 10 } },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    ['a threshold without credits', { credits_low_at: { remaining: 5 } }, ['body', 'credits_low_at']],
+    [
+      'a negative threshold',
+      { remaining: 10, credits_low_at: { remaining: -1 } },
+      ['body', 'credits_low_at', 'remaining'],
+    ],
+  ])('refuses %s with 422 in the error format, and creates nothing', async (_, body, loc) => {
+    const { call, d1 } = await world()
+    const refused = await call('POST', API, { key: d1, body: JSON.stringify(body) })
+    expect(refused.status).toBe(422)
+    expect(refused.json.detail).toEqual([
+      expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) }),
+    ])
+    expect((await call('GET', API, { key: d1 })).json.keys).toEqual([])
+  })
+
   it.each([
     ['a negative amount', { op: 'add', amount: -1 }, ['body', 'amount']],
     ['a non-integer', { op: 'add', amount: 1.5 }, ['body', 'amount']],

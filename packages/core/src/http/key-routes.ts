@@ -190,6 +190,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       ...(value.remaining === undefined ? {} : { remaining: value.remaining }),
       // Checked by the service (a monthly rule's `day` defaults to 1 there).
       ...(value.refill === undefined ? {} : { refill: value.refill as CreditRefill | null }),
+      ...(value.credits_low_at === undefined ? {} : { creditsLowAt: value.credits_low_at }),
       // The identity it joins, checked by the service (an external id's is created on first use).
       ...(value.identity_id === undefined ? {} : { identityId: value.identity_id }),
       ...(value.external_id === undefined ? {} : { externalId: value.external_id }),

@@ -47,6 +47,7 @@ const policies = (record: KeyRecord) =>
         ratelimits: record.ratelimits ?? [],
         remaining: record.remaining ?? null,
         refill: record.refill ?? null,
+        credits_low_at: record.creditsLowAt ?? null,
         identity_id: record.identityId ?? null,
         roles: record.roles ?? null,
       }
@@ -165,6 +166,7 @@ export function identityToJson(
     ratelimits: identity.ratelimits.map(({ name, limit, duration }) => ({ name, limit, duration })),
     remaining: identity.remaining,
     refill: identity.refill,
+    credits_low_at: identity.creditsLowAt ?? null,
     roles: identity.roles ? [...identity.roles] : null,
     created_at: identity.createdAt.toISOString(),
     updated_at: identity.updatedAt.toISOString(),

@@ -1,4 +1,5 @@
 import { checkNewCredits } from '../credits/checks.js'
+import { checkCreditsLowAt } from '../credits/low-at.js'
 import { KeywardError } from '../errors/error.js'
 import { checkKnownFields, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
@@ -27,6 +28,7 @@ const NEW_IDENTITY_FIELDS = {
   ratelimits: true,
   remaining: true,
   refill: true,
+  credits_low_at: true,
   roles: true,
 } as const
 const IDENTITY_CHANGE_FIELDS = { metadata: true, ratelimits: true, roles: true } as const
@@ -131,7 +133,7 @@ function bodyObject(value: unknown): Record<string, unknown> {
 
 /**
  * The body of an identity's creation (`{"external_id", "metadata"?, "ratelimits"?, "remaining"?,
- * "refill"?, "roles"?}`), checked; 422 at the faulty field, an unknown field `extra_forbidden`.
+ * "refill"?, "credits_low_at"?, "roles"?}`), checked; 422 at the faulty field, an unknown field `extra_forbidden`.
  *
  * @example
  * ```ts
@@ -146,7 +148,16 @@ export function checkNewIdentity(value: unknown): GivenIdentity {
   const metadata = checkMetadata(given.metadata, [...BODY, 'metadata'])
   const ratelimits = checkRateLimits(given.ratelimits, [...BODY, 'ratelimits'])
   const { remaining, refill } = checkNewCredits(given.remaining, given.refill)
-  return { externalId, metadata, ratelimits, remaining, refill, ...givenRoles(given) }
+  const creditsLowAt = checkCreditsLowAt(given.credits_low_at, remaining, refill)
+  return {
+    externalId,
+    metadata,
+    ratelimits,
+    remaining,
+    refill,
+    ...(creditsLowAt === null ? {} : { creditsLowAt }),
+    ...givenRoles(given),
+  }
 }
 
 /**

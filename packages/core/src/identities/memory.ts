@@ -2,6 +2,7 @@ import type { AuditEntry } from '../audit/types.js'
 import { changedCredits, leasedCredits, refilled } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
 import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
+import { type RefilledCredits, refillInMemory } from '../webhooks/credit-refills.js'
 import type { IdentityChange, IdentityRecord } from './model.js'
 import type {
   IdentityAuditWrite,
@@ -58,6 +59,8 @@ export class MemoryIdentities implements IdentityStore {
   readonly #byId = new Map<string, IdentityRecord>()
   readonly #byExternalId = new Map<string, IdentityRecord>()
   readonly #keys: MemoryKeyAccess
+  // When the next refill of each pool with a rule is due, as the scheduler's last round saw it.
+  readonly #refillDue = new Map<string, Date>()
 
   constructor(keys: MemoryKeyAccess) {
     this.#keys = keys
@@ -158,7 +161,7 @@ export class MemoryIdentities implements IdentityStore {
     const { lease, after } = leasedCredits(current, want, need, now)
     // Not a change the feed reports: the balance is not what a cache holds a key for.
     if (after) this.#set({ ...current, ...after })
-    return lease
+    return { ...lease, lowAt: current.creditsLowAt ?? null }
   }
 
   async returnIdentityCredits(id: string, amount: number): Promise<void> {
@@ -177,6 +180,7 @@ export class MemoryIdentities implements IdentityStore {
     if (!current) return null
     const before = refilled(current, now)
     const after = changedCredits(before, change, now, 'identity')
+    if (change.op === 'set') this.#refillDue.delete(id)
     const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
     const entries = audit?.(identity, [], { ...current, ...before })
     // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
@@ -186,6 +190,30 @@ export class MemoryIdentities implements IdentityStore {
       before: { remaining: before.remaining, refill: before.refill, refilledAt: before.refilledAt },
       identity,
     }
+  }
+
+  /** @internal The scheduler's round over the pools (see `WebhookStore.refillCredits`). */
+  refill(now: Date, limit: number): RefilledCredits[] {
+    return refillInMemory(
+      this.#byId.values(),
+      this.#refillDue,
+      now,
+      limit,
+      (identity) => identity,
+      (identity, after) => this.#set({ ...identity, ...after }),
+      (identity, amount, remaining, periodStart) => ({
+        holder: 'identity',
+        id: identity.id,
+        keyPrefix: null,
+        name: null,
+        externalId: identity.externalId,
+        ownerType: 'project',
+        ownerId: identity.projectId,
+        amount,
+        remaining,
+        periodStart,
+      }),
+    )
   }
 
   /** @internal The identities that hold a role (the memory store's roles read them). */

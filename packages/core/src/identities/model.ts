@@ -1,3 +1,4 @@
+import type { CreditsLowAt } from '../credits/low-at.js'
 import type { CreditRefill } from '../credits/types.js'
 import type { KeyMetadata, StoredRateLimit } from '../policy/policies.js'
 
@@ -37,6 +38,8 @@ export interface IdentityRecord {
   readonly remaining: number | null
   readonly refill: CreditRefill | null
   readonly refilledAt: Date | null
+  /** When the pool is low (webhook event `credits.low`); absent or `null` for never. */
+  readonly creditsLowAt?: CreditsLowAt | null
   /**
    * The ids of the roles the identity holds, roles of its project: every key of the identity may
    * do what they allow, besides its own permissions and roles. Absent (or `null`, or empty) for
@@ -61,6 +64,8 @@ export interface NewIdentity {
   readonly ratelimits: readonly StoredRateLimit[]
   readonly remaining: number | null
   readonly refill: CreditRefill | null
+  /** When the pool is low (webhook event `credits.low`); absent or `null` for never. */
+  readonly creditsLowAt?: CreditsLowAt | null
   /** The ids of the roles it holds; absent for none. */
   readonly roleIds?: readonly string[] | null
 }

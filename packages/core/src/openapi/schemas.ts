@@ -168,6 +168,29 @@ export const CreditRefillSchema = Type.Object(
 const refill = Type.Union([CreditRefillSchema, Type.Null()], {
   description: 'How the credits come back; `null` for never.',
 })
+/** When credits are low, for the webhook event `credits.low`. */
+export const CreditsLowAtSchema = Type.Union(
+  [
+    Type.Object(
+      { remaining: Type.Integer({ description: `Low at or below this many credits, 0 to ${MAX_CREDITS}.` }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        percent: Type.Integer({
+          description: "Low at or below this share of the refill rule's amount, 1 to 99.",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or ' +
+      'below it. Needs `remaining`; `percent` needs `refill`. `null` for none.',
+  },
+)
 const creditFields = {
   remaining: Type.Optional(
     credits(
@@ -176,6 +199,7 @@ const creditFields = {
     ),
   ),
   refill: Type.Optional(refill),
+  credits_low_at: Type.Optional(CreditsLowAtSchema),
 }
 
 // The identity an API key belongs to, by its id (one of the key's project's).
@@ -415,6 +439,7 @@ const poolFields = {
     ),
   ),
   refill: Type.Optional(refill),
+  credits_low_at: Type.Optional(CreditsLowAtSchema),
 }
 
 /** The body of `POST .../identities`. */
@@ -460,6 +485,7 @@ export const IdentitySchema = Type.Object({
     description: 'The credits left in the pool; `null` for no pool.',
   }),
   refill,
+  credits_low_at: Type.Optional(CreditsLowAtSchema),
   roles: IdentityRolesSchema,
   created_at: timestamp('When the identity was created.'),
   updated_at: timestamp('When it last changed.'),

@@ -164,7 +164,7 @@ export const WebhookPayloadSchema = Type.Object({
       key_prefix: Type.Optional(
         Type.String({ description: "The key's first 8 characters: never the key or its hash." }),
       ),
-      name: Type.Optional(Type.String()),
+      name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       developer_id: Type.String(),
       project_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
       expires_at: Type.Optional(
@@ -187,7 +187,49 @@ export const WebhookPayloadSchema = Type.Object({
       leak_source: Type.Optional(Type.String()),
       identity_id: Type.Optional(
         Type.Union([Type.String(), Type.Null()], {
-          description: "`ratelimit.exceeded`: the identity whose shared limit refused the key's requests.",
+          description:
+            "`ratelimit.exceeded`: the identity whose shared limit refused the key's requests; `credits.*`: the identity whose pool it is (or the key's identity).",
+        }),
+      ),
+      holder: Type.Optional(
+        Type.Union([Type.Literal('key'), Type.Literal('identity')], {
+          description: "`credits.*`: whose credits: a key's own, or an identity's pool.",
+        }),
+      ),
+      external_id: Type.Optional(
+        Type.String({ description: "`credits.refilled` of a pool: the identity's external id." }),
+      ),
+      remaining: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description:
+            '`credits.*`: the stored balance the lease or the refill left (credits leased to processes are spent).',
+        }),
+      ),
+      credits_low_at: Type.Optional(
+        Type.Union(
+          [
+            Type.Object({ remaining: Type.Integer({ minimum: 0 }) }),
+            Type.Object({ percent: Type.Integer({ minimum: 1, maximum: 99 }) }),
+          ],
+          { description: '`credits.low`: the threshold as set.' },
+        ),
+      ),
+      threshold: Type.Optional(
+        Type.Integer({
+          description:
+            '`credits.low`: the threshold in credits (a percent of the refill amount, rounded down).',
+        }),
+      ),
+      refill_amount: Type.Optional(
+        Type.Union([Type.Integer(), Type.Null()], {
+          description: "`credits.*`: the refill rule's amount, `null` without a rule.",
+        }),
+      ),
+      period_start: Type.Optional(
+        Type.String({
+          description:
+            '`credits.*`: the refill period the event belongs to (without a refill rule, the UTC day): at most one event of a kind each.',
         }),
       ),
       limit_name: Type.Optional(Type.String({ description: '`ratelimit.exceeded`: the rate limit spent.' })),

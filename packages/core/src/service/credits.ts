@@ -9,6 +9,7 @@ import { ErrorType } from '../errors/types.js'
 import { KEY_HEADER, type KeyKind } from '../key/format.js'
 import { hasStoredLimits } from '../protection/stored-limits.js'
 import type { KeyRecord } from '../store/types.js'
+import type { CreditAlerts } from '../webhooks/credit-alerts.js'
 import type { KeyRef } from './requirements.js'
 import type { Writes } from './types.js'
 import { OUTCOME, type UsageCounts } from './usage-counts.js'
@@ -148,6 +149,8 @@ export interface CreditDependencies extends Writes {
   readonly counts: UsageCounts | undefined
   /** Whether the host listens to events: without a hook, a refusal builds none. */
   readonly listening: boolean
+  /** The webhook alerts of low and exhausted credits (`webhookAlerts`), or `undefined`. */
+  readonly creditAlerts?: CreditAlerts
 }
 
 /** @internal The service's credit methods: `changeCredits`, `creditRef` and `spendCredits`. */
@@ -231,6 +234,22 @@ function creditChanger(deps: CreditDependencies) {
     const { before, record } = changed
     // This process's spending follows its own change at once (other processes' blocks: see the guide).
     spender.changed('key', id, change.op, record.remaining ?? null, record.refill ?? null)
+    // A change that leaves the balance low is told of as a lease that does (once per period).
+    if (record.remaining != null) {
+      deps.creditAlerts?.leased({
+        holder: 'key',
+        id,
+        key: projectKeyRef(record),
+        change: true,
+        lease: {
+          granted: 0,
+          remaining: record.remaining,
+          refill: record.refill ?? null,
+          refilledAt: record.refilledAt ?? null,
+          lowAt: record.creditsLowAt ?? null,
+        },
+      })
+    }
     emit({
       type: 'key.credits_changed',
       keyId: record.id,

@@ -1,4 +1,5 @@
 import type { AuditAction, AuditContext, AuditValues } from '../audit/types.js'
+import type { CreditsLowAt } from '../credits/low-at.js'
 import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
@@ -30,6 +31,8 @@ export interface CreateIdentityOptions {
   /** The credit pool every key of the identity spends from; absent or `null` for none. */
   readonly remaining?: number | null
   readonly refill?: CreditRefill | null
+  /** When the pool is low (needs `remaining`), for the webhook event `credits.low`; absent or `null` for never. */
+  readonly creditsLowAt?: CreditsLowAt | null
   /**
    * The roles it holds, by name (roles of the project): every key of the identity may do what
    * they allow, besides its own permissions and roles. Absent or `null` for none.
@@ -128,6 +131,7 @@ const CREATE_OPTIONS = optionNames<CreateIdentityOptions>({
   ratelimits: true,
   remaining: true,
   refill: true,
+  creditsLowAt: true,
   roles: true,
 })
 const DEFAULT_PAGE_LIMIT = 50
@@ -298,6 +302,7 @@ export function identityMethods(writes: Writes): KeywardIdentities {
         ratelimits: options?.ratelimits,
         remaining: options?.remaining,
         refill: options?.refill,
+        credits_low_at: options?.creditsLowAt,
         roles: options?.roles,
       })
       const roleIds = await roleIdsOf(writes, 'project', projectId, roles)

@@ -1,4 +1,5 @@
 import type { AuditContext } from '../audit/types.js'
+import { type CreditsLowAt, checkCreditsLowAt } from '../credits/low-at.js'
 import type { CreditRefill } from '../credits/types.js'
 import { isKeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
@@ -44,6 +45,11 @@ export interface IssueKeyOptions extends KeyPolicies {
   readonly remaining?: number | null
   /** How the credits come back (needs `remaining`), or `null` (absent) for never. */
   readonly refill?: CreditRefill | null
+  /**
+   * When the credits are low (needs `remaining`): the webhook event `credits.low` is written once
+   * per refill period when a lease leaves the balance at or below it. `null` (absent) for never.
+   */
+  readonly creditsLowAt?: CreditsLowAt | null
   /** An API key only: the identity it joins, one of its project's (see the identities guide). */
   readonly identityId?: string
   /** An API key only: the identity it joins by the host's id for it, created on first use. */
@@ -62,6 +68,7 @@ const ISSUE_OPTIONS = optionNames<IssueKeyOptions>({
   roles: true,
   remaining: true,
   refill: true,
+  creditsLowAt: true,
   identityId: true,
   externalId: true,
 })
@@ -228,6 +235,7 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     const name = checkName(issueOptions.name)
     const createdAt = now()
     const credits = newKeyCredits(ownerType, issueOptions.remaining, issueOptions.refill, createdAt)
+    const lowAt = checkCreditsLowAt(issueOptions.creditsLowAt, credits.remaining, credits.refill)
     const expiresAt = boundedExpiry(rules, ownerType, createdAt, checkExpiry(issueOptions, createdAt), [
       'body',
       issueOptions.expiresInDays === undefined ? 'expires_at' : 'expires_in_days',
@@ -240,7 +248,8 @@ export function keyMethods(deps: KeyDependencies): KeywardKeys {
     const minted = await mintKey(deps.hashing, owner, name, expiresAt, createdAt, policies, credits)
     const { key } = minted
     const joined = identityId === null ? minted.record : { ...minted.record, identityId }
-    const record = roleIds === null ? joined : { ...joined, roleIds }
+    const held = roleIds === null ? joined : { ...joined, roleIds }
+    const record = lowAt === null ? held : { ...held, creditsLowAt: lowAt }
     // Registering a developer: "no active key yet" and the issue are one step of the store.
     const limit = registering ? 1 : ownerType === 'developer' ? developerKeyLimit : undefined
     const registered = {

@@ -7,10 +7,11 @@ import { PROTECTION_DEFAULTS } from '../protection/options.js'
 import { storedLimits } from '../protection/stored-limits.js'
 import type { KeyRecord, KeyStore } from '../store/types.js'
 import { tracerOf } from '../telemetry/spans.js'
+import { creditAlerts } from '../webhooks/credit-alerts.js'
 import { rateLimitAlerts } from '../webhooks/ratelimit-alerts.js'
 import { auditMethods, developerLookup, type KeywardAudit } from './audit.js'
 import { AuditRows } from './audit-rows.js'
-import { creditMethods, type KeywardCredits } from './credits.js'
+import { CheckedKeyRef, creditMethods, type KeywardCredits } from './credits.js'
 import { emitter, type KeywardEvent } from './events.js'
 import { identityMethods, type KeywardIdentities } from './identities.js'
 import { identityCreditMethods, type KeywardIdentityCredits } from './identity-credits.js'
@@ -172,8 +173,23 @@ export function createKeyward(options: KeywardOptions): Keyward {
     alerts && ((key, whose, limit) => alerts.note(key as KeyRecord, whose, limit)),
   )
 
+  // Low and exhausted credits, seen on the result of each lease (never per request), when the
+  // host asked for webhook alerts: without them, the spender has no hook at all.
+  const creditWarnings =
+    options.webhookAlerts === true && store.webhooks
+      ? creditAlerts(store.webhooks, developersOf, CheckedKeyRef.recordOf, clock, (error) =>
+          emit({ type: 'store.error', operation: 'webhooks.addEvents', error }),
+        )
+      : undefined
   const creditOptions = checkCreditOptions(options.credits)
-  const spender = createCreditSpender(store, creditOptions, clock, storeUnavailable, tracer)
+  const spender = createCreditSpender(
+    store,
+    creditOptions,
+    clock,
+    storeUnavailable,
+    tracer,
+    creditWarnings?.leased,
+  )
 
   return {
     store,
@@ -185,6 +201,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
         counts?.close(creditOptions.returnTimeoutMs),
         alerts?.flush(true),
       ])
+      await creditWarnings?.flush()
       for (const lost of stranded) {
         emit(
           'identityId' in lost
@@ -205,7 +222,7 @@ export function createKeyward(options: KeywardOptions): Keyward {
     }),
     ...auditMethods({ store, rows: auditRows, storeCall }),
     ...policyMethods(writes, trustedProxy),
-    ...creditMethods({ ...writes, spender, counts, listening }),
+    ...creditMethods({ ...writes, spender, counts, listening, creditAlerts: creditWarnings }),
     ...rateLimitMethods(limits, counts),
     ...identityMethods(writes),
     ...importMethods({ ...writes, auditContext: options.auditContext }),

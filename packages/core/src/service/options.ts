@@ -138,7 +138,9 @@ export interface KeywardOptions {
    * `ratelimit.exceeded`, at most one per key, limit and minute, with the count of refusals.
    * Refusals are counted in memory where the rate limit's counter is, and written in one batch
    * after each minute (a crash loses the current minute's count); nothing is written per
-   * request. Default `false`.
+   * request. And `credits.low` and `credits.exhausted`, seen on the result of each lease of
+   * credits (about one per key and `credits.leaseSeconds` in a busy process), each at most once
+   * per refill period (see the webhooks guide). Default `false`.
    */
   readonly webhookAlerts?: boolean
 }

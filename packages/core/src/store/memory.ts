@@ -16,6 +16,7 @@ import { MemoryIdentities, type MemoryKeyAccess } from '../identities/memory.js'
 import type { KeyKind } from '../key/format.js'
 import type { StoredKeyPolicies } from '../policy/policies.js'
 import { MemoryRoles } from '../roles/memory.js'
+import { type RefilledCredits, refillInMemory } from '../webhooks/credit-refills.js'
 import { webhookEventsOf } from '../webhooks/events.js'
 import { MemoryWebhooks } from '../webhooks/memory.js'
 import { ownerClosedError } from './closed.js'
@@ -112,7 +113,13 @@ export class MemoryKeyStore implements KeyStore {
   readonly webhooks: MemoryWebhooks = new MemoryWebhooks({
     append: (entries) => this.appendAudit(entries),
     keys: () => this.#records.values(),
+    refill: (now, limit) => {
+      const keys = this.#refill(now, limit)
+      return [...keys, ...this.identities.refill(now, limit - keys.length)]
+    },
   })
+  // When the next refill of each metered key with a rule is due, as the scheduler's last round saw it.
+  readonly #refillDue = new Map<string, Date>()
   readonly #auditLog: AuditRecord[]
   // The chain's head, apart from the rows: a deleted last row shows against it.
   #auditHead: AuditChainHead
@@ -221,7 +228,7 @@ export class MemoryKeyStore implements KeyStore {
     const { lease, after } = leasedCredits(creditState(current), want, need, now)
     // Not a change the feed reports: the balance is not what a cache holds a key for.
     if (after) this.#write(withCredits(current, after))
-    return lease
+    return { ...lease, lowAt: current.creditsLowAt ?? null }
   }
 
   // Each lease in turn, with nothing awaited between them: the batch is atomic.
@@ -230,6 +237,31 @@ export class MemoryKeyStore implements KeyStore {
     now: Date,
   ): Promise<(CreditLease | null)[]> {
     return Promise.all(requests.map(({ id, want, need }) => this.leaseCredits(id, want, need, now)))
+  }
+
+  // The scheduler's round over the keys: active ones only.
+  #refill(now: Date, limit: number): RefilledCredits[] {
+    const active = [...this.#records.values()].filter((key) => key.active && !key.replacedBy)
+    return refillInMemory(
+      active,
+      this.#refillDue,
+      now,
+      limit,
+      creditState,
+      (key, after) => this.#write(withCredits(key, after)),
+      (key, amount, remaining, periodStart) => ({
+        holder: 'key',
+        id: key.id,
+        keyPrefix: key.keyPrefix,
+        name: key.name,
+        externalId: null,
+        ownerType: key.ownerType,
+        ownerId: key.ownerId,
+        amount,
+        remaining,
+        periodStart,
+      }),
+    )
   }
 
   async returnCredits(id: string, amount: number): Promise<void> {
@@ -251,6 +283,8 @@ export class MemoryKeyStore implements KeyStore {
     const before = refilled(creditState(current), now)
     const after = changedCredits(before, change, now)
     const updated = withCredits(current, after)
+    // Credits set anew start a period that no `credits.refilled` tells of.
+    if (change.op === 'set') this.#refillDue.delete(id)
     const entries = audit?.({ before, record: complete(updated) }) ?? []
     // Whether the key has a limit is what verifications read: that change goes on the feed.
     const record =

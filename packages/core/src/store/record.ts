@@ -1,6 +1,7 @@
 // The records a store keeps and hands back. Apart from the store interface (./types.ts) so that
 // the modules its methods take (audit rows, credits, usage) can name a record without a circle.
 
+import type { CreditsLowAt } from '../credits/low-at.js'
 import type { CreditRefill, CreditState } from '../credits/types.js'
 import type { IdentityInfo } from '../identities/model.js'
 import type { KeyKind } from '../key/format.js'
@@ -76,6 +77,8 @@ export interface KeyRecord {
   readonly ratelimits?: readonly StoredRateLimit[] | null
   /** How the key's credits come back, or `null` for never. */
   readonly refill?: CreditRefill | null
+  /** When the key's credits are low (webhook event `credits.low`), or `null` (absent) for never. */
+  readonly creditsLowAt?: CreditsLowAt | null
   /** The start of the last refill period applied to the balance, or `null`. Written by the store. */
   readonly refilledAt?: Date | null
   /** The identity the key belongs to (an API key only), whose limits and credit pool it shares; `null` for none. */
@@ -145,6 +148,13 @@ export interface CreditLease {
   readonly granted: number
   readonly remaining: number | null
   readonly refill: CreditRefill | null
+  /**
+   * The start of the refill period the balance is in (`null` without a rule); absent from a
+   * store that does not return it, whose leases then raise no `credits.*` webhook events.
+   */
+  readonly refilledAt?: Date | null
+  /** The low-credits threshold of the key or the pool (`null`: none; absent as above). */
+  readonly lowAt?: CreditsLowAt | null
 }
 
 /** One lease of a batch (a store's `leaseCreditsMany`): a key's id, the credits asked for and needed. */

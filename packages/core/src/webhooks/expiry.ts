@@ -28,6 +28,21 @@ export interface ExpiryNoticesOptions {
   readonly now?: () => Date
 }
 
+/**
+ * @internal The developer of each owner of keys, for one round of a scheduler: a developer's own,
+ * or the owner of a project (asked once per project per round; `null` when unknown).
+ */
+export function developerResolver(
+  projectOwner: ((projectId: string) => Promise<string | null>) | undefined,
+): (owner: Pick<ExpiringKey, 'ownerType' | 'ownerId'>) => Promise<string | null> {
+  const owners = new Map<string, string | null>()
+  return async ({ ownerType, ownerId }) => {
+    if (ownerType === 'developer') return ownerId
+    if (!owners.has(ownerId)) owners.set(ownerId, (await projectOwner?.(ownerId)) ?? null)
+    return owners.get(ownerId) ?? null
+  }
+}
+
 /** The scheduler of expiry events: one round at a time. */
 export interface ExpiryNotices {
   /**
@@ -97,12 +112,7 @@ export function createExpiryNotices(options: ExpiryNoticesOptions): ExpiryNotice
   }
 
   async function build(keys: readonly ExpiringKey[], at: Date): Promise<WebhookEvent[]> {
-    const owners = new Map<string, string | null>()
-    const developerOf = async (key: ExpiringKey) => {
-      if (key.ownerType === 'developer') return key.ownerId
-      if (!owners.has(key.ownerId)) owners.set(key.ownerId, (await projectOwner?.(key.ownerId)) ?? null)
-      return owners.get(key.ownerId) ?? null
-    }
+    const developerOf = developerResolver(projectOwner)
     const events: WebhookEvent[] = []
     for (const key of keys) {
       const developerId = await developerOf(key)

@@ -2,6 +2,7 @@ import type { AuditEntry } from '../audit/types.js'
 import { KeywardError } from '../errors/error.js'
 import { ErrorType } from '../errors/types.js'
 import type { KeyRecord } from '../store/types.js'
+import type { RefilledCredits } from './credit-refills.js'
 import type {
   ClaimedDelivery,
   EndpointAuditWrite,
@@ -33,6 +34,8 @@ export interface MemoryWebhooksAccess {
   readonly append: (entries: readonly AuditEntry[]) => Promise<unknown>
   /** The store's keys, for the scheduler of expiry events. */
   readonly keys: () => Iterable<KeyRecord>
+  /** One round of refills of the store's keys and pools (see `WebhookStore.refillCredits`). */
+  readonly refill?: (now: Date, limit: number) => RefilledCredits[]
 }
 
 /** @internal The refusal of an endpoint past the most a developer may have. */
@@ -270,15 +273,30 @@ export class MemoryWebhooks implements WebhookStore {
     to: Date,
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null> {
-    if (this.#scheduling) return null
-    this.#scheduling = true
-    try {
+    return this.#scheduled(async () => {
       const keys = [...this.access.keys()].flatMap((key) =>
         key.active && !key.replacedBy && key.expiresAt && key.expiresAt > from && key.expiresAt <= to
           ? [{ ...key, expiresAt: key.expiresAt }]
           : [],
       )
       return this.addEvents(await build(keys))
+    })
+  }
+
+  async refillCredits(
+    now: Date,
+    limit: number,
+    build: (refills: readonly RefilledCredits[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null> {
+    return this.#scheduled(async () => this.addEvents(await build(this.access.refill?.(now, limit) ?? [])))
+  }
+
+  // The scheduler's lock: one round at a time, `null` for a caller that finds one under way.
+  async #scheduled(round: () => Promise<number>): Promise<number | null> {
+    if (this.#scheduling) return null
+    this.#scheduling = true
+    try {
+      return await round()
     } finally {
       this.#scheduling = false
     }

@@ -1,10 +1,13 @@
 import type { AuditEntry } from '../audit/types.js'
 import type { KeyRecord } from '../store/types.js'
+import type { RefilledCredits } from './credit-refills.js'
 
 /**
  * What a webhook tells a developer's systems. Events of a write (`key.created`, `key.revoked`,
  * `key.leaked`, `key.rolled`, `endpoint.disabled`) are written in the write's transaction, from
- * its audit rows; events of time (`key.expiring`, `key.expired`) by one scheduler at a time;
+ * its audit rows; events of time (`key.expiring`, `key.expired`, `credits.refilled`) by one
+ * scheduler at a time; events of the hot path (`ratelimit.exceeded`, `credits.low`,
+ * `credits.exhausted`) where a counter or a lease of credits is, never per request;
  * `webhook.test` is sent to one endpoint when its developer asks.
  */
 export type WebhookEventType =
@@ -15,6 +18,9 @@ export type WebhookEventType =
   | 'key.expiring'
   | 'key.expired'
   | 'ratelimit.exceeded'
+  | 'credits.low'
+  | 'credits.exhausted'
+  | 'credits.refilled'
   | 'endpoint.disabled'
   | 'webhook.test'
 
@@ -27,6 +33,9 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.expiring',
   'key.expired',
   'ratelimit.exceeded',
+  'credits.low',
+  'credits.exhausted',
+  'credits.refilled',
   'endpoint.disabled',
   'webhook.test',
 ]
@@ -230,7 +239,22 @@ export interface WebhookStore {
     build: (keys: readonly ExpiringKey[]) => Promise<readonly WebhookEvent[]>,
   ): Promise<number | null>
   /**
-   * Writes events of the hot path into the outbox (`ratelimit.exceeded`), each at most once ever:
+   * One round of the scheduler of refills, under the store's scheduler lock (as
+   * `noticeExpiringKeys`; `null` for the other callers): takes at most `limit` keys and identity
+   * pools with a refill rule whose refill is due at `now` (by the `dueAt` the last round kept, or
+   * never looked at), applies to each what `refillRound` says (the refill, the next `dueAt`), and
+   * writes the events `build` makes of those whose period turned into the outbox, in the same
+   * transaction, each at most once ever. Returns how many events it wrote. Optional: a store
+   * without it has no `credits.refilled` (its refills are applied by leases only).
+   */
+  refillCredits?(
+    now: Date,
+    limit: number,
+    build: (refills: readonly RefilledCredits[]) => Promise<readonly WebhookEvent[]>,
+  ): Promise<number | null>
+  /**
+   * Writes events of the hot path into the outbox (`ratelimit.exceeded`, `credits.low`,
+   * `credits.exhausted`), each at most once ever:
    * an event whose id was written before is skipped. Returns how many it wrote.
    */
   addEvents(events: readonly WebhookEvent[]): Promise<number>

@@ -3,6 +3,7 @@ import { createKeyward, ErrorType, type KeyRecord } from '@keyward/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { migrate } from '../migrate.js'
 import { runAuditScenarios } from './audit-scenarios.js'
+import { creditEventScenarios } from './credit-event-scenarios.js'
 import type { Harness } from './harness.js'
 import { identityScenarios } from './identity-scenarios.js'
 import { webhookScenarios } from './webhook-scenarios.js'
@@ -39,6 +40,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     identityScenarios(make)
     webhookScenarios(make)
+    creditEventScenarios(make)
 
     it('keeps keys in snake_case columns: key_prefix, developer_id or project_id, timestamptz', async () => {
       const { store, sql, schema } = await make()
@@ -85,6 +87,8 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
           ratelimits: null,
           pepper_id: null,
           role_ids: null,
+          credits_low_at: null,
+          refill_due_at: null,
         },
         expect.objectContaining({
           id: projectKey.id,
@@ -222,7 +226,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
 
     it('migrate() is idempotent and records the version once', async () => {
       const { driver, sql, schema } = await make()
-      expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [] })
+      expect(await migrate(driver, { schema })).toEqual({ version: 17, applied: [] })
       expect(await sql(`SELECT version, name FROM "${schema}".keyward_migrations ORDER BY version`)).toEqual([
         { version: 1, name: 'initial' },
         { version: 2, name: 'lifecycle' },
@@ -240,6 +244,7 @@ export function runPostgresScenarios(name: string, makeHarness: () => Promise<Ha
         { version: 14, name: 'roles' },
         { version: 15, name: 'webhooks' },
         { version: 16, name: 'identity_roles' },
+        { version: 17, name: 'credit_events' },
       ])
     })
   })

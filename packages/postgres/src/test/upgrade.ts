@@ -50,11 +50,11 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         })
         expect(await fileNode(driver, schema)).toBe(before)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 16,
-          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+          version: 17,
+          applied: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         })
         expect(await fileNode(driver, schema)).toBe(before)
-        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 17, applied: [] })
 
         const keyward = createKeyward({
           store: new PostgresKeyStore(driver, { schema }),
@@ -94,8 +94,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         )
         const before = await fileNode(driver, schema, 'api_key_owners')
         expect(await migrate(driver, { schema })).toEqual({
-          version: 16,
-          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+          version: 17,
+          applied: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         })
         expect(await fileNode(driver, schema, 'api_key_owners')).toBe(before)
         expect(await driver.query(`SELECT owner_id, closed_at FROM "${schema}".api_key_owners`)).toEqual([
@@ -171,7 +171,10 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 10))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [11, 12, 13, 14, 15, 16] })
+        expect(await migrate(driver, { schema })).toEqual({
+          version: 17,
+          applied: [11, 12, 13, 14, 15, 16, 17],
+        })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const keyward = createKeyward({ store, trackLastUsed: false })
@@ -201,7 +204,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
       try {
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 12))
         const before = await fileNode(driver, schema)
-        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [13, 14, 15, 16] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 17, applied: [13, 14, 15, 16, 17] })
         expect(await fileNode(driver, schema)).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const first = createKeyward({ store, trackLastUsed: false, hashing: { pepper: [P1] } })
@@ -243,7 +246,7 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
           [old.id],
         )
         const before = await fileNode(driver, schema, 'identities')
-        expect(await migrate(driver, { schema })).toEqual({ version: 16, applied: [16] })
+        expect(await migrate(driver, { schema })).toEqual({ version: 17, applied: [16, 17] })
         expect(await fileNode(driver, schema, 'identities')).toBe(before)
         const store = new PostgresKeyStore(driver, { schema })
         const permissions = ['billing:read', 'reports:read']
@@ -279,8 +282,8 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await applyMigrations(driver, schema, MIGRATIONS.slice(0, 5))
         const before = await fileNode(driver, schema)
         expect(await migrate(driver, { schema })).toEqual({
-          version: 16,
-          applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+          version: 17,
+          applied: [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         })
         expect(await fileNode(driver, schema)).toBe(before)
         const keyward = createKeyward({
@@ -344,9 +347,9 @@ export function runSchemaUpgrade(name: string, connect: () => Promise<UpgradeTar
         await driver.query(`INSERT INTO "${schema}".keyward_migrations (version, name) VALUES (99, 'future')`)
         const error = await migrate(driver, { schema }).catch((e: unknown) => e)
         expect(error).toBeInstanceOf(SchemaTooNewError)
-        expect(error).toMatchObject({ found: 99, known: 16 })
+        expect(error).toMatchObject({ found: 99, known: 17 })
         expect((error as Error).message).toBe(
-          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 16). ` +
+          `The Keyward schema "${schema}" is at version 99, newer than this @keyward/postgres knows (version 17). ` +
             'A newer release migrated it; upgrade @keyward/postgres here instead of running an older one against it.',
         )
       } finally {

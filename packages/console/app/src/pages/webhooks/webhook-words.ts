@@ -14,6 +14,9 @@ export const EVENT_TYPES: readonly { readonly type: WebhookEventType; readonly l
   { type: 'key.expiring', label: 'a key expires in 7 days, then in 1' },
   { type: 'key.expired', label: 'a key has expired' },
   { type: 'ratelimit.exceeded', label: 'a rate limit refuses requests' },
+  { type: 'credits.low', label: 'credits fall to their low threshold' },
+  { type: 'credits.exhausted', label: 'credits run out' },
+  { type: 'credits.refilled', label: 'credits are refilled' },
   { type: 'endpoint.disabled', label: 'an endpoint is disabled after failing' },
 ]
 

@@ -1,0 +1,28 @@
+-- Keyward key store: schema version 17, credit events (applied after the versions before it).
+--
+-- A key's credits, and an identity's pool, may carry a low-credits threshold in credits_low_at
+-- (NULL: none): {"remaining": N} or {"percent": P} of the refill amount, checked by the key
+-- service before it writes it. Leases return it, and the service writes `credits.low` and
+-- `credits.exhausted` into the outbox from their results (never per request).
+--
+-- refill_due_at is when the next refill of a key or pool with a refill rule is due, as the
+-- scheduler of `credits.refilled` last saw it (NULL: never looked at since its credits were set).
+-- The scheduler takes the rows due, under its advisory lock, applies the refill, moves
+-- refill_due_at to the next one and writes the events in the same transaction; the partial
+-- indexes hold only rows with a refill rule, so a round reads the due ones, not every key.
+--
+-- Online: nullable columns without a default (recorded in the catalog, no table rewrite).
+-- CREATE INDEX blocks writes to its table (never verifications, which only read) while it
+-- builds; it holds only metered rows with a refill rule. A statement ends with a semicolon at the
+-- end of a line.
+
+ALTER TABLE keyward.api_keys ADD COLUMN IF NOT EXISTS credits_low_at jsonb;
+ALTER TABLE keyward.api_keys ADD COLUMN IF NOT EXISTS refill_due_at timestamptz;
+ALTER TABLE keyward.identities ADD COLUMN IF NOT EXISTS credits_low_at jsonb;
+ALTER TABLE keyward.identities ADD COLUMN IF NOT EXISTS refill_due_at timestamptz;
+
+CREATE INDEX IF NOT EXISTS api_keys_refill_due_idx
+  ON keyward.api_keys (refill_due_at) WHERE refill_amount IS NOT NULL AND remaining IS NOT NULL;
+
+CREATE INDEX IF NOT EXISTS identities_refill_due_idx
+  ON keyward.identities (refill_due_at) WHERE refill_amount IS NOT NULL AND remaining IS NOT NULL;
