@@ -89,7 +89,12 @@ export function leasedCredits(
     return { lease: { granted: want, remaining: null, refill: null }, after: null }
   const granted = credits.remaining >= need ? Math.min(want, credits.remaining) : 0
   const after = { ...credits, remaining: credits.remaining - granted }
-  const lease = { granted, remaining: after.remaining, refill: credits.refill, refilledAt: credits.refilledAt }
+  const lease = {
+    granted,
+    remaining: after.remaining,
+    refill: credits.refill,
+    refilledAt: credits.refilledAt,
+  }
   return { lease, after: granted === 0 && credits === state ? null : after }
 }
 
