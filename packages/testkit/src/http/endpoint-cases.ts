@@ -43,6 +43,7 @@ export async function checkCreated(
       'ratelimits',
       'remaining',
       'refill',
+      'credits_low_at',
       'identity_id',
       'roles',
     )

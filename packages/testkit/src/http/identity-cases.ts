@@ -15,6 +15,7 @@ const IDENTITY_FIELDS = [
   'ratelimits',
   'remaining',
   'refill',
+  'credits_low_at',
   'roles',
   'created_at',
   'updated_at',
