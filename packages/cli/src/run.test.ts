@@ -408,6 +408,7 @@ describe('keyward keys list', () => {
           ratelimits: [],
           remaining: null,
           refill: null,
+          credits_low_at: null,
           identity_id: null,
           roles: null,
         },

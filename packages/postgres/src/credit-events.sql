@@ -1,4 +1,5 @@
--- Keyward key store: schema version 17, credit events (applied after the versions before it).
+-- Keyward key store: schema version 17, credit events and the expiry scan (applied after the
+-- versions before it).
 --
 -- A key's credits, and an identity's pool, may carry a low-credits threshold in credits_low_at
 -- (NULL: none): {"remaining": N} or {"percent": P} of the refill amount, checked by the key
@@ -26,3 +27,11 @@ CREATE INDEX IF NOT EXISTS api_keys_refill_due_idx
 
 CREATE INDEX IF NOT EXISTS identities_refill_due_idx
   ON keyward.identities (refill_due_at) WHERE refill_amount IS NOT NULL AND remaining IS NOT NULL;
+
+-- The expiry scheduler's scan (`key.expiring`, `key.expired`): the active keys not replaced by a
+-- roll whose expiry falls in a window, read by expiry alone, across every owner.
+CREATE INDEX IF NOT EXISTS api_keys_expiry_scan_idx
+  ON keyward.api_keys (expires_at) WHERE active AND replaced_by IS NULL AND expires_at IS NOT NULL;
+
+INSERT INTO keyward.keyward_migrations (version, name) VALUES (17, 'credit_events')
+  ON CONFLICT (version) DO NOTHING;

@@ -167,7 +167,7 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
     ])
   })
 
-  it('names what version 17 adds when it is missing: the thresholds and refill due times, and their indexes', async () => {
+  it('names what version 17 adds when it is missing: the thresholds and refill due times, their indexes and the expiry scan index', async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
     await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
@@ -180,6 +180,7 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
       ['missing', 'column', `${schema}.api_keys.refill_due_at`],
       ['missing', 'column', `${schema}.identities.credits_low_at`],
       ['missing', 'column', `${schema}.identities.refill_due_at`],
+      ['missing', 'index', `${schema}.api_keys_expiry_scan_idx`],
       ['missing', 'index', `${schema}.api_keys_refill_due_idx`],
       ['missing', 'index', `${schema}.identities_refill_due_idx`],
     ])

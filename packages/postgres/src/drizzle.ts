@@ -199,6 +199,10 @@ export function keywardTables(schema = 'keyward') {
       index('api_keys_refill_due_idx')
         .on(t.refillDueAt)
         .where(sql`refill_amount IS NOT NULL AND remaining IS NOT NULL`),
+      // Version 17: the expiry scheduler's scan, by expiry across every owner.
+      index('api_keys_expiry_scan_idx')
+        .on(t.expiresAt)
+        .where(sql`active AND replaced_by IS NULL AND expires_at IS NOT NULL`),
     ],
   )
   const roles = keyward.table(

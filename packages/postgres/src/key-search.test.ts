@@ -6,7 +6,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresKeyStore } from './base.js'
 import { checkSchemaDrift } from './doctor.js'
-import type { SqlDriver } from './driver.js'
+import type { SqlDriver, SqlQueryable } from './driver.js'
 import { containsPattern, prefixRange } from './key-filter.js'
 import { migrate } from './migrate.js'
 import { pgDriver } from './pg.js'
@@ -164,5 +164,53 @@ describe.skipIf(!PG_URL)('schema version 12 on PostgreSQL (set KEYWARD_PG_URL to
     const found = await store.identities.listIdentitiesPage('p1', { limit: 50, q: 'acme' })
     expect(found.records).toHaveLength(10)
     expect(await indexesOfPlan()).toContain('identities_external_id_trgm_idx')
+  })
+
+  it('finds the keys the expiry scheduler tells of from the index made for it (version 17), not by reading every key', async () => {
+    const schema = uniqueSchema()
+    await migrate(driver, { schema })
+    // 20,000 keys of 200 projects and 100 developers, one in 10 with an expiry over the next year.
+    await client.query(
+      `INSERT INTO "${schema}".api_keys (id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at)
+       SELECT gen_random_uuid(), encode(sha256(('e' || i)::bytea), 'hex'), 'ak_' || substr(md5(i::text), 1, 5),
+              CASE WHEN i % 3 = 0 THEN 'd' || (i % 100) END, CASE WHEN i % 3 <> 0 THEN 'p' || (i % 200) END,
+              'service ' || i, true, now(), CASE WHEN i % 10 = 1 THEN now() + make_interval(mins => i) END
+       FROM generate_series(1, 20000) AS i`,
+    )
+    await client.query(`ANALYZE "${schema}".api_keys`)
+    // The statements of the scheduler's transaction, kept to explain its scan.
+    const statements: { text: string; params: readonly unknown[] }[] = []
+    const keep = (db: SqlQueryable): SqlQueryable => ({
+      query: (text, params = [], options) => {
+        statements.push({ text, params })
+        return db.query(text, params, options)
+      },
+    })
+    const keeping: SqlDriver = {
+      query: (text, params, options) => keep(driver).query(text, params, options),
+      transaction: (fn) => driver.transaction((tx) => fn(keep(tx))),
+    }
+    const store = new PostgresKeyStore(keeping, { schema })
+    const now = new Date()
+    let seen = 0
+    const written = await store.webhooks.noticeExpiringKeys(
+      now,
+      new Date(now.getTime() + 86_400_000),
+      async (keys) => {
+        seen = keys.length
+        return []
+      },
+    )
+    expect(written).toBe(0)
+    // Keys i = 1, 11, ..., 1431: expiring within the day (1,440 minutes).
+    expect(seen).toBe(144)
+    const scan = statements.find((statement) => /expires_at > \$1/.test(statement.text))
+    expect(scan).toBeDefined()
+    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${scan?.text}`, [
+      ...(scan?.params ?? []),
+    ])
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN'])
+    expect([...plan.matchAll(/"Index Name":"(\w+)"/g)].map((m) => m[1])).toEqual(['api_keys_expiry_scan_idx'])
+    expect(plan).not.toContain('Seq Scan')
   })
 })

@@ -46,6 +46,7 @@ describeBackends('projects and keys (%s)', (backend) => {
       ratelimits: [],
       remaining: null,
       refill: null,
+      credits_low_at: null,
       identity_id: null,
       roles: null,
     })
