@@ -80,6 +80,9 @@ export async function createMysqlKeyStore(
     mysql.createPool({
       uri: (url as string).replace(/^mariadb:/, 'mysql:'),
       connectionLimit: options.connectionLimit ?? 10,
+      // No stack captured at each statement's call, about a fifth of the client's work of a
+      // key's lookup: a failed statement still throws the driver's error, its message and code.
+      trace: false,
     })
   const db = mysqlDatabase(pool, { ...options, ownsPool: !given })
   const tablePrefix = options.tablePrefix === undefined ? {} : { tablePrefix: options.tablePrefix }

@@ -245,9 +245,9 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     return inserted
   }
 
-  // The hot path: one indexed statement.
+  // The hot path: one indexed statement, one promise on top of the database's.
   findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    return this.#find(this.#db, this.#sql.findByHash, hash)
+    return this.#db.query<KeyRow>(this.#sql.findByHash, [hash]).then(firstRecord)
   }
 
   async findKeyById(id: string): Promise<KeyRecord | null> {
