@@ -29,7 +29,7 @@ const CREDITS = 1_000_000_000_000
 // The floors read the columns a key record is made of, as the stores' lookups do: fewer would
 // measure the width of the row.
 const KEY_COLUMNS =
-  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id, role_ids, revoked_reason'
+  'id, hash, key_prefix, developer_id, project_id, name, active, created_at, expires_at, last_used_at, replaced_by, ip_allowlist, permissions, metadata, remaining, refill_amount, refill_interval, refill_day, refilled_at, ratelimits, identity_id, pepper_id, role_ids, credits_low_at, revoked_reason'
 
 /**
  * A store's cases: uncached verification, its floor, cached verification and credits (where the
@@ -112,14 +112,15 @@ const found = (row) => {
 
 // MySQL or MariaDB: tables of a prefix of their own, dropped after, and the store's change feed (a
 // poll of its change log) for the cache; the floor is mysql2's `execute` (a server-side prepared
-// statement, cached per connection) on a pool of the same size.
+// statement, cached per connection) on a pool of the same size and settings (no stack captured
+// per call, as the store's own pool).
 const mysqlUrl = process.env.KEYWARD_MYSQL_URL
 if (mysqlUrl) {
   const store = await createMysqlKeyStore(
     { connectionString: mysqlUrl },
     { tablePrefix: PREFIX, changeFeed: true },
   )
-  const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 10 })
+  const pool = mysql.createPool({ uri: mysqlUrl, connectionLimit: 10, trace: false })
   const text = `SELECT ${KEY_COLUMNS} FROM ${PREFIX}api_keys WHERE hash = ?`
   for (const [name, fn] of await storeCases('mysql', store, async (hash) => {
     const [rows] = await pool.execute(text, [hash])
