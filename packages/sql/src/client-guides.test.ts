@@ -1,5 +1,5 @@
-// The examples of "Your own database client" in the MySQL and SQLite guides compile, each on its
-// own as a reader pastes it, against the built packages (written beside the package whose
+// The examples of "Your own tables in the same transaction" and "Your own database client" in the
+// MySQL and SQLite guides compile, each on its own as a reader pastes it, against the built packages (written beside the package whose
 // dependencies they import).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,9 +24,12 @@ describe("the guides' examples of the application's own client", () => {
     ['docs/mysql.md', 'packages/mysql'],
     ['docs/sqlite.md', 'packages/sqlite'],
   ] as const) {
-    it(`${guide}: every block of "Your own database client" compiles`, () => {
-      const blocks = sectionBlocks(guide, 'Your own database client')
-      expect(blocks.length).toBe(2)
+    it(`${guide}: every block of "Your own tables in the same transaction" and "Your own database client" compiles`, () => {
+      const blocks = [
+        ...sectionBlocks(guide, 'Your own tables in the same transaction'),
+        ...sectionBlocks(guide, 'Your own database client'),
+      ]
+      expect(blocks.length).toBe(3)
       const dir = mkdtempSync(join(ROOT, pkg, '.guide-'))
       try {
         const files = blocks.map((block, i) => {

@@ -36,8 +36,14 @@ export function sqliteDatabase(
     return statement
   }
   const direct: SqlExecutor = {
-    query: <R extends SqlRow>(text: string, params: readonly unknown[] = []) =>
-      Promise.resolve(prepare(text).all(...bound(params)) as R[]),
+    // A statement that returns no rows (`CREATE TABLE`, an `INSERT` without `RETURNING`) runs
+    // and gives none: better-sqlite3's `all()` refuses it.
+    query: <R extends SqlRow>(text: string, params: readonly unknown[] = []) => {
+      const statement = prepare(text)
+      if (statement.reader) return Promise.resolve(statement.all(...bound(params)) as R[])
+      statement.run(...bound(params))
+      return Promise.resolve([] as R[])
+    },
     run: (text, params = []) => Promise.resolve({ changes: prepare(text).run(...bound(params)).changes }),
   }
   const { serial, now } = queueOf(db)

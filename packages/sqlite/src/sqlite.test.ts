@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runStoreConformance } from '@keyward/testkit'
-import { afterAll } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createSqliteKeyStore } from './index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'keyward-sqlite-'))
@@ -20,4 +20,20 @@ runStoreConformance({
       close: () => store.close(),
     }
   },
+})
+
+describe('store.query', () => {
+  it('runs a statement that returns no rows and gives none, as on MySQL', async () => {
+    const store = await createSqliteKeyStore({ path: join(dir, 'query.db') })
+    try {
+      expect(await store.query('CREATE TABLE projects (id TEXT PRIMARY KEY, name TEXT NOT NULL)')).toEqual([])
+      expect(await store.query('INSERT INTO projects (id, name) VALUES (?, ?)', ['p1', 'One'])).toEqual([])
+      expect(await store.query('SELECT id, name FROM projects')).toEqual([{ id: 'p1', name: 'One' }])
+      expect(await store.query('INSERT INTO projects VALUES (?, ?) RETURNING id', ['p2', 'Two'])).toEqual([
+        { id: 'p2' },
+      ])
+    } finally {
+      await store.close()
+    }
+  })
 })

@@ -18,6 +18,21 @@ describe('keyward doctor --sqlite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'keyward-doctor-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+  it('exits 0 on tables made by the statements `keyward schema sql --dialect sqlite` prints', async () => {
+    const printed = await harness().run('schema', 'sql', '--dialect', 'sqlite', '--table-prefix', 'app_')
+    expect(printed.code).toBe(0)
+    const path = join(dir, 'printed.db')
+    const client = new Database(path)
+    client.exec(printed.stdout)
+    client.close()
+    const healthy = await harness().run('doctor', '--sqlite', path, '--table-prefix', 'app_')
+    expect(healthy.stderr).toBe('')
+    expect(healthy.stdout).toContain(
+      `(version ${V}) are what the migrations of version ${V} create: no drift.`,
+    )
+    expect(healthy.code).toBe(0)
+  })
+
   it('exits 0 on tables as the migrations make them, 1 naming a dropped column, a dropped index and the version', async () => {
     const path = join(dir, 'keys.db')
     const client = new Database(path)
@@ -56,7 +71,28 @@ describe.skipIf(!MYSQL_URL)('keyward doctor --mysql-url (set KEYWARD_MYSQL_URL t
   afterAll(async () => {
     const admin = await mysql.createConnection(MYSQL_URL as string)
     await admin.query(`DROP DATABASE IF EXISTS ${database}`)
+    await admin.query(`DROP DATABASE IF EXISTS ${database}_printed`)
     await admin.end()
+  })
+
+  it('exits 0 on tables made by the statements `keyward schema sql --dialect mysql` prints', async () => {
+    const printed = await harness().run('schema', 'sql', '--dialect', 'mysql')
+    expect(printed.code).toBe(0)
+    const admin = await mysql.createConnection({ uri: MYSQL_URL as string, multipleStatements: true })
+    try {
+      await admin.query(`CREATE DATABASE ${database}_printed`)
+      await admin.query(`USE ${database}_printed`)
+      await admin.query(printed.stdout)
+    } finally {
+      await admin.end()
+    }
+    const address = new URL(MYSQL_URL as string)
+    address.pathname = `/${database}_printed`
+    const healthy = await harness().run('doctor', '--mysql-url', address.toString())
+    expect(healthy).toMatchObject({ code: 0, stderr: '' })
+    expect(healthy.stdout).toContain(
+      `(version ${V}) are what the migrations of version ${V} create: no drift.`,
+    )
   })
 
   it('exits 0 on tables as the migrations make them, 1 naming a column of another type', async () => {

@@ -1,6 +1,13 @@
 import { ErrorType } from '@keyward/core'
 import { checkSchemaDrift, MIGRATIONS, migrationSql } from '@keyward/postgres'
-import { checkSqlSchema, mysqlDialect, sqliteDialect, sqlMigrations, sqlTables } from '@keyward/sql'
+import {
+  checkSqlSchema,
+  migrationsTableSql,
+  mysqlDialect,
+  sqliteDialect,
+  sqlMigrations,
+  sqlTables,
+} from '@keyward/sql'
 import { type Command, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural } from '../output.js'
@@ -86,13 +93,20 @@ function sqlDialectOptions(context: Parameters<Command['run']>[0], name: string)
   }
 }
 
-// `keyward schema sql --dialect mysql|sqlite`: the migrations of the shared SQL layer.
+/** Now in milliseconds since 1970, as SQL of each dialect: when a version was applied. */
+const NOW_MS = { mysql: 'UNIX_TIMESTAMP() * 1000', sqlite: "CAST(strftime('%s', 'now') AS INTEGER) * 1000" }
+
+// `keyward schema sql --dialect mysql|sqlite`: the migrations of the shared SQL layer, each version
+// recording itself in the migrations table as `migrateSql` does (so that it, and `doctor`, find it
+// applied).
 function printSqlDialect(context: Parameters<Command['run']>[0], name: string) {
-  const { dialect, tables } = sqlDialectOptions(context, name)
-  const versions = sqlMigrations(dialect, tables).map((m) => ({
+  const { dialect, tables, name: dialectName } = sqlDialectOptions(context, name)
+  const record = (version: number) =>
+    `${dialect.insertIgnore} INTO ${tables.migrations} (version, applied_at) VALUES (${version}, ${NOW_MS[dialectName]})`
+  const versions = sqlMigrations(dialect, tables).map((m, i) => ({
     version: m.version,
     name: 'tables',
-    sql: `${m.statements.join(';\n\n')};\n`,
+    sql: `${[...(i === 0 ? [migrationsTableSql(dialect, tables)] : []), ...m.statements, record(m.version)].join(';\n\n')};\n`,
   }))
   const text = versions.map((m) => `-- Keyward ${name} schema version ${m.version}\n\n${m.sql}`).join('\n')
   context.print(text.trimEnd(), versions)
