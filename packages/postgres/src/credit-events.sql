@@ -35,13 +35,12 @@ CREATE INDEX IF NOT EXISTS api_keys_expiry_scan_idx
 
 -- A key's threshold is on the records that verification caches hold: a change of it (a PATCH of
 -- the key, or a change of credits that clears it) goes on the change feed, as a policy's does.
-DROP TRIGGER IF EXISTS api_keys_notify_change ON keyward.api_keys;
+DROP TRIGGER IF EXISTS api_keys_notify_credits_low_at ON keyward.api_keys;
 
-CREATE TRIGGER api_keys_notify_change
-  AFTER INSERT OR DELETE
-    OR UPDATE OF hash, active, developer_id, project_id, name, expires_at, replaced_by,
-      ip_allowlist, permissions, metadata, identity_id, ratelimits, role_ids, credits_low_at ON keyward.api_keys
-  FOR EACH ROW EXECUTE FUNCTION keyward.notify_key_change();
+CREATE TRIGGER api_keys_notify_credits_low_at
+  AFTER UPDATE OF credits_low_at ON keyward.api_keys
+  FOR EACH ROW WHEN (OLD.credits_low_at IS DISTINCT FROM NEW.credits_low_at)
+  EXECUTE FUNCTION keyward.notify_key_change();
 
 INSERT INTO keyward.keyward_migrations (version, name) VALUES (17, 'credit_events')
   ON CONFLICT (version) DO NOTHING;

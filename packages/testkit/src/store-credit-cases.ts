@@ -227,9 +227,19 @@ export function creditCases(make: () => Promise<StoreHarness>, repeats: number):
     await store.changeCredits!(key.id, { op: 'add', amount: 5 }, JAN)
     await store.changeCredits!(key.id, { op: 'set', remaining: 40 }, JAN)
     expect(await lowAt()).toEqual({ percent: 20 })
-    const unruled = await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: null }, JAN)
-    expect(unruled?.record.creditsLowAt ?? null).toBeNull()
-    expect(await lowAt()).toBeNull()
+    // The threshold cleared with a balance that keeps its limit: the feed reports it too.
+    const cleared: KeyChangeEvent[] = []
+    const stopCleared = store.changes?.subscribe((event) => cleared.push(event))
+    try {
+      const unruled = await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: null }, JAN)
+      expect(unruled?.record.creditsLowAt ?? null).toBeNull()
+      expect(await lowAt()).toBeNull()
+      if (store.changes?.connected) {
+        await until(() => cleared.some((event) => event.type === 'changed' && event.hash === key.hash))
+      }
+    } finally {
+      stopCleared?.()
+    }
     await store.setKeyPolicies(key.id, { creditsLowAt: { remaining: 3 } })
     await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: null }, JAN)
     expect(await lowAt()).toEqual({ remaining: 3 })
