@@ -208,7 +208,15 @@ export function undocumentedFields(
       const items = shapes.find((candidate) => candidate.items)?.items
       return items ? value.flatMap((item, i) => unknown(item, items, `${at}.${i}`)) : []
     }
-    const shape = shapes.find((candidate) => candidate.properties)
+    // Of a union of objects (`{"remaining"}` or `{"percent"}`), the shape that lists most of its fields.
+    const listed = (candidate: Schema) =>
+      Object.keys(value).filter((name) => candidate.properties?.[name]).length
+    const shape = shapes
+      .filter((candidate) => candidate.properties)
+      .reduce<Schema | undefined>(
+        (best, candidate) => (best && listed(best) >= listed(candidate) ? best : candidate),
+        undefined,
+      )
     // An object of the caller's own fields (`metadata`) takes any.
     if (!shape?.properties || shape.additionalProperties === true) return []
     return Object.entries(value).flatMap(([name, field]) =>

@@ -245,6 +245,37 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
     ])
   })
 
+  it("sets the pool's low-credits threshold from the identity's page: the server's refusal in the dialog, then set and removed", async () => {
+    await suite.page.getByRole('heading', { level: 1, name: 'customer_acme' }).waitFor()
+    await expect.poll(facts).toContain('Low creditsnone')
+    await suite.page.getByRole('button', { name: 'Low-credits alert…' }).click()
+    const dialog = suite.page.getByRole('dialog', { name: 'Low-credits alert of “customer_acme”' })
+    const field = dialog.getByLabel(/^Low at/)
+    const save = () => dialog.getByRole('button', { name: 'Save threshold' }).click()
+    // Out of range: the server's words, in the dialog, and nothing changes.
+    await field.fill('100%')
+    await save()
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toMatch(/^Threshold: Expected an integer from 1 to 99/)
+    expect((await identityOf('customer_acme')).credits_low_at ?? null).toBeNull()
+    await field.fill('10%')
+    await record('identity-low-at')
+    expect(await patchBodyOf(suite.page, save)).toEqual({ credits_low_at: { percent: 10 } })
+    await suite.page
+      .getByRole('status')
+      .filter({ hasText: 'Low credits of “customer_acme”: at 10% of the refill (10 credits).' })
+      .waitFor()
+    await expect.poll(facts).toContain('Low creditsat 10% of the refill (10 credits)')
+    expect((await identityOf('customer_acme')).credits_low_at).toEqual({ percent: 10 })
+    await suite.page.getByRole('button', { name: 'Low-credits alert…' }).click()
+    expect(await field.inputValue()).toBe('10%')
+    const remove = () => dialog.getByRole('button', { name: 'Remove threshold' }).click()
+    expect(await patchBodyOf(suite.page, remove)).toEqual({ credits_low_at: null })
+    await expect.poll(facts).toContain('Low creditsnone')
+    expect((await identityOf('customer_acme')).credits_low_at).toBeNull()
+  })
+
   it("puts a key in the identity from the key's page, which links to it, and the identity lists it", async () => {
     const created = await api(`/projects/${suite.projectId}/api-keys`, {
       method: 'POST',
@@ -418,6 +449,6 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
   })
 
   it('has no serious accessibility violation, no broken layout and breaks no Content-Security-Policy rule', () => {
-    suite.expectNoFindings(6)
+    suite.expectNoFindings(7)
   })
 })

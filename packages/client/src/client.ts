@@ -262,8 +262,8 @@ export interface KeywardClient {
     ): Promise<ApiKeyInfo>
     /**
      * `PATCH /api/v1/projects/{project_id}/api-keys/{key_id}`: changes one of the project's keys:
-     * its expiry and/or its access policies and stored rate limits (a field left out stays, `null`
-     * clears it).
+     * its expiry and/or its access policies, stored rate limits and low-credits threshold
+     * (`credits_low_at`; a field left out stays, `null` clears it).
      */
     update(
       projectId: string,
@@ -327,8 +327,8 @@ export interface KeywardClient {
     /** `GET /api/v1/projects/{project_id}/identities/{identity_id}`: one of the project's identities; 404 for any other. */
     get(projectId: string, identityId: string, options?: CallOptions): Promise<Identity>
     /**
-     * `PATCH /api/v1/projects/{project_id}/identities/{identity_id}`: changes its `metadata` or
-     * `ratelimits` (a field left out stays, `null` clears it).
+     * `PATCH /api/v1/projects/{project_id}/identities/{identity_id}`: changes its `metadata`,
+     * `ratelimits`, `roles` or `credits_low_at` (a field left out stays, `null` clears it).
      */
     update(
       projectId: string,

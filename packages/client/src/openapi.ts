@@ -107,7 +107,7 @@ export interface paths {
         readonly delete: operations["deactivateApiKey"];
         readonly options?: never;
         readonly head?: never;
-        /** Set when one of a project's API keys expires (or never; not for a key in a roll's grace window), its IP allowlist, permissions or metadata. */
+        /** Set when one of a project's API keys expires (or never; not for a key in a roll's grace window), its IP allowlist, permissions, metadata or low-credits threshold. */
         readonly patch: operations["setApiKeyExpiry"];
         readonly trace?: never;
     };
@@ -279,7 +279,7 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too. */
+        /** Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too (and clears a low-credits threshold the new credits could not have: none without a limit, none in percent without a refill). */
         readonly post: operations["changeApiKeyCredits"];
         readonly delete?: never;
         readonly options?: never;
@@ -320,7 +320,7 @@ export interface paths {
         readonly delete: operations["deleteIdentity"];
         readonly options?: never;
         readonly head?: never;
-        /** Change an identity's metadata or rate limits (`null` clears); every key of it sees the change within the revocation bound. */
+        /** Change an identity's metadata, rate limits or low-credits threshold (`null` clears); every key of it sees the change within the revocation bound. */
         readonly patch: operations["updateIdentity"];
         readonly trace?: never;
     };
@@ -369,7 +369,7 @@ export interface paths {
         readonly put?: never;
         /**
          * Set, add to or subtract from the credit pool of one of a project's identities, atomically; `set` may change the refill too.
-         * Every key of the identity spends from the pool besides its own credits, from both or from neither. A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; an identity of another project is 404, as an unknown one.
+         * Every key of the identity spends from the pool besides its own credits, from both or from neither. A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; an identity of another project is 404, as an unknown one. A `set` clears a low-credits threshold the new pool could not have (none without a pool, none in percent without a refill).
          */
         readonly post: operations["changeIdentityCredits"];
         readonly delete?: never;
@@ -1182,7 +1182,7 @@ export interface components {
             /** The identity the key joins, by its `external_id`: created on first use, joined by every later key that names it. */
             readonly external_id?: string;
         };
-        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` (`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
+        /** Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` (`null` clears a policy), `credits_low_at` (checked against the key's credits as at creation; `null` clears it), `identity_id` (`null`: the key leaves its identity). Fields left out stay as they are. Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateApiKeyBody: {
             /** When the key stops working, or `null`: it never expires. */
             readonly expires_at?: string | null;
@@ -1207,6 +1207,14 @@ export interface components {
             }[] | null;
             /** The roles the key holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. The key may do what its own permissions and its roles' allow. */
             readonly roles?: readonly string[] | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
+            } | null;
             /** The identity the key joins, or `null`: it leaves its identity. */
             readonly identity_id?: string | null;
         };
@@ -1262,7 +1270,7 @@ export interface components {
             /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
             readonly roles?: readonly string[] | null;
         };
-        /** Any of `metadata`, `ratelimits` and `roles` (`null` clears); fields left out stay as they are. `external_id` never changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields are refused (`extra_forbidden`). */
+        /** Any of `metadata`, `ratelimits`, `roles` and `credits_low_at` (checked against the pool as at creation) (`null` clears); fields left out stay as they are. `external_id` never changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields are refused (`extra_forbidden`). */
         readonly UpdateIdentityBody: {
             /** A JSON object of at most 4096 bytes handed to the server with the key; `null` for none. */
             readonly metadata?: {
@@ -1279,6 +1287,14 @@ export interface components {
             }[] | null;
             /** The roles the identity holds, by name (422 `role_unknown` at the name the project has none of); `null` for none. Every key of the identity may do what they allow, besides its own permissions and roles. */
             readonly roles?: readonly string[] | null;
+            /** When the credits are low: `credits.low` is sent once per refill period when a lease leaves the balance at or below it. Needs `remaining`; `percent` needs `refill`. `null` for none. */
+            readonly credits_low_at?: {
+                /** Low at or below this many credits, 0 to 1000000000000. */
+                readonly remaining: number;
+            } | {
+                /** Low at or below this share of the refill rule's amount, 1 to 99. */
+                readonly percent: number;
+            } | null;
         };
         /** At most `limit` per `duration`, counted in fixed windows. Each request costs 1 unless its route gives the limit another cost. An identity's limits are shared by all its keys. */
         readonly RateLimit: {

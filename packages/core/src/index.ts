@@ -51,7 +51,7 @@ export {
   readClientConfig,
 } from './client-config/index.js'
 export { checkCreditChange, checkRefill } from './credits/checks.js'
-export { type CreditsLowAt, checkCreditsLowAt, lowThreshold } from './credits/low-at.js'
+export { type CreditsLowAt, checkCreditsLowAt, keptCreditsLowAt, lowThreshold } from './credits/low-at.js'
 export {
   type CreditHolder,
   changedCredits,

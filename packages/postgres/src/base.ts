@@ -372,7 +372,7 @@ export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> impl
     audit?: AuditWrite,
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    const { ipAllowlist, permissions, metadata, ratelimits, roleIds } = policies
+    const { ipAllowlist, permissions, metadata, ratelimits, roleIds, creditsLowAt } = policies
     const params = [
       id,
       ipAllowlist !== undefined,
@@ -385,6 +385,8 @@ export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> impl
       ratelimits?.length ? JSON.stringify(ratelimits) : null,
       roleIds !== undefined,
       roleIds?.length ? roleIds : null,
+      creditsLowAt !== undefined,
+      jsonOrNull(creditsLowAt),
     ]
     // Fewer permissions or a narrower allowlist is a revocation: acknowledged like a deactivation.
     const write = (db: SqlQueryable) => run(db, this.#sql.setPolicies, params).then(firstRecord)
@@ -463,9 +465,14 @@ export class PostgresKeyStore extends SqlStoreBase<SqlQueryable, SqlDriver> impl
     return this.#db.transaction(async (tx) => {
       const current = firstRecord(await run(tx, this.#sql.lockCredits, [id]))
       if (!current) return null
-      const { before, after } = keyCreditChange(current, change, now)
+      const { before, after, lowAt } = keyCreditChange(current, change, now)
       const record = firstRecord(
-        await run(tx, this.#sql.writeCredits, [id, ...creditValues(after), change.op === 'set']),
+        await run(tx, this.#sql.writeCredits, [
+          id,
+          ...creditValues(after),
+          change.op === 'set',
+          jsonOrNull(lowAt),
+        ]),
       )
       if (!record) return null
       if (audit) await appendAuditIn(tx, this.#auditSql, audit({ before, record }))

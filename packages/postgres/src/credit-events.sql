@@ -33,5 +33,14 @@ CREATE INDEX IF NOT EXISTS identities_refill_due_idx
 CREATE INDEX IF NOT EXISTS api_keys_expiry_scan_idx
   ON keyward.api_keys (expires_at) WHERE active AND replaced_by IS NULL AND expires_at IS NOT NULL;
 
+-- A key's threshold is on the records that verification caches hold: a change of it (a PATCH of
+-- the key, or a change of credits that clears it) goes on the change feed, as a policy's does.
+DROP TRIGGER IF EXISTS api_keys_notify_credits_low_at ON keyward.api_keys;
+
+CREATE TRIGGER api_keys_notify_credits_low_at
+  AFTER UPDATE OF credits_low_at ON keyward.api_keys
+  FOR EACH ROW WHEN (OLD.credits_low_at IS DISTINCT FROM NEW.credits_low_at)
+  EXECUTE FUNCTION keyward.notify_key_change();
+
 INSERT INTO keyward.keyward_migrations (version, name) VALUES (17, 'credit_events')
   ON CONFLICT (version) DO NOTHING;

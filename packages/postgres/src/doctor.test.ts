@@ -167,7 +167,7 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
     ])
   })
 
-  it('names what version 17 adds when it is missing: the thresholds and refill due times, their indexes and the expiry scan index', async () => {
+  it("names what version 17 adds when it is missing: the thresholds and refill due times, their indexes, the expiry scan index and the threshold's trigger", async () => {
     const schema = uniqueSchema()
     schemas.push(schema)
     await applyMigrations(driver, schema, MIGRATIONS.slice(0, -1))
@@ -183,6 +183,7 @@ describe.skipIf(!PG_URL)('checkSchemaDrift on PostgreSQL (set KEYWARD_PG_URL to 
       ['missing', 'index', `${schema}.api_keys_expiry_scan_idx`],
       ['missing', 'index', `${schema}.api_keys_refill_due_idx`],
       ['missing', 'index', `${schema}.identities_refill_due_idx`],
+      ['missing', 'trigger', `${schema}.api_keys.api_keys_notify_credits_low_at`],
     ])
   })
 

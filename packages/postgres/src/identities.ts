@@ -108,7 +108,7 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
   }
 
   protected async update(id: string, change: IdentityChange, updatedAt: Date, audit?: IdentityAuditWrite) {
-    const { metadata, ratelimits, roleIds } = change
+    const { metadata, ratelimits, roleIds, creditsLowAt } = change
     const params = [
       id,
       metadata !== undefined,
@@ -118,6 +118,8 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
       updatedAt,
       roleIds !== undefined,
       roleIds?.length ? roleIds : null,
+      creditsLowAt !== undefined,
+      jsonOrNull(creditsLowAt),
     ]
     return this.#write(audit, async (db) => {
       // Audited: the identity as it was, under its row lock, for the rows' `before`.
@@ -203,13 +205,14 @@ export class PostgresIdentities extends SqlIdentitiesBase implements IdentitySto
       const current = firstIdentity(await run<IdentityRow>(tx, this.#sql.lock, [id]))
       if (!current) return null
       // Whether the identity has a pool is what verifications of its keys read (see identities.sql).
-      const { before, after, pooled } = identityCreditChange(current, change, now)
+      const { before, after, lowAt, pooled } = identityCreditChange(current, change, now)
       const [row] = await run<IdentityRow & { members: Changed[] }>(tx, this.#sql.writeCredits, [
         id,
         ...creditValues(after),
         now,
         pooled,
         change.op === 'set',
+        jsonOrNull(lowAt),
       ])
       if (!row) return null
       const identity = toIdentity(row)

@@ -76,7 +76,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
     // so that neither misses the other, nor a change of the identity (see identities.sql).
     lock: named('lock', `SELECT ${IDENTITY_COLUMNS} FROM ${identities} WHERE id = $1 FOR UPDATE`),
     lockShared: named('lock_shared', `SELECT ${IDENTITY_COLUMNS} FROM ${identities} WHERE id = $1 FOR SHARE`),
-    // A field whose flag ($2, $4, $7) is false stays as it is. The identity's keys come back with it,
+    // A field whose flag ($2, $4, $7, $9) is false stays as it is. The identity's keys come back with it,
     // for this process to hear of them at once (the trigger tells every process).
     update: named(
       'update',
@@ -84,6 +84,7 @@ export function identityStatementsFor(schema: string): IdentityStatements {
          metadata = CASE WHEN $2::boolean THEN $3::text::jsonb ELSE i.metadata END,
          ratelimits = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE i.ratelimits END,
          role_ids = CASE WHEN $7::boolean THEN $8::uuid[] ELSE i.role_ids END,
+         credits_low_at = CASE WHEN $9::boolean THEN $10::text::jsonb ELSE i.credits_low_at END,
          updated_at = $6::timestamptz
        WHERE i.id = $1
        RETURNING ${identityColumns}, ${members} AS members`,
@@ -109,12 +110,13 @@ export function identityStatementsFor(schema: string): IdentityStatements {
     ...creditStatements(named, identities, schema),
     // A change of the pool, under the row lock its transaction took: the keys come back when
     // $8 says that the change is one of pool or no pool, which verifications read. A set ($9)
-    // starts the scheduler's count of refill periods anew.
+    // starts the scheduler's count of refill periods anew; $10 is the threshold the pool keeps.
     writeCredits: named(
       'write_credits',
       `UPDATE ${identities} AS i SET remaining = $2::bigint, refill_amount = $3::bigint,
          refill_interval = $4::text, refill_day = $5::smallint, refilled_at = $6::timestamptz,
-         updated_at = $7::timestamptz, refill_due_at = CASE WHEN $9::boolean THEN NULL ELSE i.refill_due_at END
+         updated_at = $7::timestamptz, refill_due_at = CASE WHEN $9::boolean THEN NULL ELSE i.refill_due_at END,
+         credits_low_at = $10::text::jsonb
        WHERE i.id = $1
        RETURNING ${identityColumns}, CASE WHEN $8::boolean THEN ${members} ELSE '[]'::jsonb END AS members`,
     ),

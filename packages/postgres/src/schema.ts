@@ -264,7 +264,8 @@ export const IDENTITY_ROLES_SQL: string = identityRolesSql
 /**
  * The SQL of schema version 17, credit events: the columns `credits_low_at` (the low-credits
  * threshold) and `refill_due_at` (when the scheduler of `credits.refilled` next looks) of
- * `api_keys` and `identities`, with partial indexes of the rows with a refill rule. Online
+ * `api_keys` and `identities`, with partial indexes of the rows with a refill rule, and the change
+ * feed's trigger on a key's threshold. Online
  * (nullable columns, no rewrite). Shipped as `dist/credit-events.sql`; apply it after
  * `identity-roles.sql` if you migrate with your own tool.
  *

@@ -365,7 +365,8 @@ export function statementsFor(schema: string): Statements {
          permissions = CASE WHEN $4::boolean THEN $5::text[] ELSE permissions END,
          metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
          ratelimits = CASE WHEN $8::boolean THEN $9::text::jsonb ELSE ratelimits END,
-         role_ids = CASE WHEN $10::boolean THEN $11::uuid[] ELSE role_ids END
+         role_ids = CASE WHEN $10::boolean THEN $11::uuid[] ELSE role_ids END,
+         credits_low_at = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE credits_low_at END
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // One statement, so atomic without a transaction: locks the owner's row (as `insert` does),
@@ -392,13 +393,14 @@ export function statementsFor(schema: string): Statements {
     ),
     ...creditStatements(named, keys, schema),
     // A change of credits runs in a transaction: the row locked, the change computed by the
-    // service's rule (refill first), then written.
+    // service's rule (refill first), then written with the threshold the key keeps ($8).
     lockCredits: named('lock_credits', `SELECT ${COLUMNS} FROM ${keys} WHERE id = $1 FOR UPDATE`),
     writeCredits: named(
       'write_credits',
       `UPDATE ${keys} SET remaining = $2::bigint, refill_amount = $3::bigint, refill_interval = $4::text,
          refill_day = $5::smallint, refilled_at = $6::timestamptz,
-         refill_due_at = CASE WHEN $7::boolean THEN NULL ELSE refill_due_at END
+         refill_due_at = CASE WHEN $7::boolean THEN NULL ELSE refill_due_at END,
+         credits_low_at = $8::text::jsonb
        WHERE id = $1 RETURNING ${COLUMNS}`,
     ),
     // Batched: one row per use. Only active keys, and last_used_at never goes back.

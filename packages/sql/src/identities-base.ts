@@ -11,6 +11,7 @@ import {
   type IdentityDeletion,
   type IdentityRecord,
   type KeyRecord,
+  keptCreditsLowAt,
   refilled,
 } from '@keyward/core'
 import { UUID } from './key-rows.js'
@@ -25,13 +26,15 @@ export interface IdentityWrite<T> {
 /**
  * @internal A change of an identity's credit pool by core's rules: its balance `before` (the
  * refill due at `now` applied) and `after`, and whether the pool appears or goes (`pooled`), which
- * is what verifications of the identity's keys read.
+ * is what verifications of the identity's keys read, and the low-credits threshold it keeps
+ * (`lowAt`).
  */
 export function identityCreditChange(current: IdentityRecord, change: CreditChange, now: Date) {
   const { remaining, refill, refilledAt } = refilled(current, now)
   const before = { remaining, refill, refilledAt }
   const after = changedCredits(before, change, now, 'identity')
-  return { before, after, pooled: (before.remaining === null) !== (after.remaining === null) }
+  const lowAt = keptCreditsLowAt(current.creditsLowAt, after)
+  return { before, after, lowAt, pooled: (before.remaining === null) !== (after.remaining === null) }
 }
 
 /** @internal What an identity store tells its key store. */

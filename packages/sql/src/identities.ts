@@ -115,11 +115,12 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
       const { roleIds = current.roleIds, ...rest } = change
-      const { metadata, ratelimits } = { ...current, ...rest }
+      const { metadata, ratelimits, creditsLowAt } = { ...current, ...rest }
       await tx.run(this.#sql.update, [
         jsonOrNull(metadata),
         ratelimits.length > 0 ? JSON.stringify(ratelimits) : null,
         roleIdsValue(roleIds),
+        jsonOrNull(creditsLowAt),
         updatedAt.getTime(),
         id,
       ])
@@ -177,6 +178,7 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
       if (after) {
         await tx.run(this.#sql.writeCredits, [
           ...creditValues(after, TEXT_VALUES),
+          jsonOrNull(current.creditsLowAt),
           current.updatedAt.getTime(),
           id,
         ])
@@ -194,9 +196,14 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
     return this.#write(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, [id])
       if (!current) return null
-      const { before, after, pooled } = identityCreditChange(current, change, now)
-      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), now.getTime(), id])
-      const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
+      const { before, after, lowAt, pooled } = identityCreditChange(current, change, now)
+      await tx.run(this.#sql.writeCredits, [
+        ...creditValues(after, TEXT_VALUES),
+        jsonOrNull(lowAt),
+        now.getTime(),
+        id,
+      ])
+      const identity: IdentityRecord = { ...current, ...after, creditsLowAt: lowAt, updatedAt: now }
       if (audit) await this.#c.audit.append(tx, audit(identity, [], { ...current, ...before }))
       // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
       return {
@@ -245,7 +252,7 @@ function statements(dialect: SqlDialect, tables: SqlTables) {
     page: pageStatements(COLUMNS, table, 'project_id'),
     search: pageStatements(COLUMNS, table, 'project_id', "LOWER(external_id) LIKE ? ESCAPE '!'"),
     keysPage: pageStatements(KEY_COLUMNS, keys, 'identity_id'),
-    update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, role_ids = ?, updated_at = ? WHERE id = ?`,
+    update: `UPDATE ${table} SET metadata = ?, ratelimits = ?, role_ids = ?, credits_low_at = ?, updated_at = ? WHERE id = ?`,
     delete: `DELETE FROM ${table} WHERE id = ?`,
     members: `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE identity_id = ?`,
     // MySQL assigns left to right from the new values: the reason is judged before `active` changes.
@@ -253,7 +260,8 @@ function statements(dialect: SqlDialect, tables: SqlTables) {
       active = 0, identity_id = NULL WHERE identity_id = ?`,
     keyById: `SELECT ${KEY_COLUMNS} FROM ${keys} WHERE id = ?`,
     setKeyIdentity: `UPDATE ${keys} SET identity_id = ? WHERE id = ?`,
-    writeCredits: `UPDATE ${table} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ?, updated_at = ? WHERE id = ?`,
+    writeCredits: `UPDATE ${table} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ?,
+      credits_low_at = ?, updated_at = ? WHERE id = ?`,
     returnCredits: `UPDATE ${table} SET remaining = remaining + ? WHERE id = ? AND remaining IS NOT NULL`,
   }
 }

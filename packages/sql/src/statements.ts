@@ -59,12 +59,14 @@ export function keyStatements(dialect: SqlDialect, tables: SqlTables) {
        permissions = CASE WHEN ? = 1 THEN ? ELSE permissions END,
        metadata = CASE WHEN ? = 1 THEN ? ELSE metadata END,
        ratelimits = CASE WHEN ? = 1 THEN ? ELSE ratelimits END,
-       role_ids = CASE WHEN ? = 1 THEN ? ELSE role_ids END
+       role_ids = CASE WHEN ? = 1 THEN ? ELSE role_ids END,
+       credits_low_at = CASE WHEN ? = 1 THEN ? ELSE credits_low_at END
      WHERE id = ?`,
     markReplaced: `UPDATE ${keys} SET replaced_by = ?, expires_at = ? WHERE id = ?`,
     recordUse: `UPDATE ${keys} SET last_used_at = ?
       WHERE id = ? AND active = 1 AND (last_used_at IS NULL OR last_used_at < ?)`,
-    writeCredits: `UPDATE ${keys} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ? WHERE id = ?`,
+    writeCredits: `UPDATE ${keys} SET remaining = ?, refill_amount = ?, refill_interval = ?, refill_day = ?, refilled_at = ?,
+      credits_low_at = ? WHERE id = ?`,
     returnCredits: `UPDATE ${keys} SET remaining = remaining + ? WHERE id = ? AND remaining IS NOT NULL`,
     // The credits of the ids in `list`, in the order of their ids: the locking reads of two
     // batches take the rows in one order, and never wait on each other in a cycle.

@@ -16,6 +16,7 @@ import {
   type KeyChangeFeed,
   type KeyChangeHub,
   type KeyRecord,
+  keptCreditsLowAt,
   type RevokedReason,
   type RolledRecords,
   refilled,
@@ -44,11 +45,12 @@ export function publishChange(changes: KeyChangeFeed | undefined, change: KeyCha
 
 /**
  * @internal A change of a key's credits by core's rules: its balance `before` (the refill due at
- * `now` applied) and `after`.
+ * `now` applied) and `after`, and the low-credits threshold the key keeps (`lowAt`).
  */
 export function keyCreditChange(current: KeyRecord, change: CreditChange, now: Date) {
   const before = refilled(creditState(current), now)
-  return { before, after: changedCredits(before, change, now) }
+  const after = changedCredits(before, change, now)
+  return { before, after, lowAt: keptCreditsLowAt(current.creditsLowAt, after) }
 }
 
 /** @internal A database of a store: statements on `Tx`, and transactions that give one. */

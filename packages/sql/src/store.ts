@@ -309,7 +309,7 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     audit?: AuditWrite,
   ): Promise<KeyRecord | null> {
     if (!UUID.test(id)) return null
-    const { ipAllowlist, permissions, metadata, ratelimits, roleIds } = policies
+    const { ipAllowlist, permissions, metadata, ratelimits, roleIds, creditsLowAt } = policies
     const given = (value: unknown) => (value === undefined ? 0 : 1)
     const params = [
       given(ipAllowlist),
@@ -322,6 +322,8 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
       ratelimits?.length ? JSON.stringify(ratelimits) : null,
       given(roleIds),
       roleIds?.length ? JSON.stringify(roleIds) : null,
+      given(creditsLowAt),
+      jsonOrNull(creditsLowAt),
       id,
     ]
     return this.#update(audit, id, async (tx) => {
@@ -434,8 +436,8 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
     return this.#db.transaction(async (tx) => {
       const current = await this.#find(tx, this.#sql.lockById, id)
       if (!current) return null
-      const { before, after } = keyCreditChange(current, change, now)
-      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), id])
+      const { before, after, lowAt } = keyCreditChange(current, change, now)
+      await tx.run(this.#sql.writeCredits, [...creditValues(after, TEXT_VALUES), jsonOrNull(lowAt), id])
       const record = (await this.#find(tx, this.#sql.findById, id)) as KeyRecord
       if (audit) await this.#audit.append(tx, audit({ before, record }))
       await this.#log(tx, [record])

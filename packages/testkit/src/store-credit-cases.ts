@@ -191,6 +191,93 @@ export function creditCases(make: () => Promise<StoreHarness>, repeats: number):
     if (pooled?.lowAt !== undefined) expect(pooled.lowAt).toEqual({ remaining: 5 })
   })
 
+  it('changes and clears the low-credits threshold of a key; a change of credits clears one they could not have; the change feed reports it (when it has setKeyPolicies)', async (context) => {
+    const { store } = await make()
+    const missing = KEY_CREDITS.missing(store)
+    if (missing) return context.skip(missing)
+    if (!store.setKeyPolicies) return context.skip('the store has no setKeyPolicies (it is optional)')
+    const key = await metered(store, 50, MONTHLY)
+    const lowAt = async () => {
+      const [byId, byHash] = [await store.findKeyById(key.id), await store.findKeyByHash(key.hash)]
+      expect(byHash?.creditsLowAt ?? null).toEqual(byId?.creditsLowAt ?? null)
+      return byId?.creditsLowAt ?? null
+    }
+    const heard: KeyChangeEvent[] = []
+    const stop = store.changes?.subscribe((event) => heard.push(event))
+    try {
+      expect((await store.setKeyPolicies(key.id, { creditsLowAt: { percent: 20 } }))?.creditsLowAt).toEqual({
+        percent: 20,
+      })
+      expect(await lowAt()).toEqual({ percent: 20 })
+      if (store.changes?.connected) {
+        await until(() => heard.some((event) => event.type === 'changed' && event.hash === key.hash))
+      }
+      // Another policy leaves it as it is; `null` clears it.
+      await store.setKeyPolicies(key.id, { permissions: ['reports:read'] })
+      expect(await lowAt()).toEqual({ percent: 20 })
+      await store.setKeyPolicies(key.id, { creditsLowAt: { remaining: 3 } })
+      expect(await lowAt()).toEqual({ remaining: 3 })
+      expect((await store.setKeyPolicies(key.id, { creditsLowAt: null }))?.creditsLowAt ?? null).toBeNull()
+      expect(await lowAt()).toBeNull()
+    } finally {
+      stop?.()
+    }
+    // A change of credits keeps a threshold the new credits could have, and clears another.
+    await store.setKeyPolicies(key.id, { creditsLowAt: { percent: 20 } })
+    await store.changeCredits!(key.id, { op: 'add', amount: 5 }, JAN)
+    await store.changeCredits!(key.id, { op: 'set', remaining: 40 }, JAN)
+    expect(await lowAt()).toEqual({ percent: 20 })
+    // The threshold cleared with a balance that keeps its limit: the feed reports it too.
+    const cleared: KeyChangeEvent[] = []
+    const stopCleared = store.changes?.subscribe((event) => cleared.push(event))
+    try {
+      const unruled = await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: null }, JAN)
+      expect(unruled?.record.creditsLowAt ?? null).toBeNull()
+      expect(await lowAt()).toBeNull()
+      if (store.changes?.connected) {
+        await until(() => cleared.some((event) => event.type === 'changed' && event.hash === key.hash))
+      }
+    } finally {
+      stopCleared?.()
+    }
+    await store.setKeyPolicies(key.id, { creditsLowAt: { remaining: 3 } })
+    await store.changeCredits!(key.id, { op: 'set', remaining: 40, refill: null }, JAN)
+    expect(await lowAt()).toEqual({ remaining: 3 })
+    const unlimited = await store.changeCredits!(key.id, { op: 'set', remaining: null }, JAN)
+    expect(unlimited?.record.creditsLowAt ?? null).toBeNull()
+    expect(await lowAt()).toBeNull()
+  })
+
+  it("changes and clears the low-credits threshold of an identity's pool; a change of the pool clears one it could not have", async (context) => {
+    const { store } = await make()
+    const missing = IDENTITY_POOL.missing(store)
+    if (missing) return context.skip(missing)
+    const identities = store.identities!
+    const id = await IDENTITY_POOL.create(store, 20, MONTHLY)
+    const lowAt = async () => (await identities.findIdentity(id))?.creditsLowAt ?? null
+    const later = new Date(JAN.getTime() + 1000)
+    const changed = await identities.updateIdentity(id, { creditsLowAt: { percent: 10 } }, later)
+    expect(changed?.creditsLowAt).toEqual({ percent: 10 })
+    expect(await lowAt()).toEqual({ percent: 10 })
+    await identities.updateIdentity(id, { metadata: { plan: 'pro' } }, later)
+    expect(await lowAt()).toEqual({ percent: 10 })
+    await identities.updateIdentity(id, { creditsLowAt: null }, later)
+    expect(await lowAt()).toBeNull()
+    await identities.updateIdentity(id, { creditsLowAt: { percent: 10 } }, later)
+    const unruled = await identities.changeIdentityCredits(
+      id,
+      { op: 'set', remaining: 20, refill: null },
+      JAN,
+    )
+    expect(unruled?.identity.creditsLowAt ?? null).toBeNull()
+    expect(await lowAt()).toBeNull()
+    await identities.updateIdentity(id, { creditsLowAt: { remaining: 5 } }, later)
+    await identities.changeIdentityCredits(id, { op: 'add', amount: 5 }, JAN)
+    expect(await lowAt()).toEqual({ remaining: 5 })
+    await identities.changeIdentityCredits(id, { op: 'set', remaining: null }, JAN)
+    expect(await lowAt()).toBeNull()
+  })
+
   holderCases(KEY_CREDITS, make, repeats)
   holderCases(KEY_CREDITS_BATCH, make, repeats)
   batchLeaseCases(make, repeats)

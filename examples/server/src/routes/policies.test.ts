@@ -30,6 +30,30 @@ describeBackends('access policies of API keys (%s)', (backend) => {
   }
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+  it("PATCH changes a key's low-credits threshold and null clears it; one its credits cannot have is 422; a set to unlimited clears it", async () => {
+    const { id } = await createKey({
+      name: 'metered',
+      remaining: 100,
+      refill: { amount: 100, interval: 'daily' },
+    })
+    const patch = (body: object) => t.call('PATCH', `${keys}/${id}`, { headers: owner(), body })
+    const set = await patch({ credits_low_at: { percent: 25 } })
+    expect([set.status, set.body.credits_low_at]).toEqual([200, { percent: 25 }])
+    const refused = await patch({ credits_low_at: { percent: 0 } })
+    expect([refused.status, refused.body.detail[0].loc]).toEqual([422, ['body', 'credits_low_at', 'percent']])
+    const shown = await t.call('GET', `${keys}/${id}`, { headers: owner() })
+    expect(shown.body.credits_low_at).toEqual({ percent: 25 })
+    expect((await patch({ credits_low_at: null })).body.credits_low_at).toBeNull()
+    await patch({ credits_low_at: { remaining: 10 } })
+    const unlimited = await t.call('POST', `${keys}/${id}/credits`, {
+      headers: owner(),
+      body: { op: 'set', amount: null },
+    })
+    expect([unlimited.status, unlimited.body.credits_low_at]).toEqual([200, null])
+    const plain = await patch({ credits_low_at: { remaining: 10 } })
+    expect([plain.status, plain.body.detail[0].loc]).toEqual([422, ['body', 'credits_low_at']])
+  })
+
   it('the generation routes require generations:write and generations:delete, and a change holds at once', async () => {
     const { id, key } = await createKey({ name: 'writer', permissions: ['generations:write'] })
     const token = (await tokenOf(key)).body.access_token

@@ -38,6 +38,31 @@ describe('keyward keys credits', () => {
     expect((await cli.keyward().findKey(key.id))?.remaining ?? null).toBeNull()
   })
 
+  it("changes a key's low-credits threshold with keys update --credits-low-at, removes it with none, and refuses one the credits cannot have", async () => {
+    const cli = harness()
+    const keyward = cli.keyward()
+    const { record } = await keyward.issueProjectKey('proj_1', {
+      remaining: 100,
+      refill: { amount: 100, interval: 'daily' },
+    })
+    const lowAt = async () => (await cli.keyward().findKey(record.id))?.creditsLowAt ?? null
+    const set = await cli.run('keys', 'update', record.id, '--credits-low-at', '10%', '--json', ...STORE)
+    expect(set.code, set.stderr).toBe(EXIT.ok)
+    expect(JSON.parse(set.stdout)).toMatchObject({ credits_low_at: { percent: 10 } })
+    expect(await lowAt()).toEqual({ percent: 10 })
+    const cleared = await cli.run('keys', 'update', record.id, '--credits-low-at', 'none', ...STORE)
+    expect(cleared.code, cleared.stderr).toBe(EXIT.ok)
+    expect(await lowAt()).toBeNull()
+    const plain = (await keyward.issueProjectKey('proj_1')).record
+    const refused = await cli.run('keys', 'update', plain.id, '--credits-low-at', '5', ...STORE)
+    expect(refused.code).toBe(EXIT.usage)
+    expect(refused.stderr).toContain('--credits-low-at: A low-credits threshold needs a credit limit')
+    const bad = await cli.run('keys', 'update', record.id, '--credits-low-at', 'low', ...STORE)
+    expect(bad.code).toBe(EXIT.usage)
+    expect(bad.stderr).toContain('or none')
+    expect(await lowAt()).toBeNull()
+  })
+
   it('refuses a subtraction below zero, bad numbers and a refill day of 32 with a usage error, changing nothing', async () => {
     const cli = harness()
     const { record } = await cli.keyward().issueProjectKey('proj_1', { remaining: 10 })

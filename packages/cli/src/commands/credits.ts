@@ -38,12 +38,24 @@ export const CREDITS_LOW_AT_OPTION = {
   help: 'with --credits: low at N credits, or at P% of the refill amount (e.g. 10%), for credits.low',
 }
 
-/** The threshold `--credits-low-at` gives, or `undefined` without it. */
-export function creditsLowAtOption(text: string | undefined): unknown {
+/** `--credits-low-at` of an update: a new threshold, or `none` to remove it. */
+export const CREDITS_LOW_AT_CHANGE_OPTION = {
+  flags: '--credits-low-at <n>',
+  help: 'low at N credits, or at P% of the refill amount (e.g. 10%), for credits.low; none removes it',
+}
+
+/**
+ * The threshold `--credits-low-at` gives, or `undefined` without it; with `none` allowed (an
+ * update), `null` for none.
+ */
+export function creditsLowAtOption(text: string | undefined, allowNone = false): unknown {
   if (text === undefined) return undefined
+  if (allowNone && text === 'none') return null
   const match = /^(\d{1,13})(%?)$/.exec(text)
   if (!match)
-    throw usageError('--credits-low-at must be a whole number of credits, or a percent such as 10%.')
+    throw usageError(
+      `--credits-low-at must be a whole number of credits, or a percent such as 10%${allowNone ? ', or none' : ''}.`,
+    )
   return match[2] === '%' ? { percent: Number(match[1]) } : { remaining: Number(match[1]) }
 }
 

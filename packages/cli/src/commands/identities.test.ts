@@ -158,6 +158,22 @@ describe('keyward identities', () => {
     expect(unknown.code).toBe(EXIT.failed)
   })
 
+  it("changes the pool's low-credits threshold with --credits-low-at, removes it with none, and refuses one the pool cannot have", async () => {
+    const { run, create, keyward } = world()
+    const pooled = JSON.parse((await create('customer_pool', '--credits', '100', '--json')).stdout)
+    const set = await run('identities', 'update', pooled.id, '--credits-low-at', '25', '--json')
+    expect(set.code, set.stderr).toBe(EXIT.ok)
+    expect(JSON.parse(set.stdout)).toMatchObject({ credits_low_at: { remaining: 25 } })
+    // A percent needs a refill rule, which this pool has not.
+    const percent = await run('identities', 'update', pooled.id, '--credits-low-at', '10%')
+    expect(percent.code).toBe(EXIT.usage)
+    expect(percent.stderr).toContain('--credits-low-at')
+    expect((await keyward().findIdentity(pooled.id))?.creditsLowAt).toEqual({ remaining: 25 })
+    const cleared = await run('identities', 'update', pooled.id, '--credits-low-at', 'none')
+    expect(cleared.code, cleared.stderr).toBe(EXIT.ok)
+    expect((await keyward().findIdentity(pooled.id))?.creditsLowAt ?? null).toBeNull()
+  })
+
   it('gives an identity roles by name at creation, replaces and clears them, and shows them by name', async () => {
     const { run, create, keyward } = world()
     const billing = await keyward().createRole('proj_1', { name: 'billing', permissions: [] })

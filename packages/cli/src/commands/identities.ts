@@ -15,7 +15,13 @@ import {
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { plural, printable, table, timestamp } from '../output.js'
-import { CREDITS_LOW_AT_OPTION, creditsLowAtOption, creditsOption, refillOption } from './credits.js'
+import {
+  CREDITS_LOW_AT_CHANGE_OPTION,
+  CREDITS_LOW_AT_OPTION,
+  creditsLowAtOption,
+  creditsOption,
+  refillOption,
+} from './credits.js'
 import { everyPage, keyTable, pageOptions } from './keys.js'
 import { asUsage, metadataOption, per, rateLimitsOption } from './policies.js'
 
@@ -205,14 +211,18 @@ export const identitiesGetCommand: Command = {
   },
 }
 
-/** `keyward identities update <identity-id> [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits] [--role NAME ... | --clear-roles]`. */
+/**
+ * `keyward identities update <identity-id> [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits]
+ * [--role NAME ... | --clear-roles] [--credits-low-at N|P%|none]`.
+ */
 export const identitiesUpdateCommand: Command = {
   name: 'identities update',
-  summary: "Change an identity's metadata, rate limits or roles",
+  summary: "Change an identity's metadata, rate limits, roles or low-credits threshold",
   description:
     'Changes the identity with this id; what is not named stays. --metadata replaces its metadata, ' +
     '--clear-metadata removes it; --ratelimit (repeatable) replaces its rate limits, --clear-ratelimits ' +
-    'removes them; --role (repeatable, by name) replaces its roles, --clear-roles takes them all. Every ' +
+    'removes them; --role (repeatable, by name) replaces its roles, --clear-roles takes them all; ' +
+    '--credits-low-at sets the threshold of its pool (N credits or P% of the refill amount), none removes it. Every ' +
     'server process sees the change, for every key of the identity, within its revocation bound. Its external id ' +
     'never changes; its credits change through the API.',
   arguments: [ID_ARGUMENT],
@@ -227,6 +237,7 @@ export const identitiesUpdateCommand: Command = {
     { flags: '--clear-ratelimits', help: 'remove the rate limits' },
     { ...ROLE_OPTION, help: 'a role of the project, by name (repeat it): replaces its roles' },
     { flags: '--clear-roles', help: 'take every role from the identity' },
+    CREDITS_LOW_AT_CHANGE_OPTION,
   ],
   store: true,
   exitCodes: '0 updated, 1 no such identity, 2 usage error, 3 store unavailable',
@@ -234,6 +245,10 @@ export const identitiesUpdateCommand: Command = {
     const metadata = metadataOption(context)
     const ratelimits = rateLimitsOption(context)
     const roles = listOption(context, 'role')
+    const lowAt = creditsLowAtOption(stringOption(context, 'credits-low-at'), true) as
+      | CreditsLowAt
+      | null
+      | undefined
     const clear = (name: string) => context.values[name] === true
     if (metadata !== undefined && clear('clear-metadata')) {
       throw usageError('--clear-metadata cannot go with --metadata.')
@@ -250,10 +265,12 @@ export const identitiesUpdateCommand: Command = {
           : {}),
       ...(ratelimits !== undefined ? { ratelimits } : clear('clear-ratelimits') ? { ratelimits: [] } : {}),
       ...(roles !== undefined ? { roles } : clear('clear-roles') ? { roles: null } : {}),
+      ...(lowAt === undefined ? {} : { creditsLowAt: lowAt }),
     }
     if (Object.keys(change).length === 0) {
       throw usageError(
-        'Give at least one of --metadata, --clear-metadata, --ratelimit, --clear-ratelimits, --role, --clear-roles.',
+        'Give at least one of --metadata, --clear-metadata, --ratelimit, --clear-ratelimits, --role, --clear-roles, ' +
+          '--credits-low-at.',
       )
     }
     return context.withKeyward(async (keyward) => {

@@ -14,7 +14,13 @@ import {
 import { type Command, type CommandContext, idArgument, listOption, stringOption } from '../command.js'
 import { CliError, EXIT, usageError } from '../exit.js'
 import { printable } from '../output.js'
-import { CREDITS_LOW_AT_OPTION, creditsLowAtOption, creditsOption, refillOption } from './credits.js'
+import {
+  CREDITS_LOW_AT_CHANGE_OPTION,
+  CREDITS_LOW_AT_OPTION,
+  creditsLowAtOption,
+  creditsOption,
+  refillOption,
+} from './credits.js'
 
 /** The environment variable that names the permissions the host declares, comma-separated. */
 export const PERMISSIONS_ENV = 'KEYWARD_PERMISSIONS'
@@ -142,6 +148,7 @@ const OPTION_OF: Readonly<Record<string, string>> = {
   expires_in_days: '--in-days',
   remaining: '--credits',
   refill: '--refill',
+  credits_low_at: '--credits-low-at',
   name: '--name',
   external_id: '--external-id',
   identity_id: '--identity',
@@ -282,18 +289,21 @@ export const createCommand: Command = {
 
 /**
  * `keyward keys update <key-id> [--ip ... | --any-ip] [--permission ... | --all-permissions]
- * [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits] [--identity ID | --leave-identity]`.
+ * [--metadata JSON | --clear-metadata] [--ratelimit ... | --clear-ratelimits] [--credits-low-at N|P%|none]
+ * [--identity ID | --leave-identity]`.
  */
 export const updateCommand: Command = {
   name: 'keys update',
-  summary: "Change an API key's IP allowlist, permissions, metadata, rate limits, roles or identity",
+  summary:
+    "Change an API key's IP allowlist, permissions, metadata, rate limits, roles, low-credits threshold or identity",
   description:
     'Changes the access policies of the API key with this id; what is not named stays. --ip ' +
     '(repeatable) replaces the IP allowlist, --any-ip removes it; --permission (repeatable) replaces ' +
     `the permissions (among ${PERMISSIONS_ENV}), --all-permissions gives every permission; --metadata ` +
     'replaces the metadata, --clear-metadata removes it; --ratelimit (repeatable) replaces the stored rate ' +
     'limits, --clear-ratelimits removes them; --role (repeatable, by name) replaces its roles, --clear-roles ' +
-    'removes them; --identity joins the key to an identity of its project, ' +
+    'removes them; --credits-low-at sets the low-credits threshold (N credits or P% of the refill amount, ' +
+    "checked against the key's credits), none removes it; --identity joins the key to an identity of its project, " +
     '--leave-identity takes it out of its identity. Every server process sees the change within its ' +
     'revocation bound, as a revocation.',
   arguments: [['key-id', 'the id of the key (from keyward keys list)']],
@@ -304,6 +314,7 @@ export const updateCommand: Command = {
     { flags: '--clear-metadata', help: 'remove the metadata' },
     { flags: '--clear-ratelimits', help: "remove the key's stored rate limits" },
     { flags: '--clear-roles', help: 'take every role from the key' },
+    CREDITS_LOW_AT_CHANGE_OPTION,
     { flags: '--identity <id>', help: "join this identity of the key's project" },
     { flags: '--leave-identity', help: 'take the key out of its identity' },
   ],
@@ -311,14 +322,18 @@ export const updateCommand: Command = {
   exitCodes: '0 updated, 1 no such API key, 2 usage error, 3 store unavailable',
   async run(context) {
     const keyId = idArgument(context.positionals[0], '<key-id>')
-    const policies = policiesOf(context, true)
+    const lowAt = creditsLowAtOption(stringOption(context, 'credits-low-at'), true) as
+      | CreditsLowAt
+      | null
+      | undefined
+    const policies = { ...policiesOf(context, true), ...(lowAt === undefined ? {} : { creditsLowAt: lowAt }) }
     const joins = stringOption(context, 'identity')
     const leaves = context.values['leave-identity'] === true
     if (joins !== undefined && leaves) throw usageError('--leave-identity cannot go with --identity.')
     if (Object.keys(policies).length === 0 && joins === undefined && !leaves) {
       throw usageError(
         'Give at least one of --ip, --any-ip, --permission, --all-permissions, --metadata, --clear-metadata, ' +
-          '--ratelimit, --clear-ratelimits, --role, --clear-roles, --identity, --leave-identity.',
+          '--ratelimit, --clear-ratelimits, --role, --clear-roles, --credits-low-at, --identity, --leave-identity.',
       )
     }
     const notFound = () => new CliError('not_found', `No API key with id ${printable(keyId)}.`, EXIT.failed)

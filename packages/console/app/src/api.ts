@@ -218,10 +218,13 @@ export type KeyPolicies = Pick<
   'ip_allowlist' | 'permissions' | 'roles' | 'metadata' | 'ratelimits'
 >
 
-/** A change of an API key's access policies: a field left out stays, `null` removes it. */
+/**
+ * A change of an API key's access policies, or of its low-credits threshold: a field left out
+ * stays, `null` removes it.
+ */
 export type PolicyChange = Pick<
   UpdateApiKeyBody,
-  'ip_allowlist' | 'permissions' | 'roles' | 'metadata' | 'ratelimits'
+  'ip_allowlist' | 'permissions' | 'roles' | 'metadata' | 'ratelimits' | 'credits_low_at'
 >
 
 /** The calls of one kind of key. */

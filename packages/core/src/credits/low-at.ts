@@ -90,3 +90,22 @@ export function lowThreshold(
   if ('remaining' in lowAt) return lowAt.remaining
   return refill === null ? null : Math.floor((refill.amount * lowAt.percent) / 100)
 }
+
+/**
+ * The threshold that credits keep after a change: `null` when they no longer have a limit, or
+ * when they lose their refill rule and the threshold is in percent of it (neither could be set
+ * on such credits). A change of credits by `set` applies it in the same write.
+ *
+ * @example
+ * ```ts
+ * keptCreditsLowAt({ percent: 10 }, { remaining: 500, refill: null }) // null
+ * keptCreditsLowAt({ remaining: 5 }, { remaining: 500, refill: null }) // { remaining: 5 }
+ * ```
+ */
+export function keptCreditsLowAt(
+  lowAt: CreditsLowAt | null | undefined,
+  credits: { readonly remaining: number | null; readonly refill: CreditRefill | null },
+): CreditsLowAt | null {
+  if (!lowAt || credits.remaining === null) return null
+  return 'percent' in lowAt && credits.refill === null ? null : lowAt
+}

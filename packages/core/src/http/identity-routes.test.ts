@@ -228,6 +228,64 @@ describe('identity routes', () => {
     expect((await actions(keyward)).length).toBe(rows)
   })
 
+  it("change the pool's low-credits threshold with PATCH, clear it with null, and audit both", async () => {
+    const { call, d1, keyward, create } = await identities()
+    const pooled = await create({
+      external_id: 'customer_pool',
+      remaining: 100,
+      refill: { amount: 100, interval: 'daily' },
+    })
+    const path = `${IDS}/${pooled.id}`
+    const patch = (body: object) => call('PATCH', path, { key: d1, body: JSON.stringify(body) })
+    const patched = await patch({ credits_low_at: { percent: 20 } })
+    expect(patched).toMatchObject({ status: 200, json: { credits_low_at: { percent: 20 } } })
+    expect((await keyward.findIdentity(pooled.id))?.creditsLowAt).toEqual({ percent: 20 })
+    expect((await patch({ metadata: { plan: 'pro' } })).json.credits_low_at).toEqual({ percent: 20 })
+    expect((await patch({ credits_low_at: null })).json.credits_low_at).toBeNull()
+    expect((await call('GET', path, { key: d1 })).json.credits_low_at).toBeNull()
+    const rows = (await keyward.listAudit('d1')).records.filter(
+      (row) => row.action === 'identity.updated' && 'credits_low_at' in (row.after ?? {}),
+    )
+    expect(rows.map((row) => [row.before?.credits_low_at, row.after?.credits_low_at])).toEqual([
+      [{ percent: 20 }, null],
+      [null, { percent: 20 }],
+    ])
+    // A set of the pool to none clears it, as the pool's own rules would refuse it.
+    await patch({ credits_low_at: { remaining: 5 } })
+    const none = await call('POST', `${path}/credits`, { key: d1, body: '{"op":"set","amount":null}' })
+    expect(none.json).toMatchObject({ remaining: null, credits_low_at: null })
+  })
+
+  it.each([
+    ['a threshold of an identity without a pool', {}, { remaining: 5 }, ['body', 'credits_low_at']],
+    [
+      'a percent of a pool without a refill',
+      { remaining: 10 },
+      { percent: 10 },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    [
+      'a percent of 0',
+      { remaining: 10, refill: { amount: 10, interval: 'daily' } },
+      { percent: 0 },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    ['a string', { remaining: 10 }, '5', ['body', 'credits_low_at']],
+  ])('refuse to PATCH %s with 422 in the error format, changing nothing', async (_, pool, lowAt, loc) => {
+    const { call, d1, keyward, create } = await identities()
+    const identity = await create({ external_id: 'customer_refused', ...pool })
+    const before = await keyward.findIdentity(identity.id)
+    const refused = await call('PATCH', `${IDS}/${identity.id}`, {
+      key: d1,
+      body: JSON.stringify({ metadata: { plan: 'pro' }, credits_low_at: lowAt }),
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.json.detail).toEqual([
+      expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) }),
+    ])
+    expect(await keyward.findIdentity(identity.id)).toEqual(before)
+  })
+
   it('delete an identity without keys; one with keys only with revoke_keys=true, which revokes them', async () => {
     const { call, d1, keyward, create } = await identities()
     const empty = await create({ external_id: 'customer_empty' })

@@ -84,6 +84,117 @@ describe('key routes: credits of API keys', () => {
     expect((await call('GET', API, { key: d1 })).json.keys).toEqual([])
   })
 
+  it('changes the low-credits threshold with PATCH, clears it with null, and audits both', async () => {
+    const { call, d1, keyward } = await world()
+    const created = await call('POST', API, {
+      key: d1,
+      body: JSON.stringify({ remaining: 100, refill: MONTHLY, credits_low_at: { remaining: 5 } }),
+    })
+    const path = `${API}/${created.json.id}`
+    const patched = await call('PATCH', path, {
+      key: d1,
+      body: JSON.stringify({ credits_low_at: { percent: 10 } }),
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.json).toMatchObject({ remaining: 100, credits_low_at: { percent: 10 } })
+    expect((await keyward.findKey(created.json.id))?.creditsLowAt).toEqual({ percent: 10 })
+    // Another field leaves it as it is.
+    const renamed = await call('PATCH', path, {
+      key: d1,
+      body: JSON.stringify({ metadata: { plan: 'pro' } }),
+    })
+    expect(renamed.json.credits_low_at).toEqual({ percent: 10 })
+    const cleared = await call('PATCH', path, { key: d1, body: JSON.stringify({ credits_low_at: null }) })
+    expect(cleared.status).toBe(200)
+    expect(cleared.json.credits_low_at).toBeNull()
+    expect((await call('GET', path, { key: d1 })).json.credits_low_at).toBeNull()
+    const rows = (await keyward.listAudit('d1')).records.filter(
+      (row) => row.action === 'key.policies_set' && 'credits_low_at' in (row.after ?? {}),
+    )
+    expect(rows.map((row) => [row.before?.credits_low_at, row.after?.credits_low_at])).toEqual([
+      [{ percent: 10 }, null],
+      [{ remaining: 5 }, { percent: 10 }],
+    ])
+  })
+
+  it.each([
+    ['a threshold of a key without a credit limit', null, { remaining: 5 }, ['body', 'credits_low_at']],
+    [
+      'a percent of a key without a refill',
+      { remaining: 10 },
+      { percent: 10 },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    [
+      'a percent of 0',
+      { remaining: 10, refill: MONTHLY },
+      { percent: 0 },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    [
+      'a percent of 100',
+      { remaining: 10, refill: MONTHLY },
+      { percent: 100 },
+      ['body', 'credits_low_at', 'percent'],
+    ],
+    ['a negative threshold', { remaining: 10 }, { remaining: -1 }, ['body', 'credits_low_at', 'remaining']],
+    [
+      'two fields',
+      { remaining: 10, refill: MONTHLY },
+      { remaining: 1, percent: 1 },
+      ['body', 'credits_low_at'],
+    ],
+  ])(
+    'refuses to PATCH %s with 422 in the error format, and changes nothing',
+    async (_, credits, lowAt, loc) => {
+      const { call, d1, keyward } = await world()
+      const created = await call('POST', API, {
+        key: d1,
+        body: JSON.stringify({
+          ...credits,
+          ...(credits?.remaining ? { credits_low_at: { remaining: 2 } } : {}),
+        }),
+      })
+      const before = await keyward.findKey(created.json.id)
+      const refused = await call('PATCH', `${API}/${created.json.id}`, {
+        key: d1,
+        body: JSON.stringify({ permissions: null, credits_low_at: lowAt }),
+      })
+      expect(refused.status).toBe(422)
+      expect(refused.json.detail).toEqual([
+        expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) }),
+      ])
+      expect(await keyward.findKey(created.json.id)).toEqual(before)
+    },
+  )
+
+  it('a set of credits that leaves no limit, or no refill under a threshold in percent, clears the threshold and audits it', async () => {
+    const { call, d1, keyward } = await world()
+    const created = await call('POST', API, {
+      key: d1,
+      body: JSON.stringify({ remaining: 100, refill: MONTHLY, credits_low_at: { percent: 10 } }),
+    })
+    const credits = `${API}/${created.json.id}/credits`
+    const set = (body: object) => call('POST', credits, { key: d1, body: JSON.stringify(body) })
+    expect((await set({ op: 'set', amount: 50 })).json.credits_low_at).toEqual({ percent: 10 })
+    expect((await set({ op: 'set', amount: 50, refill: null })).json.credits_low_at).toBeNull()
+    await call('PATCH', `${API}/${created.json.id}`, {
+      key: d1,
+      body: JSON.stringify({ credits_low_at: { remaining: 5 } }),
+    })
+    expect((await set({ op: 'add', amount: 1 })).json.credits_low_at).toEqual({ remaining: 5 })
+    const unlimited = await set({ op: 'set', amount: null })
+    expect(unlimited.json).toMatchObject({ remaining: null, credits_low_at: null })
+    expect((await keyward.findKey(created.json.id))?.creditsLowAt ?? null).toBeNull()
+    const rows = (await keyward.listAudit('d1')).records.filter((row) => row.action === 'key.credits_changed')
+    expect(rows.map((row) => [row.before?.credits_low_at, row.after?.credits_low_at])).toEqual([
+      [{ remaining: 5 }, null],
+      [undefined, undefined],
+      [{ percent: 10 }, null],
+      [undefined, undefined],
+    ])
+  })
+
   it.each([
     ['a negative amount', { op: 'add', amount: -1 }, ['body', 'amount']],
     ['a non-integer', { op: 'add', amount: 1.5 }, ['body', 'amount']],

@@ -190,7 +190,6 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       ...(value.remaining === undefined ? {} : { remaining: value.remaining }),
       // Checked by the service (a monthly rule's `day` defaults to 1 there).
       ...(value.refill === undefined ? {} : { refill: value.refill as CreditRefill | null }),
-      ...(value.credits_low_at === undefined ? {} : { creditsLowAt: value.credits_low_at }),
       // The identity it joins, checked by the service (an external id's is created on first use).
       ...(value.identity_id === undefined ? {} : { identityId: value.identity_id }),
       ...(value.external_id === undefined ? {} : { externalId: value.external_id }),
@@ -204,6 +203,7 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
     metadata?: unknown
     ratelimits?: unknown
     roles?: unknown
+    credits_low_at?: unknown
   }) =>
     ({
       ...(value.ip_allowlist !== undefined ? { ipAllowlist: value.ip_allowlist } : {}),
@@ -211,6 +211,8 @@ export function createKeyRoutes(keyward: Keyward, options: KeyRoutesOptions = {}
       ...(value.metadata !== undefined ? { metadata: value.metadata } : {}),
       ...(value.ratelimits !== undefined ? { ratelimits: value.ratelimits } : {}),
       ...(value.roles !== undefined ? { roles: value.roles } : {}),
+      // Checked by the service, against the key's credits.
+      ...(value.credits_low_at !== undefined ? { creditsLowAt: value.credits_low_at } : {}),
     }) as KeyPolicies
 
   // Keys as listings show them, with the names of the roles they hold (one read for a page).

@@ -31,7 +31,12 @@ const NEW_IDENTITY_FIELDS = {
   credits_low_at: true,
   roles: true,
 } as const
-const IDENTITY_CHANGE_FIELDS = { metadata: true, ratelimits: true, roles: true } as const
+const IDENTITY_CHANGE_FIELDS = {
+  metadata: true,
+  ratelimits: true,
+  roles: true,
+  credits_low_at: true,
+} as const
 
 /**
  * An identity's creation as given, checked: its roles by name (`null` for none; absent when not
@@ -39,7 +44,10 @@ const IDENTITY_CHANGE_FIELDS = { metadata: true, ratelimits: true, roles: true }
  */
 export type GivenIdentity = Omit<NewIdentity, 'roleIds'> & { readonly roles?: readonly string[] | null }
 
-/** An identity's change as given, checked: its roles by name (`null` for none), as at its creation. */
+/**
+ * An identity's change as given, checked: its roles by name (`null` for none), as at its creation.
+ * Its low-credits threshold is checked by the service, against the pool.
+ */
 export type GivenIdentityChange = Omit<IdentityChange, 'roleIds'> & {
   readonly roles?: readonly string[] | null
 }
@@ -161,9 +169,10 @@ export function checkNewIdentity(value: unknown): GivenIdentity {
 }
 
 /**
- * The body of an identity's change (`PATCH`: `{"metadata"?, "ratelimits"?, "roles"?}`; `null` clears),
- * checked. Its `external_id` is the link to the host's own records and never changes; its
- * credits change through their own operation, as a key's do.
+ * The body of an identity's change (`PATCH`: `{"metadata"?, "ratelimits"?, "roles"?,
+ * "credits_low_at"?}`; `null` clears), checked (the threshold against the pool by the service).
+ * Its `external_id` is the link to the host's own records and never changes; its credits change
+ * through their own operation, as a key's do.
  *
  * @example
  * ```ts
@@ -197,5 +206,8 @@ export function checkIdentityChange(value: unknown): GivenIdentityChange {
       ? { ratelimits: checkRateLimits(given.ratelimits, [...BODY, 'ratelimits']) }
       : {}),
     ...givenRoles(given),
+    ...(given.credits_low_at !== undefined
+      ? { creditsLowAt: given.credits_low_at as IdentityChange['creditsLowAt'] }
+      : {}),
   }
 }

@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../audit/types.js'
+import { keptCreditsLowAt } from '../credits/low-at.js'
 import { changedCredits, leasedCredits, refilled } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
 import type { CreditLease, KeyPagePosition, KeyPageQuery, KeyRecord } from '../store/record.js'
@@ -181,7 +182,9 @@ export class MemoryIdentities implements IdentityStore {
     const before = refilled(current, now)
     const after = changedCredits(before, change, now, 'identity')
     if (change.op === 'set') this.#refillDue.delete(id)
-    const identity: IdentityRecord = { ...current, ...after, updatedAt: now }
+    // A threshold the new pool could not have is cleared with the change (see keptCreditsLowAt).
+    const creditsLowAt = keptCreditsLowAt(current.creditsLowAt, after)
+    const identity: IdentityRecord = { ...current, ...after, creditsLowAt, updatedAt: now }
     const entries = audit?.(identity, [], { ...current, ...before })
     // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
     const pooled = (before.remaining === null) !== (after.remaining === null)

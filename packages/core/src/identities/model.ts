@@ -76,4 +76,6 @@ export interface IdentityChange {
   readonly ratelimits?: readonly StoredRateLimit[]
   /** The ids of the roles it holds from now on; `null` for none. */
   readonly roleIds?: readonly string[] | null
+  /** When the pool is low from now on (checked against the pool by the service); `null` for never. */
+  readonly creditsLowAt?: CreditsLowAt | null
 }

@@ -332,7 +332,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'setApiKeyExpiry',
     summary:
       "Set when one of a project's API keys expires (or never; not for a key in a roll's grace window), " +
-      'its IP allowlist, permissions or metadata.',
+      'its IP allowlist, permissions, metadata or low-credits threshold.',
     tag: 'API keys',
     credential: 'owner',
     body: { schema: 'UpdateApiKeyBody', required: true },
@@ -371,7 +371,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: `${API}/{key_id}/credits`,
     operationId: 'changeApiKeyCredits',
     summary:
-      "Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too.",
+      "Set, add to or subtract from one of a project's API keys' credits, atomically; `set` may change the refill too " +
+      '(and clears a low-credits threshold the new credits could not have: none without a limit, none in percent without a refill).',
     tag: 'API keys',
     credential: 'owner',
     body: { schema: 'ChangeCreditsBody', required: true },
@@ -421,7 +422,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     path: `${IDS}/{identity_id}`,
     operationId: 'updateIdentity',
     summary:
-      "Change an identity's metadata or rate limits (`null` clears); every key of it sees the change within the revocation bound.",
+      "Change an identity's metadata, rate limits or low-credits threshold (`null` clears); every key of it sees the change within the revocation bound.",
     tag: 'Identities',
     credential: 'owner',
     body: { schema: 'UpdateIdentityBody', required: true },
@@ -476,7 +477,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     description:
       'Every key of the identity spends from the pool besides its own credits, from both or from neither. ' +
       'A subtraction below zero, and `add` or `subtract` on an identity without a pool, are 422 and change nothing; ' +
-      'an identity of another project is 404, as an unknown one.',
+      'an identity of another project is 404, as an unknown one. A `set` clears a low-credits threshold the new pool ' +
+      'could not have (none without a pool, none in percent without a refill).',
     tag: 'Identities',
     credential: 'owner',
     body: { schema: 'ChangeCreditsBody', required: true },

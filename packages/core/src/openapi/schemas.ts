@@ -252,6 +252,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
   {
     ...SetKeyExpiryBodySchema.properties,
     ...policyFields,
+    credits_low_at: Type.Optional(CreditsLowAtSchema),
     identity_id: Type.Optional(
       Type.Union(
         [
@@ -268,7 +269,8 @@ export const UpdateApiKeyBodySchema = Type.Object(
     additionalProperties: false,
     description:
       'Any of: `expires_at` or `expires_in_days` (not both), `ip_allowlist`, `permissions`, `metadata`, `ratelimits` ' +
-      '(`null` clears a policy), `identity_id` (`null`: the key leaves its identity). Fields left out stay as ' +
+      "(`null` clears a policy), `credits_low_at` (checked against the key's credits as at creation; `null` clears " +
+      'it), `identity_id` (`null`: the key leaves its identity). Fields left out stay as ' +
       'they are. Unknown fields are refused (`extra_forbidden`).',
   },
 )
@@ -464,11 +466,13 @@ export const UpdateIdentityBodySchema = Type.Object(
     metadata: Type.Optional(metadata),
     ratelimits: Type.Optional(identityRatelimits),
     roles: Type.Optional(IdentityRolesSchema),
+    credits_low_at: Type.Optional(CreditsLowAtSchema),
   },
   {
     additionalProperties: false,
     description:
-      'Any of `metadata`, `ratelimits` and `roles` (`null` clears); fields left out stay as they are. `external_id` never ' +
+      'Any of `metadata`, `ratelimits`, `roles` and `credits_low_at` (checked against the pool as at creation) ' +
+      '(`null` clears); fields left out stay as they are. `external_id` never ' +
       'changes, and the credit pool changes through its own operation: both are refused (422). Unknown fields ' +
       'are refused (`extra_forbidden`).',
   },

@@ -1,3 +1,4 @@
+import type { CreditsLowAt } from '../credits/low-at.js'
 import { KeywardError, refusal } from '../errors/error.js'
 import { checkOptionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
@@ -66,6 +67,12 @@ export interface KeyPolicies {
    * `permissions` has its roles' permissions only (not every permission).
    */
   readonly roles?: readonly string[] | null
+  /**
+   * When the key's credits are low (webhook event `credits.low`): `{ remaining }` or
+   * `{ percent }` of its refill amount, checked against the key's credits as at creation (a
+   * threshold needs a credit limit; one in percent, a refill rule). `null` for none.
+   */
+  readonly creditsLowAt?: CreditsLowAt | null
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   AuditWrite,
   CreditAuditWrite,
 } from '../audit/types.js'
+import type { CreditsLowAt } from '../credits/low-at.js'
 import type { CreditChange, CreditState } from '../credits/types.js'
 import type { KeyRecord } from '../store/types.js'
 
@@ -31,6 +32,7 @@ const keyFields = (record: KeyRecord): AuditValues => ({
   metadata: record.metadata ?? null,
   ratelimits: record.ratelimits ?? null,
   role_ids: record.roleIds?.length ? record.roleIds : null,
+  credits_low_at: record.creditsLowAt ?? null,
   // Only of a key that has one: the rows of an identity's keys name it (see matchesAuditFilter).
   ...(record.identityId ? { identity_id: record.identityId } : {}),
 })
@@ -141,19 +143,25 @@ export class AuditRows {
 
   /**
    * The row of a change of a key's credits (`key.credits_changed`): `remaining` before and after
-   * (before: as the store read it under its lock, after a due refill), `refill` too when it
-   * changed, and the change asked for (`op`, `amount`). `undefined` when the store does not audit.
+   * (before: as the store read it under its lock, after a due refill), `refill` and
+   * `credits_low_at` too when they changed (`lowAtBefore`: the threshold before), and the change
+   * asked for (`op`, `amount`). `undefined` when the store does not audit.
    */
   credits(
     change: CreditChange,
     context: AuditContext | undefined,
     developerOf: (record: KeyRecord) => string | null,
+    lowAtBefore: CreditsLowAt | null = null,
   ): CreditAuditWrite | undefined {
     if (!this.on) return undefined
     const at = this.now()
     const alongside = (context?.with ?? []).map((event) => this.event(event, context, at))
     return ({ before, record }) => {
-      const after = { remaining: record.remaining ?? null, refill: record.refill ?? null }
+      const after = {
+        remaining: record.remaining ?? null,
+        refill: record.refill ?? null,
+        creditsLowAt: record.creditsLowAt ?? null,
+      }
       const entry = this.event(
         {
           action: 'key.credits_changed',
@@ -161,7 +169,12 @@ export class AuditRows {
           targetId: record.id,
           developerId: developerOf(record),
           projectId: record.ownerType === 'project' ? record.ownerId : null,
-          ...creditChangeValues({ key_prefix: record.keyPrefix }, change, before, after),
+          ...creditChangeValues(
+            { key_prefix: record.keyPrefix },
+            change,
+            { ...before, creditsLowAt: lowAtBefore },
+            after,
+          ),
         },
         context,
         at,
@@ -171,7 +184,7 @@ export class AuditRows {
   }
 }
 
-type Credits = Pick<CreditState, 'remaining' | 'refill'>
+type Credits = Pick<CreditState, 'remaining' | 'refill'> & { readonly creditsLowAt?: CreditsLowAt | null }
 
 /**
  * @internal The audited values of a change of credits, after the fields that name whose they are
@@ -187,13 +200,15 @@ export function creditChangeValues(
   const asked =
     change.op === 'set' ? { op: 'set', amount: change.remaining } : { op: change.op, amount: change.amount }
   const refillChanged = canonicalJson(before.refill) !== canonicalJson(after.refill)
+  // A threshold the change cleared (see keptCreditsLowAt) is named too.
+  const lowAtChanged =
+    canonicalJson(before.creditsLowAt ?? null) !== canonicalJson(after.creditsLowAt ?? null)
+  const changedFields = (credits: Credits) => ({
+    ...(refillChanged ? { refill: credits.refill } : {}),
+    ...(lowAtChanged ? { credits_low_at: credits.creditsLowAt ?? null } : {}),
+  })
   return {
-    before: { ...named, remaining: before.remaining, ...(refillChanged ? { refill: before.refill } : {}) },
-    after: {
-      ...named,
-      remaining: after.remaining,
-      ...(refillChanged ? { refill: after.refill } : {}),
-      ...asked,
-    },
+    before: { ...named, remaining: before.remaining, ...changedFields(before) },
+    after: { ...named, remaining: after.remaining, ...changedFields(after), ...asked },
   }
 }

@@ -223,7 +223,12 @@ function creditChanger(deps: CreditDependencies) {
     if (!current) return null
     if (current.ownerType !== 'project')
       newKeyCredits('developer', change.op === 'set' ? change.remaining : 1, null, now())
-    const audited = auditRows.credits(change, context, await developersOf([current]))
+    const audited = auditRows.credits(
+      change,
+      context,
+      await developersOf([current]),
+      current.creditsLowAt ?? null,
+    )
     const changed = await storeCall('changeCredits', () =>
       store.changeCredits!(id, change, now(), audited),
     ).finally(() => {

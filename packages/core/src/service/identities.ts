@@ -1,5 +1,5 @@
 import type { AuditAction, AuditContext, AuditValues } from '../audit/types.js'
-import type { CreditsLowAt } from '../credits/low-at.js'
+import { type CreditsLowAt, checkCreditsLowAt } from '../credits/low-at.js'
 import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
@@ -76,8 +76,9 @@ export interface KeywardIdentities {
   /** A project's identities, newest first, a page at a time; with `q`, those whose `externalId` contains it. */
   listIdentitiesPage(projectId: string, options?: IdentityPageOptions): Promise<IdentityPage>
   /**
-   * Changes an identity's metadata, limits or roles (by name; `null` clears, absent keeps);
-   * `null` when there is no such identity. Its `externalId` never changes. A change of its roles
+   * Changes an identity's metadata, limits, roles (by name) or low-credits threshold
+   * (`creditsLowAt`, checked against its pool as at creation; 422 at `["body", "credits_low_at"]`);
+   * `null` clears, absent keeps; `null` when there is no such identity. Its `externalId` never changes. A change of its roles
    * reaches every key of the identity, as a change of a role does. Appends the audit row
    * `identity.updated`.
    *
@@ -145,6 +146,7 @@ const identityFields = (identity: IdentityRecord): AuditValues =>
     ratelimits: identity.ratelimits,
     remaining: identity.remaining,
     refill: identity.refill,
+    credits_low_at: identity.creditsLowAt ?? null,
     role_ids: identity.roleIds?.length ? identity.roleIds : null,
   })
 
@@ -334,13 +336,21 @@ export function identityMethods(writes: Writes): KeywardIdentities {
       return storeCall('listIdentitiesPage', () => identities().listIdentitiesPage(projectId, query))
     },
     async updateIdentity(id, change, context) {
-      const { roles, ...rest } = checkIdentityChange(change)
+      // The threshold by its option name, or as a body names it (`credits_low_at`).
+      const { creditsLowAt: option, ...fields } = change ?? {}
+      const { roles, creditsLowAt: field, ...rest } = checkIdentityChange(fields)
+      const creditsLowAt = option === undefined ? field : option
       const current = await findIdentity(id)
       if (current === null) return null
+      // The threshold needs the pool (as at creation): checked once read, before any write.
+      const lowAt =
+        creditsLowAt === undefined
+          ? {}
+          : { creditsLowAt: checkCreditsLowAt(creditsLowAt, current.remaining, current.refill) }
       const checked =
         roles === undefined
-          ? rest
-          : { ...rest, roleIds: await roleIdsOf(writes, 'project', current.projectId, roles) }
+          ? { ...rest, ...lowAt }
+          : { ...rest, ...lowAt, roleIds: await roleIdsOf(writes, 'project', current.projectId, roles) }
       const audit = await rows('identity.updated', context, current.projectId)
       return storeCall('updateIdentity', () => identities().updateIdentity(id, checked, now(), audit))
     },

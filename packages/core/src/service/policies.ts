@@ -1,4 +1,5 @@
 import type { AuditContext } from '../audit/types.js'
+import { checkCreditsLowAt } from '../credits/low-at.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
 import { ErrorType } from '../errors/types.js'
@@ -28,7 +29,8 @@ export interface KeywardPolicies {
   readonly permissions: ReadonlySet<string>
   /**
    * Sets an API key's policies: `ipAllowlist`, `permissions`, `metadata`, `ratelimits`, `roles`
-   * (names of its project's roles; 422 `role_unknown` for another); a field
+   * (names of its project's roles; 422 `role_unknown` for another), and its low-credits threshold
+   * `creditsLowAt` (checked against its credits now, as at creation); a field
    * left `undefined` stays, `null` clears it (anywhere, every permission, no metadata, no stored
    * rate limits). 422 as at
    * creation. Every process's verification cache hears of it as of a deactivation. `null` if
@@ -95,6 +97,7 @@ export const POLICY_OPTIONS = optionNames<KeyPolicies>({
   metadata: true,
   ratelimits: true,
   roles: true,
+  creditsLowAt: true,
 })
 
 const BODY = ['body'] as const
@@ -114,7 +117,7 @@ export function newKeyPolicies(
   rules: PolicyRules,
   kind: KeyKind,
   given: KeyPolicies,
-): Required<{ [F in keyof KeyPolicies]: NonNullable<KeyPolicies[F]> | null }> {
+): Required<{ [F in Exclude<keyof KeyPolicies, 'creditsLowAt'>]: NonNullable<KeyPolicies[F]> | null }> {
   const ipAllowlist = checkIpAllowlist(given.ipAllowlist, field('ip_allowlist'))
   const permissions = checkPermissions(given.permissions, rules.declared, field('permissions'))
   const metadata = checkMetadata(given.metadata, field('metadata'))
@@ -137,7 +140,10 @@ export function newKeyPolicies(
   return { ipAllowlist, permissions, metadata, ratelimits, roles }
 }
 
-/** @internal Checks a change of policies; fields left `undefined` stay as they are. */
+/**
+ * @internal Checks a change of policies; fields left `undefined` stay as they are. The
+ * low-credits threshold is not among them: it is checked against the key's credits, once read.
+ */
 export function changedPolicies(rules: PolicyRules, given: KeyPolicies): KeyPolicies {
   return {
     ...(given.ipAllowlist !== undefined
@@ -215,7 +221,15 @@ export function policyMethods(writes: Writes, trustedProxy: TrustedProxy | undef
       const current = await storeCall('findKeyById', () => store.findKeyById(id))
       if (!current) return null
       if (current.ownerType !== 'project') newKeyPolicies(rules, 'developer', change)
-      const { roles, ...rest } = change
+      const lowAt = given?.creditsLowAt
+      // The threshold needs the key's credits (as at creation): checked once read, before any write.
+      const { roles, ...rest } =
+        lowAt === undefined
+          ? change
+          : {
+              ...change,
+              creditsLowAt: checkCreditsLowAt(lowAt, current.remaining ?? null, current.refill ?? null),
+            }
       const stored: StoredKeyPolicies =
         roles === undefined
           ? rest

@@ -10,6 +10,7 @@ import {
   type AuditWrite,
   type CreditAuditWrite,
 } from '../audit/types.js'
+import { keptCreditsLowAt } from '../credits/low-at.js'
 import { changedCredits, creditState, leasedCredits, refilled, withCredits } from '../credits/model.js'
 import type { CreditChange } from '../credits/types.js'
 import { MemoryIdentities, type MemoryKeyAccess } from '../identities/memory.js'
@@ -212,7 +213,15 @@ export class MemoryKeyStore implements KeyStore {
     const current = this.#records.get(id)
     if (!current) return null
     const changed: { -readonly [F in keyof StoredKeyPolicies]: StoredKeyPolicies[F] } = {}
-    for (const field of ['ipAllowlist', 'permissions', 'metadata', 'ratelimits', 'roleIds'] as const) {
+    const fields = [
+      'ipAllowlist',
+      'permissions',
+      'metadata',
+      'ratelimits',
+      'roleIds',
+      'creditsLowAt',
+    ] as const
+    for (const field of fields) {
       if (policies[field] !== undefined) Object.assign(changed, { [field]: policies[field] })
     }
     const { ratelimits, ...rest } = { ...current, ...changed }
@@ -282,13 +291,20 @@ export class MemoryKeyStore implements KeyStore {
     if (!current) return null
     const before = refilled(creditState(current), now)
     const after = changedCredits(before, change, now)
-    const updated = withCredits(current, after)
+    // A threshold the new credits could not have is cleared with the change (see keptCreditsLowAt).
+    const lowAt = keptCreditsLowAt(current.creditsLowAt, after)
+    const updated = withCredits(
+      lowAt === (current.creditsLowAt ?? null) ? current : { ...current, creditsLowAt: lowAt },
+      after,
+    )
     // Credits set anew start a period that no `credits.refilled` tells of.
     if (change.op === 'set') this.#refillDue.delete(id)
     const entries = audit?.({ before, record: complete(updated) }) ?? []
-    // Whether the key has a limit is what verifications read: that change goes on the feed.
+    // Whether the key has a limit is what verifications read: that change goes on the feed, as
+    // does a threshold cleared with it (a cached record's must be current).
     const record =
-      (before.remaining === null) !== (after.remaining === null)
+      (before.remaining === null) !== (after.remaining === null) ||
+      updated.creditsLowAt !== current.creditsLowAt
         ? this.#replace(updated)
         : this.#write(updated)
     if (entries.length > 0) await this.appendAudit(entries)

@@ -7,7 +7,7 @@ import {
   type KeyInfo,
   messageOf,
 } from '../api'
-import { Dialog, DialogButtons, DialogError, useDialogWork } from './Dialog'
+import { Dialog, DialogButtons, DialogError, DialogForm, useDialogWork } from './Dialog'
 import { Choice, WholeNumber } from './Fields'
 import { numberOf, useRefillFields } from './Refill'
 
@@ -116,16 +116,7 @@ export function CreditsDialog<T extends CreditHolder>({
   const action = OPS.find((choice) => choice.value === op)!.action
   return (
     <Dialog title={title} onClose={onClose}>
-      <form
-        class="stack"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          const body = bodyOf()
-          if (typeof body === 'string') setError(body)
-          else void send(body)
-        }}
-      >
+      <DialogForm read={bodyOf} send={send} refuse={setError}>
         <p>Now: {creditsText(credits, holder === 'key' ? 'unlimited' : 'no pool')}.</p>
         <label for="credits-op">Change</label>
         <Choice
@@ -162,7 +153,94 @@ export function CreditsDialog<T extends CreditHolder>({
             </button>
           ) : null}
         </DialogButtons>
-      </form>
+      </DialogForm>
+    </Dialog>
+  )
+}
+
+/** A low-credits threshold as the API shapes it: credits, or a percent of the refill amount. */
+export type LowAt = NonNullable<Identity['credits_low_at']>
+
+/**
+ * The low-credits threshold in a few words: `at 500 credits`, `at 10% of the refill (100
+ * credits)`, or `none`.
+ */
+export function lowAtText(holder: CreditHolder): string {
+  const lowAt = 'credits_low_at' in holder ? holder.credits_low_at : null
+  if (!lowAt) return 'none'
+  if ('remaining' in lowAt) return `at ${lowAt.remaining} credits`
+  const refill = 'refill' in holder ? holder.refill : null
+  const credits = refill ? ` (${Math.floor((refill.amount * lowAt.percent) / 100)} credits)` : ''
+  return `at ${lowAt.percent}% of the refill${credits}`
+}
+
+/** The threshold typed in the dialog: `N` credits, `P%` of the refill amount; else what is wrong. */
+function lowAtOf(text: string): LowAt | string {
+  const match = /^\s*(\d{1,13})\s*(%?)\s*$/.exec(text)
+  if (!match) return 'Threshold: give a whole number of credits, or a percent such as 10%.'
+  return match[2] === '%' ? { percent: Number(match[1]) } : { remaining: Number(match[1]) }
+}
+
+/**
+ * A threshold's refusal in plain words: the server's message, after "Threshold" when it is
+ * about the threshold's field.
+ */
+function explainLowAt(failure: unknown): string {
+  if (!(failure instanceof ApiError)) return messageOf(failure)
+  const about = failure.status === 422 && failure.loc.slice(0, 2).join('.') === 'body.credits_low_at'
+  return about ? `Threshold: ${failure.message}` : failure.message
+}
+
+/**
+ * Sets or removes the low-credits threshold of an API key or of an identity's pool: the webhook
+ * event `credits.low` is sent once per refill period when the balance falls to it. The server
+ * checks it against the credits (a threshold needs a limit; a percent, a refill rule): its
+ * refusal is shown in the dialog, which stays open.
+ */
+export function LowAtDialog<T extends CreditHolder>({
+  title,
+  credits,
+  save,
+  onClose,
+  onSaved,
+}: {
+  title: string
+  credits: T
+  save: (lowAt: LowAt | null) => Promise<T>
+  onClose: () => void
+  onSaved: (updated: T) => void
+}) {
+  const current = 'credits_low_at' in credits ? credits.credits_low_at : null
+  const [text, setText] = useState(
+    current ? ('remaining' in current ? String(current.remaining) : `${current.percent}%`) : '',
+  )
+  const { error, setError, busy, run } = useDialogWork(explainLowAt)
+  const send = (lowAt: LowAt | null) => run(async () => onSaved(await save(lowAt)))
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <DialogForm read={() => lowAtOf(text)} send={send} refuse={setError}>
+        <p>
+          Credits: {creditsText(credits, 'none')}. Low: {lowAtText(credits)}.
+        </p>
+        <label for="low-at">Low at (credits, or a percent of the refill such as 10%)</label>
+        <input
+          id="low-at"
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+          aria-describedby="low-at-error"
+        />
+        <DialogError id="low-at-error">{error}</DialogError>
+        <DialogButtons onCancel={onClose}>
+          <button type="submit" disabled={busy}>
+            Save threshold
+          </button>
+          {current ? (
+            <button type="button" class="secondary" disabled={busy} onClick={() => void send(null)}>
+              Remove threshold
+            </button>
+          ) : null}
+        </DialogButtons>
+      </DialogForm>
     </Dialog>
   )
 }

@@ -70,3 +70,34 @@ export function useDialogWork(explain: (failure: unknown) => string = messageOf)
   }
   return { error, setError, busy, run }
 }
+
+/**
+ * A dialog's form: on submit, `read` gives what to send, or the words of what is wrong (shown
+ * through `refuse`, nothing sent); the browser's own checks are off, the server's words are shown.
+ */
+export function DialogForm<T>({
+  read,
+  send,
+  refuse,
+  children,
+}: {
+  read: () => T | string
+  send: (value: T) => Promise<void>
+  refuse: (message: string) => void
+  children: ComponentChildren
+}) {
+  return (
+    <form
+      class="stack"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault()
+        const value = read()
+        if (typeof value === 'string') refuse(value)
+        else void send(value)
+      }}
+    >
+      {children}
+    </form>
+  )
+}

@@ -1,15 +1,16 @@
 import { useState } from 'preact/hooks'
 import type { KeyCalls, KeyInfo, RolledKey } from '../api'
 import { when } from '../format'
-import { CreditsDialog, creditsText } from './Credits'
+import { CreditsDialog, creditsText, LowAtDialog, lowAtText } from './Credits'
 import { ExpiryDialog, PoliciesDialog, RollDialog } from './KeyDialogs'
 import { KeyIdentityDialog } from './KeyIdentity'
 
-type Action = 'roll' | 'expiry' | 'credits' | 'policies' | 'identity' | undefined
+type Action = 'roll' | 'expiry' | 'credits' | 'low' | 'policies' | 'identity' | undefined
 
 /**
  * What can be done to one key: revoke or re-activate it, roll it, set its expiry, and for an API
- * key change its credits, access policies and identity, each of the last five in a dialog. `run` runs a
+ * key change its credits, low-credits threshold, access policies and identity, each of the last
+ * six in a dialog. `run` runs a
  * change (its refusal shown by the page); the key as changed goes to `onChanged` with a sentence
  * that says what happened, a roll's new key to `onRolled`.
  */
@@ -68,6 +69,7 @@ export function KeyActions({
       {key.active ? open('roll', 'Roll…') : null}
       {key.active ? open('expiry', 'Expiry…') : null}
       {key.active && apiKey && calls.changeCredits ? open('credits', 'Credits…') : null}
+      {key.active && apiKey && calls.updatePolicies ? open('low', 'Low-credits alert…') : null}
       {key.active && apiKey && calls.updatePolicies ? open('policies', 'Policies…') : null}
       {key.active && apiKey && calls.setIdentity ? open('identity', 'Identity…') : null}
       {action === 'roll' ? (
@@ -113,6 +115,18 @@ export function KeyActions({
           onChanged={(updated) => {
             close()
             onChanged(updated, `Credits of ${updated.display}: ${creditsText(updated)}.`)
+          }}
+        />
+      ) : null}
+      {action === 'low' && calls.updatePolicies ? (
+        <LowAtDialog
+          title={`Low-credits alert of ${key.display}`}
+          credits={key}
+          save={(lowAt) => calls.updatePolicies!(key.id, { credits_low_at: lowAt })}
+          onClose={close}
+          onSaved={(updated) => {
+            close()
+            onChanged(updated, `Low credits of ${updated.display}: ${lowAtText(updated)}.`)
           }}
         />
       ) : null}

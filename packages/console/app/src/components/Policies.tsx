@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, type KeyInfo, type KeyPolicies, type PolicyChange, roles } from '../api'
-import { creditsText } from './Credits'
+import { creditsText, lowAtText } from './Credits'
 import { LimitsFact, useRateLimitFields } from './RateLimits'
 
 /** Entries of a list typed as text: one per line or comma-separated, blanks dropped. */
@@ -243,6 +243,8 @@ export function PolicyFacts({ keyInfo }: { keyInfo: KeyInfo }) {
     <>
       <dt>Credits</dt>
       <dd class="mono">{creditsText(keyInfo)}</dd>
+      <dt>Low credits</dt>
+      <dd class="mono">{lowAtText(keyInfo)}</dd>
       <dt>IP allowlist</dt>
       <dd class="mono">{ips ? ips.join(', ') : 'any address'}</dd>
       <dt>Permissions</dt>

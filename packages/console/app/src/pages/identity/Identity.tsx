@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'preact/hooks'
 import { type Identity, type IdentityCalls, identities, type Project, type UsageRange } from '../../api'
-import { CreditsDialog, creditsText } from '../../components/Credits'
+import { CreditsDialog, creditsText, LowAtDialog, lowAtText } from '../../components/Credits'
 import { KeyTable } from '../../components/KeyList'
 import { NotLoaded, useLoaded, usePageTitle } from '../../components/loaded'
 import { Message } from '../../components/Message'
@@ -13,7 +13,7 @@ import { explainIdentities } from '../identities/Identities'
 import { DeleteIdentityDialog, EditIdentityDialog } from './IdentityDialogs'
 import { IdentityHistory } from './IdentityHistory'
 
-type Action = 'edit' | 'credits' | 'delete' | undefined
+type Action = 'edit' | 'credits' | 'low' | 'delete' | undefined
 
 /**
  * One identity's page: its external id, id, metadata, rate limits and credit pool; what can be
@@ -92,6 +92,7 @@ export function IdentityPage({
       <div class="actions">
         {open('edit', 'Limits and metadata…')}
         {calls.changeCredits ? open('credits', 'Credits…') : null}
+        {open('low', 'Low-credits alert…')}
         {open('delete', 'Delete…', 'danger')}
       </div>
       {action === 'edit' ? (
@@ -109,6 +110,17 @@ export function IdentityPage({
           }
         />
       ) : null}
+      {action === 'low' ? (
+        <LowAtDialog
+          title={`Low-credits alert of “${identity.external_id}”`}
+          credits={identity}
+          save={(lowAt) => calls.update(identity.id, { credits_low_at: lowAt })}
+          onClose={close}
+          onSaved={(updated) =>
+            changed(updated, `Low credits of “${updated.external_id}”: ${lowAtText(updated)}.`)
+          }
+        />
+      ) : null}
       {action === 'delete' ? (
         <DeleteIdentityDialog identity={identity} calls={calls} onClose={close} onDeleted={setDeleted} />
       ) : null}
@@ -120,6 +132,8 @@ export function IdentityPage({
           <dd class="mono">{identity.external_id}</dd>
           <dt>Credit pool</dt>
           <dd class="mono">{creditsText(identity, 'none: its keys spend only their own credits')}</dd>
+          <dt>Low credits</dt>
+          <dd class="mono">{lowAtText(identity)}</dd>
           <LimitsFact limits={identity.ratelimits} />
           <dt>Roles</dt>
           <dd class="mono">{identity.roles?.length ? identity.roles.join(', ') : 'none'}</dd>
