@@ -42,6 +42,27 @@ describe('identities', () => {
     expect(second.next).toBeNull()
   })
 
+  it("start a pool's refill period when they are made, as a key's: its first lease takes from the balance given, the refill comes at the next period", async () => {
+    const { store } = setup()
+    const made = new Date('2026-03-10T12:00:00Z')
+    const keyward = createKeyward({ store, now: () => made, projectOwner: () => 'dev_a' })
+    const pool = await keyward.createIdentity('proj_a', {
+      externalId: 'customer_pool',
+      remaining: 1500,
+      refill: { amount: 2000, interval: 'monthly', day: 1 },
+    })
+    expect(pool.refilledAt).toEqual(new Date('2026-03-01T00:00:00Z'))
+    const lease = await store.identities.leaseIdentityCredits(pool.id, 100, 1, made)
+    expect(lease).toMatchObject({ granted: 100, remaining: 1400 })
+    const april = await store.identities.leaseIdentityCredits(
+      pool.id,
+      100,
+      1,
+      new Date('2026-04-01T00:00:01Z'),
+    )
+    expect(april).toMatchObject({ granted: 100, remaining: 1900 })
+  })
+
   it('have external ids unique within a project: 409 identity_exists, and nothing is written', async () => {
     const { keyward } = setup()
     await keyward.createIdentity('proj_a', { externalId: 'customer_acme' })

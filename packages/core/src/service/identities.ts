@@ -1,5 +1,6 @@
 import type { AuditAction, AuditContext, AuditValues } from '../audit/types.js'
 import { type CreditsLowAt, checkCreditsLowAt } from '../credits/low-at.js'
+import { refillPeriodStart } from '../credits/model.js'
 import type { CreditRefill } from '../credits/types.js'
 import { KeywardError } from '../errors/error.js'
 import { checkOptionNames, optionNames } from '../errors/extra-fields.js'
@@ -154,7 +155,8 @@ const newIdentity = (projectId: string, given: NewIdentity, at: Date): IdentityR
   id: crypto.randomUUID(),
   projectId,
   ...given,
-  refilledAt: null,
+  // As a key's: its first refill is at the start of the next period, not at its first lease.
+  refilledAt: given.refill ? refillPeriodStart(given.refill, at) : null,
   createdAt: at,
   updatedAt: at,
 })
