@@ -203,7 +203,14 @@ export class SqlIdentities extends SqlIdentitiesBase implements IdentityStore {
         now.getTime(),
         id,
       ])
-      const identity: IdentityRecord = { ...current, ...after, creditsLowAt: lowAt, updatedAt: now }
+      // As the identity is read back: a threshold only where there is one.
+      const { creditsLowAt: _previous, ...held } = current
+      const identity: IdentityRecord = {
+        ...held,
+        ...after,
+        ...(lowAt ? { creditsLowAt: lowAt } : {}),
+        updatedAt: now,
+      }
       if (audit) await this.#c.audit.append(tx, audit(identity, [], { ...current, ...before }))
       // Whether the identity has a pool is what verifications of its keys read: that goes on the feed.
       return {
