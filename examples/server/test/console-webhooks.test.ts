@@ -184,7 +184,7 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s webhooks in a real browser (inst
     await rows().filter({ hasText: receiverUrl }).getByRole('link').click()
     await suite.page.getByRole('heading', { level: 1, name: 'Keys audit (local receiver)' }).waitFor()
     expect(await facts()).toContain(`URL${receiverUrl}`)
-    expect(await facts()).toContain('ProjectsShop')
+    await expect.poll(facts).toContain('ProjectsShop')
     expect(await facts()).toContain('Event typeskey.created, key.revoked')
     await logUntil((texts) =>
       texts.some((text) => /^\S.* key\.created 200: delivered \d+ ms \{"received":true\}/.test(text)),
