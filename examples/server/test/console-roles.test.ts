@@ -134,7 +134,10 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s roles in a real browser (install
       .waitFor()
     const key = (await api(`/projects/${suite.projectId}/api-keys?q=invoicing`)).body.keys[0]
     expect(key.roles).toEqual(['superuser'])
-    expect((await rows().allInnerTexts()).some((text) => text.startsWith('billing'))).toBe(false)
+    // The list reloads after the status line shows: its row goes a moment later.
+    await expect
+      .poll(async () => (await rows().allInnerTexts()).some((text) => text.startsWith('billing')))
+      .toBe(false)
   })
 
   it('sends only the body fields that the OpenAPI document lists', () => suite.expectDocumentedBodies())

@@ -136,13 +136,25 @@ describe.skipIf(!MYSQL_URL)('the change feed on MySQL (set KEYWARD_MYSQL_URL to 
           () => 'accepted',
           (error: { type: string }) => error.type,
         )
-      await until(
-        'the key cached',
-        async () => (await outcome()) === 'accepted' && keyward.cacheStats()?.entries === 1,
-      )
-      // A write past the store (no change log row): only the cache's end shows it.
-      await admin.query(`UPDATE ${store.tables.keys} SET active = 0 WHERE id = ?`, [record.id])
-      expect(await outcome()).toBe('accepted')
+      const setActive = (active: 0 | 1) =>
+        admin.query(`UPDATE ${store.tables.keys} SET active = ? WHERE id = ?`, [active, record.id])
+      for (let attempt = 1; ; attempt++) {
+        await until(
+          'the key cached',
+          async () => (await outcome()) === 'accepted' && keyward.cacheStats()?.entries === 1,
+        )
+        const heardBefore = heard.length
+        // A write past the store (no change log row): only the cache's end shows it.
+        await setActive(0)
+        if ((await outcome()) === 'accepted') break
+        // On a loaded machine the feed's own poll may fail first (and the cache empty itself):
+        // then the write was read from the database, rightly, and the case starts again.
+        expect({ attempt, heard: heard.slice(heardBefore) }).toMatchObject({
+          attempt: expect.toBeOneOf([1, 2]),
+          heard: expect.arrayContaining(['disconnected']),
+        })
+        await setActive(1)
+      }
       const threadId = feed.threadId
       expect(threadId).toBeTypeOf('number')
       await admin.query(`KILL ${Number(threadId)}`)
