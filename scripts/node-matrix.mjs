@@ -48,8 +48,11 @@ const ONCE_ON_NODE_20 = [
   'packages/postgres/src/pgbouncer.test.ts',
   'packages/cli/src/store.test.ts',
   // better-sqlite3's native binding is built for the Node.js that installed it (Node 20 here):
-  // another version cannot load it. Its users install it under their own Node.js.
+  // another version cannot load it. Its users install it under their own Node.js. The CLI's
+  // suites that open a SQLite file with it run once too.
   'packages/sqlite/**',
+  'packages/cli/src/commands/schema-source.test.ts',
+  'packages/cli/src/commands/doctor-sql.test.ts',
 ]
 
 const { values } = parseArgs({

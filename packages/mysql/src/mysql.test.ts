@@ -1,5 +1,5 @@
 import { createKeyward, ErrorType, KeyChangeHub } from '@keyward/core'
-import { migrateSql, mysqlDialect, SqlKeyStore } from '@keyward/sql'
+import { migrateSql, mysqlDialect, SqlKeyStore, SqlOutcomeUnknownError } from '@keyward/sql'
 import { runStoreConformance } from '@keyward/testkit'
 import mysql from 'mysql2/promise'
 import { describe, expect, it } from 'vitest'
@@ -205,5 +205,28 @@ describe('createMysqlKeyStore options', () => {
     await expect(
       createMysqlKeyStore({ connectionString: 'mysql://db/keys' }, { queryTimeoutMs: 0, migrate: false }),
     ).rejects.toThrow('mysqlDatabase: option `queryTimeoutMs` must be a positive integer, got 0.')
+  })
+})
+
+describe.skipIf(!MYSQL_URL)('statement timeouts on MySQL (set KEYWARD_MYSQL_URL to run)', () => {
+  it('a read past its timeout fails, a write past it is of unknown outcome, and the connection serves again after', async () => {
+    // One connection: the statements after the timeouts wait for the slept ones to end on it.
+    const pool = mysql.createPool({ uri: MYSQL_URL as string, connectionLimit: 1 })
+    const db = mysqlDatabase(pool, { queryTimeoutMs: 150, ownsPool: true })
+    try {
+      const started = performance.now()
+      await expect(db.query('SELECT SLEEP(0.6) AS slept')).rejects.toMatchObject({
+        code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+      })
+      expect(performance.now() - started).toBeLessThan(550)
+      await expect(db.run('DO SLEEP(0.6)')).rejects.toBeInstanceOf(SqlOutcomeUnknownError)
+      await expect(db.transaction((tx) => tx.query('SELECT SLEEP(0.6) AS slept'))).rejects.toMatchObject({
+        code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+      })
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }])
+      expect(await db.query('SELECT 2 AS two')).toEqual([{ two: 2 }])
+    } finally {
+      await db.close!()
+    }
   })
 })

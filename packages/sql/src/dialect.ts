@@ -10,6 +10,12 @@ export interface SqlExecutor {
   query<R extends SqlRow = SqlRow>(text: string, params?: readonly unknown[]): Promise<R[]>
   /** Runs a statement that writes and returns how many rows it changed. */
   run(text: string, params?: readonly unknown[]): Promise<{ readonly changes: number }>
+  /**
+   * Optional: the values of the first row of a statement, in the order of its columns, where the
+   * driver reads them for less than a row object (better-sqlite3's `raw` mode: about 40% less
+   * per key lookup). The key lookup uses it; without it, `query`.
+   */
+  firstValues?(text: string, params?: readonly unknown[]): Promise<readonly unknown[] | undefined>
 }
 
 /**

@@ -231,12 +231,12 @@ export function recordOf<C extends ColumnTypes>(row: KeyRowOf<C>, values: RowVal
     expiresAt: timeOf(row.expires_at, values),
     lastUsedAt: timeOf(row.last_used_at, values),
     replacedBy: row.replaced_by,
-    // Absent while active, and for a key deactivated before it was recorded.
-    ...(row.revoked_reason ? { revokedReason: row.revoked_reason } : {}),
     ipAllowlist: jsonOf(row.ip_allowlist, values),
     permissions: jsonOf(row.permissions, values),
     metadata: jsonOf(row.metadata, values),
   }
+  // Absent while active, and for a key deactivated before it was recorded.
+  if (row.revoked_reason) Object.assign(record, { revokedReason: row.revoked_reason })
   // Each of these is absent where the key has none, as for a key written before its column was.
   if (row.identity_id !== null) Object.assign(record, { identityId: row.identity_id })
   const ratelimits = jsonOf<unknown[], C>(row.ratelimits, values)
@@ -294,6 +294,43 @@ export const toRecord = (row: KeyRow): KeyRecord => recordOf(row, TEXT_VALUES)
 
 /** The record of the first row, or `null`. */
 export const firstRecord = (rows: readonly KeyRow[]): KeyRecord | null => (rows[0] ? toRecord(rows[0]) : null)
+
+/**
+ * @internal The row of a key's values in the order of {@link KEY_COLUMNS} (a driver's row as an
+ * array): a literal, so that every such row has one shape.
+ */
+export const keyRowOf = (v: readonly unknown[]): KeyRow =>
+  ({
+    id: v[0],
+    hash: v[1],
+    key_prefix: v[2],
+    developer_id: v[3],
+    project_id: v[4],
+    name: v[5],
+    active: v[6],
+    created_at: v[7],
+    expires_at: v[8],
+    last_used_at: v[9],
+    replaced_by: v[10],
+    ip_allowlist: v[11],
+    permissions: v[12],
+    metadata: v[13],
+    remaining: v[14],
+    refill_amount: v[15],
+    refill_interval: v[16],
+    refill_day: v[17],
+    refilled_at: v[18],
+    ratelimits: v[19],
+    identity_id: v[20],
+    pepper_id: v[21],
+    role_ids: v[22],
+    credits_low_at: v[23],
+    revoked_reason: v[24],
+  }) as KeyRow
+
+/** The record of a row's values in the order of {@link KEY_COLUMNS}, or `null` for no row. */
+export const recordOfValues = (values: readonly unknown[] | undefined): KeyRecord | null =>
+  values ? toRecord(keyRowOf(values)) : null
 
 /** @internal Record ids are UUIDs; any other id names no record (and must not reach a uuid column). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

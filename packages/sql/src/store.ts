@@ -50,6 +50,7 @@ import {
   type KeyRow,
   keysById,
   one,
+  recordOfValues,
   TEXT_VALUES,
   toRecord,
   UUID,
@@ -247,7 +248,9 @@ export class SqlKeyStore extends SqlStoreBase<SqlExecutor, SqlDatabase> implemen
 
   // The hot path: one indexed statement, one promise on top of the database's.
   findKeyByHash(hash: string): Promise<KeyRecord | null> {
-    return this.#db.query<KeyRow>(this.#sql.findByHash, [hash]).then(firstRecord)
+    return this.#db.firstValues
+      ? this.#db.firstValues(this.#sql.findByHash, [hash]).then(recordOfValues)
+      : this.#db.query<KeyRow>(this.#sql.findByHash, [hash]).then(firstRecord)
   }
 
   async findKeyById(id: string): Promise<KeyRecord | null> {

@@ -35,6 +35,17 @@ export function sqliteDatabase(
     }
     return statement
   }
+  // Statements that give a row as an array of its values (better-sqlite3's `raw` mode).
+  const rawStatements = new Map<string, Statement>()
+  const prepareRaw = (text: string): Statement => {
+    let statement = rawStatements.get(text)
+    if (!statement) {
+      if (rawStatements.size >= STATEMENT_CACHE) rawStatements.clear()
+      statement = db.prepare(text).raw(true)
+      rawStatements.set(text, statement)
+    }
+    return statement
+  }
   const direct: SqlExecutor = {
     // A statement that returns no rows (`CREATE TABLE`, an `INSERT` without `RETURNING`) runs
     // and gives none: better-sqlite3's `all()` refuses it.
@@ -45,10 +56,13 @@ export function sqliteDatabase(
       return Promise.resolve([] as R[])
     },
     run: (text, params = []) => Promise.resolve({ changes: prepare(text).run(...bound(params)).changes }),
+    firstValues: (text: string, params: readonly unknown[] = []) =>
+      Promise.resolve(prepareRaw(text).get(...bound(params)) as unknown[] | undefined),
   }
   const { serial, now } = queueOf(db)
   return {
     query: (text, params) => now(() => direct.query(text, params)),
+    firstValues: (text, params) => now(() => direct.firstValues!(text, params)),
     run: (text, params) => now(() => direct.run(text, params)),
     transaction: (fn) => immediateTransaction(db, () => fn(direct)),
     close: async () => {

@@ -1,11 +1,14 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { describe, expect, it } from 'vitest'
+import { KeywardError } from '../errors/error.js'
+import { ErrorType } from '../errors/types.js'
 import { apiKeyGuard, projectGuard } from '../http/guards.js'
 import type { Guard, KeywardRequest } from '../http/types.js'
 import type { KeywardEvent } from '../service/events.js'
 import { createKeyward, type Keyward } from '../service/keyward.js'
 import type { ProjectAuth } from '../service/requirements.js'
 import { MemoryKeyStore } from '../store/memory.js'
+import { checkCreditsLowAt } from './low-at.js'
 import { nextRefillAt, refillPeriodStart } from './model.js'
 
 const request = (key: string, address = '203.0.113.1'): KeywardRequest => ({
@@ -335,5 +338,33 @@ describe('changeCredits', () => {
     ).rejects.toMatchObject({ type: 'value_error', loc: ['body', 'refill'] })
     expect(() => projectGuard(keyward, { cost: 1001 })).toThrow(/option `cost`/)
     expect(() => apiKeyGuard(keyward, { cost: -1 })).toThrow(/option `cost`/)
+  })
+})
+
+describe('checkCreditsLowAt', () => {
+  const refill = { amount: 10_000, interval: 'daily' } as const
+  it.each([
+    [{ percnt: 10 }],
+    [{ remainig: 5 }],
+    [{ percent: 10, remaining: 5 }],
+    [{}],
+    [[10]],
+    [10],
+    ['10%'],
+  ])('refuses %j with one 422 at credits_low_at, never a default', (value) => {
+    let thrown: unknown
+    try {
+      checkCreditsLowAt(value, 10_000, refill)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(KeywardError)
+    expect(thrown).toMatchObject({ type: ErrorType.valueError, loc: ['body', 'credits_low_at'] })
+  })
+
+  it('takes each of its two forms', () => {
+    expect(checkCreditsLowAt({ percent: 10 }, 10_000, refill)).toEqual({ percent: 10 })
+    expect(checkCreditsLowAt({ remaining: 0 }, 10_000, null)).toEqual({ remaining: 0 })
+    expect(checkCreditsLowAt(null, 10_000, null)).toBeNull()
   })
 })

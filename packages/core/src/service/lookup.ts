@@ -253,8 +253,8 @@ export function createLookup(deps: LookupDependencies): Lookup {
   function findKey(hash: string): Promise<KeyRecord | null> {
     try {
       const found = peppered ? findPeppered(hash) : store.findKeyByHash(hash)
-      const identified = identities === undefined ? found : found.then(withIdentity)
-      return roles === undefined ? identified : identified.then(withRoles)
+      // One step after the lookup, which reads more only for a key that needs it.
+      return identities === undefined && roles === undefined ? found : found.then(completed)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -277,25 +277,29 @@ export function createLookup(deps: LookupDependencies): Lookup {
   }
 
   // A key of an identity answers what it is, and spends from its pool: read after the key unless
-  // the store joined both.
+  // the store joined both. Then its roles, and its identity's, give it their permissions: both
+  // lists in one store call, unless the store joined them. A key that needs neither is answered
+  // as it was read, without a promise of its own (most keys: see bench/).
   const identities = store.identities
-  async function withIdentity(record: KeyRecord | null): Promise<KeyRecord | null> {
-    if (!record?.identityId || (record.identity !== undefined && record.identityRemaining !== undefined)) {
-      return record
-    }
-    return joined(record, await identities!.findIdentity(record.identityId))
-  }
-
-  // A key's roles, and its identity's, give it their permissions: read after the key (and its
-  // identity), both lists in one store call, unless the store joined them.
   const roles = store.roles
-  async function withRoles(record: KeyRecord | null): Promise<KeyRecord | null> {
-    if (record === null || record.rolePermissions !== undefined) return record
+  function completed(record: KeyRecord | null): KeyRecord | null | Promise<KeyRecord | null> {
+    if (record === null) return null
+    if (
+      identities === undefined ||
+      !record.identityId ||
+      (record.identity !== undefined && record.identityRemaining !== undefined)
+    ) {
+      return withRoles(record)
+    }
+    return identities.findIdentity(record.identityId).then((identity) => withRoles(joined(record, identity)))
+  }
+  function withRoles(record: KeyRecord): KeyRecord | Promise<KeyRecord> {
+    if (roles === undefined || record.rolePermissions !== undefined) return record
     const own = record.roleIds ?? []
     const theirs = record.identityRoleIds ?? []
     if (own.length === 0 && theirs.length === 0) return record
     const ids = theirs.length === 0 ? own : own.length === 0 ? theirs : [...new Set([...own, ...theirs])]
-    return joinedRoles(record, await roles!.findRoles(ids))
+    return roles.findRoles(ids).then((found) => joinedRoles(record, found))
   }
 
   /**
