@@ -91,6 +91,18 @@ export interface SqlDialect {
    * `is_unique` (1 or 0) and `columns` (their names in order, separated by commas).
    */
   readonly indexesQuery: string
+  /**
+   * Optional: what a table's storage must be, and the catalog query (the table's name as its one
+   * parameter) of the table's `engine` and `collation` and of each text column's (`name`,
+   * `collation`, `null` for a column of no text). MySQL: InnoDB (row locks, transactions) and a
+   * binary collation (ids and hashes compare byte for byte).
+   */
+  readonly storage?: {
+    readonly engine: string
+    readonly collation: string
+    readonly tableQuery: string
+    readonly columnsQuery: string
+  }
   /** Whether `error` is a violation of a unique key. */
   isUniqueViolation(error: unknown): boolean
   /** Whether `error` says a table, index or column a migration adds is there already (MySQL has no `CREATE INDEX IF NOT EXISTS` nor `ADD COLUMN IF NOT EXISTS`). */

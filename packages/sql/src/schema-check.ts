@@ -135,6 +135,7 @@ async function compareTable(
       })
     }
   }
+  if (dialect.storage) await compareStorage(db, dialect.storage, table.name, drift)
   const indexes = await db.query<{ name: string; is_unique: unknown; columns: string }>(
     dialect.indexesQuery,
     [table.name],
@@ -166,4 +167,40 @@ async function compareTable(
     }
   }
   return true
+}
+
+// Pushes the drift of a table's engine and collation, and of its text columns' collations.
+async function compareStorage(
+  db: SqlExecutor,
+  storage: NonNullable<SqlDialect['storage']>,
+  table: string,
+  drift: SqlSchemaDrift[],
+): Promise<void> {
+  const [options] = await db.query<{ engine: string | null; collation: string | null }>(storage.tableQuery, [
+    table,
+  ])
+  const expected = `ENGINE=${storage.engine} COLLATE=${storage.collation}`
+  const found = `ENGINE=${options?.engine ?? 'none'} COLLATE=${options?.collation ?? 'none'}`
+  if (found !== expected) {
+    drift.push({
+      type: 'different',
+      kind: 'table',
+      object: table,
+      message: `Table ${table} is ${found}, expected ${expected}.`,
+      expected,
+      found,
+    })
+  }
+  for (const column of await db.query<{ name: string; collation: string }>(storage.columnsQuery, [table])) {
+    if (column.collation === storage.collation) continue
+    const object = `${table}.${column.name}`
+    drift.push({
+      type: 'different',
+      kind: 'column',
+      object,
+      message: `Column ${object} collates ${column.collation}, expected ${storage.collation}.`,
+      expected: `COLLATE ${storage.collation}`,
+      found: `COLLATE ${column.collation}`,
+    })
+  }
 }

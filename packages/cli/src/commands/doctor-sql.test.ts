@@ -95,7 +95,7 @@ describe.skipIf(!MYSQL_URL)('keyward doctor --mysql-url (set KEYWARD_MYSQL_URL t
     )
   })
 
-  it('exits 0 on tables as the migrations make them, 1 naming a column of another type', async () => {
+  it('exits 0 on tables as the migrations make them, 1 naming a column of another type, engine or collation', async () => {
     const admin = await mysql.createConnection(MYSQL_URL as string)
     await admin.query(`CREATE DATABASE ${database}`)
     await admin.end()
@@ -111,18 +111,37 @@ describe.skipIf(!MYSQL_URL)('keyward doctor --mysql-url (set KEYWARD_MYSQL_URL t
         `Tables keyward_* (version ${V}) are what the migrations of version ${V} create: no drift.\n`,
       )
       await db.run('ALTER TABLE keyward_api_keys MODIFY name VARCHAR(10)')
+      // Rows locked by no transaction, and a key prefix that compares without its case.
+      await db.run('ALTER TABLE keyward_migrations ENGINE=MyISAM')
+      await db.run(
+        'ALTER TABLE keyward_api_keys MODIFY key_prefix VARCHAR(255) NOT NULL COLLATE utf8mb4_general_ci',
+      )
       const drifted = await harness().run('doctor', '--mysql-url', url, '--json')
       expect(drifted.code).toBe(1)
-      expect(JSON.parse(drifted.stdout)).toMatchObject({
-        version: V,
-        drift: [
-          {
-            type: 'different',
-            object: 'keyward_api_keys.name',
-            message: 'Column keyward_api_keys.name is varchar(10), expected mediumtext.',
-          },
-        ],
-      })
+      const report = JSON.parse(drifted.stdout) as {
+        version: number
+        drift: { object: string; message: string }[]
+      }
+      expect(report.version).toBe(V)
+      expect(
+        report.drift
+          .map(({ object, message }) => ({ object, message }))
+          .sort((a, b) => a.object.localeCompare(b.object)),
+      ).toEqual([
+        {
+          object: 'keyward_api_keys.key_prefix',
+          message: 'Column keyward_api_keys.key_prefix collates utf8mb4_general_ci, expected utf8mb4_bin.',
+        },
+        {
+          object: 'keyward_api_keys.name',
+          message: 'Column keyward_api_keys.name is varchar(10), expected mediumtext.',
+        },
+        {
+          object: 'keyward_migrations',
+          message:
+            'Table keyward_migrations is ENGINE=MyISAM COLLATE=utf8mb4_bin, expected ENGINE=InnoDB COLLATE=utf8mb4_bin.',
+        },
+      ])
     } finally {
       await db.close?.()
     }

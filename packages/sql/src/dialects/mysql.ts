@@ -38,6 +38,16 @@ export const mysqlDialect: SqlDialect = {
     "GROUP_CONCAT(column_name ORDER BY seq_in_index SEPARATOR ',') AS columns " +
     'FROM information_schema.statistics ' +
     "WHERE table_schema = DATABASE() AND table_name = ? AND index_name <> 'PRIMARY' GROUP BY index_name",
+  storage: {
+    engine: 'InnoDB',
+    collation: 'utf8mb4_bin',
+    tableQuery:
+      'SELECT engine AS engine, table_collation AS collation FROM information_schema.tables ' +
+      'WHERE table_schema = DATABASE() AND table_name = ?',
+    columnsQuery:
+      'SELECT column_name AS name, collation_name AS collation FROM information_schema.columns ' +
+      'WHERE table_schema = DATABASE() AND table_name = ? AND collation_name IS NOT NULL ORDER BY ordinal_position',
+  },
   // ER_DUP_ENTRY
   isUniqueViolation: (error) => errno(error) === 1062,
   // ER_TABLE_EXISTS_ERROR, ER_DUP_FIELDNAME, ER_DUP_KEYNAME: a migration cut short and run again.
