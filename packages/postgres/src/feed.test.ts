@@ -25,11 +25,12 @@ function next(feed: KeyChangeFeed, match: (event: KeyChangeEvent) => boolean): P
   })
 }
 
-function feedScenarios(name: string, open: () => Promise<PostgresKeyStore>) {
+function feedScenarios(name: string, open: (schema: string) => Promise<PostgresKeyStore>) {
   describe(`the change feed on ${name}`, () => {
     const stores: PostgresKeyStore[] = []
-    const make = async () => {
-      const store = await open()
+    // A store on a schema of its own, or another process's store on the schema of one.
+    const make = async (schema = uniqueSchema()) => {
+      const store = await open(schema)
       stores.push(store)
       return store
     }
@@ -79,11 +80,55 @@ function feedScenarios(name: string, open: () => Promise<PostgresKeyStore>) {
       )
       expect(JSON.stringify(heard)).not.toContain(key)
     })
+
+    it("tells another process of a change of a key's low-credits threshold, by SQL of one's own too: its cache forgets the key", async () => {
+      const store = await make()
+      const reader = await make(store.schema)
+      const { key, record } = await createKeyward({ store }).issueProjectKey('p-1', {
+        remaining: 100,
+        creditsLowAt: { remaining: 10 },
+      })
+      const cached = createKeyward({ store: reader, cache: {} })
+      const project = { scope: 'project', projectId: 'p-1' } as const
+      // Once the reader has heard the key's creation and its feed is fresh, the key stays cached.
+      await expect
+        .poll(async () => {
+          await cached.authenticate({ projectKey: key }, project)
+          return cached.cacheStats()?.entries
+        })
+        .toBe(1)
+      const fromTrigger = (event: KeyChangeEvent) =>
+        event.type === 'changed' && event.hash === record.hash && event.position !== undefined
+      // The threshold alone changes: no other column's trigger fires.
+      const heard = next(reader.changes!, fromTrigger)
+      await store.query(
+        `UPDATE "${store.schema}".api_keys SET credits_low_at = '{"percent": 20}'::jsonb WHERE id = $1`,
+        [record.id],
+      )
+      expect(await heard).toMatchObject({ type: 'changed', hash: record.hash, id: record.id })
+      expect(cached.cacheStats()).toMatchObject({ entries: 0 })
+      // The same value again changes nothing, and tells nothing.
+      const again: KeyChangeEvent[] = []
+      const stop = reader.changes!.subscribe((event) => fromTrigger(event) && again.push(event))
+      await store.query(
+        `UPDATE "${store.schema}".api_keys SET credits_low_at = '{"percent": 20}'::jsonb WHERE id = $1`,
+        [record.id],
+      )
+      const marker = next(
+        reader.changes!,
+        (event) => event.type === 'changed' && event.position !== undefined,
+      )
+      await createKeyward({ store }).issueProjectKey('p-2')
+      await marker
+      stop()
+      expect(again).toEqual([])
+      await cached.close()
+    })
   })
 }
 
-feedScenarios('PGlite, in process', async () =>
-  createPGliteKeyStore({ db: await pgliteDatabase() }, { schema: uniqueSchema() }),
+feedScenarios('PGlite, in process', async (schema) =>
+  createPGliteKeyStore({ db: await pgliteDatabase() }, { schema }),
 )
 
 describe.skipIf(!PG_URL)('the change feed on PostgreSQL (set KEYWARD_PG_URL to run)', () => {
@@ -96,7 +141,7 @@ describe.skipIf(!PG_URL)('the change feed on PostgreSQL (set KEYWARD_PG_URL to r
       pgChangeFeed({ connectionString: 'postgres://x', freshnessSource: 'gossip' as 'beacon' }),
     ).toThrow("pgChangeFeed: option `freshnessSource` must be 'beacon', 'fences' or 'redis', got gossip.")
   })
-  feedScenarios('PostgreSQL', () =>
-    createPgKeyStore({ connectionString: PG_URL as string }, { schema: uniqueSchema(), changeFeed: true }),
+  feedScenarios('PostgreSQL', (schema) =>
+    createPgKeyStore({ connectionString: PG_URL as string }, { schema, changeFeed: true }),
   )
 })
