@@ -15,17 +15,15 @@ describeBackends('webhook endpoints (%s)', (backend) => {
 
   const dev = () => ({ 'x-developer-key': t.developerKey })
 
-  it.runIf(isPostgres(backend))(
-    'lists the endpoints of the developer (on PostgreSQL and PGlite only: the other stores keep none)',
-    async () => {
+  // Each case is made only on the backends it is about: on the others it is not a skipped test.
+  if (isPostgres(backend))
+    it('lists the endpoints of the developer (on PostgreSQL and PGlite only: the other stores keep none)', async () => {
       const listed = await t.call('GET', ENDPOINTS, { headers: dev() })
       expect([listed.status, listed.body.endpoints]).toEqual([200, []])
-    },
-  )
+    })
 
-  it.runIf(!isPostgres(backend))(
-    'answers 404 not_found on every webhook route, saying why (on MySQL and SQLite only)',
-    async () => {
+  if (!isPostgres(backend))
+    it('answers 404 not_found on every webhook route, saying why (on MySQL and SQLite only)', async () => {
       const name = backend === 'mysql' ? 'MySQL' : 'SQLite'
       const unavailable = {
         detail: [
@@ -50,6 +48,5 @@ describeBackends('webhook endpoints (%s)', (backend) => {
           `${method} ${path}`,
         ).toEqual([404, 'no-store', unavailable])
       }
-    },
-  )
+    })
 })
