@@ -259,8 +259,9 @@ describe.skipIf(!CHROMIUM_BIN)('the console’s identities in a real browser (in
       .poll(() => dialog.getByRole('alert').textContent())
       .toMatch(/^Threshold: Expected an integer from 1 to 99/)
     expect((await identityOf('customer_acme')).credits_low_at ?? null).toBeNull()
-    await field.fill('10%')
+    // The picture shows the refusal beside the value refused.
     await record('identity-low-at')
+    await field.fill('10%')
     expect(await patchBodyOf(suite.page, save)).toEqual({ credits_low_at: { percent: 10 } })
     await suite.page
       .getByRole('status')
