@@ -93,8 +93,8 @@ export interface SqlDialect {
   readonly indexesQuery: string
   /**
    * Optional: what a table's storage must be, and the catalog query (the table's name as its one
-   * parameter) of the table's `engine` and `collation` and of each text column's (`name`,
-   * `collation`, `null` for a column of no text). MySQL: InnoDB (row locks, transactions) and a
+   * parameter) of the table's `engine` and `collation`, and of each text column's `name` and
+   * `collation` (columns of no text left out). MySQL: InnoDB (row locks, transactions) and a
    * binary collation (ids and hashes compare byte for byte).
    */
   readonly storage?: {

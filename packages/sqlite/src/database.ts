@@ -9,6 +9,20 @@ type Statement = BetterSqlite3.Statement<unknown[], unknown>
 /** The most prepared statements kept; past it the cache starts again. */
 const STATEMENT_CACHE = 500
 
+/** Statements prepared once by `make`, by their text; past {@link STATEMENT_CACHE} the cache starts again. */
+function statementCache(make: (text: string) => Statement): (text: string) => Statement {
+  const statements = new Map<string, Statement>()
+  return (text) => {
+    let statement = statements.get(text)
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE) statements.clear()
+      statement = make(text)
+      statements.set(text, statement)
+    }
+    return statement
+  }
+}
+
 /**
  * A `SqlDatabase` (of `@keyward/sql`) on one better-sqlite3 connection: statements prepared once, transactions
  * under `BEGIN IMMEDIATE`, one at a time, and every other statement queued behind an open one.
@@ -25,27 +39,9 @@ export function sqliteDatabase(
 ): SqlDatabase {
   if (typeof db?.prepare !== 'function')
     throw new TypeError('sqliteDatabase: expected a better-sqlite3 Database.')
-  const statements = new Map<string, Statement>()
-  const prepare = (text: string): Statement => {
-    let statement = statements.get(text)
-    if (!statement) {
-      if (statements.size >= STATEMENT_CACHE) statements.clear()
-      statement = db.prepare(text)
-      statements.set(text, statement)
-    }
-    return statement
-  }
+  const prepare = statementCache((text) => db.prepare(text))
   // Statements that give a row as an array of its values (better-sqlite3's `raw` mode).
-  const rawStatements = new Map<string, Statement>()
-  const prepareRaw = (text: string): Statement => {
-    let statement = rawStatements.get(text)
-    if (!statement) {
-      if (rawStatements.size >= STATEMENT_CACHE) rawStatements.clear()
-      statement = db.prepare(text).raw(true)
-      rawStatements.set(text, statement)
-    }
-    return statement
-  }
+  const prepareRaw = statementCache((text) => db.prepare(text).raw(true))
   const direct: SqlExecutor = {
     // A statement that returns no rows (`CREATE TABLE`, an `INSERT` without `RETURNING`) runs
     // and gives none: better-sqlite3's `all()` refuses it.
