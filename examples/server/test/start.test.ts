@@ -87,7 +87,10 @@ describe.skipIf(!PG_URL)('a server that cannot listen (set KEYWARD_PG_URL to run
       expect(ended.output).toMatch(/^keyward-server: cannot listen on /m)
       expect(ended.output).not.toMatch(KEY)
       expect(ended.output).not.toContain('First start')
-      expect(ended.output).not.toContain('cache.bypassed')
+      // Its stop logs no bypass of its own: one logged before, while a feed late under load
+      // (its fences not back in time) skipped the cache, is the only kind there may be.
+      const bypasses = ended.output.split('\n').filter((line) => line.includes('cache.bypassed'))
+      expect(bypasses.filter((line) => !line.includes('The change feed is late'))).toEqual([])
     }
     const first = await startServer(cwd, env)
     expect(first.stdout()).toMatch(/^ {2}Developer key {2}ak_/m)

@@ -84,7 +84,8 @@ export function childOf(script: string, options: object): Spender {
     send: <T>(command: object) =>
       new Promise<T>((resolve, reject) => {
         waiting.push((line) => resolve(JSON.parse(line) as T))
-        child.once('exit', (code, signal) => reject(new Error(`exited (${code ?? signal}): ${stderr}`)))
+        // 'close', not 'exit': a child that answered and exited has its answer read first.
+        child.once('close', (code, signal) => reject(new Error(`exited (${code ?? signal}): ${stderr}`)))
         child.stdin!.write(`${JSON.stringify(command)}\n`)
       }),
   }
