@@ -188,18 +188,29 @@ describe.skipIf(!PG_URL)('pgDriver timeouts on a stalled PostgreSQL (set KEYWARD
   it('a COMMIT that does not answer within the settling time: the error says the outcome is unknown', async () => {
     const { harness, store, keysOf } = await setup('pool')
     const t = await slowCommitTable(harness, 2)
-    const developer = 'dev-stuck-commit'
-    const started = performance.now()
-    const error = await store
-      .transaction(async (tx) => {
-        await tx.query(`INSERT INTO ${t} VALUES (1)`)
-        return createKeyward({ store: tx.store }).issueDeveloperKey(developer)
-      })
-      .catch((e: unknown) => e)
-    expect(error).toEqual(timedOut('unknown'))
-    expect(performance.now() - started).toBeLessThan(TIMEOUT_MS * 2 + 1000)
-    // It did commit: that is why the caller was not told "no effect".
-    await expect.poll(() => keysOf(developer), { timeout: 5000 }).toHaveLength(1)
+    for (let attempt = 1; ; attempt++) {
+      const developer = `dev-stuck-commit-${attempt}`
+      const started = performance.now()
+      const error = await store
+        .transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (1)`)
+          return createKeyward({ store: tx.store }).issueDeveloperKey(developer)
+        })
+        .catch((e: unknown) => e)
+      // On a loaded machine a statement before the COMMIT may take the whole time itself: that
+      // is reported as no effect, rightly (nothing was committed), and the case runs again.
+      const before = (error as { outcome?: string }).outcome === 'none'
+      if (before && attempt < 3) {
+        expect(error).toEqual(timedOut())
+        expect(await keysOf(developer)).toEqual([])
+        continue
+      }
+      expect(error).toEqual(timedOut('unknown'))
+      expect(performance.now() - started).toBeLessThan(TIMEOUT_MS * 2 + 1000)
+      // It did commit: that is why the caller was not told "no effect".
+      await expect.poll(() => keysOf(developer), { timeout: 5000 }).toHaveLength(1)
+      break
+    }
   })
 
   it('a lone Client whose connection stops answering during a timed-out operation is given up with a clear error', async () => {
