@@ -152,10 +152,10 @@ describe.skipIf(!MYSQL_URL)('the change feed on MySQL (set KEYWARD_MYSQL_URL to 
         const held = keyward.cacheStats()!.entries === 1
         if ((await outcome()) === 'accepted') break
         // The cache may have been left first: emptied by the issue's change read from the change
-        // log one poll after this process told of it, or when the feed
-        // reports itself disconnected or connected again, or bypassed because a poll failed or
-        // came late. The write was then read from the database, rightly, and the case starts
-        // again. A refusal while the cache held the key would be a fault.
+        // log one poll after this process told of it, or when the feed reports itself
+        // disconnected or connected again, or bypassed because a poll failed or came late. The
+        // write was then read from the database, rightly, and the case starts again. A refusal
+        // while the cache held the key would be a fault.
         expect({
           attempt,
           cacheLeft:
