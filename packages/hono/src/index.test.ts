@@ -49,7 +49,10 @@ describe('@keyward/hono on @hono/node-server', () => {
         expect([r.status, (await r.json()).name]).toEqual([201, `node${prefix}`])
       }
     } finally {
-      await new Promise((resolve) => server.close(resolve))
+      // Idle keep-alive connections closed too, or a runtime whose fetch keeps one holds close().
+      const closed = new Promise((resolve) => server.close(resolve))
+      if ('closeAllConnections' in server) server.closeAllConnections()
+      await closed
     }
   })
 })

@@ -15,7 +15,15 @@ const CLIENT = '198.51.100.1'
 
 const servers: Array<ReturnType<typeof createServer>> = []
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
+  // Idle keep-alive connections are closed too: a runtime whose fetch keeps one open would
+  // otherwise hold close() until the test's hook times out.
+  await Promise.all(
+    servers.splice(0).map((server) => {
+      const closed = new Promise((resolve) => server.close(resolve))
+      server.closeAllConnections?.()
+      return closed
+    }),
+  )
 })
 
 /**
@@ -58,8 +66,12 @@ async function serverWith(protection: Partial<ProtectionOptions> | undefined) {
   servers.push(server)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const send = (path: string, from: string, headers: Record<string, string> = {}) =>
-    fetch(`${base}${path}`, { headers: { 'x-forwarded-for': from, ...headers } })
+  // Each answer is read in full before it is returned, so no response is left holding its connection.
+  const send = async (path: string, from: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${path}`, { headers: { 'x-forwarded-for': from, ...headers } })
+    const body = await response.arrayBuffer()
+    return new Response(body, { status: response.status, headers: response.headers })
+  }
   return { keyward, key, listener, wrapped, send, seen: () => seen }
 }
 
