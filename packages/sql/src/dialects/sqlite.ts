@@ -1,6 +1,11 @@
 import type { SqlDialect } from '../dialect.js'
 
-const code = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '')
+// SQLite's extended result code: a driver's `code` (better-sqlite3), or its `extendedCode` where it
+// gives the primary code as `code` (libSQL's client).
+const code = (error: unknown): string => {
+  const { code, extendedCode } = (error ?? {}) as { code?: unknown; extendedCode?: unknown }
+  return String(extendedCode ?? code ?? '')
+}
 
 /**
  * SQLite's words for the shared store: no locking read (a transaction under `BEGIN IMMEDIATE`
