@@ -77,6 +77,6 @@ describe("the guides' examples of the application's own client", () => {
       printed = execFileSync(process.execPath, [script], { cwd: dirname(script), env, encoding: 'utf8' })
     })
     expect(problems).toEqual([])
-    expect(printed).toMatch(/^issued ak_\w{5} for proj_1\nauthenticated for proj_1\n$/)
+    expect(printed).toMatch(/^issued ak_[\w-]{5} for proj_1\nauthenticated for proj_1\n$/)
   }, 60_000)
 })
